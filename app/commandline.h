@@ -1,0 +1,20 @@
+#pragma once
+/** The command line of SPEC §3: what runs without a window. */
+
+#include <QStringList>
+
+namespace app {
+
+/** Exit statuses of SPEC §3. */
+enum ExitStatus { ExitOk = 0, ExitFailed = 1, ExitRefused = 2 };
+
+/** True when the arguments ask for something that needs no window (--compute, --export-*,
+ *  --list-presets, --help, --version), so a headless platform will do. */
+bool isHeadlessRequest(const QStringList& arguments);
+
+/** Parses the arguments and runs a headless request; returns the exit status.
+ *  When the arguments ask for the window instead, returns -1 and sets windowFile to the file
+ *  to open (empty for the built-in example). */
+int runCommandLine(const QStringList& arguments, QString* windowFile);
+
+}  // namespace app

@@ -1,0 +1,79 @@
+#include "commandline.h"
+
+#include "core/presets.h"
+#include "core/sessionfile.h"
+#include "ui/views/mainwindow.h"
+
+#include <QApplication>
+#include <QGuiApplication>
+#include <QMessageBox>
+
+#include <cstdio>
+
+namespace {
+
+void setIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionExplorer"));
+    QCoreApplication::setApplicationName(QStringLiteral("attention-explorer"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(AE_VERSION));
+    QGuiApplication::setApplicationDisplayName(QStringLiteral("Attention Explorer"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("attention-explorer"));
+}
+
+QStringList argumentList(int argc, char** argv)
+{
+    QStringList list;
+    for (int i = 0; i < argc; ++i)
+        list << QString::fromLocal8Bit(argv[i]);
+    return list;
+}
+
+bool displayAvailable()
+{
+    return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY")
+        || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const QStringList arguments = argumentList(argc, argv);
+
+    if (app::isHeadlessRequest(arguments)) {
+        // Computing and exporting need fonts and painters, never a screen.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QGuiApplication application(argc, argv);
+        setIdentity();
+        const int status = app::runCommandLine(arguments, nullptr);
+        return status < 0 ? app::ExitOk : status;
+    }
+
+    if (!displayAvailable()) {
+        std::fputs("attention-explorer: no display to open the window on (DISPLAY is not set); "
+                   "without a window use --compute FILE, --export-heatmap OUT or --list-presets (see --help), "
+                   "or run the window under xvfb-run\n",
+                   stderr);
+        return app::ExitFailed;
+    }
+
+    QApplication application(argc, argv);
+    setIdentity();
+    QString file;
+    const int status = app::runCommandLine(arguments, &file);
+    if (status >= 0)
+        return status;
+
+    ui::MainWindow window;
+    if (!file.isEmpty()) {
+        QString error;
+        if (!window.openFile(file, &error)) {
+            std::fprintf(stderr, "attention-explorer: %s\n", qPrintable(error));
+            return app::ExitRefused;
+        }
+    }
+    window.show();
+    return application.exec();
+}

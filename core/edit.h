@@ -1,0 +1,33 @@
+#pragma once
+/** Edits of a model that keep what still fits: the arithmetic behind the window's actions. */
+
+#include "model.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+/** Embedding rows for new tokens: a row the user gave (one that differs from its token's derived
+ *  row) stays with its token text, in order of appearance; every other token gets its derived row.
+ *  Returns newTokens.size() × model.dModel(). */
+Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::string>& newTokens);
+
+/** The model with new dimensions. Every value whose cell still exists is kept; new cells are
+ *  derived (embeddings) or zero (weights), with ones on the diagonal of new weight columns so that
+ *  a widened head is not all zeros. W_O follows h·d_v and keeps d_out. */
+AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads);
+
+/** The matrix with a rectangular block pasted at (row, col); cells past the edges are dropped.
+ *  clipped is set when some were. */
+Matrix pasted(const Matrix& target, const Matrix& block, int row, int col, bool* clipped = nullptr);
+
+/** Parses a block of text copied from a spreadsheet: rows by line, cells by tab, comma or
+ *  semicolon. Returns nothing and a message naming the row and column of the first cell that is
+ *  not a finite number, or when the rows are ragged. */
+std::optional<Matrix> parseBlock(const std::string& text, std::string& error);
+
+/** Cells as text, tab-separated, one row a line, numbers that read back to the same double. */
+std::string formatBlock(const MatrixCRef& block);
+
+}  // namespace core

@@ -1,0 +1,141 @@
+#include "model.h"
+
+#include "embedding.h"
+
+#include <cmath>
+
+namespace core {
+
+Matrix AttentionModel::x() const
+{
+    if (options.positionalEncoding == PositionalEncoding::Sinusoidal)
+        return embeddings + sinusoidalEncoding(int(embeddings.rows()), int(embeddings.cols()));
+    return embeddings;
+}
+
+bool AttentionModel::operator==(const AttentionModel& other) const
+{
+    auto same = [](const Matrix& a, const Matrix& b) {
+        return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
+    };
+    return tokens == other.tokens && same(embeddings, other.embeddings) && same(wq, other.wq)
+        && same(wk, other.wk) && same(wv, other.wv) && wo.has_value() == other.wo.has_value()
+        && (!wo || same(*wo, *other.wo)) && options == other.options;
+}
+
+namespace {
+
+std::string shapeMessage(const char* key, const char* what, long expected, long got, const char* meaning)
+{
+    return std::string(key) + ": expected " + std::to_string(expected) + " " + what + " (" + meaning
+        + "), got " + std::to_string(got);
+}
+
+std::optional<std::string> nonFinite(const char* key, const Matrix& m)
+{
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            if (!std::isfinite(m(r, c)))
+                return std::string(key) + "[" + std::to_string(r) + "][" + std::to_string(c)
+                    + "]: expected a finite number";
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const AttentionModel& m)
+{
+    const Options& o = m.options;
+    const long n = long(m.tokens.size());
+    if (n < 1)
+        return std::string("tokens: expected at least 1 token, got 0");
+    if (n > Limits::maxTokens)
+        return "tokens: expected at most " + std::to_string(Limits::maxTokens) + " tokens, got " + std::to_string(n);
+    if (m.embeddings.rows() != n)
+        return shapeMessage("embeddings", "rows", n, long(m.embeddings.rows()), "one per token");
+    const long d = long(m.embeddings.cols());
+    if (d < 1)
+        return std::string("embeddings: expected at least 1 column (d_model), got 0");
+    if (d > Limits::maxDModel)
+        return "embeddings: expected at most " + std::to_string(Limits::maxDModel) + " columns (d_model), got "
+            + std::to_string(d);
+    if (o.heads < 1 || o.heads > Limits::maxHeads)
+        return "options.heads: expected a whole number from 1 to " + std::to_string(Limits::maxHeads) + ", got "
+            + std::to_string(o.heads);
+    if (!(o.temperature > 0) || !std::isfinite(o.temperature))
+        return std::string("options.temperature: expected a finite number > 0");
+
+    struct W { const char* key; const Matrix* m; };
+    for (W w : {W{"weights.query", &m.wq}, W{"weights.key", &m.wk}, W{"weights.value", &m.wv}}) {
+        if (w.m->rows() != d)
+            return shapeMessage(w.key, "rows", d, long(w.m->rows()), "d_model");
+        if (w.m->cols() < 1)
+            return std::string(w.key) + ": expected at least 1 column, got 0";
+        if (w.m->cols() > Limits::maxWidth)
+            return std::string(w.key) + ": expected at most " + std::to_string(Limits::maxWidth) + " columns, got "
+                + std::to_string(w.m->cols());
+        if (w.m->cols() % o.heads != 0)
+            return std::string(w.key) + ": " + std::to_string(w.m->cols()) + " columns do not divide into "
+                + std::to_string(o.heads) + " heads (options.heads)";
+    }
+    if (m.wk.cols() != m.wq.cols())
+        return shapeMessage("weights.key", "columns", long(m.wq.cols()), long(m.wk.cols()), "h·d_k, as weights.query");
+    if (m.wo) {
+        if (m.wo->rows() != m.wv.cols())
+            return shapeMessage("weights.output", "rows", long(m.wv.cols()), long(m.wo->rows()), "h·d_v");
+        if (m.wo->cols() < 1 || m.wo->cols() > Limits::maxWidth)
+            return "weights.output: expected 1 to " + std::to_string(Limits::maxWidth) + " columns, got "
+                + std::to_string(m.wo->cols());
+    }
+    if (auto e = nonFinite("embeddings", m.embeddings)) return e;
+    if (auto e = nonFinite("weights.query", m.wq)) return e;
+    if (auto e = nonFinite("weights.key", m.wk)) return e;
+    if (auto e = nonFinite("weights.value", m.wv)) return e;
+    if (m.wo)
+        if (auto e = nonFinite("weights.output", *m.wo)) return e;
+
+    const std::size_t bytes = estimatedTraceBytes(m);
+    if (bytes > Limits::memoryBudgetBytes)
+        return "tokens: " + std::to_string(n) + " tokens with " + std::to_string(o.heads) + " heads need about "
+            + std::to_string(bytes >> 20) + " MiB, more than the memory budget of "
+            + std::to_string(Limits::memoryBudgetBytes >> 20) + " MiB";
+    return std::nullopt;
+}
+
+std::size_t estimatedTraceBytes(const AttentionModel& m)
+{
+    const std::size_t n = m.tokens.size();
+    const std::size_t h = std::size_t(std::max(m.options.heads, 1));
+    const std::size_t d = std::size_t(m.embeddings.cols());
+    const std::size_t qk = std::size_t(m.wq.cols()), v = std::size_t(m.wv.cols());
+    const std::size_t out = m.wo ? std::size_t(m.wo->cols()) : v;
+    // scores and weights per head, plus Q, K, V, outputs, concat, output, X and the model itself.
+    const std::size_t cells = 2 * h * n * n + n * (2 * qk + 3 * v + out + 2 * d) + d * (2 * qk + v);
+    return cells * sizeof(double);
+}
+
+const char* toString(Mask mask)
+{
+    return mask == Mask::Causal ? "causal" : "none";
+}
+
+const char* toString(PositionalEncoding pe)
+{
+    return pe == PositionalEncoding::Sinusoidal ? "sinusoidal" : "none";
+}
+
+std::optional<Mask> maskFromString(const std::string& s)
+{
+    if (s == "none") return Mask::None;
+    if (s == "causal") return Mask::Causal;
+    return std::nullopt;
+}
+
+std::optional<PositionalEncoding> positionalEncodingFromString(const std::string& s)
+{
+    if (s == "none") return PositionalEncoding::None;
+    if (s == "sinusoidal") return PositionalEncoding::Sinusoidal;
+    return std::nullopt;
+}
+
+}  // namespace core

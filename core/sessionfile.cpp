@@ -1,0 +1,431 @@
+#include "sessionfile.h"
+
+#include "embedding.h"
+#include "presets.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace core {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* formatName = "attention-explorer-session";
+constexpr int currentVersion = 1;
+constexpr int maxNesting = 64;
+
+struct Refusal {
+    std::string message;
+};
+
+std::string typeName(const json& j)
+{
+    if (j.is_string()) {
+        std::string s = j.get_ref<const std::string&>();
+        if (s.size() > 40)
+            s = s.substr(0, 40) + "…";
+        return "the text \"" + s + "\"";
+    }
+    if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+    if (j.is_null()) return "null";
+    if (j.is_array()) return "a list of " + std::to_string(j.size());
+    if (j.is_object()) return "an object";
+    return "the number " + j.dump();
+}
+
+/** Nesting deeper than any session needs is refused before parsing. */
+bool tooDeep(std::string_view text)
+{
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        else if (c == '[' || c == '{') {
+            if (++depth > maxNesting) return true;
+        } else if (c == ']' || c == '}') --depth;
+    }
+    return false;
+}
+
+double number(const json& j, const std::string& key)
+{
+    if (!j.is_number())
+        throw Refusal{key + ": expected a number, got " + typeName(j)};
+    const double v = j.get<double>();
+    if (!std::isfinite(v))
+        throw Refusal{key + ": expected a finite number, got one too large for a double"};
+    return v;
+}
+
+/** A JSON list of rows of numbers → Matrix; every refusal names the key, row and column. */
+Matrix matrixFrom(const json& j, const std::string& key)
+{
+    if (!j.is_array())
+        throw Refusal{key + ": expected a list of rows, got " + typeName(j)};
+    if (j.empty())
+        throw Refusal{key + ": expected at least 1 row, got 0"};
+    const std::size_t rows = j.size();
+    std::size_t cols = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const json& row = j[r];
+        const std::string rowKey = key + "[" + std::to_string(r) + "]";
+        if (!row.is_array())
+            throw Refusal{rowKey + ": expected a row (a list of numbers), got " + typeName(row)};
+        if (r == 0) {
+            cols = row.size();
+            if (cols == 0)
+                throw Refusal{rowKey + ": expected at least 1 number, got 0"};
+        } else if (row.size() != cols) {
+            throw Refusal{key + ": ragged rows: expected " + std::to_string(cols) + " numbers in every row (as in row 0), got "
+                          + std::to_string(row.size()) + " in row " + std::to_string(r)};
+        }
+    }
+    if (rows > std::size_t(Limits::maxTokens) + Limits::maxDModel || cols > std::size_t(Limits::maxDModel) + Limits::maxWidth)
+        throw Refusal{key + ": " + std::to_string(rows) + " × " + std::to_string(cols) + " is larger than the program accepts"};
+    Matrix m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            m(Eigen::Index(r), Eigen::Index(c)) =
+                number(j[r][c], key + "[" + std::to_string(r) + "][" + std::to_string(c) + "]");
+    return m;
+}
+
+void readOptions(const json& o, Options& options)
+{
+    if (!o.is_object())
+        throw Refusal{"options: expected an object, got " + typeName(o)};
+    if (o.contains("heads")) {
+        const json& h = o["heads"];
+        const double v = h.is_number() ? h.get<double>() : NAN;
+        if (!h.is_number() || v != std::floor(v) || v < 1 || v > Limits::maxHeads)
+            throw Refusal{"options.heads: expected a whole number from 1 to " + std::to_string(Limits::maxHeads)
+                          + ", got " + typeName(h)};
+        options.heads = int(v);
+    }
+    if (o.contains("scale")) {
+        if (!o["scale"].is_boolean())
+            throw Refusal{"options.scale: expected true or false, got " + typeName(o["scale"])};
+        options.scale = o["scale"].get<bool>();
+    }
+    if (o.contains("temperature")) {
+        const double t = number(o["temperature"], "options.temperature");
+        if (!(t > 0))
+            throw Refusal{"options.temperature: expected a number > 0, got " + typeName(o["temperature"])};
+        options.temperature = t;
+    }
+    if (o.contains("mask")) {
+        const json& m = o["mask"];
+        const auto mask = m.is_string() ? maskFromString(m.get<std::string>()) : std::nullopt;
+        if (!mask)
+            throw Refusal{"options.mask: expected \"none\" or \"causal\", got " + typeName(m)};
+        options.mask = *mask;
+    }
+    if (o.contains("positional_encoding")) {
+        const json& p = o["positional_encoding"];
+        const auto pe = p.is_string() ? positionalEncodingFromString(p.get<std::string>()) : std::nullopt;
+        if (!pe)
+            throw Refusal{"options.positional_encoding: expected \"none\" or \"sinusoidal\", got " + typeName(p)};
+        options.positionalEncoding = *pe;
+    }
+}
+
+Session sessionFrom(const json& j)
+{
+    if (!j.is_object())
+        throw Refusal{"expected a JSON object at the top level, got " + typeName(j)};
+    if (!j.contains("format"))
+        throw Refusal{"format: missing; expected \"attention-explorer-session\""};
+    if (j["format"] != formatName)
+        throw Refusal{"format: expected \"attention-explorer-session\", got " + typeName(j["format"])};
+    if (!j.contains("version"))
+        throw Refusal{"version: missing; expected 1"};
+    const json& version = j["version"];
+    if (!version.is_number_integer() && !version.is_number_unsigned())
+        throw Refusal{"version: expected a whole number, got " + typeName(version)};
+    const auto v = version.get<long long>();
+    if (v > currentVersion)
+        throw Refusal{"version: the file is version " + std::to_string(v) + ", but this program reads version "
+                      + std::to_string(currentVersion) + " and older; a newer Attention Explorer is needed"};
+    if (v < 1)
+        throw Refusal{"version: expected 1, got " + std::to_string(v)};
+
+    Session session;
+    AttentionModel& m = session.model;
+    if (!j.contains("tokens"))
+        throw Refusal{"tokens: missing; expected a list of at least 1 string"};
+    const json& tokens = j["tokens"];
+    if (!tokens.is_array())
+        throw Refusal{"tokens: expected a list of strings, got " + typeName(tokens)};
+    if (tokens.empty())
+        throw Refusal{"tokens: expected at least 1 token, got 0"};
+    if (tokens.size() > std::size_t(Limits::maxTokens))
+        throw Refusal{"tokens: expected at most " + std::to_string(Limits::maxTokens) + " tokens, got "
+                      + std::to_string(tokens.size())};
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (!tokens[i].is_string())
+            throw Refusal{"tokens[" + std::to_string(i) + "]: expected a string, got " + typeName(tokens[i])};
+        m.tokens.push_back(tokens[i].get<std::string>());
+    }
+
+    if (j.contains("options"))
+        readOptions(j["options"], m.options);
+
+    const bool hasEmbeddings = j.contains("embeddings") && !j["embeddings"].is_null();
+    const json* weights = j.contains("weights") && !j["weights"].is_null() ? &j["weights"] : nullptr;
+    if (weights && !weights->is_object())
+        throw Refusal{"weights: expected an object with query, key and value, got " + typeName(*weights)};
+    if (hasEmbeddings && !weights)
+        throw Refusal{"weights: missing; weights.query, weights.key and weights.value are required when embeddings are given"};
+
+    if (weights) {
+        for (const char* key : {"query", "key", "value"})
+            if (!weights->contains(key))
+                throw Refusal{std::string("weights.") + key + ": missing; required when weights are given"};
+        m.wq = matrixFrom((*weights)["query"], "weights.query");
+        m.wk = matrixFrom((*weights)["key"], "weights.key");
+        m.wv = matrixFrom((*weights)["value"], "weights.value");
+        if (weights->contains("output") && !(*weights)["output"].is_null())
+            m.wo = matrixFrom((*weights)["output"], "weights.output");
+        if (hasEmbeddings)
+            m.embeddings = matrixFrom(j["embeddings"], "embeddings");
+        else
+            m.embeddings = tokenEmbeddings(m.tokens, int(m.wq.rows()));
+    } else {
+        const Options options = m.options;
+        m = modelForTokens(m.tokens);
+        m.options = options;
+    }
+
+    if (auto error = validate(m))
+        throw Refusal{*error};
+
+    // Keep what this program does not interpret.
+    json extras = j;
+    for (const char* key : {"format", "version", "tokens", "embeddings"})
+        extras.erase(key);
+    for (const char* group : {"weights", "options"}) {
+        if (!extras.contains(group))
+            continue;
+        json& g = extras[group];
+        if (g.is_object()) {
+            for (const char* key : {"query", "key", "value", "output", "heads", "scale", "temperature", "mask",
+                                    "positional_encoding"})
+                g.erase(key);
+        }
+        if (!g.is_object() || g.empty())
+            extras.erase(group);
+    }
+    session.extras = std::move(extras);
+    return session;
+}
+
+std::string numberText(double v)
+{
+    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", v + 0.0);
+        return buf;
+    }
+    return json(v).dump();  // shortest text that reads back to the same double
+}
+
+void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
+{
+    out += "[\n";
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        out += indent + "  [";
+        for (Eigen::Index c = 0; c < m.cols(); ++c) {
+            if (c)
+                out += ", ";
+            out += numberText(m(r, c));
+        }
+        out += r + 1 < m.rows() ? "],\n" : "]\n";
+    }
+    out += indent + "]";
+}
+
+std::string dumpValue(const json& j, const std::string& indent)
+{
+    std::string s = j.dump(2, ' ', false, json::error_handler_t::replace);
+    // Indent continuation lines to the nesting level they stand at.
+    std::string out;
+    for (char c : s) {
+        out += c;
+        if (c == '\n')
+            out += indent;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<Session> parseSession(std::string_view text, std::string& error)
+{
+    if (text.empty()) {
+        error = "the file is empty; expected a JSON session";
+        return std::nullopt;
+    }
+    if (tooDeep(text)) {
+        error = "not a session: nested more than " + std::to_string(maxNesting) + " levels deep";
+        return std::nullopt;
+    }
+    json j;
+    try {
+        j = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        const auto colon = what.find("parse error");
+        error = "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon));
+        return std::nullopt;
+    }
+    try {
+        return sessionFrom(j);
+    } catch (const Refusal& r) {
+        error = r.message;
+    } catch (const json::exception& e) {
+        error = std::string("not a session: ") + e.what();
+    } catch (const std::bad_alloc&) {
+        error = "not enough memory to read the session";
+    }
+    return std::nullopt;
+}
+
+std::optional<Session> readSessionFile(const std::string& path, std::string& error)
+{
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+        error = path + ": no such file";
+        return std::nullopt;
+    }
+    if (std::filesystem::is_directory(status)) {
+        error = path + ": is a folder, not a session file";
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = path + ": cannot be opened for reading";
+        return std::nullopt;
+    }
+    std::string text;
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        text.append(buf, std::size_t(in.gcount()));
+        if (text.size() > maxSessionFileBytes) {
+            error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
+            return std::nullopt;
+        }
+    }
+    std::string why;
+    auto session = parseSession(text, why);
+    if (!session)
+        error = path + ": " + why;
+    return session;
+}
+
+std::string serializeSession(const Session& session)
+{
+    const AttentionModel& m = session.model;
+    json tokens = json::array();
+    for (const auto& t : m.tokens)
+        tokens.push_back(t);
+
+    std::string out = "{\n";
+    out += "  \"format\": \"" + std::string(formatName) + "\",\n";
+    out += "  \"version\": " + std::to_string(currentVersion) + ",\n";
+    out += "  \"tokens\": " + tokens.dump(-1, ' ', false, json::error_handler_t::replace) + ",\n";
+    out += "  \"embeddings\": ";
+    writeMatrix(out, m.embeddings, "  ");
+    out += ",\n  \"weights\": {\n";
+    out += "    \"query\": ";
+    writeMatrix(out, m.wq, "    ");
+    out += ",\n    \"key\": ";
+    writeMatrix(out, m.wk, "    ");
+    out += ",\n    \"value\": ";
+    writeMatrix(out, m.wv, "    ");
+    out += ",\n    \"output\": ";
+    if (m.wo)
+        writeMatrix(out, *m.wo, "    ");
+    else
+        out += "null";
+    const json& extras = session.extras.is_object() ? session.extras : json::object();
+    auto writeExtras = [&](const json& group, const std::string& indent) {
+        for (auto it = group.begin(); it != group.end(); ++it)
+            out += ",\n" + indent + json(it.key()).dump() + ": " + dumpValue(it.value(), indent);
+    };
+    if (extras.contains("weights") && extras["weights"].is_object())
+        writeExtras(extras["weights"], "    ");
+    out += "\n  },\n  \"options\": {\n";
+    const Options& o = m.options;
+    out += "    \"heads\": " + std::to_string(o.heads) + ",\n";
+    out += std::string("    \"scale\": ") + (o.scale ? "true" : "false") + ",\n";
+    out += "    \"temperature\": " + json(o.temperature).dump() + ",\n";
+    out += std::string("    \"mask\": \"") + toString(o.mask) + "\",\n";
+    out += std::string("    \"positional_encoding\": \"") + toString(o.positionalEncoding) + "\"";
+    if (extras.contains("options") && extras["options"].is_object())
+        writeExtras(extras["options"], "    ");
+    out += "\n  }";
+    for (auto it = extras.begin(); it != extras.end(); ++it) {
+        if (it.key() == "weights" || it.key() == "options")
+            continue;
+        out += ",\n  " + json(it.key()).dump() + ": " + dumpValue(it.value(), "  ");
+    }
+    out += "\n}\n";
+    return out;
+}
+
+bool writeSessionFile(const std::string& path, const Session& session, std::string& error)
+{
+    namespace fs = std::filesystem;
+    const std::string text = serializeSession(session);
+    std::random_device rd;
+    const fs::path target(path);
+    const fs::path temp = target.parent_path() / (".#" + target.filename().string() + "." + std::to_string(rd()));
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            error = path + ": cannot be written (the folder is missing or not writable)";
+            return false;
+        }
+        out.write(text.data(), std::streamsize(text.size()));
+        out.flush();
+        if (!out) {
+            std::error_code ignored;
+            fs::remove(temp, ignored);
+            error = path + ": writing failed (is the disk full?)";
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(temp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+        error = path + ": cannot be replaced: " + ec.message();
+        return false;
+    }
+    return true;
+}
+
+AttentionModel modelForTokens(const std::vector<std::string>& tokens)
+{
+    AttentionModel m = illustratedModel();
+    m.tokens = tokens;
+    m.embeddings = tokenEmbeddings(tokens, defaultDModel);
+    m.options = Options{};
+    return m;
+}
+
+}  // namespace core

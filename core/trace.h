@@ -1,0 +1,64 @@
+#pragma once
+/** Trace: every step of every head of one computation, as an immutable value. */
+
+#include "matrix.h"
+#include "model.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace core {
+
+/** The steps a user can look at, in the order of the maths. */
+enum class Step {
+    X, Queries, Keys, Values, Scores, ScaledScores, Weights, Outputs, Concat, Output,
+    // The model's weights, so that derivations can point at them ("w_q", "w_k", "w_v", "w_o").
+    WeightQuery, WeightKey, WeightValue, WeightOutput
+};
+
+/** The name the --compute JSON and the command line use ("scores", "scaled_scores", …). */
+const char* stepKey(Step step);
+std::optional<Step> stepFromKey(const std::string& key);
+/** True for the steps that differ per head (Q, K, V, scores, scaled scores, weights, outputs). */
+bool isPerHead(Step step);
+/** The steps of the computation proper, in order (X … Output, no weight matrices). */
+const std::vector<Step>& computedSteps();
+
+struct HeadTrace {
+    Matrix queries;  ///< n × d_k, row i = query of token i
+    Matrix keys;     ///< n × d_k, row j = key of token j
+    Matrix values;   ///< n × d_v, row j = value of token j
+    Matrix scores;   ///< n × n, scores(i, j) = q_i · k_j
+    Matrix weights;  ///< n × n, softmax of each row of the scaled scores (masked entries exactly 0)
+    Matrix outputs;  ///< n × d_v, row i = Σ_j weights(i, j) · v_j
+};
+
+struct Trace {
+    AttentionModel model;          ///< the model this trace was computed from
+    Matrix x;                      ///< n × d_model, embeddings plus positional encoding
+    std::vector<HeadTrace> heads;  ///< one per head
+    Matrix concat;                 ///< n × (h·d_v), the heads' outputs side by side
+    Matrix output;                 ///< n × d_out: concat·W_O, or concat when there is no W_O
+    double scoreFactor = 1.0;      ///< s / T: what scores are multiplied by before the softmax
+
+    int n() const { return int(model.tokens.size()); }
+    int headCount() const { return int(heads.size()); }
+
+    /** scores · s / T (n × n), derived on demand. */
+    Matrix scaledScores(int head) const;
+    /** The n rows weights(query, j) · v_j (n × d_v) of one query, computed on demand. */
+    Matrix weightedValues(int head, int query) const;
+    /** The matrix of any step; head is ignored for steps that are not per head.
+     *  W_O is an empty matrix when the model has none. */
+    Matrix step(Step step, int head = 0) const;
+    /** Rows and columns of a step's matrix, without building it. */
+    std::pair<int, int> stepShape(Step step, int head = 0) const;
+    /** One cell of a step's matrix, without building the whole matrix. */
+    double value(Step step, int head, int row, int col) const;
+    /** The stored matrix of a step that is not per head (X, concat, output, a weight); null for
+     *  per-head steps and for W_O when there is none. */
+    const Matrix* inputMatrix(Step step) const;
+};
+
+}  // namespace core

@@ -1,0 +1,48 @@
+# Shared by scripts/run, scripts/test and scripts/bench: install what is missing, then build.
+# Sourced, not run.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${AE_BUILD_DIR:-$ROOT/build/release}"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+# What building and running needs (Debian 12 package names).
+BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
+    qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n libgl-dev
+    libeigen3-dev nlohmann-json3-dev
+    fonts-dejavu-core fonts-wqy-microhei)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# ensure_packages PKG...: installs with apt-get, without prompting, whatever is not installed yet.
+ensure_packages() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    say "installing ${missing[*]}"
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "scripts: need root (or sudo) to install: ${missing[*]}" >&2; return 1; }
+        sudo=(sudo)
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# configure_and_build DIR BUILD_TYPE [CMAKE ARGS...]: incremental build in DIR.
+configure_and_build() {
+    local dir="$1" type="$2"
+    shift 2
+    local gen=()
+    command -v ninja >/dev/null && gen=(-G Ninja)
+    if [ ! -f "$dir/CMakeCache.txt" ]; then
+        say "configuring $type build in ${dir#"$ROOT"/}"
+        cmake -S "$ROOT" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
+    else
+        cmake -S "$ROOT" -B "$dir" "$@" >/dev/null
+    fi
+    say "building"
+    cmake --build "$dir" -j"$JOBS"
+}

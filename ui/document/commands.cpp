@@ -1,0 +1,58 @@
+#include "commands.h"
+
+#include <QCoreApplication>
+
+namespace ui {
+
+SetCellCommand::SetCellCommand(Document* document, MatrixId matrix, int row, int col, double before, double after)
+    : m_document(document), m_matrix(matrix), m_row(row), m_col(col), m_before(before), m_after(after)
+{
+    setText(QCoreApplication::translate("Document", "Edit %1(%2, %3)")
+                .arg(matrixKey(matrix))
+                .arg(row + 1)
+                .arg(col + 1));
+}
+
+void SetCellCommand::undo()
+{
+    core::AttentionModel m = m_document->model();
+    if (core::Matrix* target = matrixOf(m, m_matrix))
+        (*target)(m_row, m_col) = m_before;
+    m_document->applyModel(m, m_document->tokenText());
+}
+
+void SetCellCommand::redo()
+{
+    std::swap(m_before, m_after);
+    undo();
+    std::swap(m_before, m_after);
+}
+
+bool SetCellCommand::mergeWith(const QUndoCommand* other)
+{
+    const auto* o = static_cast<const SetCellCommand*>(other);
+    if (o->m_document != m_document || o->m_matrix != m_matrix || o->m_row != m_row || o->m_col != m_col)
+        return false;
+    m_after = o->m_after;
+    return true;
+}
+
+ModelCommand::ModelCommand(Document* document, core::AttentionModel before, QString beforeText,
+                           core::AttentionModel after, QString afterText, const QString& text)
+    : m_document(document), m_before(std::move(before)), m_after(std::move(after)),
+      m_beforeText(std::move(beforeText)), m_afterText(std::move(afterText))
+{
+    setText(text);
+}
+
+void ModelCommand::undo()
+{
+    m_document->applyModel(m_before, m_beforeText);
+}
+
+void ModelCommand::redo()
+{
+    m_document->applyModel(m_after, m_afterText);
+}
+
+}  // namespace ui

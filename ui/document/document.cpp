@@ -1,0 +1,295 @@
+#include "document.h"
+
+#include "commands.h"
+#include "core/attention.h"
+#include "core/edit.h"
+#include "core/presets.h"
+#include "core/tokenizer.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+/** Below this many multiply-adds a computation runs at once on the GUI thread: it takes well
+ *  under a millisecond, and the result is there before the next paint. */
+constexpr double synchronousWork = 2e5;
+
+double work(const core::AttentionModel& m)
+{
+    const double n = m.n(), d = m.dModel();
+    return n * d * double(m.wq.cols() * 2 + m.wv.cols()) + 2.0 * n * n * double(m.wq.cols() + m.wv.cols());
+}
+
+QString joinedTokens(const std::vector<std::string>& tokens)
+{
+    QStringList list;
+    for (const auto& t : tokens)
+        list << QString::fromStdString(t);
+    return list.join(QLatin1Char(' '));
+}
+
+}  // namespace
+
+QString matrixKey(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Embeddings: return QStringLiteral("embeddings");
+    case MatrixId::Query: return QStringLiteral("weights.query");
+    case MatrixId::Key: return QStringLiteral("weights.key");
+    case MatrixId::Value: return QStringLiteral("weights.value");
+    case MatrixId::Output: return QStringLiteral("weights.output");
+    }
+    return {};
+}
+
+core::Matrix* matrixOf(core::AttentionModel& m, MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Embeddings: return &m.embeddings;
+    case MatrixId::Query: return &m.wq;
+    case MatrixId::Key: return &m.wk;
+    case MatrixId::Value: return &m.wv;
+    case MatrixId::Output: return m.wo ? &*m.wo : nullptr;
+    }
+    return nullptr;
+}
+
+const core::Matrix* matrixOf(const core::AttentionModel& m, MatrixId id)
+{
+    return matrixOf(const_cast<core::AttentionModel&>(m), id);
+}
+
+Document::Document(QObject* parent) : QObject(parent)
+{
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, &Document::workerFinished);
+    connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+    loadSession(*core::preset("illustrated"), QString());
+}
+
+Document::~Document()
+{
+    m_watcher.waitForFinished();
+}
+
+const core::Matrix& Document::matrix(MatrixId id) const
+{
+    const core::Matrix* m = matrixOf(m_session.model, id);
+    return m ? *m : m_noMatrix;
+}
+
+bool Document::setTokenText(const QString& text, QString* error)
+{
+    const auto tokens = core::tokenize(text.toStdString());
+    if (tokens.empty()) {
+        if (error)
+            *error = tr("Type at least one token: attention needs something to attend to.");
+        return false;
+    }
+    if (int(tokens.size()) > core::Limits::maxTokens) {
+        if (error)
+            *error = tr("%1 tokens is more than the %2 this program accepts.").arg(tokens.size()).arg(core::Limits::maxTokens);
+        return false;
+    }
+    core::AttentionModel after = model();
+    after.embeddings = core::embeddingsForTokens(model(), tokens);
+    after.tokens = tokens;
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), text, tr("Edit tokens")));
+    return true;
+}
+
+bool Document::setCell(MatrixId id, int row, int col, double value)
+{
+    const core::Matrix& m = matrix(id);
+    if (!std::isfinite(value) || row < 0 || col < 0 || row >= m.rows() || col >= m.cols())
+        return false;
+    if (m(row, col) == value)
+        return true;
+    m_undo.push(new SetCellCommand(this, id, row, col, m(row, col), value));
+    return true;
+}
+
+bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& text)
+{
+    const core::Matrix& m = matrix(id);
+    if (value.rows() != m.rows() || value.cols() != m.cols() || !value.allFinite())
+        return false;
+    core::AttentionModel after = model();
+    *matrixOf(after, id) = value;
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), m_tokenText, text));
+    return true;
+}
+
+void Document::setOptions(const core::Options& options)
+{
+    if (options == model().options)
+        return;
+    core::AttentionModel after = model();
+    after.options = options;
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), m_tokenText, tr("Change options")));
+}
+
+bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* error)
+{
+    core::AttentionModel after = core::resized(model(), dModel, dk, dv, heads);
+    if (auto e = core::validate(after)) {
+        if (error)
+            *error = QString::fromStdString(*e);
+        return false;
+    }
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), m_tokenText, tr("Change dimensions")));
+    return true;
+}
+
+void Document::setOutputProjection(bool on)
+{
+    if (on == model().wo.has_value())
+        return;
+    core::AttentionModel after = model();
+    if (on)
+        after.wo = core::Matrix::Identity(model().wv.cols(), model().wv.cols());
+    else
+        after.wo.reset();
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), m_tokenText,
+                                 on ? tr("Add W_O") : tr("Remove W_O")));
+}
+
+void Document::applyModel(const core::AttentionModel& model, const QString& tokenText)
+{
+    m_session.model = model;
+    m_tokenText = tokenText;
+    emit modelChanged();
+    recompute();
+}
+
+void Document::loadSession(const core::Session& session, const QString& path)
+{
+    m_session = session;
+    m_tokenText = joinedTokens(session.model.tokens);
+    m_undo.clear();
+    m_undo.setClean();
+    if (m_filePath != path) {
+        m_filePath = path;
+        emit filePathChanged(path);
+    }
+    emit modelChanged();
+    emit modifiedChanged(false);
+    recompute();
+}
+
+bool Document::openFile(const QString& path, QString* error)
+{
+    std::string why;
+    auto session = core::readSessionFile(path.toStdString(), why);
+    if (!session) {
+        if (error)
+            *error = QString::fromStdString(why);
+        return false;
+    }
+    loadSession(*session, QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+bool Document::saveFile(const QString& path, QString* error)
+{
+    const std::string text = core::serializeSession(currentSession());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = tr("%1: cannot be written: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(text.data(), qint64(text.size()));
+    if (!file.commit()) {
+        if (error)
+            *error = tr("%1: saving failed: %2").arg(path, file.errorString());
+        return false;
+    }
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    if (absolute != m_filePath) {
+        m_filePath = absolute;
+        emit filePathChanged(absolute);
+    }
+    m_undo.setClean();
+    return true;
+}
+
+core::Session Document::currentSession() const
+{
+    return m_session;
+}
+
+void Document::recompute()
+{
+    const quint64 stamp = ++m_requested;
+    if (auto e = core::validate(model())) {
+        m_computing = false;
+        m_error = QString::fromStdString(*e);
+        emit errorChanged(m_error);
+        return;
+    }
+    if (!m_error.isEmpty()) {
+        m_error.clear();
+        emit errorChanged(QString());
+    }
+    if (work(model()) <= synchronousWork) {
+        m_computing = false;
+        m_served = stamp;
+        m_trace = core::computeShared(model());
+        emit traceChanged(m_trace);
+        return;
+    }
+    m_computing = true;
+    if (m_running == 0)
+        startWorker();
+}
+
+void Document::startWorker()
+{
+    m_running = m_requested;
+    const core::AttentionModel model = m_session.model;
+    m_watcher.setFuture(QtConcurrent::run([model]() -> std::shared_ptr<const core::Trace> {
+        try {
+            return core::computeShared(model);
+        } catch (const std::exception&) {
+            return nullptr;  // validated before; only memory can run out here
+        }
+    }));
+}
+
+void Document::workerFinished()
+{
+    const quint64 stamp = m_running;
+    m_running = 0;
+    auto result = m_watcher.result();
+    if (stamp > m_served) {
+        m_served = stamp;
+        if (stamp == m_requested) {
+            m_computing = false;
+            if (result) {
+                m_trace = std::move(result);
+                emit traceChanged(m_trace);
+            } else {
+                m_error = tr("Not enough memory to compute %1 tokens.").arg(model().n());
+                emit errorChanged(m_error);
+            }
+        }
+    }
+    // Edits arrived meanwhile: compute only the newest state.
+    if (m_served < m_requested && m_error.isEmpty() && m_computing)
+        startWorker();
+}
+
+void Document::waitForTrace()
+{
+    while (m_computing)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+}
+
+}  // namespace ui

@@ -1,0 +1,114 @@
+#pragma once
+/** Document: the one owner of the session's state. Every edit is an undoable command; after each
+ *  one the model is recomputed (off the GUI thread when large, coalesced, stamped) and the new
+ *  trace announced. */
+
+#include "core/sessionfile.h"
+#include "core/trace.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+
+#include <memory>
+
+namespace ui {
+
+/** The matrices a user edits. */
+enum class MatrixId { Embeddings, Query, Key, Value, Output };
+
+/** Session-file key of a matrix ("embeddings", "weights.query", …). */
+QString matrixKey(MatrixId id);
+/** The matrix of a model; null for W_O when the model has none. */
+core::Matrix* matrixOf(core::AttentionModel& model, MatrixId id);
+const core::Matrix* matrixOf(const core::AttentionModel& model, MatrixId id);
+
+class Document : public QObject {
+    Q_OBJECT
+public:
+    explicit Document(QObject* parent = nullptr);
+    ~Document() override;
+
+    const core::Session& session() const { return m_session; }
+    const core::AttentionModel& model() const { return m_session.model; }
+    /** The matrix behind an editor; W_O is empty when the model has none. */
+    const core::Matrix& matrix(MatrixId id) const;
+    /** The latest trace that matches the model, or the last good one while a recompute runs;
+     *  null before the first computation finishes or when the model cannot be computed. */
+    std::shared_ptr<const core::Trace> trace() const { return m_trace; }
+    /** Why the current model cannot be computed; empty when it can. */
+    QString error() const { return m_error; }
+    /** True while a recompute of the current model has not finished. */
+    bool isComputing() const { return m_computing; }
+
+    /** The text of the token line: what the user typed, or the tokens joined by spaces. */
+    QString tokenText() const { return m_tokenText; }
+
+    QUndoStack* undoStack() { return &m_undo; }
+    QString filePath() const { return m_filePath; }
+    bool isModified() const { return !m_undo.isClean(); }
+
+    // Edits: each pushes one undo command (consecutive edits of one cell merge).
+    /** Re-tokenizes the text; rows the user gave stay with their tokens. Empty text is refused
+     *  (returns false and sets error): attention needs at least one token. */
+    bool setTokenText(const QString& text, QString* error = nullptr);
+    /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
+    bool setCell(MatrixId id, int row, int col, double value);
+    /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
+    bool setMatrix(MatrixId id, const core::Matrix& value, const QString& text);
+    void setOptions(const core::Options& options);
+    /** New dimensions; values that still fit are kept. False with a message when refused. */
+    bool setDimensions(int dModel, int dk, int dv, int heads, QString* error = nullptr);
+    /** Adds (an identity-like W_O) or removes the output projection. */
+    void setOutputProjection(bool on);
+    /** Replaces the whole model in one undoable step (used by the commands). */
+    void applyModel(const core::AttentionModel& model, const QString& tokenText);
+
+    // Files.
+    /** Replaces the session (undo history cleared); path empty for an unsaved one. */
+    void loadSession(const core::Session& session, const QString& path);
+    /** Opens a session file; on failure the document is untouched and error says why. */
+    bool openFile(const QString& path, QString* error);
+    /** Saves atomically; on failure the old file is intact, the document stays modified. */
+    bool saveFile(const QString& path, QString* error);
+    /** The session as it would be saved now. */
+    core::Session currentSession() const;
+
+    /** Blocks until the current model's trace is ready (tests and the command line). */
+    void waitForTrace();
+
+signals:
+    /** The model changed (any edit, undo, redo or load); the trace follows later. */
+    void modelChanged();
+    /** A new trace, matching the model at the time it was asked for. */
+    void traceChanged(std::shared_ptr<const core::Trace> trace);
+    /** The model cannot be computed; message says why. Empty message: it can again. */
+    void errorChanged(const QString& message);
+    void filePathChanged(const QString& path);
+    void modifiedChanged(bool modified);
+    /** Something the status bar may show. */
+    void message(const QString& text);
+
+private:
+    void recompute();
+    void startWorker();
+    void workerFinished();
+
+    core::Session m_session;
+    QString m_tokenText;
+    QString m_filePath;
+    QString m_error;
+    QUndoStack m_undo;
+    std::shared_ptr<const core::Trace> m_trace;
+    core::Matrix m_noMatrix;
+
+    // Recompute bookkeeping: at most one computation in flight; the newest request wins.
+    QFutureWatcher<std::shared_ptr<const core::Trace>> m_watcher;
+    quint64 m_requested = 0;  ///< stamp of the newest model
+    quint64 m_running = 0;    ///< stamp of the computation in flight, 0 when none
+    quint64 m_served = 0;     ///< stamp of the newest result delivered
+    bool m_computing = false;
+};
+
+}  // namespace ui

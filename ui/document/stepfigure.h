@@ -1,0 +1,23 @@
+#pragma once
+/** What one step of a trace looks like as a figure: its values, token labels and a title.
+ *  Shared by the window and the command line, so both show the same figure. */
+
+#include "core/trace.h"
+#include "ui/render/heatmaprenderer.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace ui {
+
+/** The step's name as a title, e.g. "Attention weights" (translated). */
+QString stepTitle(core::Step step);
+
+/** The tokens as labels. */
+QStringList tokenLabels(const core::Trace& trace);
+
+/** The heatmap of a step that is n × n (scores, scaled scores, weights) or any other step:
+ *  rows are the tokens (queries), columns the keys for n × n steps, else the column indices. */
+render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head);
+
+}  // namespace ui
