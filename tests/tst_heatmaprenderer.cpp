@@ -1,0 +1,725 @@
+#include "ui/render/colormap.h"
+#include "ui/render/heatmapexport.h"
+#include "ui/render/heatmaprenderer.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QImageReader>
+#include <QPainter>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using render::ColormapId;
+using render::HeatmapData;
+using render::HeatmapRenderer;
+using render::HeatmapStyle;
+
+Q_DECLARE_METATYPE(render::ColormapId)
+Q_DECLARE_METATYPE(core::Matrix)
+
+namespace {
+
+/** The worked example's attention weights (SPEC §4), 3 × 3. */
+core::Matrix workedExampleWeights()
+{
+    core::Matrix m(3, 3);
+    m << 0.063379, 0.468311, 0.468311, 0.0000060337, 0.982008, 0.017986, 0.00029539, 0.880537, 0.119168;
+    return m;
+}
+
+core::Matrix randomMatrix(int rows, int cols, double lo, double hi, quint32 seed)
+{
+    QRandomGenerator rng(seed);
+    core::Matrix m(rows, cols);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            m(r, c) = lo + (hi - lo) * rng.generateDouble();
+    return m;
+}
+
+QStringList tokenLabels(int n)
+{
+    QStringList labels;
+    for (int i = 0; i < n; ++i)
+        labels << QStringLiteral("tok%1").arg(i);
+    return labels;
+}
+
+HeatmapData makeData(const core::Matrix& values)
+{
+    HeatmapData data;
+    data.values = values;
+    data.rowLabels = tokenLabels(int(values.rows()));
+    data.colLabels = tokenLabels(int(values.cols()));
+    data.title = QStringLiteral("Attention weights · head 1");
+    data.rowAxisTitle = QStringLiteral("query");
+    data.colAxisTitle = QStringLiteral("key");
+    return data;
+}
+
+HeatmapStyle lightStyle(ColormapId colormap)
+{
+    HeatmapStyle style;
+    style.colormap = colormap;
+    QPalette palette;
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    style.palette = palette;
+    return style;
+}
+
+/** The device pixel that contains a point given in painter units. */
+QPoint pixelAt(const QPointF& point, qreal dpr = 1.0)
+{
+    return QPoint(int(std::floor(point.x() * dpr)), int(std::floor(point.y() * dpr)));
+}
+
+QString hex(QRgb rgb)
+{
+    return QColor::fromRgb(rgb).name();
+}
+
+}  // namespace
+
+class TestHeatmapRenderer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void colormapEndpoints_data();
+    void colormapEndpoints();
+    void colormapNames();
+    void colormapClampsAndNaN();
+    void sequentialMapsBrightenMonotonically_data();
+    void sequentialMapsBrightenMonotonically();
+    void graysMonotone();
+    void divergingIsWhiteInTheMiddleAndSymmetric();
+    void defaultColormapPerStep();
+    void textContrast();
+
+    void defaultRange_data();
+    void defaultRange();
+    void cellCentresHaveTheColourOfTheirValue_data();
+    void cellCentresHaveTheColourOfTheirValue();
+    void cellAtInvertsCellRect_data();
+    void cellAtInvertsCellRect();
+    void preferredSize_data();
+    void preferredSize();
+    void annotationsContrastWithCells();
+    void highlightsOutlineWithoutRecolouring();
+    void largeMatrixPaintsQuickly();
+
+    void exportFormats_data();
+    void exportFormats();
+    void exportEmptySizeUsesPreferredSize();
+    void exportRefusesUnknownEnding_data();
+    void exportRefusesUnknownEnding();
+    void exportIntoMissingFolderFails();
+    void failedExportLeavesExistingFileAlone();
+    void exportIntoReadOnlyFolderLeavesExistingFileAlone();
+    void cjkLabels();
+};
+
+void TestHeatmapRenderer::colormapEndpoints_data()
+{
+    QTest::addColumn<ColormapId>("colormap");
+    QTest::addColumn<double>("t");
+    QTest::addColumn<QString>("expected");
+
+    // matplotlib's published end colours.
+    QTest::addRow("viridis 0") << ColormapId::Viridis << 0.0 << QStringLiteral("#440154");
+    QTest::addRow("viridis 1") << ColormapId::Viridis << 1.0 << QStringLiteral("#fde725");
+    QTest::addRow("magma 0") << ColormapId::Magma << 0.0 << QStringLiteral("#000004");
+    QTest::addRow("magma 1") << ColormapId::Magma << 1.0 << QStringLiteral("#fcfdbf");
+    QTest::addRow("cividis 0") << ColormapId::Cividis << 0.0 << QStringLiteral("#00224e");
+    QTest::addRow("cividis 1") << ColormapId::Cividis << 1.0 << QStringLiteral("#fee838");
+    QTest::addRow("grays 0") << ColormapId::Grays << 0.0 << QStringLiteral("#ffffff");
+    QTest::addRow("grays 1") << ColormapId::Grays << 1.0 << QStringLiteral("#000000");
+    QTest::addRow("diverging 0") << ColormapId::Diverging << 0.0 << QStringLiteral("#053061");
+    QTest::addRow("diverging 0.5") << ColormapId::Diverging << 0.5 << QStringLiteral("#f7f7f7");
+    QTest::addRow("diverging 1") << ColormapId::Diverging << 1.0 << QStringLiteral("#67001f");
+}
+
+void TestHeatmapRenderer::colormapEndpoints()
+{
+    QFETCH(ColormapId, colormap);
+    QFETCH(double, t);
+    QFETCH(QString, expected);
+    QCOMPARE(render::colorAt(colormap, t).name(), expected);
+    QCOMPARE(hex(render::rgbAt(colormap, t)), expected);
+
+    // viridis(0.5) is #21918c in matplotlib's 256-entry table; interpolation may differ by one step.
+    const QColor middle = render::colorAt(ColormapId::Viridis, 0.5);
+    QVERIFY2(std::abs(middle.red() - 0x21) <= 1 && std::abs(middle.green() - 0x91) <= 1
+                 && std::abs(middle.blue() - 0x8c) <= 1,
+             qPrintable(middle.name()));
+}
+
+void TestHeatmapRenderer::colormapNames()
+{
+    const QStringList names = render::colormapNames();
+    QCOMPARE(names, (QStringList{QStringLiteral("viridis"), QStringLiteral("magma"), QStringLiteral("cividis"),
+                                 QStringLiteral("grays"), QStringLiteral("diverging")}));
+    for (const QString& name : names) {
+        const auto id = render::colormapFromName(name);
+        QVERIFY(id.has_value());
+        QCOMPARE(render::colormapName(*id), name);
+    }
+    QCOMPARE(render::colormapFromName(QStringLiteral("Magma")), std::optional(ColormapId::Magma));
+    QVERIFY(!render::colormapFromName(QStringLiteral("jet")).has_value());
+    QVERIFY(!render::colormapFromName(QString()).has_value());
+    QVERIFY(render::isDiverging(ColormapId::Diverging));
+    QVERIFY(!render::isDiverging(ColormapId::Viridis));
+}
+
+void TestHeatmapRenderer::colormapClampsAndNaN()
+{
+    for (ColormapId id : {ColormapId::Viridis, ColormapId::Magma, ColormapId::Cividis, ColormapId::Grays,
+                          ColormapId::Diverging}) {
+        QCOMPARE(render::colorAt(id, -3.0), render::colorAt(id, 0.0));
+        QCOMPARE(render::colorAt(id, 7.0), render::colorAt(id, 1.0));
+        QCOMPARE(render::colorAt(id, -std::numeric_limits<double>::infinity()), render::colorAt(id, 0.0));
+        const QColor nan = render::colorAt(id, std::nan(""));
+        QVERIFY(nan.isValid());
+        QCOMPARE(nan.red(), nan.green());
+        QCOMPARE(nan.green(), nan.blue());
+        QVERIFY(nan.red() > 64 && nan.red() < 192);
+    }
+}
+
+void TestHeatmapRenderer::sequentialMapsBrightenMonotonically_data()
+{
+    QTest::addColumn<ColormapId>("colormap");
+    QTest::addRow("viridis") << ColormapId::Viridis;
+    QTest::addRow("magma") << ColormapId::Magma;
+    QTest::addRow("cividis") << ColormapId::Cividis;
+}
+
+void TestHeatmapRenderer::sequentialMapsBrightenMonotonically()
+{
+    QFETCH(ColormapId, colormap);
+    double previous = -1.0;
+    for (int i = 0; i <= 255; ++i) {
+        const double luminance = render::relativeLuminance(render::rgbAt(colormap, i / 255.0));
+        QVERIFY2(luminance >= previous - 1e-3, qPrintable(QStringLiteral("step %1: %2 after %3").arg(i).arg(luminance).arg(previous)));
+        previous = luminance;
+    }
+    QVERIFY(render::relativeLuminance(render::rgbAt(colormap, 1.0))
+            > render::relativeLuminance(render::rgbAt(colormap, 0.0)) + 0.5);
+}
+
+void TestHeatmapRenderer::graysMonotone()
+{
+    int previous = 256;
+    for (int i = 0; i <= 100; ++i) {
+        const QColor c = render::colorAt(ColormapId::Grays, i / 100.0);
+        QCOMPARE(c.red(), c.green());
+        QCOMPARE(c.green(), c.blue());
+        QVERIFY2(c.red() < previous, qPrintable(QStringLiteral("step %1").arg(i)));
+        previous = c.red();
+    }
+}
+
+void TestHeatmapRenderer::divergingIsWhiteInTheMiddleAndSymmetric()
+{
+    const QColor centre = render::colorAt(ColormapId::Diverging, 0.5);
+    QVERIFY(centre.red() >= 240 && centre.green() >= 240 && centre.blue() >= 240);
+    const QColor low = render::colorAt(ColormapId::Diverging, 0.0);
+    const QColor high = render::colorAt(ColormapId::Diverging, 1.0);
+    QVERIFY(low.blue() > low.red());
+    QVERIFY(high.red() > high.blue());
+    for (int i = 0; i <= 50; ++i) {
+        const double t = i / 100.0;
+        const double a = render::relativeLuminance(render::rgbAt(ColormapId::Diverging, t));
+        const double b = render::relativeLuminance(render::rgbAt(ColormapId::Diverging, 1.0 - t));
+        QVERIFY2(std::abs(a - b) < 0.08, qPrintable(QStringLiteral("t = %1: %2 vs %3").arg(t).arg(a).arg(b)));
+        if (i > 0) {
+            const double inner = render::relativeLuminance(render::rgbAt(ColormapId::Diverging, t - 0.01));
+            QVERIFY2(a >= inner - 1e-3, qPrintable(QStringLiteral("lightness must rise towards the centre at %1").arg(t)));
+        }
+    }
+}
+
+void TestHeatmapRenderer::defaultColormapPerStep()
+{
+    QCOMPARE(render::defaultColormap(core::Step::Weights), ColormapId::Viridis);
+    QCOMPARE(render::defaultColormap(core::Step::Scores), ColormapId::Diverging);
+    QCOMPARE(render::defaultColormap(core::Step::ScaledScores), ColormapId::Diverging);
+}
+
+void TestHeatmapRenderer::textContrast()
+{
+    QCOMPARE(render::contrastingTextColor(render::rgbAt(ColormapId::Viridis, 0.0)), QColor(Qt::white));
+    QCOMPARE(render::contrastingTextColor(render::rgbAt(ColormapId::Viridis, 1.0)), QColor(Qt::black));
+    QCOMPARE(render::contrastingTextColor(render::rgbAt(ColormapId::Diverging, 0.5)), QColor(Qt::black));
+    QCOMPARE(render::contrastingTextColor(render::rgbAt(ColormapId::Diverging, 0.0)), QColor(Qt::white));
+}
+
+void TestHeatmapRenderer::defaultRange_data()
+{
+    QTest::addColumn<core::Matrix>("values");
+    QTest::addColumn<ColormapId>("colormap");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+
+    core::Matrix signedScores(2, 2);
+    signedScores << -3.0, 5.0, 1.0, 2.0;
+    core::Matrix positive(1, 3);
+    positive << 2.0, 4.0, 16.0;
+    core::Matrix constant = core::Matrix::Constant(2, 2, 7.0);
+    core::Matrix withNaN(1, 3);
+    withNaN << 0.2, std::nan(""), 0.9;
+
+    QTest::addRow("weights viridis") << workedExampleWeights() << ColormapId::Viridis << 0.0 << 1.0;
+    QTest::addRow("weights diverging") << workedExampleWeights() << ColormapId::Diverging << -0.982008 << 0.982008;
+    QTest::addRow("signed diverging") << signedScores << ColormapId::Diverging << -5.0 << 5.0;
+    QTest::addRow("signed magma") << signedScores << ColormapId::Magma << -3.0 << 5.0;
+    QTest::addRow("scores cividis") << positive << ColormapId::Cividis << 2.0 << 16.0;
+    QTest::addRow("constant") << constant << ColormapId::Viridis << 6.5 << 7.5;
+    QTest::addRow("NaN ignored") << withNaN << ColormapId::Viridis << 0.0 << 1.0;
+}
+
+void TestHeatmapRenderer::defaultRange()
+{
+    QFETCH(core::Matrix, values);
+    QFETCH(ColormapId, colormap);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    const HeatmapRenderer renderer(makeData(values), lightStyle(colormap));
+    QCOMPARE(renderer.valueRange().first, lo);
+    QCOMPARE(renderer.valueRange().second, hi);
+
+    HeatmapData explicitRange = makeData(values);
+    explicitRange.range = std::pair{-2.0, 9.0};
+    const HeatmapRenderer fixed(explicitRange, lightStyle(colormap));
+    QCOMPARE(fixed.valueRange(), (std::pair{-2.0, 9.0}));
+}
+
+void TestHeatmapRenderer::cellCentresHaveTheColourOfTheirValue_data()
+{
+    QTest::addColumn<core::Matrix>("values");
+    QTest::addColumn<ColormapId>("colormap");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<qreal>("dpr");
+    QTest::addColumn<bool>("annotate");
+
+    core::Matrix scores(3, 3);
+    scores << 2, 4, 4, 4, 16, 12, 4, 12, 10;  // the worked example's scores
+    core::Matrix signedScores = randomMatrix(7, 5, -4.0, 2.5, 11);
+    const double maxAbs = signedScores.cwiseAbs().maxCoeff();
+
+    QTest::addRow("3x3 weights viridis") << workedExampleWeights() << ColormapId::Viridis << 0.0 << 1.0 << QSize(400, 340) << 1.0 << false;
+    QTest::addRow("3x3 weights viridis dpr 2") << workedExampleWeights() << ColormapId::Viridis << 0.0 << 1.0 << QSize(400, 340) << 2.0 << false;
+    QTest::addRow("3x3 weights magma annotated") << workedExampleWeights() << ColormapId::Magma << 0.0 << 1.0 << QSize(500, 420) << 1.0 << true;
+    QTest::addRow("3x3 scores cividis") << scores << ColormapId::Cividis << 2.0 << 16.0 << QSize(420, 360) << 1.0 << false;
+    QTest::addRow("3x3 scores diverging") << scores << ColormapId::Diverging << -16.0 << 16.0 << QSize(420, 360) << 1.5 << false;
+    QTest::addRow("7x5 signed grays") << signedScores << ColormapId::Grays << signedScores.minCoeff() << signedScores.maxCoeff() << QSize(300, 500) << 1.0 << false;
+    QTest::addRow("7x5 signed diverging") << signedScores << ColormapId::Diverging << -maxAbs << maxAbs << QSize(700, 300) << 1.0 << false;
+    QTest::addRow("600x600 viridis (image path)") << randomMatrix(600, 600, 0.0, 1.0, 7) << ColormapId::Viridis << 0.0 << 1.0 << QSize(1700, 1600) << 1.0 << false;
+    const core::Matrix tall = randomMatrix(300, 200, -1.0, 3.0, 5);
+    const double tallMax = tall.cwiseAbs().maxCoeff();
+    QTest::addRow("300x200 diverging (image path) dpr 2") << tall << ColormapId::Diverging << -tallMax << tallMax << QSize(900, 1000) << 2.0 << false;
+}
+
+void TestHeatmapRenderer::cellCentresHaveTheColourOfTheirValue()
+{
+    QFETCH(core::Matrix, values);
+    QFETCH(ColormapId, colormap);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(QSize, size);
+    QFETCH(qreal, dpr);
+    QFETCH(bool, annotate);
+
+    HeatmapStyle style = lightStyle(colormap);
+    style.annotate = annotate;
+    const HeatmapRenderer renderer(makeData(values), style);
+    QCOMPARE(renderer.valueRange(), (std::pair{lo, hi}));
+
+    QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(dpr);
+    image.fill(Qt::magenta);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    {
+        QPainter painter(&image);
+        renderer.paint(&painter, target);
+    }
+
+    const int rows = int(values.rows());
+    const int cols = int(values.cols());
+    const QRectF first = renderer.cellRect(0, 0, target);
+    QVERIFY2(first.width() * dpr >= 2.0, "cells must be at least two pixels wide for this test");
+    int mismatches = 0;
+    QString firstMismatch;
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            const QRectF cell = renderer.cellRect(r, c, target);
+            QPointF centre = cell.center();
+            if (annotate)  // the printed value sits in the middle: read beside it
+                centre = QPointF(cell.left() + 0.12 * cell.width(), cell.top() + 0.12 * cell.height());
+            const QPoint pixel = pixelAt(centre, dpr);
+            const QRgb actual = image.pixel(pixel) | 0xff000000;
+            const QRgb expected = render::rgbAt(colormap, (values(r, c) - lo) / (hi - lo));
+            QCOMPARE(render::colorAt(colormap, (values(r, c) - lo) / (hi - lo)).rgb(), expected);
+            if (actual != expected && mismatches++ == 0) {
+                firstMismatch = QStringLiteral("cell (%1, %2) value %3 at pixel (%4, %5): %6, expected %7")
+                                    .arg(r).arg(c).arg(values(r, c)).arg(pixel.x()).arg(pixel.y())
+                                    .arg(hex(actual), hex(expected));
+            }
+        }
+    }
+    QVERIFY2(mismatches == 0, qPrintable(QStringLiteral("%1 mismatches; first: %2").arg(mismatches).arg(firstMismatch)));
+
+    // The figure fills the target: no pixel is left unpainted.
+    QCOMPARE(image.pixel(0, 0) | 0xff000000, QColor(Qt::white).rgb());
+    QCOMPARE(image.pixel(image.width() - 1, image.height() - 1) | 0xff000000, QColor(Qt::white).rgb());
+}
+
+void TestHeatmapRenderer::cellAtInvertsCellRect_data()
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<QRectF>("target");
+
+    QTest::addRow("1x1") << 1 << 1 << QRectF(0, 0, 200, 200);
+    QTest::addRow("3x3") << 3 << 3 << QRectF(0, 0, 400, 340);
+    QTest::addRow("3x3 offset") << 3 << 3 << QRectF(30.5, 40.25, 500, 400);
+    QTest::addRow("9x4 wide") << 9 << 4 << QRectF(0, 0, 900, 300);
+    QTest::addRow("64x64") << 64 << 64 << QRectF(10, 10, 800, 800);
+    QTest::addRow("300x300 small target") << 300 << 300 << QRectF(0, 0, 700, 650);
+}
+
+void TestHeatmapRenderer::cellAtInvertsCellRect()
+{
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(QRectF, target);
+    const HeatmapRenderer renderer(makeData(randomMatrix(rows, cols, 0, 1, 3)), lightStyle(ColormapId::Viridis));
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            const QRectF cell = renderer.cellRect(r, c, target);
+            QVERIFY(target.contains(cell));
+            const auto hit = renderer.cellAt(cell.center(), target);
+            QVERIFY2(hit.has_value(), qPrintable(QStringLiteral("cell (%1, %2)").arg(r).arg(c)));
+            QCOMPARE(*hit, (std::pair{r, c}));
+        }
+    }
+    const QRectF first = renderer.cellRect(0, 0, target);
+    const QRectF last = renderer.cellRect(rows - 1, cols - 1, target);
+    QVERIFY(!renderer.cellAt(first.topLeft() - QPointF(1, 1), target).has_value());
+    QVERIFY(!renderer.cellAt(last.bottomRight() + QPointF(1, 1), target).has_value());
+    QVERIFY(!renderer.cellAt(target.topLeft(), target).has_value());
+    QVERIFY(renderer.cellRect(rows, 0, target).isNull());
+    QVERIFY(renderer.cellRect(0, -1, target).isNull());
+}
+
+void TestHeatmapRenderer::preferredSize_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<double>("minCell");
+    QTest::addColumn<double>("maxCell");
+    QTest::addRow("3") << 3 << 59.0 << 61.0;
+    QTest::addRow("10") << 10 << 59.0 << 61.0;
+    QTest::addRow("32") << 32 << 15.0 << 30.0;
+    QTest::addRow("512") << 512 << 0.9 << 2.0;
+    QTest::addRow("4096") << 4096 << 0.3 << 0.5;
+}
+
+void TestHeatmapRenderer::preferredSize()
+{
+    QFETCH(int, n);
+    QFETCH(double, minCell);
+    QFETCH(double, maxCell);
+    const HeatmapRenderer renderer(makeData(core::Matrix::Zero(n, n)), lightStyle(ColormapId::Viridis));
+    const QSize size = renderer.preferredSize();
+    QVERIFY2(size.width() >= 200 && size.height() >= 150 && size.width() <= 2400 && size.height() <= 2400,
+             qPrintable(QStringLiteral("%1×%2").arg(size.width()).arg(size.height())));
+    const double cell = renderer.cellRect(0, 0, QRectF(QPointF(0, 0), QSizeF(size))).width();
+    QVERIFY2(cell >= minCell && cell <= maxCell, qPrintable(QString::number(cell)));
+}
+
+void TestHeatmapRenderer::annotationsContrastWithCells()
+{
+    core::Matrix values(1, 2);
+    values << 0.0, 1.0;  // viridis: dark purple, bright yellow
+    const QSize size(500, 300);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    const auto countInCell = [&](bool annotate, int col, auto predicate) {
+        HeatmapStyle style = lightStyle(ColormapId::Viridis);
+        style.annotate = annotate;
+        const HeatmapRenderer renderer(makeData(values), style);
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        renderer.paint(&painter, target);
+        painter.end();
+        const QRect cell = renderer.cellRect(0, col, target).toAlignedRect().adjusted(3, 3, -3, -3);
+        int count = 0;
+        for (int y = cell.top(); y <= cell.bottom(); ++y)
+            for (int x = cell.left(); x <= cell.right(); ++x)
+                count += predicate(QColor(image.pixel(x, y))) ? 1 : 0;
+        return count;
+    };
+    const auto whiteish = [](const QColor& c) { return c.lightness() > 220; };
+    const auto blackish = [](const QColor& c) { return c.lightness() < 40; };
+    QCOMPARE(countInCell(false, 0, whiteish), 0);
+    QCOMPARE(countInCell(false, 1, blackish), 0);
+    QVERIFY(countInCell(true, 0, whiteish) > 10);
+    QVERIFY(countInCell(true, 1, blackish) > 10);
+}
+
+void TestHeatmapRenderer::highlightsOutlineWithoutRecolouring()
+{
+    const HeatmapData data = makeData(workedExampleWeights());
+    const QRectF target(0, 0, 420, 360);
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    const auto render = [&](const HeatmapStyle& s) {
+        QImage image(target.size().toSize(), QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        HeatmapRenderer(data, s).paint(&painter, target);
+        return image;
+    };
+    const QImage plain = render(style);
+    style.highlightRow = 1;
+    style.highlightCol = 2;
+    style.selectedRow = 0;
+    const QImage highlighted = render(style);
+    QVERIFY(plain != highlighted);
+    const HeatmapRenderer renderer(data, style);
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            const QPoint centre = pixelAt(renderer.cellRect(r, c, target).center());
+            QCOMPARE(hex(highlighted.pixel(centre)), hex(renderer.cellColor(r, c)));
+        }
+    }
+}
+
+void TestHeatmapRenderer::largeMatrixPaintsQuickly()
+{
+    const int n = 4096;
+    HeatmapData data;
+    data.values = core::Matrix(n, n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+            data.values(r, c) = double((r * 31 + c * 17) % 1000) / 999.0;
+    data.rowLabels = tokenLabels(n);
+    data.colLabels = tokenLabels(n);
+    data.title = QStringLiteral("Attention weights · head 1");
+    const HeatmapRenderer renderer(std::move(data), lightStyle(ColormapId::Viridis));
+    QImage image(2000, 2000, QImage::Format_ARGB32_Premultiplied);
+    QElapsedTimer timer;
+    timer.start();
+    {
+        QPainter painter(&image);
+        renderer.paint(&painter, QRectF(0, 0, 2000, 2000));
+    }
+    const qint64 first = timer.restart();
+    {
+        QPainter painter(&image);
+        renderer.paint(&painter, QRectF(0, 0, 2000, 2000));
+    }
+    const qint64 second = timer.elapsed();
+    qInfo("4096 × 4096: first paint %lld ms, repaint %lld ms", first, second);
+    QVERIFY2(first < 8000, qPrintable(QString::number(first)));
+    QVERIFY2(second < 1500, qPrintable(QString::number(second)));
+    const QPoint centre = pixelAt(renderer.cellRect(2048, 2048, QRectF(0, 0, 2000, 2000)).center());
+    QVERIFY(QColor(image.pixel(centre)) != QColor(Qt::white));
+}
+
+void TestHeatmapRenderer::exportFormats_data()
+{
+    QTest::addColumn<QString>("fileName");
+    QTest::addRow("png") << QStringLiteral("figure.png");
+    QTest::addRow("PNG upper case") << QStringLiteral("FIGURE.PNG");
+    QTest::addRow("svg") << QStringLiteral("figure.svg");
+    QTest::addRow("pdf") << QStringLiteral("figure.pdf");
+}
+
+void TestHeatmapRenderer::exportFormats()
+{
+    QFETCH(QString, fileName);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(fileName);
+    HeatmapData data = makeData(workedExampleWeights());
+    data.rowLabels = data.colLabels = QStringList{QStringLiteral("Thinking"), QStringLiteral("Machines"), QStringLiteral("Rock")};
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    style.annotate = true;
+    const QSize size(640, 480);
+    QString error;
+    QVERIFY2(render::exportHeatmap(data, style, path, size, &error), qPrintable(error));
+    QVERIFY(error.isEmpty());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.size() > 500);
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("png")) {
+        QImage image;
+        QVERIFY(image.loadFromData(bytes, "PNG"));
+        QCOMPARE(image.size(), size);
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+        const HeatmapRenderer renderer(data, style);
+        const QPoint corner = renderer.cellRect(1, 1, QRectF(0, 0, 640, 480)).topLeft().toPoint() + QPoint(4, 4);
+        QCOMPARE(hex(image.pixel(corner)), hex(renderer.cellColor(1, 1)));
+    } else if (suffix == QLatin1String("svg")) {
+        QSvgRenderer svg(bytes);
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox(), QRect(0, 0, 640, 480));
+        QVERIFY(bytes.contains("Attention weights"));
+        QVERIFY(bytes.contains("Thinking"));
+    } else {
+        QVERIFY(bytes.startsWith("%PDF"));
+        QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{fileName});
+}
+
+void TestHeatmapRenderer::exportEmptySizeUsesPreferredSize()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("preferred.png"));
+    const HeatmapData data = makeData(workedExampleWeights());
+    const HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    QString error;
+    QVERIFY2(render::exportHeatmap(data, style, path, QSize(), &error), qPrintable(error));
+    QCOMPARE(QImageReader(path).size(), HeatmapRenderer(data, style).preferredSize());
+    QCOMPARE(render::renderHeatmapImage(data, style, QSize()).size(), HeatmapRenderer(data, style).preferredSize());
+}
+
+void TestHeatmapRenderer::exportRefusesUnknownEnding_data()
+{
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<QString>("mentioned");
+    QTest::addRow("bmp") << QStringLiteral("figure.bmp") << QStringLiteral(".bmp");
+    QTest::addRow("jpeg") << QStringLiteral("figure.jpeg") << QStringLiteral(".jpeg");
+    QTest::addRow("png.txt") << QStringLiteral("figure.png.txt") << QStringLiteral(".txt");
+    QTest::addRow("no ending") << QStringLiteral("figure") << QStringLiteral("no ending");
+}
+
+void TestHeatmapRenderer::exportRefusesUnknownEnding()
+{
+    QFETCH(QString, fileName);
+    QFETCH(QString, mentioned);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(fileName);
+    QString error;
+    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error));
+    QVERIFY2(error.contains(mentioned), qPrintable(error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
+}
+
+void TestHeatmapRenderer::exportIntoMissingFolderFails()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("missing/folder/figure.svg"));
+    QString error;
+    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(path));
+    QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
+}
+
+void TestHeatmapRenderer::failedExportLeavesExistingFileAlone()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("existing.png"));
+    const QByteArray original("not really a png, but precious");
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(original);
+    }
+    QString error;
+    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path,
+                                   QSize(100000, 100), &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), original);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{QStringLiteral("existing.png")});
+}
+
+void TestHeatmapRenderer::exportIntoReadOnlyFolderLeavesExistingFileAlone()
+{
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("locked"));
+    QVERIFY(QDir().mkpath(folder));
+    const QString path = folder + QStringLiteral("/figure.pdf");
+    const QByteArray original("%PDF-1.4 an older figure");
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(original);
+    }
+    QVERIFY(QFile::setPermissions(folder, QFile::ReadOwner | QFile::ExeOwner));
+    QFile probe(folder + QStringLiteral("/probe"));
+    if (probe.open(QIODevice::WriteOnly)) {
+        probe.close();
+        probe.remove();
+        QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QSKIP("permissions are not enforced for this user (root?)");
+    }
+    QString error;
+    const bool ok = render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error);
+    QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QVERIFY(!ok);
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), original);
+}
+
+void TestHeatmapRenderer::cjkLabels()
+{
+    const QStringList tokens = QString::fromUtf8("注 意 力 机 制 很 有 趣 。").split(QLatin1Char(' '));
+    QCOMPARE(tokens.size(), 9);
+    HeatmapData data;
+    data.values = randomMatrix(9, 9, 0.0, 1.0, 9);
+    data.rowLabels = data.colLabels = tokens;
+    data.title = QString::fromUtf8("注意力权重 · 头 1");
+    data.rowAxisTitle = QString::fromUtf8("查询");
+    data.colAxisTitle = QString::fromUtf8("键");
+    const HeatmapStyle style = lightStyle(ColormapId::Magma);
+
+    QTemporaryDir dir;
+    const QString svgPath = dir.filePath(QString::fromUtf8("注意力.svg"));
+    QString error;
+    QVERIFY2(render::exportHeatmap(data, style, svgPath, QSize(), &error), qPrintable(error));
+    QFile file(svgPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray svg = file.readAll();
+    QVERIFY(QSvgRenderer(svg).isValid());
+    for (const QString& token : tokens)
+        QVERIFY2(svg.contains(token.toUtf8()), qPrintable(token));
+
+    QVERIFY2(render::exportHeatmap(data, style, dir.filePath(QStringLiteral("cjk.pdf")), QSize(), &error), qPrintable(error));
+
+    // Every row label leaves ink left of its row.
+    const HeatmapRenderer renderer(data, style);
+    const QSize size = renderer.preferredSize();
+    const QImage image = render::renderHeatmapImage(data, style, size);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    for (int r = 0; r < 9; ++r) {
+        const QRectF cell = renderer.cellRect(r, 0, target);
+        int ink = 0;
+        for (int y = int(cell.top()) + 2; y < int(cell.bottom()) - 2; ++y)
+            for (int x = 0; x < int(cell.left()) - 1; ++x)
+                ink += QColor(image.pixel(x, y)).lightness() < 128 ? 1 : 0;
+        QVERIFY2(ink > 3, qPrintable(QStringLiteral("row %1 label %2: %3 dark pixels").arg(r).arg(tokens.at(r)).arg(ink)));
+    }
+}
+
+QTEST_MAIN(TestHeatmapRenderer)
+#include "tst_heatmaprenderer.moc"

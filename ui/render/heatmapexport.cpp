@@ -1,0 +1,141 @@
+#include "heatmapexport.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+namespace render {
+
+namespace {
+
+constexpr int kMaxSide = 16384;
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("HeatmapExport", text);
+}
+
+bool fail(QString* error, const QString& message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+QString description(const HeatmapData& data)
+{
+    return QStringLiteral("%1 × %2 heatmap").arg(data.values.rows()).arg(data.values.cols());
+}
+
+bool writeImage(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
+{
+    QImage image = renderHeatmapImage(renderer.data(), renderer.style(), size);
+    if (image.isNull())
+        return fail(error, tr("Cannot export \"%1\": not enough memory for a %2 × %3 image")
+                               .arg(file.fileName()).arg(size.width()).arg(size.height()));
+    if (!renderer.data().title.isEmpty())
+        image.setText(QStringLiteral("Title"), renderer.data().title);
+    image.setText(QStringLiteral("Software"), QStringLiteral("Attention Explorer"));
+    if (!image.save(&file, "PNG"))
+        return fail(error, tr("Cannot write \"%1\": %2").arg(file.fileName(), file.errorString()));
+    return true;
+}
+
+bool writeSvg(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
+{
+    QSvgGenerator generator;
+    generator.setOutputDevice(&file);
+    generator.setSize(size);
+    generator.setViewBox(QRect(QPoint(0, 0), size));
+    generator.setResolution(96);
+    generator.setTitle(renderer.data().title);
+    generator.setDescription(description(renderer.data()));
+    QPainter painter;
+    if (!painter.begin(&generator))
+        return fail(error, tr("Cannot write \"%1\": the SVG could not be started").arg(file.fileName()));
+    renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    return true;
+}
+
+bool writePdf(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
+{
+    QPdfWriter writer(&file);
+    writer.setResolution(96);
+    writer.setPageSize(QPageSize(QSizeF(size) * (72.0 / 96.0), QPageSize::Point, QString(), QPageSize::ExactMatch));
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    writer.setTitle(renderer.data().title);
+    writer.setCreator(QStringLiteral("Attention Explorer"));
+    QPainter painter;
+    if (!painter.begin(&writer))
+        return fail(error, tr("Cannot write \"%1\": the PDF could not be started").arg(file.fileName()));
+    renderer.paint(&painter, QRectF(0, 0, writer.width(), writer.height()));
+    painter.end();
+    return true;
+}
+
+}  // namespace
+
+QStringList heatmapExportFormats()
+{
+    return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")};
+}
+
+QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size)
+{
+    const HeatmapRenderer renderer(data, style);
+    if (size.isEmpty())
+        size = renderer.preferredSize();
+    if (size.width() > kMaxSide || size.height() > kMaxSide)
+        return {};
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull())
+        return image;
+    image.fill(style.palette.color(QPalette::Base));
+    QPainter painter(&image);
+    renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    return image;
+}
+
+bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
+                   QString* error)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix.isEmpty())
+        return fail(error, tr("Cannot export \"%1\": the file name has no ending (use .png, .svg or .pdf)").arg(path));
+    if (!heatmapExportFormats().contains(suffix))
+        return fail(error, tr("Cannot export \"%1\": unknown file ending \".%2\" (use .png, .svg or .pdf)")
+                               .arg(path, QFileInfo(path).suffix()));
+
+    const HeatmapRenderer renderer(data, style);
+    const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
+    if (size.width() > kMaxSide || size.height() > kMaxSide)
+        return fail(error, tr("Cannot export \"%1\": the size %2×%3 is larger than %4 pixels a side")
+                               .arg(path).arg(size.width()).arg(size.height()).arg(kMaxSide));
+
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+
+    bool ok = false;
+    if (suffix == QLatin1String("png"))
+        ok = writeImage(renderer, size, file, error);
+    else if (suffix == QLatin1String("svg"))
+        ok = writeSvg(renderer, size, file, error);
+    else
+        ok = writePdf(renderer, size, file, error);
+    if (!ok) {
+        file.cancelWriting();
+        return false;
+    }
+    if (file.error() != QFileDevice::NoError || !file.commit())
+        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+    return true;
+}
+
+}  // namespace render

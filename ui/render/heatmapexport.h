@@ -1,0 +1,29 @@
+#pragma once
+/** Writing the heatmap figure to PNG, SVG or PDF, and rendering it to an image (for the clipboard).
+ *  Needs only Qt Gui, Svg and PrintSupport: works under QGuiApplication on the offscreen platform. */
+
+#include "heatmaprenderer.h"
+
+#include <QImage>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace render {
+
+/** The file endings exportHeatmap() understands: "png", "svg", "pdf". */
+QStringList heatmapExportFormats();
+
+/** The figure rendered into an image of size pixels (empty size: the renderer's preferred size),
+ *  antialiased, on the palette's Base colour. A null image when size is unusable. */
+QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size);
+
+/** Writes the figure to path, in the format named by its ending (.png, .svg, .pdf; any case).
+ *  pixelSize is the figure's size in pixels (the PNG's size, the SVG's viewBox, the PDF page at 96 dpi);
+ *  empty means the renderer's preferred size. The file is written through QSaveFile: on failure
+ *  nothing is written and an existing file is left as it was. Returns false with a message naming
+ *  the path and the reason in *error (when error is not null). */
+bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
+                   QString* error);
+
+}  // namespace render

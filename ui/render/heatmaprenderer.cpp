@@ -1,0 +1,665 @@
+#include "heatmaprenderer.h"
+
+#include <QFontInfo>
+#include <QFontMetricsF>
+#include <QLinearGradient>
+#include <QPaintEngine>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace render {
+
+namespace {
+
+enum class ColumnMode { Horizontal, Diagonal, Vertical };
+
+constexpr double kSqrtHalf = 0.70710678118654752440;
+constexpr QChar kMinus(0x2212);
+
+std::pair<double, double> defaultRange(const core::Matrix& m, ColormapId id)
+{
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    double maxAbs = 0.0;
+    const double* v = m.data();
+    for (Eigen::Index i = 0, n = m.size(); i < n; ++i) {
+        if (!std::isfinite(v[i]))
+            continue;
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+        maxAbs = std::max(maxAbs, std::abs(v[i]));
+    }
+    if (isDiverging(id))
+        return maxAbs > 0.0 ? std::pair{-maxAbs, maxAbs} : std::pair{-1.0, 1.0};
+    if (lo > hi || (lo >= 0.0 && hi <= 1.0))
+        return {0.0, 1.0};
+    if (lo == hi)
+        return {lo - 0.5, hi + 0.5};
+    return {lo, hi};
+}
+
+std::pair<double, double> chooseRange(const HeatmapData& data, ColormapId id)
+{
+    if (!data.range || !std::isfinite(data.range->first) || !std::isfinite(data.range->second))
+        return defaultRange(data.values, id);
+    auto [lo, hi] = *data.range;
+    if (lo > hi)
+        std::swap(lo, hi);
+    if (lo == hi)
+        return {lo - 0.5, hi + 0.5};
+    return {lo, hi};
+}
+
+/** A number as printed in the figure: typographic minus, no "−0". */
+QString formatNumber(double v, char format, int precision)
+{
+    QString s = QString::number(v, format, precision);
+    if (s.startsWith(QLatin1Char('-'))) {
+        if (s.toDouble() == 0.0)
+            s.remove(0, 1);
+        else
+            s[0] = kMinus;
+    }
+    return s;
+}
+
+QString displayLabel(QString s)
+{
+    for (QChar& c : s) {
+        if (c == QLatin1Char('\n'))
+            c = QChar(0x23CE);
+        else if (c == QLatin1Char('\t'))
+            c = QChar(0x21E5);
+        else if (c.category() == QChar::Other_Control)
+            c = QLatin1Char(' ');
+    }
+    return s;
+}
+
+double basePixelSize(const QFont& f)
+{
+    if (f.pixelSize() > 0)
+        return f.pixelSize();
+    if (f.pointSizeF() > 0)
+        return f.pointSizeF() * 96.0 / 72.0;
+    return 13.0;
+}
+
+QFont makeFont(const QFont& base, double px, bool bold)
+{
+    QFont f(base);
+    f.setPixelSize(std::max(1, int(std::lround(px))));
+    f.setBold(bold);
+    // The family actually matched goes first, so that SVG readers get a real name, not an alias.
+    QStringList families{QFontInfo(f).family()};
+    for (const QString& family : base.families().isEmpty() ? QStringList{base.family()} : base.families()) {
+        if (!families.contains(family))
+            families << family;
+    }
+    for (const QString& fallback : {QStringLiteral("DejaVu Sans"), QStringLiteral("WenQuanYi Micro Hei"),
+                                    QStringLiteral("Noto Sans CJK SC")}) {
+        if (!families.contains(fallback))
+            families << fallback;
+    }
+    f.setFamilies(families);
+    return f;
+}
+
+int niceStep(double minimum)
+{
+    if (minimum <= 1.0)
+        return 1;
+    for (int decade = 1; decade < 100000000; decade *= 10) {
+        for (int m : {1, 2, 5}) {
+            if (m * decade >= minimum)
+                return m * decade;
+        }
+    }
+    return 100000000;
+}
+
+QColor mix(const QColor& a, const QColor& b, double f)
+{
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * f), float(a.greenF() + (b.greenF() - a.greenF()) * f),
+                            float(a.blueF() + (b.blueF() - a.blueF()) * f));
+}
+
+bool isVectorDevice(const QPainter* p)
+{
+    const QPaintEngine* engine = p->paintEngine();
+    if (!engine)
+        return false;
+    switch (engine->type()) {
+    case QPaintEngine::SVG:
+    case QPaintEngine::Pdf:
+    case QPaintEngine::Picture:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/** Fonts, label texts and their sizes at one font scale. */
+struct Metrics {
+    double em = 13.0;
+    double pad = 0.0;
+    double gap = 0.0;
+    QFont labelFont, boldLabelFont, titleFont, axisFont, legendFont;
+    QStringList rowTexts, colTexts;  ///< elided
+    double rowW = 0.0;               ///< widest row label
+    double colW = 0.0;               ///< widest column label
+    double lineH = 0.0;              ///< height of a label line
+    double titleH = 0.0;             ///< 0 when there is no title
+    double axisH = 0.0;              ///< height of an axis title line
+    double legendW = 0.0;            ///< legend bar, ticks and tick labels; 0 without legend
+    double barW = 0.0;
+    QString title;
+    QStringList tickTexts;           ///< lo, middle, hi
+};
+
+Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<double, double> range, double scale,
+                double maxRowLabelW, double maxColLabelW, double maxTitleW)
+{
+    Metrics m;
+    m.em = basePixelSize(style.font) * scale;
+    m.pad = 0.9 * m.em;
+    m.gap = 0.4 * m.em;
+    m.labelFont = makeFont(style.font, m.em, false);
+    m.boldLabelFont = makeFont(style.font, m.em, true);
+    m.titleFont = makeFont(style.font, 1.2 * m.em, true);
+    m.axisFont = makeFont(style.font, m.em, false);
+    m.axisFont.setItalic(true);
+    m.legendFont = makeFont(style.font, 0.9 * m.em, false);
+
+    const QFontMetricsF fm(m.labelFont);
+    m.lineH = fm.height();
+    const auto elide = [&](const QStringList& in, int count, double limit, QStringList& out, double& widest) {
+        out.clear();
+        out.reserve(count);
+        widest = 0.0;
+        for (int i = 0; i < count; ++i) {
+            const QString text = fm.elidedText(displayLabel(in.value(i)), Qt::ElideRight, limit);
+            widest = std::max(widest, fm.horizontalAdvance(text));
+            out << text;
+        }
+    };
+    elide(data.rowLabels, int(data.values.rows()), maxRowLabelW, m.rowTexts, m.rowW);
+    elide(data.colLabels, int(data.values.cols()), maxColLabelW, m.colTexts, m.colW);
+
+    if (style.showTitle && !data.title.isEmpty()) {
+        const QFontMetricsF tfm(m.titleFont);
+        m.title = tfm.elidedText(data.title, Qt::ElideRight, maxTitleW);
+        m.titleH = tfm.height();
+    }
+    m.axisH = QFontMetricsF(m.axisFont).height();
+
+    if (style.showLegend) {
+        const QFontMetricsF lfm(m.legendFont);
+        m.barW = 0.9 * m.em;
+        double tickW = 0.0;
+        for (double v : {range.first, 0.5 * (range.first + range.second), range.second}) {
+            m.tickTexts << formatNumber(v, 'g', 4);
+            tickW = std::max(tickW, lfm.horizontalAdvance(m.tickTexts.last()));
+        }
+        m.legendW = 1.1 * m.em + m.barW + 0.35 * m.em + 0.3 * m.em + tickW;
+    }
+    return m;
+}
+
+struct Margins {
+    double left = 0.0, top = 0.0, right = 0.0, bottom = 0.0;
+};
+
+double columnExtent(const Metrics& m, ColumnMode mode)
+{
+    if (m.colW <= 0.0)
+        return 0.0;
+    switch (mode) {
+    case ColumnMode::Horizontal: return m.lineH;
+    case ColumnMode::Diagonal: return (m.colW + 0.5 * m.lineH) * kSqrtHalf;
+    case ColumnMode::Vertical: return m.colW;
+    }
+    return 0.0;
+}
+
+Margins marginsFor(const Metrics& m, const HeatmapData& data, ColumnMode mode, double cell)
+{
+    Margins g;
+    g.left = m.pad + (data.rowAxisTitle.isEmpty() ? 0.0 : m.axisH + 0.5 * m.em) + (m.rowW > 0 ? m.rowW + m.gap : 0.0);
+    if (mode == ColumnMode::Diagonal) {
+        const double overhang = (m.colW + 0.5 * m.lineH) * kSqrtHalf - 0.5 * cell;
+        g.left = std::max(g.left, m.pad + overhang);
+    }
+    g.top = m.pad + (m.titleH > 0 ? m.titleH + 0.8 * m.em : 0.0);
+    const double extent = columnExtent(m, mode);
+    g.bottom = (extent > 0 ? m.gap + extent : 0.0) + (data.colAxisTitle.isEmpty() ? 0.0 : 0.5 * m.em + m.axisH) + m.pad;
+    g.right = m.legendW + m.pad;
+    return g;
+}
+
+bool columnModeFits(const Metrics& m, ColumnMode mode, double cell)
+{
+    switch (mode) {
+    case ColumnMode::Horizontal: return m.colW <= 0.92 * cell;
+    case ColumnMode::Diagonal: return cell * kSqrtHalf >= 1.05 * m.lineH;
+    case ColumnMode::Vertical: return true;
+    }
+    return true;
+}
+
+}  // namespace
+
+struct HeatmapRenderer::Layout {
+    QRectF target;
+    Metrics m;
+    ColumnMode columnMode = ColumnMode::Horizontal;
+    QRectF matrix;      ///< the cells
+    double cell = 0.0;  ///< side of one cell
+    int rowStep = 1;    ///< every rowStep-th row label is drawn
+    int colStep = 1;
+    QRectF titleRect;
+    QRectF legendBar;
+    QFont annotationFont;
+    bool annotate = false;
+};
+
+HeatmapRenderer::HeatmapRenderer(HeatmapData data, HeatmapStyle style)
+    : m_data(std::move(data)), m_style(std::move(style))
+{
+    m_range = chooseRange(m_data, m_style.colormap);
+}
+
+HeatmapRenderer::~HeatmapRenderer() = default;
+
+void HeatmapRenderer::setData(HeatmapData data)
+{
+    m_data = std::move(data);
+    m_range = chooseRange(m_data, m_style.colormap);
+    invalidate(true);
+}
+
+void HeatmapRenderer::setStyle(const HeatmapStyle& style)
+{
+    const bool colours = style.colormap != m_style.colormap;
+    m_style = style;
+    if (colours)
+        m_range = chooseRange(m_data, m_style.colormap);
+    invalidate(colours);
+}
+
+void HeatmapRenderer::invalidate(bool colours)
+{
+    m_layout.reset();
+    if (colours) {
+        m_image = QImage();
+        m_imageUpscale = 0;
+    }
+}
+
+QRgb HeatmapRenderer::cellColor(int row, int col) const
+{
+    if (row < 0 || col < 0 || row >= m_data.values.rows() || col >= m_data.values.cols())
+        return rgbAt(m_style.colormap, std::numeric_limits<double>::quiet_NaN());
+    const double v = m_data.values.data()[Eigen::Index(row) * m_data.values.cols() + col];
+    return rgbAt(m_style.colormap, (v - m_range.first) / (m_range.second - m_range.first));
+}
+
+QSize HeatmapRenderer::preferredSize() const
+{
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    const int n = std::max(rows, cols);
+    const double scale = m_style.fontScale > 0 ? m_style.fontScale : 1.0;
+    double cell = n <= 10 ? 60.0 : std::max(1.0, std::floor(std::min(60.0, 720.0 / n)));
+    if (n * cell > 1800.0)
+        cell = 1800.0 / n;
+
+    const double em = basePixelSize(m_style.font) * scale;
+    const Metrics m = measure(m_data, m_style, m_range, scale, 12 * em, 12 * em, 60 * em);
+    ColumnMode mode = ColumnMode::Vertical;
+    for (ColumnMode candidate : {ColumnMode::Horizontal, ColumnMode::Diagonal}) {
+        if (columnModeFits(m, candidate, cell)) {
+            mode = candidate;
+            break;
+        }
+    }
+    const Margins g = marginsFor(m, m_data, mode, cell);
+    double width = g.left + cols * cell + g.right;
+    const double height = g.top + rows * cell + g.bottom;
+    if (m.titleH > 0)
+        width = std::max(width, QFontMetricsF(m.titleFont).horizontalAdvance(m.title) + 2 * m.pad);
+    return QSize(std::clamp(int(std::ceil(width)), 160, 4000), std::clamp(int(std::ceil(height)), 120, 4000));
+}
+
+const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) const
+{
+    if (m_layout && m_layout->target == target)
+        return *m_layout;
+
+    auto l = std::make_unique<Layout>();
+    l->target = target;
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+
+    double scale = m_style.fontScale;
+    if (scale <= 0) {
+        const QSize preferred = preferredSize();
+        scale = std::clamp(std::min(target.width() / preferred.width(), target.height() / preferred.height()), 0.75, 4.0);
+    }
+    const double em = basePixelSize(m_style.font) * scale;
+    l->m = measure(m_data, m_style, m_range, scale, std::min(12 * em, 0.22 * target.width()),
+                   std::min(12 * em, 0.3 * target.height()), std::max(em, target.width() - 1.8 * em));
+    const Metrics& m = l->m;
+
+    Margins g;
+    for (ColumnMode mode : {ColumnMode::Horizontal, ColumnMode::Diagonal, ColumnMode::Vertical}) {
+        g = marginsFor(m, m_data, mode, l->cell);
+        double cell = 0.0;
+        if (rows > 0 && cols > 0) {
+            cell = std::min((target.width() - g.left - g.right) / cols, (target.height() - g.top - g.bottom) / rows);
+            if (mode == ColumnMode::Diagonal) {
+                g = marginsFor(m, m_data, mode, std::max(cell, 0.0));
+                cell = std::min((target.width() - g.left - g.right) / cols, (target.height() - g.top - g.bottom) / rows);
+            }
+        }
+        l->cell = std::max(cell, 0.0);
+        l->columnMode = mode;
+        if (columnModeFits(m, mode, l->cell))
+            break;
+    }
+
+    const double matrixW = cols * l->cell;
+    const double matrixH = rows * l->cell;
+    const double x0 = target.left() + 0.5 * (target.width() - (g.left + matrixW + g.right));
+    const double y0 = target.top() + 0.5 * (target.height() - (g.top + matrixH + g.bottom));
+    l->matrix = QRectF(x0 + g.left, y0 + g.top, matrixW, matrixH);
+
+    const double minPitch = 1.1 * m.lineH;
+    l->rowStep = l->cell > 0 ? niceStep(minPitch / l->cell) : 1;
+    l->colStep = l->columnMode == ColumnMode::Vertical && l->cell > 0 ? niceStep(minPitch / l->cell) : 1;
+
+    if (m.titleH > 0) {
+        const double titleW = QFontMetricsF(m.titleFont).horizontalAdvance(m.title);
+        double x = l->matrix.center().x() - 0.5 * titleW;
+        x = std::clamp(x, target.left() + m.pad, std::max(target.left() + m.pad, target.right() - m.pad - titleW));
+        l->titleRect = QRectF(x, l->matrix.top() - 0.8 * m.em - m.titleH, titleW, m.titleH);
+    }
+    if (m_style.showLegend) {
+        const double barH = std::max(matrixH, std::min(6 * m.em, target.height() - 2 * m.pad));
+        l->legendBar = QRectF(l->matrix.right() + 1.1 * m.em, l->matrix.center().y() - 0.5 * barH, m.barW, barH);
+    }
+
+    if (m_style.annotate && rows * cols <= perCellLimit && l->cell >= 14.0) {
+        const double minPx = std::max(7.0, 0.55 * em);
+        double px = std::min(0.95 * em, 0.36 * l->cell);
+        if (px >= minPx) {
+            QFont font = makeFont(m_style.font, px, false);
+            double widest = 0.0;
+            const QFontMetricsF afm(font);
+            const double* v = m_data.values.data();
+            for (Eigen::Index i = 0, n = m_data.values.size(); i < n; ++i)
+                widest = std::max(widest, afm.horizontalAdvance(formatNumber(v[i], 'f', m_style.precision)));
+            if (widest > 0.86 * l->cell)
+                px = std::floor(px * 0.86 * l->cell / widest);
+            if (px >= minPx) {
+                l->annotationFont = makeFont(m_style.font, px, false);
+                l->annotate = true;
+            }
+        }
+    }
+
+    m_layout = std::move(l);
+    return *m_layout;
+}
+
+QRectF HeatmapRenderer::cellRect(int row, int col, const QRectF& target) const
+{
+    if (row < 0 || col < 0 || row >= m_data.values.rows() || col >= m_data.values.cols())
+        return {};
+    const Layout& l = layout(target);
+    return QRectF(l.matrix.left() + col * l.cell, l.matrix.top() + row * l.cell, l.cell, l.cell);
+}
+
+std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, const QRectF& target) const
+{
+    const Layout& l = layout(target);
+    if (l.cell <= 0 || !l.matrix.contains(pos))
+        return std::nullopt;
+    const int col = std::clamp(int((pos.x() - l.matrix.left()) / l.cell), 0, int(m_data.values.cols()) - 1);
+    const int row = std::clamp(int((pos.y() - l.matrix.top()) / l.cell), 0, int(m_data.values.rows()) - 1);
+    return std::pair{row, col};
+}
+
+const QImage& HeatmapRenderer::cellImage(int upscale) const
+{
+    if (m_imageUpscale == upscale && !m_image.isNull())
+        return m_image;
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    m_image = QImage(cols * upscale, rows * upscale, QImage::Format_RGB32);
+    m_imageUpscale = upscale;
+    if (m_image.isNull())
+        return m_image;
+    for (int r = 0; r < rows; ++r) {
+        auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
+        for (int c = 0; c < cols; ++c)
+            std::fill_n(line + c * upscale, upscale, cellColor(r, c));
+        for (int k = 1; k < upscale; ++k)
+            std::copy_n(line, cols * upscale, reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale + k)));
+    }
+    return m_image;
+}
+
+void HeatmapRenderer::paint(QPainter* painter, const QRectF& target) const
+{
+    const Layout& l = layout(target);
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setRenderHint(QPainter::TextAntialiasing, true);
+    painter->fillRect(target, m_style.palette.color(QPalette::Base));
+    if (l.cell > 0) {
+        paintCells(painter, l);
+        paintAnnotations(painter, l);
+        paintHighlights(painter, l);
+    }
+    paintLabels(painter, l);
+    paintLegend(painter, l);
+    painter->restore();
+}
+
+void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
+{
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    if (rows * cols <= perCellLimit) {
+        // Each cell reaches a little under its right and lower neighbours, so no background seams show.
+        const double overlap = std::min(0.5, 0.25 * l.cell);
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell,
+                                  l.cell + (c + 1 < cols ? overlap : 0.0), l.cell + (r + 1 < rows ? overlap : 0.0));
+                p->fillRect(rect, QColor::fromRgb(cellColor(r, c)));
+            }
+        }
+    } else {
+        const int n = std::max(rows, cols);
+        const int upscale = isVectorDevice(p) ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
+        const QImage& image = cellImage(upscale);
+        p->save();
+        p->setRenderHint(QPainter::Antialiasing, false);
+        p->setRenderHint(QPainter::SmoothPixmapTransform, false);
+        p->setRenderHint(QPainter::LosslessImageRendering, true);
+        p->drawImage(l.matrix, image);
+        p->restore();
+    }
+    QColor frame = m_style.palette.color(QPalette::Text);
+    frame.setAlphaF(0.45f);
+    const double lineW = std::max(1.0, l.m.em / 14.0);
+    p->setPen(QPen(frame, lineW, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+    p->setBrush(Qt::NoBrush);
+    p->drawRect(l.matrix.adjusted(-0.5 * lineW, -0.5 * lineW, 0.5 * lineW, 0.5 * lineW));
+}
+
+void HeatmapRenderer::paintAnnotations(QPainter* p, const Layout& l) const
+{
+    if (!l.annotate)
+        return;
+    p->setFont(l.annotationFont);
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell, l.cell, l.cell);
+            p->setPen(contrastingTextColor(cellColor(r, c)));
+            p->drawText(rect, Qt::AlignCenter, formatNumber(m_data.values(r, c), 'f', m_style.precision));
+        }
+    }
+}
+
+void HeatmapRenderer::paintHighlights(QPainter* p, const Layout& l) const
+{
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    const double unit = std::max(1.0, l.m.em / 12.0);
+    const auto outline = [&](const QRectF& rect, const QColor& colour, double width) {
+        p->setBrush(Qt::NoBrush);
+        p->setPen(QPen(QColor(0, 0, 0, 170), width + 2 * unit, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        p->drawRect(rect);
+        p->setPen(QPen(colour, width, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        p->drawRect(rect);
+    };
+    const auto rowRect = [&](int r) { return QRectF(l.matrix.left(), l.matrix.top() + r * l.cell, l.matrix.width(), l.cell); };
+    const auto colRect = [&](int c) { return QRectF(l.matrix.left() + c * l.cell, l.matrix.top(), l.cell, l.matrix.height()); };
+
+    if (m_style.selectedRow >= 0 && m_style.selectedRow < rows)
+        outline(rowRect(m_style.selectedRow), m_style.palette.color(QPalette::Highlight), 2 * unit);
+    const QColor hover(255, 255, 255, 230);
+    if (m_style.highlightRow >= 0 && m_style.highlightRow < rows)
+        outline(rowRect(m_style.highlightRow), hover, unit);
+    if (m_style.highlightCol >= 0 && m_style.highlightCol < cols)
+        outline(colRect(m_style.highlightCol), hover, unit);
+    if (m_style.highlightRow >= 0 && m_style.highlightRow < rows && m_style.highlightCol >= 0 && m_style.highlightCol < cols) {
+        outline(QRectF(l.matrix.left() + m_style.highlightCol * l.cell, l.matrix.top() + m_style.highlightRow * l.cell,
+                       l.cell, l.cell),
+                hover, 2 * unit);
+    }
+}
+
+void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
+{
+    const Metrics& m = l.m;
+    const QColor fg = m_style.palette.color(QPalette::Text);
+    const QColor bg = m_style.palette.color(QPalette::Base);
+    const QColor muted = mix(fg, bg, 0.3);
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+
+    if (!m.title.isEmpty()) {
+        p->setPen(fg);
+        p->setFont(m.titleFont);
+        p->drawText(l.titleRect, Qt::AlignCenter | Qt::TextSingleLine, m.title);
+    }
+
+    const auto emphasised = [&](bool row, int i) {
+        return row ? (i == m_style.highlightRow || i == m_style.selectedRow) : i == m_style.highlightCol;
+    };
+
+    if (m.rowW > 0 && l.cell > 0) {
+        p->setPen(fg);
+        const double right = l.matrix.left() - m.gap;
+        for (int r = 0; r < rows; ++r) {
+            if (r % l.rowStep != 0)
+                continue;
+            p->setFont(emphasised(true, r) ? m.boldLabelFont : m.labelFont);
+            const double cy = l.matrix.top() + (r + 0.5) * l.cell;
+            p->drawText(QRectF(right - m.rowW - m.em, cy - m.lineH, m.rowW + m.em, 2 * m.lineH),
+                        Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, m.rowTexts.value(r));
+        }
+    }
+
+    const double colTop = l.matrix.bottom() + m.gap;
+    if (m.colW > 0 && l.cell > 0) {
+        p->setPen(fg);
+        for (int c = 0; c < cols; c += l.colStep) {
+            p->setFont(emphasised(false, c) ? m.boldLabelFont : m.labelFont);
+            const QString& text = m.colTexts.at(c);
+            const double cx = l.matrix.left() + (c + 0.5) * l.cell;
+            switch (l.columnMode) {
+            case ColumnMode::Horizontal:
+                p->drawText(QRectF(cx - 0.5 * l.cell - m.em, colTop, l.cell + 2 * m.em, m.lineH),
+                            Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, text);
+                break;
+            case ColumnMode::Diagonal:
+            case ColumnMode::Vertical: {
+                const bool diagonal = l.columnMode == ColumnMode::Diagonal;
+                p->save();
+                // The text ends at the column, reading upwards; a diagonal label starts a little lower
+                // so that its upper corner, not its baseline, meets the matrix.
+                p->translate(cx + (diagonal ? 0.25 * m.lineH * kSqrtHalf : 0.0), colTop);
+                p->rotate(diagonal ? -45.0 : -90.0);
+                p->drawText(QRectF(-m.colW - m.em, -0.5 * m.lineH, m.colW + m.em, m.lineH),
+                            Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, text);
+                p->restore();
+                break;
+            }
+            }
+        }
+    }
+
+    p->setPen(muted);
+    p->setFont(m.axisFont);
+    if (!m_data.rowAxisTitle.isEmpty()) {
+        const double x = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
+        p->save();
+        p->translate(x, l.matrix.center().y());
+        p->rotate(-90.0);
+        p->drawText(QRectF(-0.5 * l.target.height(), -0.5 * m.axisH, l.target.height(), m.axisH),
+                    Qt::AlignCenter | Qt::TextSingleLine, m_data.rowAxisTitle);
+        p->restore();
+    }
+    if (!m_data.colAxisTitle.isEmpty()) {
+        const double extent = columnExtent(m, l.columnMode);
+        const double y = colTop + (extent > 0 ? extent : -m.gap) + 0.5 * m.em;
+        p->drawText(QRectF(l.matrix.center().x() - 0.5 * l.target.width(), y, l.target.width(), m.axisH),
+                    Qt::AlignHCenter | Qt::AlignTop | Qt::TextSingleLine, m_data.colAxisTitle);
+    }
+}
+
+void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
+{
+    if (!m_style.showLegend || l.legendBar.isEmpty())
+        return;
+    const Metrics& m = l.m;
+    const QRectF bar = l.legendBar;
+    QLinearGradient gradient(bar.bottomLeft(), bar.topLeft());
+    constexpr int stops = 64;
+    for (int i = 0; i <= stops; ++i)
+        gradient.setColorAt(double(i) / stops, colorAt(m_style.colormap, double(i) / stops));
+    p->setPen(Qt::NoPen);
+    p->fillRect(bar, gradient);
+
+    const QColor fg = m_style.palette.color(QPalette::Text);
+    QColor frame = fg;
+    frame.setAlphaF(0.45f);
+    const double lineW = std::max(1.0, m.em / 14.0);
+    p->setPen(QPen(frame, lineW));
+    p->setBrush(Qt::NoBrush);
+    p->drawRect(bar);
+
+    const double tick = 0.35 * m.em;
+    const QFontMetricsF lfm(m.legendFont);
+    p->setFont(m.legendFont);
+    for (int i = 0; i < 3; ++i) {
+        const double y = bar.bottom() - 0.5 * i * bar.height();
+        p->setPen(QPen(frame, lineW));
+        p->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + tick, y));
+        p->setPen(fg);
+        p->drawText(QRectF(bar.right() + tick + 0.3 * m.em, y - lfm.height(), 20 * m.em, 2 * lfm.height()),
+                    Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, m.tickTexts.value(i));
+    }
+}
+
+}  // namespace render

@@ -1,0 +1,106 @@
+#pragma once
+/** HeatmapRenderer: one labelled heatmap figure, painted on any QPainter (widget, image, SVG, PDF). */
+
+#include "colormap.h"
+#include "core/matrix.h"
+
+#include <QFont>
+#include <QImage>
+#include <QPalette>
+#include <QRectF>
+#include <QSize>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+class QPainter;
+
+namespace render {
+
+/** What is drawn: numbers and their names. The renderer computes nothing from them but colours. */
+struct HeatmapData {
+    core::Matrix values;     ///< rows × cols; entry (i, j) is the cell in row i (from the top), column j
+    QStringList rowLabels;   ///< one per row (missing ones are blank), e.g. the query tokens
+    QStringList colLabels;   ///< one per column, e.g. the key tokens
+    QString title;           ///< e.g. "Attention weights · head 1"
+    QString rowAxisTitle;    ///< e.g. "query"
+    QString colAxisTitle;    ///< e.g. "key"
+    /** Values mapped to the ends of the colour map. Default: [0, 1] when every value lies in [0, 1]
+     *  and the map is not diverging; ±max|v| for a diverging map; else min..max. */
+    std::optional<std::pair<double, double>> range;
+};
+
+/** How it is drawn. */
+struct HeatmapStyle {
+    ColormapId colormap = ColormapId::Viridis;
+    bool annotate = false;      ///< print each cell's value in it when the cell is big enough to read
+    int precision = 2;          ///< decimals of the printed values
+    QFont font;                 ///< base font (family and size at fontScale 1)
+    QPalette palette;           ///< Base is the background, Text the labels, Highlight the selection
+    /** Font size factor; 0 means automatic: 1 up to preferredSize(), growing with larger targets. */
+    double fontScale = 0.0;
+    bool showTitle = true;
+    bool showLegend = true;
+    int highlightRow = -1;      ///< row outlined under the mouse, −1 for none
+    int highlightCol = -1;      ///< column outlined under the mouse, −1 for none
+    int selectedRow = -1;       ///< selected query row, −1 for none
+};
+
+/** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.
+ *  Up to perCellLimit cells are painted as one rectangle each (crisp in SVG and PDF); larger
+ *  matrices as a cached image with one pixel per cell, scaled without smoothing.
+ *  The colour of cell (i, j) is exactly colorAt(colormap, (v − lo) / (hi − lo)).
+ *  Not thread-safe: it caches the image and the layout of the last target. */
+class HeatmapRenderer {
+public:
+    /** Matrices with more cells than this are painted through the cached image. */
+    static constexpr int perCellLimit = 128 * 128;
+
+    HeatmapRenderer(HeatmapData data, HeatmapStyle style);
+    ~HeatmapRenderer();
+    HeatmapRenderer(const HeatmapRenderer&) = delete;
+    HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;
+
+    const HeatmapData& data() const { return m_data; }
+    const HeatmapStyle& style() const { return m_style; }
+    void setData(HeatmapData data);
+    void setStyle(const HeatmapStyle& style);
+
+    /** The values mapped to t = 0 and t = 1 (lo < hi always). */
+    std::pair<double, double> valueRange() const { return m_range; }
+    /** The colour cell (row, col) is painted with. */
+    QRgb cellColor(int row, int col) const;
+
+    /** A good pixel size for the whole figure, from the matrix shape and the labels
+     *  (about 60 px cells for small matrices, shrinking; the matrix at most about 1800 px). */
+    QSize preferredSize() const;
+    /** Paints the whole figure into target (painter units), filling it with the background. */
+    void paint(QPainter* painter, const QRectF& target) const;
+    /** Where cell (row, col) lies when the figure is painted into target; empty when out of range. */
+    QRectF cellRect(int row, int col, const QRectF& target) const;
+    /** The cell (row, col) under pos when the figure is painted into target; empty outside the cells. */
+    std::optional<std::pair<int, int>> cellAt(const QPointF& pos, const QRectF& target) const;
+
+private:
+    struct Layout;
+
+    const Layout& layout(const QRectF& target) const;
+    void invalidate(bool colours);
+    const QImage& cellImage(int upscale) const;
+    void paintCells(QPainter* p, const Layout& l) const;
+    void paintAnnotations(QPainter* p, const Layout& l) const;
+    void paintHighlights(QPainter* p, const Layout& l) const;
+    void paintLabels(QPainter* p, const Layout& l) const;
+    void paintLegend(QPainter* p, const Layout& l) const;
+
+    HeatmapData m_data;
+    HeatmapStyle m_style;
+    std::pair<double, double> m_range{0.0, 1.0};
+    mutable QImage m_image;  ///< rows × cols pixels, times the upscale factor of m_imageUpscale
+    mutable int m_imageUpscale = 0;
+    mutable std::unique_ptr<Layout> m_layout;
+};
+
+}  // namespace render
