@@ -59,6 +59,100 @@ bool tooDeep(std::string_view text)
     return false;
 }
 
+/** Builds the DOM like json::parse, but knows the key path of every value, so that a number too large for a
+ *  double is refused naming its key ("embeddings[1][1]") instead of escaping as an exception. */
+class PathParser final : public nlohmann::json_sax<json> {
+public:
+    json root;
+    std::string error;
+
+    bool null() override { return put(json(nullptr)); }
+    bool boolean(bool v) override { return put(json(v)); }
+    bool number_integer(number_integer_t v) override { return put(json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return put(json(v)); }
+    bool string(string_t& v) override { return put(json(std::move(v))); }
+    bool binary(binary_t&) override { return false; }
+    bool start_object(std::size_t) override { return open(json::object()); }
+    bool key(string_t& k) override
+    {
+        m_levels.back().key = k;
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(json::array()); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override
+    {
+        if (e.id == 406) {  // number overflow
+            const std::string key = path();
+            error = (key.empty() ? std::string("the top level") : key) + ": expected a finite number, got " + token
+                + ", too large for a double";
+        } else {
+            const std::string what = e.what();
+            const auto at = what.find("parse error");
+            error = "not valid JSON: " + (at == std::string::npos ? what : what.substr(at));
+        }
+        return false;
+    }
+
+private:
+    struct Level {
+        json* value;
+        std::string key;
+    };
+    std::vector<Level> m_levels;
+
+    json* place(json v)
+    {
+        if (m_levels.empty()) {
+            root = std::move(v);
+            return &root;
+        }
+        Level& top = m_levels.back();
+        if (top.value->is_array()) {
+            top.value->push_back(std::move(v));
+            return &top.value->back();
+        }
+        json& slot = (*top.value)[top.key];
+        slot = std::move(v);
+        return &slot;
+    }
+    bool put(json v)
+    {
+        place(std::move(v));
+        return true;
+    }
+    bool open(json v)
+    {
+        json* p = place(std::move(v));
+        m_levels.push_back({p, {}});
+        return true;
+    }
+    bool close()
+    {
+        m_levels.pop_back();
+        return true;
+    }
+    /** The key of the value being read: "weights.query[1][2]". */
+    std::string path() const
+    {
+        std::string s;
+        for (std::size_t i = 0; i < m_levels.size(); ++i) {
+            const json& v = *m_levels[i].value;
+            const bool innermost = i + 1 == m_levels.size();
+            if (v.is_array()) {
+                s += "[" + std::to_string(innermost ? v.size() : v.size() - 1) + "]";
+            } else {
+                if (!s.empty())
+                    s += ".";
+                s += m_levels[i].key;
+            }
+        }
+        return s;
+    }
+};
+
 double number(const json& j, const std::string& key)
 {
     if (!j.is_number())
@@ -154,12 +248,12 @@ Session sessionFrom(const json& j)
     const json& version = j["version"];
     if (!version.is_number_integer() && !version.is_number_unsigned())
         throw Refusal{"version: expected a whole number, got " + typeName(version)};
-    const auto v = version.get<long long>();
-    if (v > currentVersion)
-        throw Refusal{"version: the file is version " + std::to_string(v) + ", but this program reads version "
-                      + std::to_string(currentVersion) + " and older; a newer Attention Explorer is needed"};
-    if (v < 1)
-        throw Refusal{"version: expected 1, got " + std::to_string(v)};
+    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(currentVersion)
+                                     : version.get<long long>() > currentVersion)
+        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
+                      + std::to_string(currentVersion) + "); a newer Attention Explorer is needed"};
+    if (version.get<long long>() < 1)
+        throw Refusal{"version: expected 1, got " + version.dump()};
 
     Session session;
     AttentionModel& m = session.model;
@@ -233,12 +327,12 @@ Session sessionFrom(const json& j)
 
 std::string numberText(double v)
 {
-    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    if (v == std::floor(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.0f", v + 0.0);
+        std::snprintf(buf, sizeof buf, "%.0f", v);
         return buf;
     }
-    return json(v).dump();  // shortest text that reads back to the same double
+    return json(v).dump();  // shortest text that reads back to the same double ("-0.0" keeps the sign)
 }
 
 void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
@@ -281,17 +375,13 @@ std::optional<Session> parseSession(std::string_view text, std::string& error)
         error = "not a session: nested more than " + std::to_string(maxNesting) + " levels deep";
         return std::nullopt;
     }
-    json j;
     try {
-        j = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        std::string what = e.what();
-        const auto colon = what.find("parse error");
-        error = "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon));
-        return std::nullopt;
-    }
-    try {
-        return sessionFrom(j);
+        PathParser parser;
+        if (!json::sax_parse(text.begin(), text.end(), &parser)) {
+            error = parser.error.empty() ? std::string("not valid JSON") : parser.error;
+            return std::nullopt;
+        }
+        return sessionFrom(parser.root);
     } catch (const Refusal& r) {
         error = r.message;
     } catch (const json::exception& e) {
@@ -312,6 +402,11 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
     }
     if (std::filesystem::is_directory(status)) {
         error = path + ": is a folder, not a session file";
+        return std::nullopt;
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > maxSessionFileBytes) {
+        error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
         return std::nullopt;
     }
     std::ifstream in(path, std::ios::binary);
