@@ -18,8 +18,6 @@ constexpr std::array<QRgb, 11> kDivergingStops = {
     0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b, 0x67001f,
 };
 
-constexpr QRgb kNeutralGrey = 0xff808080;
-
 int toByte(double c) { return std::clamp(int(std::lround(c * 255.0)), 0, 255); }
 
 QRgb interpolateTable(const detail::ColorTable& table, double t)
@@ -56,7 +54,7 @@ QRgb exactColor(ColormapId id, double t)
     }
     case ColormapId::Diverging: return interpolateStops(t);
     }
-    return kNeutralGrey;
+    return colormapNaNColor;
 }
 
 using Lut = std::vector<QRgb>;
@@ -104,13 +102,15 @@ std::optional<ColormapId> colormapFromName(const QString& name)
     return ColormapId(i);
 }
 
+const QRgb* colormapLut(ColormapId id)
+{
+    return lutFor(id).data();
+}
+
 QRgb rgbAt(ColormapId id, double t)
 {
-    if (std::isnan(t))
-        return kNeutralGrey;
-    t = std::clamp(t, 0.0, 1.0);
-    const int index = int(std::lround(t * (colormapLevels - 1)));
-    return lutFor(id)[std::size_t(index)];
+    const int index = colormapIndex(t);
+    return index < 0 ? colormapNaNColor : lutFor(id)[std::size_t(index)];
 }
 
 QColor colorAt(ColormapId id, double t)

@@ -29,6 +29,19 @@ QColor colorAt(ColormapId id, double t);
 /** colorAt() as an opaque QRgb, without building a QColor (for filling images). */
 QRgb rgbAt(ColormapId id, double t);
 
+/** The colormapLevels colours of a map: entry i is the colour of t = i / (colormapLevels − 1). */
+const QRgb* colormapLut(ColormapId id);
+/** The entry of colormapLut() that t maps to (t clamped to [0, 1]); −1 for NaN. */
+inline int colormapIndex(double t)
+{
+    if (t != t)
+        return -1;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    return int(t * (colormapLevels - 1) + 0.5);
+}
+/** The colour of NaN in every map. */
+inline constexpr QRgb colormapNaNColor = 0xff808080;
+
 /** True for maps made for signed data, centred at t = 0.5. */
 bool isDiverging(ColormapId id);
 

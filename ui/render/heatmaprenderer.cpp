@@ -26,11 +26,13 @@ std::pair<double, double> defaultRange(const core::Matrix& m, ColormapId id)
     double maxAbs = 0.0;
     const double* v = m.data();
     for (Eigen::Index i = 0, n = m.size(); i < n; ++i) {
-        if (!std::isfinite(v[i]))
+        const double x = v[i];
+        if (!(x - x == 0.0))  // NaN or infinite
             continue;
-        lo = std::min(lo, v[i]);
-        hi = std::max(hi, v[i]);
-        maxAbs = std::max(maxAbs, std::abs(v[i]));
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        const double a = x < 0.0 ? -x : x;
+        maxAbs = a > maxAbs ? a : maxAbs;
     }
     if (isDiverging(id))
         return maxAbs > 0.0 ? std::pair{-maxAbs, maxAbs} : std::pair{-1.0, 1.0};
@@ -284,10 +286,14 @@ void HeatmapRenderer::setData(HeatmapData data)
 void HeatmapRenderer::setStyle(const HeatmapStyle& style)
 {
     const bool colours = style.colormap != m_style.colormap;
+    const bool geometry = colours || style.annotate != m_style.annotate || style.precision != m_style.precision
+        || style.font != m_style.font || style.fontScale != m_style.fontScale || style.showTitle != m_style.showTitle
+        || style.showLegend != m_style.showLegend;
     m_style = style;
     if (colours)
         m_range = chooseRange(m_data, m_style.colormap);
-    invalidate(colours);
+    if (geometry)
+        invalidate(colours);
 }
 
 void HeatmapRenderer::invalidate(bool colours)
@@ -443,10 +449,19 @@ const QImage& HeatmapRenderer::cellImage(int upscale) const
     m_imageUpscale = upscale;
     if (m_image.isNull())
         return m_image;
+    const QRgb* lut = colormapLut(m_style.colormap);
+    const double lo = m_range.first;
+    const double span = m_range.second - m_range.first;
+    const double* values = m_data.values.data();
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
-        for (int c = 0; c < cols; ++c)
-            std::fill_n(line + c * upscale, upscale, cellColor(r, c));
+        const double* row = values + Eigen::Index(r) * cols;
+        for (int c = 0; c < cols; ++c) {
+            const int index = colormapIndex((row[c] - lo) / span);
+            const QRgb rgb = index < 0 ? colormapNaNColor : lut[index];
+            for (int k = 0; k < upscale; ++k)
+                line[c * upscale + k] = rgb;
+        }
         for (int k = 1; k < upscale; ++k)
             std::copy_n(line, cols * upscale, reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale + k)));
     }
@@ -568,45 +583,58 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
     };
 
     if (m.rowW > 0 && l.cell > 0) {
-        p->setPen(fg);
         const double right = l.matrix.left() - m.gap;
-        for (int r = 0; r < rows; ++r) {
-            if (r % l.rowStep != 0)
-                continue;
+        const auto drawRowLabel = [&](int r, bool plate) {
             p->setFont(emphasised(true, r) ? m.boldLabelFont : m.labelFont);
             const double cy = l.matrix.top() + (r + 0.5) * l.cell;
-            p->drawText(QRectF(right - m.rowW - m.em, cy - m.lineH, m.rowW + m.em, 2 * m.lineH),
-                        Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, m.rowTexts.value(r));
+            const QRectF box(right - m.rowW - m.em, cy - m.lineH, m.rowW + m.em, 2 * m.lineH);
+            const int flags = Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine;
+            if (plate)
+                p->fillRect(p->boundingRect(box, flags, m.rowTexts.value(r)).adjusted(-0.2 * m.em, 0, 0, 0), bg);
+            p->setPen(fg);
+            p->drawText(box, flags, m.rowTexts.value(r));
+        };
+        for (int r = 0; r < rows; r += l.rowStep)
+            drawRowLabel(r, false);
+        if (l.rowStep > 1) {
+            for (int r : {m_style.selectedRow, m_style.highlightRow}) {
+                if (r >= 0 && r < rows)
+                    drawRowLabel(r, true);
+            }
         }
     }
 
     const double colTop = l.matrix.bottom() + m.gap;
     if (m.colW > 0 && l.cell > 0) {
-        p->setPen(fg);
-        for (int c = 0; c < cols; c += l.colStep) {
-            p->setFont(emphasised(false, c) ? m.boldLabelFont : m.labelFont);
+        const auto drawColumnLabel = [&](int c, bool plate) {
             const QString& text = m.colTexts.at(c);
             const double cx = l.matrix.left() + (c + 0.5) * l.cell;
-            switch (l.columnMode) {
-            case ColumnMode::Horizontal:
-                p->drawText(QRectF(cx - 0.5 * l.cell - m.em, colTop, l.cell + 2 * m.em, m.lineH),
-                            Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, text);
-                break;
-            case ColumnMode::Diagonal:
-            case ColumnMode::Vertical: {
+            p->save();
+            p->setFont(emphasised(false, c) ? m.boldLabelFont : m.labelFont);
+            QRectF box;
+            if (l.columnMode == ColumnMode::Horizontal) {
+                box = QRectF(cx - 0.5 * l.cell - m.em, colTop, l.cell + 2 * m.em, m.lineH);
+            } else {
                 const bool diagonal = l.columnMode == ColumnMode::Diagonal;
-                p->save();
-                // The text ends at the column, reading upwards; a diagonal label starts a little lower
-                // so that its upper corner, not its baseline, meets the matrix.
+                // The label ends at its column and reads upwards.
                 p->translate(cx + (diagonal ? 0.25 * m.lineH * kSqrtHalf : 0.0), colTop);
                 p->rotate(diagonal ? -45.0 : -90.0);
-                p->drawText(QRectF(-m.colW - m.em, -0.5 * m.lineH, m.colW + m.em, m.lineH),
-                            Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, text);
-                p->restore();
-                break;
+                box = QRectF(-m.colW - m.em, -0.5 * m.lineH, m.colW + m.em, m.lineH);
             }
+            const int flags = (l.columnMode == ColumnMode::Horizontal ? Qt::AlignHCenter : Qt::AlignRight)
+                | Qt::AlignVCenter | Qt::TextSingleLine;
+            if (plate) {
+                const QRectF used = p->boundingRect(box, flags, text).adjusted(-0.2 * m.em, 0, 0.2 * m.em, 0);
+                p->fillRect(used, bg);
             }
-        }
+            p->setPen(fg);
+            p->drawText(box, flags, text);
+            p->restore();
+        };
+        for (int c = 0; c < cols; c += l.colStep)
+            drawColumnLabel(c, false);
+        if (l.colStep > 1 && m_style.highlightCol >= 0 && m_style.highlightCol < cols)
+            drawColumnLabel(m_style.highlightCol, true);
     }
 
     p->setPen(muted);
