@@ -7,6 +7,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -177,6 +178,7 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
     m.legendFont = makeFont(style.font, 0.9 * m.em, false);
 
     const QFontMetricsF fm(m.labelFont);
+    const QFontMetricsF boldFm(m.boldLabelFont);  // an emphasised label must fit too
     m.lineH = fm.height();
     const auto elide = [&](const QStringList& in, int count, double limit, QStringList& out, double& widest) {
         out.clear();
@@ -184,7 +186,7 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
         widest = 0.0;
         for (int i = 0; i < count; ++i) {
             const QString text = fm.elidedText(displayLabel(in.value(i)), Qt::ElideRight, limit);
-            widest = std::max(widest, fm.horizontalAdvance(text));
+            widest = std::max(widest, boldFm.horizontalAdvance(text));
             out << text;
         }
     };
@@ -490,13 +492,19 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
     if (rows * cols <= perCellLimit) {
-        // Each cell reaches a little under its right and lower neighbours, so no background seams show.
-        const double overlap = std::min(0.5, 0.25 * l.cell);
+        // Runs of one colour are one rectangle. Each reaches half a cell under its right and lower
+        // neighbours, which are painted later, so no background shows between cells at any zoom.
+        const double overlap = 0.5 * l.cell;
         for (int r = 0; r < rows; ++r) {
-            for (int c = 0; c < cols; ++c) {
+            for (int c = 0; c < cols;) {
+                const QRgb rgb = cellColor(r, c);
+                int end = c + 1;
+                while (end < cols && cellColor(r, end) == rgb)
+                    ++end;
                 const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell,
-                                  l.cell + (c + 1 < cols ? overlap : 0.0), l.cell + (r + 1 < rows ? overlap : 0.0));
-                p->fillRect(rect, QColor::fromRgb(cellColor(r, c)));
+                                  (end - c) * l.cell + (end < cols ? overlap : 0.0), l.cell + (r + 1 < rows ? overlap : 0.0));
+                p->fillRect(rect, QColor::fromRgb(rgb));
+                c = end;
             }
         }
     } else {
@@ -594,10 +602,18 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
             p->setPen(fg);
             p->drawText(box, flags, m.rowTexts.value(r));
         };
-        for (int r = 0; r < rows; r += l.rowStep)
-            drawRowLabel(r, false);
+        const std::array<int, 2> emphasisedRows{m_style.selectedRow, m_style.highlightRow};
+        const auto crowded = [&](int r) {
+            return std::any_of(emphasisedRows.begin(), emphasisedRows.end(), [&](int e) {
+                return e >= 0 && e < rows && e != r && std::abs(e - r) * l.cell < 1.1 * m.lineH;
+            });
+        };
+        for (int r = 0; r < rows; r += l.rowStep) {
+            if (l.rowStep == 1 || !crowded(r))
+                drawRowLabel(r, false);
+        }
         if (l.rowStep > 1) {
-            for (int r : {m_style.selectedRow, m_style.highlightRow}) {
+            for (int r : emphasisedRows) {
                 if (r >= 0 && r < rows)
                     drawRowLabel(r, true);
             }
@@ -631,8 +647,11 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
             p->drawText(box, flags, text);
             p->restore();
         };
-        for (int c = 0; c < cols; c += l.colStep)
-            drawColumnLabel(c, false);
+        const int hc = m_style.highlightCol;
+        for (int c = 0; c < cols; c += l.colStep) {
+            if (l.colStep == 1 || hc < 0 || hc >= cols || c == hc || std::abs(hc - c) * l.cell >= 1.1 * m.lineH)
+                drawColumnLabel(c, false);
+        }
         if (l.colStep > 1 && m_style.highlightCol >= 0 && m_style.highlightCol < cols)
             drawColumnLabel(m_style.highlightCol, true);
     }
