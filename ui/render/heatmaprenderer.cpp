@@ -492,21 +492,31 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
     if (rows * cols <= perCellLimit) {
-        // Runs of one colour are one rectangle. Each reaches half a cell under its right and lower
-        // neighbours, which are painted later, so no background shows between cells at any zoom.
-        const double overlap = 0.5 * l.cell;
+        // Runs of one colour are one rectangle. On pixels, edges snap to the grid, so neighbours
+        // abut exactly; in vector files each run is also stroked in its own colour, which hides
+        // the hairline seams viewers draw between abutting shapes.
+        const bool vector = isVectorDevice(p);
+        p->save();
+        p->setRenderHint(QPainter::Antialiasing, vector);
+        const double seam = std::clamp(0.05 * l.cell, 0.3, 1.0);
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols;) {
                 const QRgb rgb = cellColor(r, c);
                 int end = c + 1;
                 while (end < cols && cellColor(r, end) == rgb)
                     ++end;
-                const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell,
-                                  (end - c) * l.cell + (end < cols ? overlap : 0.0), l.cell + (r + 1 < rows ? overlap : 0.0));
-                p->fillRect(rect, QColor::fromRgb(rgb));
+                const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell, (end - c) * l.cell, l.cell);
+                if (vector) {
+                    p->setPen(QPen(QColor::fromRgb(rgb), seam, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+                    p->setBrush(QColor::fromRgb(rgb));
+                    p->drawRect(rect);
+                } else {
+                    p->fillRect(rect, QColor::fromRgb(rgb));
+                }
                 c = end;
             }
         }
+        p->restore();
     } else {
         const int n = std::max(rows, cols);
         const int upscale = isVectorDevice(p) ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
