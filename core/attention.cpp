@@ -112,6 +112,16 @@ Trace compute(const AttentionModel& model)
         // step 5: each value row weighted and summed: outputs = weights·V (n × d_v)
         ht.outputs.resize(n, dv);
         ht.outputs.noalias() = ht.weights * ht.values;
+        if (!ht.values.allFinite()) {
+            // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed:
+            // the product above would give 0 · ∞ = NaN.
+            for (int i = 0; i < n; ++i) {
+                ht.outputs.row(i).setZero();
+                for (int j = 0; j < n; ++j)
+                    if (ht.weights(i, j) != 0)
+                        ht.outputs.row(i) += ht.weights(i, j) * ht.values.row(j);
+            }
+        }
         t.concat.middleCols(Eigen::Index(head) * dv, dv) = ht.outputs;
     }
 
