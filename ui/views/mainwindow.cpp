@@ -1,19 +1,637 @@
 #include "mainwindow.h"
 
+#include "core/presets.h"
+#include "heatmapwidget.h"
+#include "optionspanel.h"
+#include "tokenbar.h"
 #include "ui/document/document.h"
+#include "ui/document/stepfigure.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/heatmapexport.h"
+
+// The panels of the models' side join as soon as their files are in the tree.
+#if __has_include("ui/views/stepspanel.h") && __has_include("ui/views/walkthroughpanel.h") \
+    && __has_include("ui/views/matrixeditor.h")
+#include "ui/views/matrixeditor.h"
+#include "ui/views/stepspanel.h"
+#include "ui/views/walkthroughpanel.h"
+#define AE_HAVE_PANELS 1
+#endif
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QUndoView>
 
 namespace ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Document(this))
+namespace {
+
+constexpr int maxRecentFiles = 8;
+constexpr int layoutVersion = 1;
+
+QString sessionFilter()
 {
-    resize(1200, 800);
+    return MainWindow::tr("Attention Explorer sessions (*.json);;All files (*)");
+}
+
+QString localFileOf(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls())
+        return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile())
+            return url.toLocalFile();
+    return {};
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_document(new Document(this)), m_viewState(new ViewState(this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    const QString iconPath = QStringLiteral(":/icons/attention-explorer.svg");
+    setWindowIcon(QFile::exists(iconPath) ? QIcon(iconPath) : QIcon::fromTheme(QStringLiteral("attention-explorer")));
+
+    m_heatmap = new HeatmapWidget(m_document, m_viewState);
+    setCentralWidget(m_heatmap);
+    createDocks();
+    createActions();
+    createMenus();
+    createStatusBar();
+
+    connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
+    connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::modelChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::traceChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::errorChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
+        const QUndoStack* stack = m_document->undoStack();
+        if (index > m_undoIndex && !stack->undoText().isEmpty())
+            statusBar()->showMessage(stack->undoText(), 6000);
+        else if (index < m_undoIndex && !stack->redoText().isEmpty())
+            statusBar()->showMessage(tr("Undone: %1").arg(stack->redoText()), 6000);
+        m_undoIndex = index;
+    });
+
+    resize(1440, 900);
+    m_defaultState = saveState(layoutVersion);
+    readSettings();
+    updateTitle();
+    updateStatus();
 }
 
 MainWindow::~MainWindow() = default;
 
+QDockWidget* MainWindow::addDock(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(content);
+    dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable
+                      | QDockWidget::DockWidgetFloatable);
+    addDockWidget(area, dock);
+    m_docks << dock;
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    m_tokenBar = new TokenBar(m_document, m_viewState);
+    m_options = new OptionsPanel(m_document);
+    QDockWidget* tokens = addDock(m_tokenBar, tr("Tokens"), QStringLiteral("tokensDock"), Qt::LeftDockWidgetArea);
+    QDockWidget* options = addDock(m_options, tr("Options"), QStringLiteral("optionsDock"), Qt::LeftDockWidgetArea);
+    splitDockWidget(tokens, options, Qt::Vertical);
+
+#ifdef AE_HAVE_PANELS
+    QWidget* steps = new StepsPanel(m_document, m_viewState);
+    QWidget* walkthrough = new WalkthroughPanel(m_document, m_viewState);
+    QWidget* matrices = new MatrixEditorPanel(m_document, m_viewState);
+#else
+    QWidget* steps = new QWidget;
+    QWidget* walkthrough = new QWidget;
+    QWidget* matrices = new QWidget;
+#endif
+    QDockWidget* stepsDock = addDock(steps, tr("Steps"), QStringLiteral("stepsDock"), Qt::RightDockWidgetArea);
+    QDockWidget* walkDock = addDock(walkthrough, tr("Walkthrough"), QStringLiteral("walkthroughDock"),
+                                    Qt::RightDockWidgetArea);
+    tabifyDockWidget(stepsDock, walkDock);
+    addDock(matrices, tr("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
+
+    auto* history = new QUndoView(m_document->undoStack());
+    history->setEmptyLabel(tr("<opened>"));
+    QDockWidget* historyDock = addDock(history, tr("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(walkDock, historyDock);
+    historyDock->hide();
+    stepsDock->raise();
+
+    resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
+    resizeDocks({tokens}, {320}, Qt::Horizontal);
+    resizeDocks({stepsDock}, {460}, Qt::Horizontal);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::createActions()
+{
+    m_newAction = new QAction(QIcon::fromTheme(QStringLiteral("document-new")), tr("&New"), this);
+    m_newAction->setShortcuts(QKeySequence::New);
+    m_newAction->setStatusTip(tr("Start again from the worked example"));
+    connect(m_newAction, &QAction::triggered, this, &MainWindow::newSession);
+
+    m_openAction = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this);
+    m_openAction->setShortcuts(QKeySequence::Open);
+    m_openAction->setStatusTip(tr("Open a session file"));
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openDialog);
+
+    m_saveAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this);
+    m_saveAction->setShortcuts(QKeySequence::Save);
+    connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
+
+    m_saveAsAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save-as")), tr("Save &As…"), this);
+    m_saveAsAction->setShortcuts(QKeySequence::SaveAs);
+    connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
+
+    m_exportAction = new QAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export Heatmap…"), this);
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportAction->setStatusTip(tr("Write the heatmap as shown to a PNG, SVG or PDF file"));
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportDialog);
+
+    m_copyAction = new QAction(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("&Copy Heatmap Image"), this);
+    m_copyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    m_copyAction->setStatusTip(tr("Copy the heatmap to the clipboard as an image"));
+    connect(m_copyAction, &QAction::triggered, this, &MainWindow::copyHeatmap);
+
+    m_quitAction = new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this);
+    m_quitAction->setShortcuts(QKeySequence::Quit);
+    m_quitAction->setMenuRole(QAction::QuitRole);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+    m_undoAction = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    m_undoAction->setShortcuts(QKeySequence::Undo);
+    m_redoAction = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    m_redoAction->setShortcuts(QKeySequence::Redo);
+
+    m_fullScreenAction = new QAction(QIcon::fromTheme(QStringLiteral("view-fullscreen")), tr("&Full Screen"), this);
+    m_fullScreenAction->setShortcuts(QKeySequence::FullScreen);
+    m_fullScreenAction->setCheckable(true);
+    connect(m_fullScreenAction, &QAction::toggled, this, &MainWindow::toggleFullScreen);
+
+    m_resetLayoutAction = new QAction(tr("&Reset Layout"), this);
+    m_resetLayoutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
+
+    m_aboutAction = new QAction(QIcon::fromTheme(QStringLiteral("help-about")), tr("&About Attention Explorer"), this);
+    m_aboutAction->setShortcuts(QKeySequence::HelpContents);
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::about);
+    m_aboutQtAction = new QAction(tr("About &Qt"), this);
+    m_aboutQtAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
+    m_aboutQtAction->setMenuRole(QAction::AboutQtRole);
+    connect(m_aboutQtAction, &QAction::triggered, qApp, &QApplication::aboutQt);
+
+    int key = Qt::Key_1;
+    for (const core::PresetInfo& info : core::presetList()) {
+        const QString name = QString::fromStdString(info.name);
+        auto* action = new QAction(name, this);
+        action->setStatusTip(QString::fromStdString(info.description));
+        action->setToolTip(QString::fromStdString(info.description));
+        action->setData(name);
+        if (key <= Qt::Key_9)
+            action->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key(key++)));
+        connect(action, &QAction::triggered, this, [this, name] {
+            if (maybeSave())
+                loadPreset(name);
+        });
+        m_presetActions << action;
+    }
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_newAction);
+    file->addAction(m_openAction);
+    m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
+    file->addSeparator();
+    file->addAction(m_saveAction);
+    file->addAction(m_saveAsAction);
+    file->addSeparator();
+    file->addAction(m_exportAction);
+    file->addAction(m_copyAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+    updateRecentMenu();
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undoAction);
+    edit->addAction(m_redoAction);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QMenu* step = view->addMenu(tr("Heatmap &Step"));
+    step->addActions(m_heatmap->stepActions());
+    QMenu* colours = view->addMenu(tr("&Colour Map"));
+    const QList<QAction*> colourActions = m_heatmap->colormapActions();
+    colours->addAction(colourActions.first());
+    colours->addSeparator();
+    colours->addActions(colourActions.mid(1));
+    view->addAction(m_heatmap->annotateAction());
+    view->addSeparator();
+    view->addAction(m_heatmap->zoomInAction());
+    view->addAction(m_heatmap->zoomOutAction());
+    view->addAction(m_heatmap->zoomFitAction());
+    view->addSeparator();
+    QMenu* panels = view->addMenu(tr("&Panels"));
+    int key = Qt::Key_1;
+    for (QDockWidget* dock : std::as_const(m_docks)) {
+        QAction* toggle = dock->toggleViewAction();
+        toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(key++)));
+        panels->addAction(toggle);
+    }
+    panels->addSeparator();
+    panels->addAction(m_resetLayoutAction);
+    view->addAction(m_fullScreenAction);
+
+    QMenu* presets = menuBar()->addMenu(tr("&Presets"));
+    presets->setToolTipsVisible(true);
+    presets->addActions(m_presetActions);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_aboutAction);
+    help->addAction(m_aboutQtAction);
+}
+
+void MainWindow::createStatusBar()
+{
+    m_computing = new QLabel(tr("Computing…"));
+    m_computing->setObjectName(QStringLiteral("computingLabel"));
+    m_computing->hide();
+    m_dimensions = new QLabel;
+    m_dimensions->setObjectName(QStringLiteral("dimensionsLabel"));
+    m_dimensions->setContentsMargins(8, 0, 8, 0);
+    statusBar()->addPermanentWidget(m_computing);
+    statusBar()->addPermanentWidget(m_dimensions);
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("window"));
+    const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
+    if (!geometry.isEmpty())
+        restoreGeometry(geometry);
+    restoreState(settings.value(QStringLiteral("state")).toByteArray(), layoutVersion);
+    settings.endGroup();
+
+    settings.beginGroup(QStringLiteral("heatmap"));
+    const QString colormap = settings.value(QStringLiteral("colormap")).toString();
+    m_heatmap->setColormapChoice(render::colormapFromName(colormap));
+    m_heatmap->setAnnotate(settings.value(QStringLiteral("annotate"), true).toBool());
+    const auto step = core::stepFromKey(settings.value(QStringLiteral("step")).toString().toStdString());
+    if (step && HeatmapWidget::heatmapSteps().contains(*step))
+        m_viewState->setHeatmapStep(*step);
+    settings.endGroup();
+}
+
+void MainWindow::writeSettings() const
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("window"));
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("state"), saveState(layoutVersion));
+    settings.endGroup();
+    settings.beginGroup(QStringLiteral("heatmap"));
+    const auto colormap = m_heatmap->colormapChoice();
+    settings.setValue(QStringLiteral("colormap"), colormap ? render::colormapName(*colormap) : QString());
+    settings.setValue(QStringLiteral("annotate"), m_heatmap->annotate());
+    settings.setValue(QStringLiteral("step"), QString::fromLatin1(core::stepKey(m_viewState->heatmapStep())));
+    settings.endGroup();
+}
+
 bool MainWindow::openFile(const QString& path, QString* error)
 {
-    return m_document->openFile(path, error);
+    if (!m_document->openFile(path, error))
+        return false;
+    addRecentFile(m_document->filePath());
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 6000);
+    return true;
+}
+
+bool MainWindow::saveFile(const QString& path, QString* error)
+{
+    if (!m_document->saveFile(path, error))
+        return false;
+    addRecentFile(m_document->filePath());
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 6000);
+    return true;
+}
+
+bool MainWindow::exportHeatmap(const QString& path, QString* error)
+{
+    if (!m_heatmap->hasFigure()) {
+        if (error)
+            *error = tr("There is no heatmap to export: %1").arg(m_document->error());
+        return false;
+    }
+    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, QSize(), error);
+}
+
+bool MainWindow::loadPreset(const QString& name)
+{
+    auto session = core::preset(name.toStdString());
+    if (!session)
+        return false;
+    m_document->loadSession(*session, QString());
+    statusBar()->showMessage(tr("Loaded the preset %1").arg(name), 6000);
+    return true;
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    if (path.isEmpty())
+        return;
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > maxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    int number = 1;
+    for (const QString& path : files) {
+        const QString label = tr("&%1 %2").arg(number).arg(QFileInfo(path).fileName());
+        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openInteractively(path); });
+        action->setStatusTip(path);
+        if (number <= 9)
+            action->setShortcut(QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key(Qt::Key_0 + number)));
+        ++number;
+    }
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+    m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        updateRecentMenu();
+    });
+    clear->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    tr("The session has changes that are not saved."), QMessageBox::Save | QMessageBox::Discard
+                                                                          | QMessageBox::Cancel,
+                    this);
+    box.setObjectName(QStringLiteral("unsavedChangesBox"));
+    box.setInformativeText(tr("Do you want to save them first?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: return save();
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
+}
+
+void MainWindow::newSession()
+{
+    if (maybeSave())
+        loadPreset(QStringLiteral("illustrated"));
+}
+
+void MainWindow::openDialog()
+{
+    const QString dir = m_document->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+        : QFileInfo(m_document->filePath()).absolutePath();
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), dir, sessionFilter());
+    if (!path.isEmpty())
+        openAsked(path);
+}
+
+void MainWindow::openInteractively(const QString& path)
+{
+    if (maybeSave())
+        openAsked(path);
+}
+
+void MainWindow::openAsked(const QString& path)
+{
+    QString error;
+    if (!openFile(path, &error))
+        showError(tr("Could not open the session"), error);
+}
+
+bool MainWindow::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAs();
+    QString error;
+    if (!saveFile(m_document->filePath(), &error)) {
+        showError(tr("Could not save the session"), error);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    const QString start = m_document->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + QLatin1Char('/') + suggestedBaseName()
+            + QStringLiteral(".json")
+        : m_document->filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Session As"), start, sessionFilter());
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    QString error;
+    if (!saveFile(path, &error)) {
+        showError(tr("Could not save the session"), error);
+        return false;
+    }
+    return true;
+}
+
+QString MainWindow::sessionTitle() const
+{
+    const auto& extras = m_document->session().extras;
+    if (extras.is_object() && extras.contains("title") && extras["title"].is_string())
+        return QString::fromStdString(extras["title"].get<std::string>());
+    return {};
+}
+
+QString MainWindow::suggestedBaseName() const
+{
+    if (!m_document->filePath().isEmpty())
+        return QFileInfo(m_document->filePath()).completeBaseName();
+    QString name;
+    for (const QChar c : sessionTitle())
+        name += c.isLetterOrNumber() ? c.toLower() : QLatin1Char('-');
+    name = name.split(QLatin1Char('-'), Qt::SkipEmptyParts).join(QLatin1Char('-'));
+    return name.isEmpty() ? tr("attention") : name;
+}
+
+void MainWindow::exportDialog()
+{
+    if (!m_heatmap->hasFigure()) {
+        showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("exportDirectory"),
+                                       QStandardPaths::writableLocation(QStandardPaths::PicturesLocation))
+                            .toString();
+    const QString base = suggestedBaseName() + QLatin1Char('-')
+        + QString::fromLatin1(core::stepKey(m_viewState->heatmapStep())).replace(QLatin1Char('_'), QLatin1Char('-'));
+    const QString png = tr("PNG image (*.png)"), svg = tr("SVG drawing (*.svg)"), pdf = tr("PDF document (*.pdf)");
+    QString filter = png;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Heatmap"), dir + QLatin1Char('/') + base + QStringLiteral(".png"),
+                                                QStringList{png, svg, pdf}.join(QStringLiteral(";;")), &filter);
+    if (path.isEmpty())
+        return;
+    if (!render::heatmapExportFormats().contains(QFileInfo(path).suffix().toLower()))
+        path += filter == svg ? QStringLiteral(".svg") : filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
+    settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportHeatmap(path, &error)) {
+        showError(tr("Could not export the heatmap"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QFileInfo(path).fileName()), 6000);
+}
+
+void MainWindow::copyHeatmap()
+{
+    if (!m_heatmap->hasFigure())
+        return;
+    const QImage image = render::renderHeatmapImage(m_heatmap->figureData(), m_heatmap->figureStyle(), QSize());
+    if (image.isNull())
+        return;
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()), 6000);
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(
+        this, tr("About Attention Explorer"),
+        tr("<h3>Attention Explorer %1</h3>"
+           "<p>See and touch every number of self-attention: type tokens, edit X and the weight matrices, "
+           "and watch the scores, the softmax and the outputs follow.</p>"
+           "<p>Hover any number to see the arithmetic behind it.</p>")
+            .arg(QCoreApplication::applicationVersion()));
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState, layoutVersion);
+}
+
+void MainWindow::toggleFullScreen(bool on)
+{
+    if (on)
+        showFullScreen();
+    else
+        showNormal();
+}
+
+void MainWindow::updateTitle()
+{
+    QString name;
+    if (!m_document->filePath().isEmpty()) {
+        name = QFileInfo(m_document->filePath()).fileName();
+    } else {
+        name = sessionTitle();
+    }
+    if (name.isEmpty())
+        name = tr("Untitled");
+    setWindowTitle(name + QStringLiteral("[*]"));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::updateStatus()
+{
+    const core::AttentionModel& m = m_document->model();
+    m_dimensions->setText(tr("n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5")
+                              .arg(m.n())
+                              .arg(m.dModel())
+                              .arg(m.dK())
+                              .arg(m.dV())
+                              .arg(m.heads()));
+    m_computing->setVisible(m_document->isComputing());
+    m_exportAction->setEnabled(m_heatmap->hasFigure());
+    m_copyAction->setEnabled(m_heatmap->hasFigure());
+    if (!m_document->error().isEmpty())
+        statusBar()->showMessage(m_document->error());
+}
+
+void MainWindow::showError(const QString& title, const QString& text)
+{
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("errorBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    writeSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!localFileOf(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = localFileOf(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openInteractively(path);
 }
 
 }  // namespace ui

@@ -1,11 +1,20 @@
 #pragma once
-/** The main window: the document's views around the attention heatmap. */
+/** The main window: the document's views around the attention heatmap, with menus, docks and files. */
 
 #include <QMainWindow>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
 
 namespace ui {
 
 class Document;
+class HeatmapWidget;
+class OptionsPanel;
+class TokenBar;
+class ViewState;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -14,11 +23,87 @@ public:
     ~MainWindow() override;
 
     Document* document() const { return m_document; }
-    /** Opens a session file; on failure the current document is untouched and error says why. */
+    ViewState* viewState() const { return m_viewState; }
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    TokenBar* tokenBar() const { return m_tokenBar; }
+    OptionsPanel* optionsPanel() const { return m_options; }
+
+    /** Opens a session file without asking about unsaved changes; on failure the current document
+     *  is untouched and error says why. A successful open is added to the recent files. */
     bool openFile(const QString& path, QString* error);
+    /** Saves to path; false and a message in error when it could not be written. */
+    bool saveFile(const QString& path, QString* error);
+    /** Writes the heatmap as shown to path (.png, .svg or .pdf); false and a message on failure. */
+    bool exportHeatmap(const QString& path, QString* error);
+    /** Loads a built-in preset without asking; false for an unknown name. */
+    bool loadPreset(const QString& name);
+    /** The recent session files, newest first. */
+    QStringList recentFiles() const;
+
+    /** Asks to save unsaved changes: true when it is fine to go on (saved or discarded). */
+    bool maybeSave();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
+    void createDocks();
+    void createActions();
+    void createMenus();
+    void createStatusBar();
+    void readSettings();
+    void writeSettings() const;
+    QDockWidget* addDock(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area);
+
+    void newSession();
+    void openDialog();
+    void openInteractively(const QString& path);
+    void openAsked(const QString& path);
+    bool save();
+    bool saveAs();
+    void exportDialog();
+    void copyHeatmap();
+    void about();
+    void resetLayout();
+    void toggleFullScreen(bool on);
+
+    void updateTitle();
+    void updateStatus();
+    void updateRecentMenu();
+    void addRecentFile(const QString& path);
+    void showError(const QString& title, const QString& text);
+    QString sessionTitle() const;
+    QString suggestedBaseName() const;
+
     Document* m_document;
+    ViewState* m_viewState;
+    HeatmapWidget* m_heatmap = nullptr;
+    TokenBar* m_tokenBar = nullptr;
+    OptionsPanel* m_options = nullptr;
+    QList<QDockWidget*> m_docks;
+    QByteArray m_defaultState;
+
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_newAction = nullptr;
+    QAction* m_openAction = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_saveAsAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_copyAction = nullptr;
+    QAction* m_quitAction = nullptr;
+    QAction* m_undoAction = nullptr;
+    QAction* m_redoAction = nullptr;
+    QAction* m_fullScreenAction = nullptr;
+    QAction* m_resetLayoutAction = nullptr;
+    QAction* m_aboutAction = nullptr;
+    QAction* m_aboutQtAction = nullptr;
+    QList<QAction*> m_presetActions;
+
+    QLabel* m_dimensions = nullptr;
+    QLabel* m_computing = nullptr;
+    int m_undoIndex = 0;
 };
 
 }  // namespace ui

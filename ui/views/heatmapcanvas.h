@@ -1,0 +1,87 @@
+#pragma once
+/** HeatmapCanvas: the surface the heatmap figure is painted on, with hover, click and tooltip. */
+
+#include "core/derivation.h"
+#include "ui/render/heatmaprenderer.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace ui {
+
+class Document;
+class ViewState;
+
+class HeatmapCanvas : public QWidget {
+    Q_OBJECT
+public:
+    HeatmapCanvas(Document* document, ViewState* viewState, QWidget* parent = nullptr);
+    ~HeatmapCanvas() override;
+
+    /** The colour map in use; nothing means the step's default. */
+    std::optional<render::ColormapId> colormapChoice() const { return m_colormap; }
+    /** The colour map the cells are painted with now. */
+    render::ColormapId colormap() const;
+    void setColormapChoice(std::optional<render::ColormapId> id);
+    bool annotate() const { return m_annotate; }
+    void setAnnotate(bool on);
+
+    /** Size factor against the renderer's preferred size; 0 means "fit the viewport". */
+    double zoom() const { return m_zoom; }
+    void setZoom(double zoom);
+    /** The scale the figure is shown at now (the fitted one in fit mode). */
+    double effectiveZoom() const;
+
+    /** True when there is a figure to show (a trace and no error). */
+    bool hasFigure() const { return m_renderer != nullptr; }
+    /** The figure as shown (data), null when there is none. */
+    const render::HeatmapRenderer* renderer() const { return m_renderer.get(); }
+    /** The style for export and the clipboard: as shown, without the mouse highlight. */
+    render::HeatmapStyle exportStyle() const;
+    /** Where cell (row, col) is painted, in widget coordinates; empty when there is no such cell. */
+    QRectF cellRect(int row, int col) const;
+    /** The derivation text of the cell under the mouse; empty when the mouse is on no cell. */
+    QString hoverText() const { return m_hoverText; }
+    /** The message shown instead of a figure; empty when a figure is shown. */
+    QString emptyText() const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    /** Ctrl+wheel: steps of 1/8° × 120 (positive zooms in) around pos (widget coordinates). */
+    void zoomRequested(int angleDelta, const QPoint& pos);
+    /** The figure's data or style changed in a way that may change its preferred size. */
+    void figureChanged();
+
+protected:
+    bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+    void updateStyle();
+    void hoverAt(const QPoint& pos);
+    void setHoverCell(std::optional<core::CellRef> cell);
+    bool rowsAreTokens() const;
+    render::HeatmapStyle baseStyle() const;
+
+    Document* m_document;
+    ViewState* m_viewState;
+    std::unique_ptr<render::HeatmapRenderer> m_renderer;
+    std::optional<render::ColormapId> m_colormap;
+    bool m_annotate = true;
+    double m_zoom = 0.0;
+    std::optional<core::CellRef> m_hoverCell;  ///< the cell under the mouse in this canvas
+    QString m_hoverText;
+};
+
+}  // namespace ui

@@ -1,0 +1,354 @@
+#include "heatmapwidget.h"
+
+#include "heatmapcanvas.h"
+#include "ui/document/document.h"
+#include "ui/document/stepfigure.h"
+#include "ui/document/viewstate.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+constexpr double zoomStep = 1.25;
+constexpr double minZoom = 0.2;
+constexpr double maxZoom = 8.0;
+
+QString colormapTitle(render::ColormapId id)
+{
+    switch (id) {
+    case render::ColormapId::Viridis: return HeatmapWidget::tr("Viridis");
+    case render::ColormapId::Magma: return HeatmapWidget::tr("Magma");
+    case render::ColormapId::Cividis: return HeatmapWidget::tr("Cividis");
+    case render::ColormapId::Grays: return HeatmapWidget::tr("Grays");
+    case render::ColormapId::Diverging: return HeatmapWidget::tr("Blue–white–red");
+    }
+    return {};
+}
+
+QList<render::ColormapId> allColormaps()
+{
+    QList<render::ColormapId> ids;
+    for (const QString& name : render::colormapNames())
+        if (auto id = render::colormapFromName(name))
+            ids << *id;
+    return ids;
+}
+
+/** Keeps the canvas at least as large as the viewport while zoomed, so the figure stays centred. */
+class ViewportWatcher : public QObject {
+public:
+    ViewportWatcher(QScrollArea* area, HeatmapCanvas* canvas) : QObject(area), m_area(area), m_canvas(canvas) {}
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize && watched == m_area->viewport() && !m_area->widgetResizable())
+            m_canvas->resize(m_canvas->sizeHint().expandedTo(m_area->viewport()->size()));
+        return false;
+    }
+
+private:
+    QScrollArea* m_area;
+    HeatmapCanvas* m_canvas;
+};
+
+}  // namespace
+
+const QList<core::Step>& HeatmapWidget::heatmapSteps()
+{
+    static const QList<core::Step> steps = {core::Step::Scores, core::Step::ScaledScores, core::Step::Weights};
+    return steps;
+}
+
+HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* parent)
+    : QWidget(parent), m_document(document), m_viewState(viewState)
+{
+    setObjectName(QStringLiteral("heatmapWidget"));
+    m_canvas = new HeatmapCanvas(document, viewState);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("heatmapScrollArea"));
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setAlignment(Qt::AlignCenter);
+    m_scroll->setBackgroundRole(QPalette::Base);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setWidget(m_canvas);
+    m_scroll->viewport()->installEventFilter(new ViewportWatcher(m_scroll, m_canvas));
+
+    m_stepBox = new QComboBox;
+    m_stepBox->setObjectName(QStringLiteral("stepBox"));
+    for (core::Step step : heatmapSteps())
+        m_stepBox->addItem(stepTitle(step), int(step));
+    m_headBox = new QComboBox;
+    m_headBox->setObjectName(QStringLiteral("headBox"));
+    m_colormapBox = new QComboBox;
+    m_colormapBox->setObjectName(QStringLiteral("colormapBox"));
+    m_colormapBox->addItem(tr("Automatic"), -1);
+    for (render::ColormapId id : allColormaps())
+        m_colormapBox->addItem(colormapTitle(id), int(id));
+
+    buildActions();
+
+    auto* stepLabel = new QLabel(tr("&Step"));
+    stepLabel->setBuddy(m_stepBox);
+    m_headLabel = new QLabel(tr("&Head"));
+    m_headLabel->setBuddy(m_headBox);
+    auto* colourLabel = new QLabel(tr("&Colours"));
+    colourLabel->setBuddy(m_colormapBox);
+    const auto toolButton = [](QAction* action) {
+        auto* button = new QToolButton;
+        button->setDefaultAction(action);
+        button->setAutoRaise(true);
+        return button;
+    };
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(8, 6, 8, 6);
+    bar->setSpacing(6);
+    bar->addWidget(stepLabel);
+    bar->addWidget(m_stepBox);
+    bar->addSpacing(10);
+    bar->addWidget(m_headLabel);
+    bar->addWidget(m_headBox);
+    bar->addSpacing(10);
+    bar->addWidget(colourLabel);
+    bar->addWidget(m_colormapBox);
+    bar->addStretch(1);
+    bar->addWidget(toolButton(m_annotate));
+    bar->addSpacing(6);
+    bar->addWidget(toolButton(m_zoomOut));
+    bar->addWidget(toolButton(m_zoomFit));
+    bar->addWidget(toolButton(m_zoomIn));
+
+    auto* rule = new QFrame;
+    rule->setFrameShape(QFrame::HLine);
+    rule->setFrameShadow(QFrame::Sunken);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(rule);
+    layout->addWidget(m_scroll, 1);
+
+    connect(m_stepBox, &QComboBox::activated, this, [this](int index) {
+        m_viewState->setHeatmapStep(core::Step(m_stepBox->itemData(index).toInt()));
+    });
+    connect(m_headBox, &QComboBox::activated, this, [this](int index) { m_viewState->setHead(index); });
+    connect(m_colormapBox, &QComboBox::activated, this, [this](int index) {
+        const int id = m_colormapBox->itemData(index).toInt();
+        setColormapChoice(id < 0 ? std::nullopt : std::optional(render::ColormapId(id)));
+    });
+    connect(viewState, &ViewState::heatmapStepChanged, this, &HeatmapWidget::syncControls);
+    connect(viewState, &ViewState::headChanged, this, &HeatmapWidget::syncControls);
+    connect(document, &Document::traceChanged, this, &HeatmapWidget::syncControls);
+    connect(document, &Document::errorChanged, this, &HeatmapWidget::syncControls);
+    connect(m_canvas, &HeatmapCanvas::zoomRequested, this, [this](int delta, const QPoint& pos) {
+        if (delta != 0)
+            zoomBy(std::pow(zoomStep, delta / 120.0), pos);
+    });
+    connect(m_canvas, &HeatmapCanvas::figureChanged, this, [this] {
+        if (!m_scroll->widgetResizable())
+            m_canvas->resize(m_canvas->sizeHint().expandedTo(m_scroll->viewport()->size()));
+    });
+    syncControls();
+}
+
+HeatmapWidget::~HeatmapWidget() = default;
+
+void HeatmapWidget::buildActions()
+{
+    m_stepGroup = new QActionGroup(this);
+    int key = Qt::Key_1;
+    for (core::Step step : heatmapSteps()) {
+        auto* action = new QAction(stepTitle(step), m_stepGroup);
+        action->setCheckable(true);
+        action->setData(int(step));
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+        action->setStatusTip(tr("Show %1 in the heatmap").arg(stepTitle(step)));
+        connect(action, &QAction::triggered, this, [this, step] { m_viewState->setHeatmapStep(step); });
+    }
+
+    m_colormapGroup = new QActionGroup(this);
+    auto* automatic = new QAction(tr("&Automatic (by step)"), m_colormapGroup);
+    automatic->setData(-1);
+    automatic->setShortcut(QKeySequence(Qt::ALT | Qt::Key_0));
+    key = Qt::Key_1;
+    for (render::ColormapId id : allColormaps()) {
+        auto* action = new QAction(colormapTitle(id), m_colormapGroup);
+        action->setData(int(id));
+        action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(key++)));
+    }
+    for (QAction* action : m_colormapGroup->actions()) {
+        action->setCheckable(true);
+        connect(action, &QAction::triggered, this, [this, action] {
+            const int id = action->data().toInt();
+            setColormapChoice(id < 0 ? std::nullopt : std::optional(render::ColormapId(id)));
+        });
+    }
+
+    m_zoomIn = new QAction(QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), this);
+    m_zoomIn->setIconText(tr("+"));
+    m_zoomIn->setShortcuts(QKeySequence::ZoomIn);
+    m_zoomIn->setToolTip(tr("Zoom in (Ctrl+wheel)"));
+    connect(m_zoomIn, &QAction::triggered, this, [this] { zoomBy(zoomStep, QPoint()); });
+
+    m_zoomOut = new QAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), this);
+    m_zoomOut->setIconText(tr("−"));
+    m_zoomOut->setShortcuts(QKeySequence::ZoomOut);
+    m_zoomOut->setToolTip(tr("Zoom out (Ctrl+wheel)"));
+    connect(m_zoomOut, &QAction::triggered, this, [this] { zoomBy(1.0 / zoomStep, QPoint()); });
+
+    m_zoomFit = new QAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to Window"), this);
+    m_zoomFit->setIconText(tr("Fit"));
+    m_zoomFit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_zoomFit->setCheckable(true);
+    m_zoomFit->setChecked(true);
+    connect(m_zoomFit, &QAction::triggered, this, [this] { applyZoom(0.0, QPoint()); });
+
+    m_annotate = new QAction(tr("Show Cell &Values"), this);
+    m_annotate->setIconText(tr("Values"));
+    m_annotate->setToolTip(tr("Print each cell's value when the cells are large enough"));
+    m_annotate->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    m_annotate->setCheckable(true);
+    m_annotate->setChecked(m_canvas->annotate());
+    connect(m_annotate, &QAction::toggled, m_canvas, &HeatmapCanvas::setAnnotate);
+
+    addActions(m_stepGroup->actions());
+    addActions(m_colormapGroup->actions());
+    addActions({m_zoomIn, m_zoomOut, m_zoomFit, m_annotate});
+}
+
+QList<QAction*> HeatmapWidget::stepActions() const
+{
+    return m_stepGroup->actions();
+}
+
+QList<QAction*> HeatmapWidget::colormapActions() const
+{
+    return m_colormapGroup->actions();
+}
+
+void HeatmapWidget::syncControls()
+{
+    const core::Step step = m_viewState->heatmapStep();
+    m_stepBox->setCurrentIndex(m_stepBox->findData(int(step)));
+    for (QAction* action : m_stepGroup->actions())
+        action->setChecked(action->data().toInt() == int(step));
+
+    const auto trace = m_document->trace();
+    const int heads = trace ? trace->headCount() : m_document->model().heads();
+    if (m_headBox->count() != heads) {
+        m_headBox->clear();
+        for (int h = 0; h < heads; ++h)
+            m_headBox->addItem(tr("%1 of %2").arg(h + 1).arg(heads));
+    }
+    if (m_viewState->head() >= heads && heads > 0)
+        m_viewState->setHead(heads - 1);
+    m_headBox->setCurrentIndex(m_viewState->head());
+    m_headBox->setEnabled(heads > 1 && core::isPerHead(step));
+    m_headLabel->setEnabled(m_headBox->isEnabled());
+
+    const auto choice = m_canvas->colormapChoice();
+    const int id = choice ? int(*choice) : -1;
+    m_colormapBox->setCurrentIndex(m_colormapBox->findData(id));
+    for (QAction* action : m_colormapGroup->actions())
+        action->setChecked(action->data().toInt() == id);
+    m_colormapBox->setToolTip(tr("Now: %1").arg(colormapTitle(m_canvas->colormap())));
+
+    const bool figure = m_canvas->hasFigure();
+    for (QAction* action : {m_zoomIn, m_zoomOut, m_zoomFit})
+        action->setEnabled(figure);
+}
+
+std::optional<render::ColormapId> HeatmapWidget::colormapChoice() const
+{
+    return m_canvas->colormapChoice();
+}
+
+void HeatmapWidget::setColormapChoice(std::optional<render::ColormapId> id)
+{
+    m_canvas->setColormapChoice(id);
+    syncControls();
+}
+
+double HeatmapWidget::zoom() const
+{
+    return m_canvas->zoom();
+}
+
+void HeatmapWidget::setZoom(double zoom)
+{
+    applyZoom(zoom > 0 ? std::clamp(zoom, minZoom, maxZoom) : 0.0, QPoint());
+}
+
+bool HeatmapWidget::annotate() const
+{
+    return m_canvas->annotate();
+}
+
+void HeatmapWidget::setAnnotate(bool on)
+{
+    m_annotate->setChecked(on);
+}
+
+void HeatmapWidget::zoomBy(double factor, const QPoint& anchor)
+{
+    if (!m_canvas->hasFigure())
+        return;
+    applyZoom(std::clamp(m_canvas->effectiveZoom() * factor, minZoom, maxZoom), anchor);
+}
+
+void HeatmapWidget::applyZoom(double zoom, const QPoint& anchor)
+{
+    m_zoomFit->setChecked(zoom <= 0);
+    if (zoom <= 0) {
+        m_canvas->setZoom(0.0);
+        m_scroll->setWidgetResizable(true);
+        return;
+    }
+    const double before = m_canvas->effectiveZoom();
+    const QPoint viewportAnchor = anchor.isNull() ? m_scroll->viewport()->rect().center()
+                                                  : m_canvas->mapTo(m_scroll->viewport(), anchor);
+    const QPoint canvasAnchor = m_canvas->mapFrom(m_scroll->viewport(), viewportAnchor);
+    const QSize oldSize = m_canvas->size();
+
+    m_scroll->setWidgetResizable(false);
+    m_canvas->setZoom(zoom);
+    m_canvas->resize(m_canvas->sizeHint().expandedTo(m_scroll->viewport()->size()));
+
+    // Keep the point under the anchor where it was.
+    const double fx = oldSize.width() > 0 ? double(m_canvas->width()) / oldSize.width() : zoom / before;
+    const double fy = oldSize.height() > 0 ? double(m_canvas->height()) / oldSize.height() : zoom / before;
+    m_scroll->horizontalScrollBar()->setValue(int(canvasAnchor.x() * fx) - viewportAnchor.x());
+    m_scroll->verticalScrollBar()->setValue(int(canvasAnchor.y() * fy) - viewportAnchor.y());
+}
+
+bool HeatmapWidget::hasFigure() const
+{
+    return m_canvas->hasFigure();
+}
+
+render::HeatmapData HeatmapWidget::figureData() const
+{
+    Q_ASSERT(m_canvas->renderer());
+    return m_canvas->renderer()->data();
+}
+
+render::HeatmapStyle HeatmapWidget::figureStyle() const
+{
+    return m_canvas->exportStyle();
+}
+
+}  // namespace ui

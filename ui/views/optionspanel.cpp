@@ -1,0 +1,224 @@
+#include "optionspanel.h"
+
+#include "inlinemessage.h"
+#include "ui/document/document.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+QLabel* sectionLabel(const QString& text)
+{
+    auto* label = new QLabel(text);
+    QFont bold = label->font();
+    bold.setBold(true);
+    label->setFont(bold);
+    return label;
+}
+
+QSpinBox* dimensionBox(int maximum, const QString& name)
+{
+    auto* box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(1, maximum);
+    box->setKeyboardTracking(false);
+    box->setAccelerated(true);
+    return box;
+}
+
+}  // namespace
+
+int OptionsPanel::sliderPosition(double temperature)
+{
+    const double t = std::clamp(temperature, minTemperature, maxTemperature);
+    return int(std::lround(sliderSteps * std::log(t / minTemperature) / std::log(maxTemperature / minTemperature)));
+}
+
+double OptionsPanel::sliderTemperature(int position)
+{
+    const double t = minTemperature * std::pow(maxTemperature / minTemperature, double(position) / sliderSteps);
+    return std::round(t * 100.0) / 100.0;
+}
+
+OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    setObjectName(QStringLiteral("optionsPanel"));
+
+    m_scale = new QCheckBox(tr("Divide scores by √d_k"));
+    m_scale->setObjectName(QStringLiteral("scaleBox"));
+    m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
+
+    m_temperatureSlider = new QSlider(Qt::Horizontal);
+    m_temperatureSlider->setObjectName(QStringLiteral("temperatureSlider"));
+    m_temperatureSlider->setRange(0, sliderSteps);
+    m_temperatureSlider->setPageStep(sliderSteps / 20);
+    m_temperatureSlider->setSingleStep(sliderSteps / 100);
+    m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
+    m_temperature = new QDoubleSpinBox;
+    m_temperature->setObjectName(QStringLiteral("temperatureBox"));
+    m_temperature->setRange(0.01, 100.0);
+    m_temperature->setDecimals(2);
+    m_temperature->setSingleStep(0.05);
+    m_temperature->setKeyboardTracking(false);
+    m_temperature->setAccessibleName(tr("Temperature"));
+
+    m_mask = new QComboBox;
+    m_mask->setObjectName(QStringLiteral("maskBox"));
+    m_mask->addItem(tr("None"), int(core::Mask::None));
+    m_mask->addItem(tr("Causal (no looking ahead)"), int(core::Mask::Causal));
+    m_encoding = new QComboBox;
+    m_encoding->setObjectName(QStringLiteral("encodingBox"));
+    m_encoding->addItem(tr("None"), int(core::PositionalEncoding::None));
+    m_encoding->addItem(tr("Sinusoidal"), int(core::PositionalEncoding::Sinusoidal));
+    m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
+
+    m_heads = dimensionBox(core::Limits::maxHeads, QStringLiteral("headsBox"));
+    m_dModel = dimensionBox(core::Limits::maxDModel, QStringLiteral("dModelBox"));
+    m_dk = dimensionBox(core::Limits::maxWidth, QStringLiteral("dkBox"));
+    m_dv = dimensionBox(core::Limits::maxWidth, QStringLiteral("dvBox"));
+    m_outputProjection = new QCheckBox(tr("Output projection W_O"));
+    m_outputProjection->setObjectName(QStringLiteral("outputProjectionBox"));
+    m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
+
+    m_message = new InlineMessage;
+    m_message->setObjectName(QStringLiteral("optionsMessage"));
+
+    auto* temperatureRow = new QHBoxLayout;
+    temperatureRow->setSpacing(6);
+    temperatureRow->addWidget(m_temperatureSlider, 1);
+    temperatureRow->addWidget(m_temperature);
+
+    auto* scores = new QFormLayout;
+    scores->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    scores->addRow(m_scale);
+    auto* temperatureLabel = new QLabel(tr("T&emperature"));
+    temperatureLabel->setBuddy(m_temperature);
+    scores->addRow(temperatureLabel, temperatureRow);
+    scores->addRow(tr("&Mask"), m_mask);
+    scores->addRow(tr("&Positions"), m_encoding);
+
+    auto* dims = new QFormLayout;
+    dims->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    dims->addRow(tr("&Heads"), m_heads);
+    dims->addRow(tr("d_m&odel"), m_dModel);
+    dims->addRow(tr("d_&k per head"), m_dk);
+    dims->addRow(tr("d_&v per head"), m_dv);
+    dims->addRow(m_outputProjection);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(10, 8, 10, 8);
+    layout->setSpacing(6);
+    layout->addWidget(sectionLabel(tr("Scores")));
+    layout->addLayout(scores);
+    layout->addSpacing(8);
+    layout->addWidget(sectionLabel(tr("Dimensions")));
+    layout->addLayout(dims);
+    layout->addWidget(m_message);
+    layout->addStretch(1);
+
+    connect(m_scale, &QCheckBox::toggled, this, [this](bool on) {
+        core::Options o = m_document->model().options;
+        o.scale = on;
+        m_document->setOptions(o);
+    });
+    connect(m_temperatureSlider, &QSlider::valueChanged, this, &OptionsPanel::sliderMoved);
+    connect(m_temperatureSlider, &QSlider::sliderReleased, this, &OptionsPanel::sliderReleased);
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, &OptionsPanel::setTemperature);
+    connect(m_mask, &QComboBox::activated, this, [this](int index) {
+        core::Options o = m_document->model().options;
+        o.mask = core::Mask(m_mask->itemData(index).toInt());
+        m_document->setOptions(o);
+    });
+    connect(m_encoding, &QComboBox::activated, this, [this](int index) {
+        core::Options o = m_document->model().options;
+        o.positionalEncoding = core::PositionalEncoding(m_encoding->itemData(index).toInt());
+        m_document->setOptions(o);
+    });
+    for (QSpinBox* box : {m_heads, m_dModel, m_dk, m_dv})
+        connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
+    connect(m_outputProjection, &QCheckBox::toggled, m_document, &Document::setOutputProjection);
+    connect(document, &Document::modelChanged, this, &OptionsPanel::syncFromDocument);
+    syncFromDocument();
+}
+
+OptionsPanel::~OptionsPanel() = default;
+
+QString OptionsPanel::message() const
+{
+    return m_message->message();
+}
+
+void OptionsPanel::syncFromDocument()
+{
+    const core::AttentionModel& m = m_document->model();
+    const QSignalBlocker b1(m_scale), b2(m_temperatureSlider), b3(m_temperature), b4(m_mask), b5(m_encoding),
+        b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection);
+    m_scale->setChecked(m.options.scale);
+    if (!m_temperatureSlider->isSliderDown())
+        m_temperatureSlider->setValue(sliderPosition(m.options.temperature));
+    m_temperature->setValue(m.options.temperature);
+    m_mask->setCurrentIndex(m_mask->findData(int(m.options.mask)));
+    m_encoding->setCurrentIndex(m_encoding->findData(int(m.options.positionalEncoding)));
+    m_heads->setValue(m.heads());
+    m_dModel->setValue(m.dModel());
+    m_dk->setValue(std::max(1, m.dK()));
+    m_dv->setValue(std::max(1, m.dV()));
+    m_outputProjection->setChecked(m.wo.has_value());
+}
+
+void OptionsPanel::setTemperature(double t)
+{
+    core::Options o = m_document->model().options;
+    if (!(t > 0) || o.temperature == t)
+        return;
+    o.temperature = t;
+    m_document->setOptions(o);
+}
+
+void OptionsPanel::sliderMoved(int position)
+{
+    if (m_temperatureSlider->isSliderDown() && !m_dragMacro) {
+        m_document->undoStack()->beginMacro(tr("Change temperature"));
+        m_dragMacro = true;
+    }
+    setTemperature(sliderTemperature(position));
+}
+
+void OptionsPanel::sliderReleased()
+{
+    if (!m_dragMacro)
+        return;
+    m_dragMacro = false;
+    m_document->undoStack()->endMacro();
+}
+
+void OptionsPanel::applyDimensions()
+{
+    const core::AttentionModel& m = m_document->model();
+    const int dModel = m_dModel->value(), dk = m_dk->value(), dv = m_dv->value(), heads = m_heads->value();
+    if (dModel == m.dModel() && dk == m.dK() && dv == m.dV() && heads == m.heads())
+        return;
+    QString error;
+    if (!m_document->setDimensions(dModel, dk, dv, heads, &error)) {
+        m_message->showMessage(tr("Not changed: %1").arg(error));
+        syncFromDocument();
+        return;
+    }
+    m_message->showMessage(QString());
+}
+
+}  // namespace ui

@@ -1,0 +1,57 @@
+#pragma once
+/** OptionsPanel: scaling, temperature, mask, positional encoding, dimensions and W_O, all live. */
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace ui {
+
+class Document;
+class InlineMessage;
+
+class OptionsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit OptionsPanel(Document* document, QWidget* parent = nullptr);
+    ~OptionsPanel() override;
+
+    /** The slider position (0 … sliderSteps) that shows temperature t; t is clamped to the slider's range. */
+    static int sliderPosition(double temperature);
+    /** The temperature a slider position stands for. */
+    static double sliderTemperature(int position);
+    static constexpr int sliderSteps = 1000;
+    static constexpr double minTemperature = 0.05;
+    static constexpr double maxTemperature = 5.0;
+
+    /** The refusal shown under the dimensions; empty when none. */
+    QString message() const;
+
+private:
+    void syncFromDocument();
+    void setTemperature(double t);
+    void sliderMoved(int position);
+    void sliderReleased();
+    void applyDimensions();
+
+    Document* m_document;
+    QCheckBox* m_scale;
+    QSlider* m_temperatureSlider;
+    QDoubleSpinBox* m_temperature;
+    QComboBox* m_mask;
+    QComboBox* m_encoding;
+    QSpinBox* m_heads;
+    QSpinBox* m_dModel;
+    QSpinBox* m_dk;
+    QSpinBox* m_dv;
+    QCheckBox* m_outputProjection;
+    InlineMessage* m_message;
+    bool m_dragMacro = false;  ///< a slider drag is being collected into one undo step
+};
+
+}  // namespace ui

@@ -1,0 +1,103 @@
+#include "tokenbar.h"
+
+#include "inlinemessage.h"
+#include "tokenchips.h"
+#include "ui/document/document.h"
+#include "ui/document/viewstate.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ui {
+
+TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
+    : QWidget(parent), m_document(document), m_viewState(viewState)
+{
+    setObjectName(QStringLiteral("tokenBar"));
+    m_line = new QLineEdit;
+    m_line->setObjectName(QStringLiteral("tokenLine"));
+    m_line->setPlaceholderText(tr("Type a sentence…"));
+    m_line->setClearButtonEnabled(true);
+    m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "
+                          "character become tokens."));
+    m_line->setAccessibleName(tr("Token text"));
+
+    m_message = new InlineMessage;
+    m_message->setObjectName(QStringLiteral("tokenMessage"));
+
+    m_count = new QLabel;
+    m_count->setObjectName(QStringLiteral("tokenCount"));
+    m_count->setForegroundRole(QPalette::PlaceholderText);
+
+    m_chips = new TokenChips;
+    m_chipScroll = new QScrollArea;
+    m_chipScroll->setWidget(m_chips);
+    m_chipScroll->setWidgetResizable(true);
+    m_chipScroll->setFrameShape(QFrame::NoFrame);
+    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chipScroll->setBackgroundRole(QPalette::Window);
+    m_chipScroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+
+    auto* label = new QLabel(tr("&Tokens"));
+    label->setBuddy(m_line);
+    QFont bold = label->font();
+    bold.setBold(true);
+    label->setFont(bold);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(10, 8, 10, 8);
+    layout->setSpacing(6);
+    layout->addWidget(label);
+    layout->addWidget(m_line);
+    layout->addWidget(m_message);
+    layout->addWidget(m_chipScroll, 1);
+    layout->addWidget(m_count);
+
+    connect(m_line, &QLineEdit::textEdited, this, &TokenBar::textEdited);
+    connect(m_chips, &TokenChips::chipClicked, viewState, &ViewState::setSelectedQuery);
+    connect(viewState, &ViewState::selectedQueryChanged, m_chips, &TokenChips::setSelected);
+    connect(document, &Document::modelChanged, this, &TokenBar::syncFromDocument);
+    syncFromDocument();
+    m_chips->setSelected(viewState->selectedQuery());
+}
+
+TokenBar::~TokenBar() = default;
+
+QString TokenBar::message() const
+{
+    return m_message->message();
+}
+
+void TokenBar::textEdited(const QString& text)
+{
+    QString error;
+    if (!m_document->setTokenText(text, &error)) {
+        m_message->showMessage(error);
+        return;
+    }
+    m_message->showMessage(QString());
+}
+
+void TokenBar::syncFromDocument()
+{
+    const QString text = m_document->tokenText();
+    if (m_line->text() != text) {
+        const int cursor = m_line->cursorPosition();
+        m_line->setText(text);
+        m_line->setCursorPosition(std::min(cursor, int(text.size())));
+        m_message->showMessage(QString());
+    }
+    QStringList tokens;
+    for (const auto& t : m_document->model().tokens)
+        tokens << QString::fromStdString(t);
+    m_chips->setTokens(tokens);
+    m_count->setText(tr("%n token(s) · click one to follow it as the query", nullptr, int(tokens.size())));
+    if (m_viewState->selectedQuery() >= tokens.size())
+        m_viewState->setSelectedQuery(std::max(0, int(tokens.size()) - 1));
+}
+
+}  // namespace ui

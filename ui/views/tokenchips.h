@@ -1,0 +1,58 @@
+#pragma once
+/** TokenChips: the tokens as a flow of small rounded chips with their 1-based index. */
+
+#include <QList>
+#include <QRect>
+#include <QStringList>
+#include <QWidget>
+
+namespace ui {
+
+class TokenChips : public QWidget {
+    Q_OBJECT
+public:
+    explicit TokenChips(QWidget* parent = nullptr);
+
+    void setTokens(const QStringList& tokens);
+    QStringList tokens() const { return m_tokens; }
+    /** The highlighted chip; −1 for none. */
+    void setSelected(int index);
+    int selected() const { return m_selected; }
+    /** Where chip index is drawn (widget coordinates); empty when there is no such chip. */
+    QRect chipRect(int index) const;
+
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    /** A chip was clicked (0-based index). */
+    void chipClicked(int index);
+
+protected:
+    bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct Metrics {
+        int padX, padY, gap, height, indexGap, margin;
+    };
+    Metrics metrics() const;
+    QString displayText(int index) const;
+    QList<QRect> layoutFor(int width) const;
+    void relayout();
+    int chipAt(const QPoint& pos) const;
+
+    QStringList m_tokens;
+    QList<QRect> m_rects;
+    int m_selected = -1;
+    int m_hovered = -1;
+};
+
+}  // namespace ui
