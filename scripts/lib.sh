@@ -10,6 +10,8 @@ BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
     qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n libgl-dev
     libeigen3-dev nlohmann-json3-dev
     fonts-dejavu-core fonts-wqy-microhei)
+# What the fuzz harnesses add (libFuzzer comes with clang's runtime libraries).
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -31,18 +33,26 @@ ensure_packages() {
     "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# configure_and_build DIR BUILD_TYPE [CMAKE ARGS...]: incremental build in DIR.
+# configure_and_build DIR BUILD_TYPE [CMAKE ARGS...]: incremental build of the project in DIR.
 configure_and_build() {
-    local dir="$1" type="$2"
-    shift 2
+    configure_and_build_source "$ROOT" "$@"
+}
+
+# configure_and_build_source SOURCE DIR BUILD_TYPE [CMAKE ARGS...]: the same for any CMake source folder.
+configure_and_build_source() {
+    local src="$1" dir="$2" type="$3"
+    shift 3
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         say "configuring $type build in ${dir#"$ROOT"/}"
-        cmake -S "$ROOT" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
+        cmake -S "$src" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
     else
-        cmake -S "$ROOT" -B "$dir" "$@" >/dev/null
+        cmake -S "$src" -B "$dir" "$@" >/dev/null
     fi
-    say "building"
+    say "building in ${dir#"$ROOT"/}"
     cmake --build "$dir" -j"$JOBS"
 }
+
+# Seconds since the epoch, for the phase timings.
+now() { date +%s; }
