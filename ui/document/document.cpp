@@ -7,8 +7,10 @@
 #include "core/tokenizer.h"
 
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
@@ -97,10 +99,14 @@ bool Document::setTokenText(const QString& text, QString* error)
             *error = tr("%1 tokens is more than the %2 this program accepts.").arg(tokens.size()).arg(core::Limits::maxTokens);
         return false;
     }
+    if (text == m_tokenText)
+        return true;
     core::AttentionModel after = model();
-    after.embeddings = core::embeddingsForTokens(model(), tokens);
-    after.tokens = tokens;
-    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), text, tr("Edit tokens")));
+    if (tokens != model().tokens) {
+        after.embeddings = core::embeddingsForTokens(model(), tokens);
+        after.tokens = tokens;
+    }
+    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), text, tr("Edit tokens"), TokenTextId));
     return true;
 }
 
@@ -117,12 +123,12 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
 
 bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& text)
 {
-    const core::Matrix& m = matrix(id);
-    if (value.rows() != m.rows() || value.cols() != m.cols() || !value.allFinite())
+    const core::Matrix* m = matrixOf(model(), id);
+    if (!m || value.rows() != m->rows() || value.cols() != m->cols() || !value.allFinite())
         return false;
-    core::AttentionModel after = model();
-    *matrixOf(after, id) = value;
-    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), m_tokenText, text));
+    if (value == *m)
+        return true;
+    m_undo.push(new SetMatrixCommand(this, id, *m, value, text));
     return true;
 }
 
@@ -137,6 +143,8 @@ void Document::setOptions(const core::Options& options)
 
 bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* error)
 {
+    if (dModel == model().dModel() && dk == model().dK() && dv == model().dV() && heads == model().heads())
+        return true;
     core::AttentionModel after = core::resized(model(), dModel, dk, dv, heads);
     if (auto e = core::validate(after)) {
         if (error)
@@ -166,6 +174,28 @@ void Document::applyModel(const core::AttentionModel& model, const QString& toke
     m_tokenText = tokenText;
     emit modelChanged();
     recompute();
+}
+
+bool Document::applyCell(MatrixId id, int row, int col, double value)
+{
+    core::Matrix* m = matrixOf(m_session.model, id);
+    if (!m || row < 0 || col < 0 || row >= m->rows() || col >= m->cols())
+        return false;
+    (*m)(row, col) = value;
+    emit modelChanged();
+    recompute();
+    return true;
+}
+
+bool Document::applyMatrix(MatrixId id, const core::Matrix& value)
+{
+    core::Matrix* m = matrixOf(m_session.model, id);
+    if (!m || value.rows() != m->rows() || value.cols() != m->cols())
+        return false;
+    *m = value;
+    emit modelChanged();
+    recompute();
+    return true;
 }
 
 void Document::loadSession(const core::Session& session, const QString& path)
@@ -201,14 +231,18 @@ bool Document::saveFile(const QString& path, QString* error)
     const std::string text = core::serializeSession(currentSession());
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
+        const QString why = tr("%1: cannot be written: %2").arg(path, file.errorString());
         if (error)
-            *error = tr("%1: cannot be written: %2").arg(path, file.errorString());
+            *error = why;
+        emit message(why);
         return false;
     }
     file.write(text.data(), qint64(text.size()));
     if (!file.commit()) {
+        const QString why = tr("%1: saving failed: %2").arg(path, file.errorString());
         if (error)
-            *error = tr("%1: saving failed: %2").arg(path, file.errorString());
+            *error = why;
+        emit message(why);
         return false;
     }
     const QString absolute = QFileInfo(path).absoluteFilePath();
@@ -217,6 +251,7 @@ bool Document::saveFile(const QString& path, QString* error)
         emit filePathChanged(absolute);
     }
     m_undo.setClean();
+    emit message(tr("Saved %1").arg(QFileInfo(path).fileName()));
     return true;
 }
 
@@ -225,23 +260,41 @@ core::Session Document::currentSession() const
     return m_session;
 }
 
+void Document::setError(const QString& message)
+{
+    if (message == m_error)
+        return;
+    m_error = message;
+    emit errorChanged(m_error);
+}
+
 void Document::recompute()
 {
     const quint64 stamp = ++m_requested;
     if (auto e = core::validate(model())) {
+        // Nothing to show that matches the model: say why, and let the views clear.
         m_computing = false;
-        m_error = QString::fromStdString(*e);
-        emit errorChanged(m_error);
+        setError(QString::fromStdString(*e));
+        if (m_trace) {
+            m_trace.reset();
+            emit traceChanged(nullptr);
+        }
         return;
     }
-    if (!m_error.isEmpty()) {
-        m_error.clear();
-        emit errorChanged(QString());
-    }
+    setError(QString());
     if (work(model()) <= synchronousWork) {
+        ++m_started;
         m_computing = false;
         m_served = stamp;
-        m_trace = core::computeShared(model());
+        std::shared_ptr<const core::Trace> result;
+        try {
+            result = core::computeShared(model());
+        } catch (const std::exception&) {
+            result = nullptr;  // validated before; only memory can run out here
+        }
+        m_trace = std::move(result);
+        if (!m_trace)
+            setError(tr("Not enough memory to compute %1 tokens.").arg(model().n()));
         emit traceChanged(m_trace);
         return;
     }
@@ -252,6 +305,7 @@ void Document::recompute()
 
 void Document::startWorker()
 {
+    ++m_started;
     m_running = m_requested;
     const core::AttentionModel model = m_session.model;
     m_watcher.setFuture(QtConcurrent::run([model]() -> std::shared_ptr<const core::Trace> {
@@ -268,28 +322,32 @@ void Document::workerFinished()
     const quint64 stamp = m_running;
     m_running = 0;
     auto result = m_watcher.result();
-    if (stamp > m_served) {
+    // Only the result of the newest request is announced; an older one is stale.
+    if (stamp == m_requested && stamp > m_served) {
         m_served = stamp;
-        if (stamp == m_requested) {
-            m_computing = false;
-            if (result) {
-                m_trace = std::move(result);
-                emit traceChanged(m_trace);
-            } else {
-                m_error = tr("Not enough memory to compute %1 tokens.").arg(model().n());
-                emit errorChanged(m_error);
-            }
-        }
+        m_computing = false;
+        m_trace = std::move(result);
+        if (!m_trace)
+            setError(tr("Not enough memory to compute %1 tokens.").arg(model().n()));
+        emit traceChanged(m_trace);
+        return;
     }
-    // Edits arrived meanwhile: compute only the newest state.
-    if (m_served < m_requested && m_error.isEmpty() && m_computing)
+    // Edits arrived meanwhile and the newest one needs the worker: compute only that state.
+    if (m_computing)
         startWorker();
 }
 
-void Document::waitForTrace()
+bool Document::waitForTrace(int timeoutMs)
 {
-    while (m_computing)
+    QDeadlineTimer deadline(timeoutMs < 0 ? QDeadlineTimer::Forever : QDeadlineTimer(timeoutMs));
+    QTimer wake;  // lets the loop look at the deadline while no other event comes
+    wake.start(50);
+    while (m_computing) {
+        if (deadline.hasExpired())
+            return false;
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
 }
 
 }  // namespace ui

@@ -62,8 +62,12 @@ public:
     bool setDimensions(int dModel, int dk, int dv, int heads, QString* error = nullptr);
     /** Adds (an identity-like W_O) or removes the output projection. */
     void setOutputProjection(bool on);
-    /** Replaces the whole model in one undoable step (used by the commands). */
+    /** Replaces the whole model without an undo step (the commands call it; edits use the setters). */
     void applyModel(const core::AttentionModel& model, const QString& tokenText);
+    /** Sets one cell without an undo step (the commands call it); false when out of range. */
+    bool applyCell(MatrixId id, int row, int col, double value);
+    /** Replaces one matrix of the same shape without an undo step (the commands call it). */
+    bool applyMatrix(MatrixId id, const core::Matrix& value);
 
     // Files.
     /** Replaces the session (undo history cleared); path empty for an unsaved one. */
@@ -75,13 +79,17 @@ public:
     /** The session as it would be saved now. */
     core::Session currentSession() const;
 
-    /** Blocks until the current model's trace is ready (tests and the command line). */
-    void waitForTrace();
+    /** Blocks until the current model's trace is ready or the model is refused (tests and the
+     *  command line). Returns false when timeoutMs (negative: no limit) ran out first. */
+    bool waitForTrace(int timeoutMs = -1);
+    /** How many computations were started (synchronous and on the worker); for tests and profiling. */
+    quint64 computationsStarted() const { return m_started; }
 
 signals:
     /** The model changed (any edit, undo, redo or load); the trace follows later. */
     void modelChanged();
-    /** A new trace, matching the model at the time it was asked for. */
+    /** A new trace, matching the current model; stale results are never announced.
+     *  Null when the model cannot be computed (errorChanged says why). */
     void traceChanged(std::shared_ptr<const core::Trace> trace);
     /** The model cannot be computed; message says why. Empty message: it can again. */
     void errorChanged(const QString& message);
@@ -94,6 +102,7 @@ private:
     void recompute();
     void startWorker();
     void workerFinished();
+    void setError(const QString& message);
 
     core::Session m_session;
     QString m_tokenText;
@@ -108,6 +117,7 @@ private:
     quint64 m_requested = 0;  ///< stamp of the newest model
     quint64 m_running = 0;    ///< stamp of the computation in flight, 0 when none
     quint64 m_served = 0;     ///< stamp of the newest result delivered
+    quint64 m_started = 0;    ///< computations started, for tests
     bool m_computing = false;
 };
 

@@ -1,0 +1,441 @@
+/** The Document: edits, undo and redo, files and the recompute off the GUI thread. */
+
+#include "core/attention.h"
+#include "core/presets.h"
+#include "testutil.h"
+#include "ui/document/document.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace ui;
+using testutil::mat;
+
+namespace {
+
+/** Softmax of each row, written out as the textbook has it. */
+core::Matrix softmaxByHand(const core::Matrix& s)
+{
+    core::Matrix w(s.rows(), s.cols());
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+        double sum = 0;
+        for (Eigen::Index j = 0; j < s.cols(); ++j)
+            sum += std::exp(s(i, j));
+        for (Eigen::Index j = 0; j < s.cols(); ++j)
+            w(i, j) = std::exp(s(i, j)) / sum;
+    }
+    return w;
+}
+
+struct Snapshot {
+    core::AttentionModel model;
+    QString tokenText;
+};
+
+Snapshot snapshot(const Document& d)
+{
+    return {d.model(), d.tokenText()};
+}
+
+bool same(const Snapshot& a, const Document& d)
+{
+    return a.model == d.model() && a.tokenText == d.tokenText();
+}
+
+}  // namespace
+
+class TestDocument : public QObject {
+    Q_OBJECT
+private slots:
+    void startsWithTheWorkedExample();
+    void editWeightRecomputes();
+    void undoRestoresEveryMatrix();
+    void cellEditsMerge();
+    void retokenizeKeepsEditedRows();
+    void emptyTokensRefused();
+    void refusedEditsLeaveNoStep_data();
+    void refusedEditsLeaveNoStep();
+    void invalidModelClearsTrace();
+    void modifiedFollowsCleanState();
+    void saveOpenRoundTrip();
+    void saveFailureKeepsOldFile();
+    void largeModelRecomputesOffThread();
+};
+
+void TestDocument::startsWithTheWorkedExample()
+{
+    Document doc;
+    QVERIFY(doc.trace());
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.error().isEmpty());
+    QCOMPARE(doc.model(), core::illustratedModel());
+    COMPARE_MATRIX(doc.trace()->heads[0].scores, mat({{2, 4, 4}, {4, 16, 12}, {4, 12, 10}}), 0);
+    COMPARE_MATRIX(doc.trace()->heads[0].outputs,
+                   mat({{1.9366, 6.6831, 1.5951}, {2.0000, 7.9640, 0.0540}, {1.9997, 7.7599, 0.3584}}), 1e-4);
+}
+
+void TestDocument::editWeightRecomputes()
+{
+    Document doc;
+    QVERIFY(!doc.model().options.scale);  // the worked example is unscaled
+    QSignalSpy traces(&doc, &Document::traceChanged);
+    QSignalSpy models(&doc, &Document::modelChanged);
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, 2));
+    QCOMPARE(models.count(), 1);
+    QTRY_COMPARE(traces.count(), 1);
+    const auto trace = doc.trace();
+    QVERIFY(trace);
+
+    // W_Q row 1 is now [2, 0, 1]. By hand, with X = [[1,0,1,0],[0,2,0,2],[1,1,1,1]]:
+    // q1 = [2,0,1] + [0,0,1] = [2,0,2]; q2 = 2·[1,0,0] + 2·[0,1,1] = [2,2,2];
+    // q3 = [2,0,1] + [1,0,0] + [0,0,1] + [0,1,1] = [3,1,3].
+    const core::Matrix q = mat({{2, 0, 2}, {2, 2, 2}, {3, 1, 3}});
+    // K is unchanged: [[0,1,1],[4,4,0],[2,3,1]]; scores(i, j) = q_i · k_j.
+    const core::Matrix scores = mat({{2, 8, 6}, {4, 16, 12}, {4, 16, 12}});
+    const core::Matrix weights = softmaxByHand(scores);
+    const core::Matrix v = mat({{1, 2, 3}, {2, 8, 0}, {2, 6, 3}});
+    core::Matrix outputs = core::Matrix::Zero(3, 3);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            outputs.row(i) += weights(i, j) * v.row(j);
+
+    COMPARE_MATRIX(trace->heads[0].queries, q, 1e-12);
+    COMPARE_MATRIX(trace->heads[0].scores, scores, 1e-12);
+    COMPARE_MATRIX(trace->heads[0].weights, weights, 1e-12);
+    COMPARE_MATRIX(trace->heads[0].outputs, outputs, 1e-12);
+    // Row 1 by hand: softmax([2, 8, 6]) ≈ [0.002179, 0.878878, 0.118943].
+    QVERIFY(std::fabs(trace->heads[0].weights(0, 1) - 0.878878) < 1e-6);
+}
+
+void TestDocument::undoRestoresEveryMatrix()
+{
+    Document doc;
+    std::vector<Snapshot> states{snapshot(doc)};
+    auto step = [&](bool done) {
+        QVERIFY(done);
+        states.push_back(snapshot(doc));
+    };
+    step(doc.setCell(MatrixId::Key, 1, 2, -0.5));
+    step(doc.setCell(MatrixId::Embeddings, 0, 3, 7.25));
+    step(doc.setTokenText(QStringLiteral("the quick brown fox")));
+    core::Options options = doc.model().options;
+    options.scale = true;
+    options.temperature = 0.5;
+    options.mask = core::Mask::Causal;
+    doc.setOptions(options);
+    step(true);
+    step(doc.setDimensions(6, 2, 4, 2));
+    step(doc.setMatrix(MatrixId::Value, core::Matrix::Constant(6, 8, 0.25), QStringLiteral("fill")));
+    doc.setOutputProjection(true);
+    step(true);
+    step(doc.setCell(MatrixId::Output, 3, 1, 4));
+    QCOMPARE(doc.undoStack()->count(), int(states.size()) - 1);
+
+    for (int i = int(states.size()) - 2; i >= 0; --i) {
+        doc.undoStack()->undo();
+        QVERIFY2(same(states[std::size_t(i)], doc), qPrintable(QStringLiteral("after undo to state %1").arg(i)));
+        QVERIFY(doc.waitForTrace(10000));
+        QVERIFY(doc.trace());
+        QVERIFY(doc.trace()->model == doc.model());
+    }
+    QCOMPARE(doc.model(), core::illustratedModel());
+    QVERIFY(!doc.isModified());
+    for (std::size_t i = 1; i < states.size(); ++i) {
+        doc.undoStack()->redo();
+        QVERIFY2(same(states[i], doc), qPrintable(QStringLiteral("after redo to state %1").arg(i)));
+    }
+    QVERIFY(doc.waitForTrace(10000));
+    QVERIFY(doc.trace()->model == doc.model());
+}
+
+void TestDocument::cellEditsMerge()
+{
+    Document doc;
+    const double original = doc.matrix(MatrixId::Value)(2, 0);
+    QVERIFY(doc.setCell(MatrixId::Value, 2, 0, 5));
+    QVERIFY(doc.setCell(MatrixId::Value, 2, 0, 6));
+    QVERIFY(doc.setCell(MatrixId::Value, 2, 0, 7));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.matrix(MatrixId::Value)(2, 0), 7.0);
+    QVERIFY(doc.setCell(MatrixId::Value, 2, 1, 1));
+    QCOMPARE(doc.undoStack()->count(), 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.matrix(MatrixId::Value)(2, 0), original);
+    QVERIFY(!doc.isModified());
+
+    // Editing a cell and then typing its old value back leaves no step at all.
+    doc.undoStack()->clear();
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 0, 3));
+    QVERIFY(doc.isModified());
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 0, core::illustratedModel().wk(0, 0)));
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QVERIFY(!doc.isModified());
+
+    // Typing in the token line is one step per burst.
+    QVERIFY(doc.setTokenText(QStringLiteral("a")));
+    QVERIFY(doc.setTokenText(QStringLiteral("a b")));
+    QVERIFY(doc.setTokenText(QStringLiteral("a b c")));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model(), core::illustratedModel());
+}
+
+void TestDocument::retokenizeKeepsEditedRows()
+{
+    Document doc;
+    QVERIFY(doc.setTokenText(QStringLiteral("alpha beta gamma")));
+    const core::Matrix derived = doc.matrix(MatrixId::Embeddings);
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 1, 0, 9));
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 1, 3, -9));
+    const core::RowVector edited = doc.matrix(MatrixId::Embeddings).row(1);
+
+    QVERIFY(doc.setTokenText(QStringLiteral("delta beta alpha")));
+    QCOMPARE(doc.model().n(), 3);
+    QCOMPARE(doc.model().tokens[1], std::string("beta"));
+    QCOMPARE(core::RowVector(doc.matrix(MatrixId::Embeddings).row(1)), edited);
+    // alpha keeps its derived row, wherever it stands.
+    QCOMPARE(core::RowVector(doc.matrix(MatrixId::Embeddings).row(2)), core::RowVector(derived.row(0)));
+
+    QVERIFY(doc.setTokenText(QStringLiteral("beta")));
+    QCOMPARE(core::RowVector(doc.matrix(MatrixId::Embeddings).row(0)), edited);
+}
+
+void TestDocument::emptyTokensRefused()
+{
+    Document doc;
+    QSignalSpy changed(&doc, &Document::modelChanged);
+    QString error;
+    QVERIFY(!doc.setTokenText(QStringLiteral("   \t "), &error));
+    QVERIFY(!error.isEmpty());
+    QVERIFY(!doc.setTokenText(QString(), &error));
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QCOMPARE(doc.model(), core::illustratedModel());
+}
+
+void TestDocument::refusedEditsLeaveNoStep_data()
+{
+    QTest::addColumn<int>("which");
+    QTest::addRow("cell out of range") << 0;
+    QTest::addRow("negative cell") << 1;
+    QTest::addRow("non-finite cell") << 2;
+    QTest::addRow("matrix of another shape") << 3;
+    QTest::addRow("W_O when there is none") << 4;
+    QTest::addRow("non-finite matrix") << 5;
+    QTest::addRow("dimensions the heads do not divide") << 6;
+}
+
+void TestDocument::refusedEditsLeaveNoStep()
+{
+    QFETCH(int, which);
+    Document doc;
+    QSignalSpy changed(&doc, &Document::modelChanged);
+    core::Matrix bad = doc.matrix(MatrixId::Query);
+    bad(0, 0) = NAN;
+    QString error;
+    bool accepted = true;
+    switch (which) {
+    case 0: accepted = doc.setCell(MatrixId::Query, 4, 0, 1); break;
+    case 1: accepted = doc.setCell(MatrixId::Query, -1, 0, 1); break;
+    case 2: accepted = doc.setCell(MatrixId::Query, 0, 0, INFINITY); break;
+    case 3: accepted = doc.setMatrix(MatrixId::Query, core::Matrix::Zero(2, 2), QStringLiteral("x")); break;
+    case 4: accepted = doc.setMatrix(MatrixId::Output, core::Matrix(), QStringLiteral("x")); break;
+    case 5: accepted = doc.setMatrix(MatrixId::Query, bad, QStringLiteral("x")); break;
+    case 6: accepted = doc.setDimensions(4, 0, 3, 1, &error); break;
+    }
+    QVERIFY(!accepted);
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QCOMPARE(doc.model(), core::illustratedModel());
+    if (which == 6)
+        QVERIFY(!error.isEmpty());
+}
+
+void TestDocument::invalidModelClearsTrace()
+{
+    Document doc;
+    QSignalSpy traces(&doc, &Document::traceChanged);
+    QSignalSpy errors(&doc, &Document::errorChanged);
+    core::Options options = doc.model().options;
+    options.heads = 2;  // does not divide d_k = 3
+    doc.setOptions(options);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(!errors.at(0).at(0).toString().isEmpty());
+    QCOMPARE(doc.error(), errors.at(0).at(0).toString());
+    QCOMPARE(traces.count(), 1);
+    QVERIFY(!traces.at(0).at(0).value<std::shared_ptr<const core::Trace>>());
+    QVERIFY(!doc.trace());
+    QVERIFY(doc.waitForTrace(1000));  // nothing to wait for: refused at once
+
+    doc.undoStack()->undo();
+    QCOMPARE(errors.count(), 2);
+    QVERIFY(doc.error().isEmpty());
+    QVERIFY(doc.trace());
+    QCOMPARE(doc.trace()->model, doc.model());
+}
+
+void TestDocument::modifiedFollowsCleanState()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Document doc;
+    QSignalSpy modified(&doc, &Document::modifiedChanged);
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 0, 2));
+    QCOMPARE(modified.count(), 1);
+    QCOMPARE(modified.last().at(0).toBool(), true);
+    doc.undoStack()->undo();
+    QCOMPARE(modified.last().at(0).toBool(), false);
+    QVERIFY(!doc.isModified());
+    doc.undoStack()->redo();
+    QVERIFY(doc.isModified());
+    QString error;
+    QVERIFY2(doc.saveFile(dir.filePath(QStringLiteral("a.json")), &error), qPrintable(error));
+    QVERIFY(!doc.isModified());
+    QCOMPARE(modified.last().at(0).toBool(), false);
+    // Undo past the save: modified again.
+    doc.undoStack()->undo();
+    QVERIFY(doc.isModified());
+    doc.undoStack()->redo();
+    QVERIFY(!doc.isModified());
+}
+
+void TestDocument::saveOpenRoundTrip()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Document doc;
+    QVERIFY(doc.setTokenText(QStringLiteral("思考 machines think")));
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 1, 0.1));
+    QVERIFY(doc.setCell(MatrixId::Query, 2, 2, -1.0 / 3.0));
+    doc.setOutputProjection(true);
+    core::Options options = doc.model().options;
+    options.temperature = 0.7;
+    options.positionalEncoding = core::PositionalEncoding::Sinusoidal;
+    doc.setOptions(options);
+
+    const QString path = dir.filePath(QStringLiteral("session.json"));
+    QSignalSpy paths(&doc, &Document::filePathChanged);
+    QString error;
+    QVERIFY2(doc.saveFile(path, &error), qPrintable(error));
+    QCOMPARE(paths.count(), 1);
+    QCOMPARE(doc.filePath(), QFileInfo(path).absoluteFilePath());
+
+    Document other;
+    QSignalSpy traces(&other, &Document::traceChanged);
+    QVERIFY2(other.openFile(path, &error), qPrintable(error));
+    QCOMPARE(other.model(), doc.model());
+    QCOMPARE(other.filePath(), doc.filePath());
+    QVERIFY(!other.isModified());
+    QCOMPARE(other.undoStack()->count(), 0);
+    QCOMPARE(traces.count(), 1);
+
+    // A broken file leaves the document as it was.
+    const QString broken = dir.filePath(QStringLiteral("broken.json"));
+    QFile f(broken);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"format\": \"attention-explorer-session\", \"version\": 1, \"tokens\": []}");
+    f.close();
+    QVERIFY(!other.openFile(broken, &error));
+    QVERIFY(!error.isEmpty());
+    QCOMPARE(other.model(), doc.model());
+    QCOMPARE(other.filePath(), doc.filePath());
+}
+
+void TestDocument::saveFailureKeepsOldFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Document doc;
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 0, 2));
+    QSignalSpy messages(&doc, &Document::message);
+    QString error;
+
+    // A folder that does not exist.
+    QVERIFY(!doc.saveFile(dir.filePath(QStringLiteral("missing/session.json")), &error));
+    QVERIFY(error.contains(QStringLiteral("missing")));
+    QVERIFY(doc.isModified());
+    QCOMPARE(messages.count(), 1);
+    QVERIFY(doc.filePath().isEmpty());
+
+    // A "folder" that is a file: fails even for a superuser.
+    const QString file = dir.filePath(QStringLiteral("plain"));
+    QFile plain(file);
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    error.clear();
+    QVERIFY(!doc.saveFile(file + QStringLiteral("/session.json"), &error));
+    QVERIFY(!error.isEmpty());
+    QVERIFY(doc.isModified());
+
+    // A read-only folder holding an older save.
+    const QString folder = dir.filePath(QStringLiteral("ro"));
+    QVERIFY(QDir().mkpath(folder));
+    const QString path = folder + QStringLiteral("/session.json");
+    QVERIFY2(doc.saveFile(path, &error), qPrintable(error));
+    QFile saved(path);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QByteArray before = saved.readAll();
+    saved.close();
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 0, 3));
+    QVERIFY(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner));
+    const bool superuser = ::geteuid() == 0;
+    const bool saveWorked = doc.saveFile(path, &error);
+    QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    if (superuser)
+        QSKIP("permissions do not bind the superuser: the read-only case needs an ordinary user");
+    QVERIFY(!saveWorked);
+    QVERIFY(!error.isEmpty());
+    QVERIFY(doc.isModified());
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QCOMPARE(saved.readAll(), before);
+}
+
+void TestDocument::largeModelRecomputesOffThread()
+{
+    std::mt19937_64 rng(7);
+    core::Session session;
+    session.model = testutil::randomModel(rng, 1024, 64, 1, 64, 64);
+    Document doc;
+    doc.loadSession(session, QString());
+    QVERIFY(doc.isComputing());  // handed to the worker, not computed on the GUI thread
+    QVERIFY(doc.waitForTrace(60000));
+    QVERIFY(doc.trace());
+    QCOMPARE(doc.trace()->model, doc.model());
+
+    QSignalSpy traces(&doc, &Document::traceChanged);
+    int stale = 0;
+    connect(&doc, &Document::traceChanged, this, [&](const std::shared_ptr<const core::Trace>& t) {
+        if (!t || !(t->model == doc.model()))
+            ++stale;
+    });
+    const quint64 startedBefore = doc.computationsStarted();
+    for (int k = 0; k < 20; ++k) {
+        QVERIFY(doc.setCell(MatrixId::Embeddings, k % 4, k, 0.5 + k));
+        QVERIFY(doc.isComputing());
+        QCoreApplication::processEvents();
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!doc.isComputing(), 60000);
+    QVERIFY(traces.count() >= 1);
+    QVERIFY2(traces.count() <= 3, qPrintable(QString::number(traces.count())));
+    QCOMPARE(stale, 0);
+    QVERIFY(doc.computationsStarted() - startedBefore <= 4);
+    const auto trace = doc.trace();
+    QVERIFY(trace);
+    QCOMPARE(trace->model, doc.model());
+    QCOMPARE(trace->x(3, 19), 19.5);
+    // The delivered trace is the final model's: compare one output row with a fresh computation.
+    const core::Trace fresh = core::compute(doc.model());
+    COMPARE_MATRIX(trace->heads[0].outputs.topRows(4), fresh.heads[0].outputs.topRows(4), 1e-12);
+}
+
+QTEST_MAIN(TestDocument)
+#include "tst_document.moc"
