@@ -1,0 +1,62 @@
+#include "cellstyle.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace ui {
+
+QString formatCell(double value, int precision)
+{
+    if (std::isnan(value))
+        return QStringLiteral("NaN");
+    if (std::isinf(value))
+        return value > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    QString s = QString::number(value, 'f', precision);
+    // "-0.00" reads as a sign error; a rounded zero has no sign.
+    if (s.startsWith(QLatin1Char('-')) && s.count(QLatin1Char('0')) + s.count(QLatin1Char('.')) == s.size() - 1)
+        s.remove(0, 1);
+    return s;
+}
+
+QColor cellTint(double value, double lo, double hi, render::ColormapId colormap, const QColor& base)
+{
+    if (!std::isfinite(value))
+        return base;
+    const double t = hi > lo ? std::clamp((value - lo) / (hi - lo), 0.0, 1.0) : 0.5;
+    const QColor c = render::colorAt(colormap, t);
+    const double alpha = render::isDiverging(colormap) ? 0.8 * std::fabs(2 * t - 1) : 0.55;
+    auto mix = [alpha](int a, int b) { return int(std::lround(a * alpha + b * (1 - alpha))); };
+    return QColor(mix(c.red(), base.red()), mix(c.green(), base.green()), mix(c.blue(), base.blue()));
+}
+
+bool covers(const core::CellRef& source, core::Step step, int head, int row, int col)
+{
+    if (source.step != step)
+        return false;
+    if (core::isPerHead(step) && source.head != head)
+        return false;
+    return (source.row < 0 || source.row == row) && (source.col < 0 || source.col == col);
+}
+
+bool parseCellText(const QString& text, double* value)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return false;
+    // Group separators are refused: "1,500" must not silently become 1500.
+    QLocale c = QLocale::c();
+    c.setNumberOptions(QLocale::RejectGroupSeparator);
+    QLocale system;
+    system.setNumberOptions(QLocale::RejectGroupSeparator);
+    bool ok = false;
+    double v = c.toDouble(t, &ok);
+    if (!ok)
+        v = system.toDouble(t, &ok);
+    if (!ok || !std::isfinite(v))
+        return false;
+    *value = v;
+    return true;
+}
+
+}  // namespace ui

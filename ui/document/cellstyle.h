@@ -1,0 +1,34 @@
+#pragma once
+/** How the numeric table models show a number: roles, text and tint, shared by every table. */
+
+#include "core/derivation.h"
+#include "ui/render/colormap.h"
+
+#include <QColor>
+#include <QString>
+
+namespace ui {
+
+/** Item data roles of the matrix and step models beyond Qt's own. */
+enum CellRole {
+    ValueRole = Qt::UserRole + 1,  ///< double: the cell's exact value
+    HighlightRole,                 ///< bool: the hovered cell came from this cell (its row or column)
+    HoveredRole,                   ///< bool: this is the hovered cell itself
+};
+
+/** The value with exactly `precision` decimals, C locale, and no "-0". */
+QString formatCell(double value, int precision);
+
+/** The background of a cell: colormap's colour for value in [lo, hi], laid lightly over base so
+ *  that text stays readable in light and dark palettes. Diverging maps fade to base at their centre. */
+QColor cellTint(double value, double lo, double hi, render::ColormapId colormap, const QColor& base);
+
+/** True when source (a cell, or a whole row or column when row or col is −1) covers cell
+ *  (row, col) of step in head; head is ignored for steps that are not per head. */
+bool covers(const core::CellRef& source, core::Step step, int head, int row, int col);
+
+/** Parses what a user typed into a cell: C-locale or the system locale's decimal separator,
+ *  surrounding spaces ignored. Returns false for anything that is not a finite number. */
+bool parseCellText(const QString& text, double* value);
+
+}  // namespace ui

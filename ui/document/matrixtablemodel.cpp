@@ -1,0 +1,148 @@
+#include "matrixtablemodel.h"
+
+#include "cellstyle.h"
+#include "viewstate.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace ui {
+
+MatrixTableModel::MatrixTableModel(Document* document, MatrixId id, ViewState* view, QObject* parent)
+    : NumericTableModel(view, parent), m_document(document), m_id(id)
+{
+    Q_ASSERT(document);
+    m_rows = int(matrix().rows());
+    m_cols = int(matrix().cols());
+    updateRange();
+    connect(document, &Document::modelChanged, this, &MatrixTableModel::documentChanged);
+}
+
+core::Step MatrixTableModel::step() const
+{
+    switch (m_id) {
+    case MatrixId::Embeddings: return core::Step::X;
+    case MatrixId::Query: return core::Step::WeightQuery;
+    case MatrixId::Key: return core::Step::WeightKey;
+    case MatrixId::Value: return core::Step::WeightValue;
+    case MatrixId::Output: return core::Step::WeightOutput;
+    }
+    return core::Step::X;
+}
+
+void MatrixTableModel::updateRange()
+{
+    const core::Matrix& m = matrix();
+    m_maxAbs = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
+    if (!(m_maxAbs > 0))
+        m_maxAbs = 1;
+}
+
+void MatrixTableModel::documentChanged()
+{
+    const int rows = int(matrix().rows()), cols = int(matrix().cols());
+    if (rows != m_rows || cols != m_cols) {
+        beginResetModel();
+        m_rows = rows;
+        m_cols = cols;
+        updateRange();
+        endResetModel();
+        return;
+    }
+    // Same shape: keep the selection; every tint may have moved with the range.
+    updateRange();
+    emitAllChanged();
+    if (m_id == MatrixId::Embeddings && m_rows > 0)
+        emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+}
+
+QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!hasIndex(index.row(), index.column(), index.parent()))
+        return {};
+    const int r = index.row(), c = index.column();
+    const double v = matrix()(r, c);
+    switch (role) {
+    case Qt::DisplayRole: return formatCell(v, precision());
+    case Qt::EditRole:
+    case ValueRole: return v;
+    case Qt::BackgroundRole: return cellTint(v, -m_maxAbs, m_maxAbs, render::ColormapId::Diverging, baseColor());
+    case Qt::ForegroundRole:
+        return render::contrastingTextColor(cellTint(v, -m_maxAbs, m_maxAbs, render::ColormapId::Diverging, baseColor()).rgb());
+    case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole: {
+        const QString number = QString::number(v, 'g', QLocale::FloatingPointShortest);
+        if (m_id == MatrixId::Embeddings && r < m_document->model().n())
+            return tr("%1(%2,%3) = %4 (token “%5”)")
+                .arg(matrixKey(m_id))
+                .arg(r + 1)
+                .arg(c + 1)
+                .arg(number, QString::fromStdString(m_document->model().tokens[std::size_t(r)]));
+        return tr("%1(%2,%3) = %4").arg(matrixKey(m_id)).arg(r + 1).arg(c + 1).arg(number);
+    }
+    case HighlightRole: {
+        if (!m_view)
+            return false;
+        const core::Step s = step();
+        for (const core::CellRef& source : m_view->highlighted())
+            if (covers(source, s, 0, r, c))
+                return true;
+        return false;
+    }
+    case HoveredRole: {
+        const auto hovered = m_view ? m_view->hoveredCell() : std::nullopt;
+        return hovered && covers(*hovered, step(), 0, r, c) && hovered->row >= 0 && hovered->col >= 0;
+    }
+    default: return {};
+    }
+}
+
+QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    const int count = orientation == Qt::Vertical ? m_rows : m_cols;
+    if (section < 0 || section >= count)
+        return {};
+    if (orientation == Qt::Vertical && m_id == MatrixId::Embeddings && section < m_document->model().n()) {
+        const QString token = QString::fromStdString(m_document->model().tokens[std::size_t(section)]);
+        return role == Qt::ToolTipRole ? tr("Token %1: “%2”").arg(section + 1).arg(token)
+                                       : tr("%1 %2").arg(section + 1).arg(token);
+    }
+    return QString::number(section + 1);
+}
+
+Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const
+{
+    if (!hasIndex(index.row(), index.column(), index.parent()))
+        return Qt::NoItemFlags;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
+}
+
+bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (role != Qt::EditRole || !hasIndex(index.row(), index.column(), index.parent()))
+        return false;
+    double v = 0;
+    bool ok = false;
+    const QMetaType type = value.metaType();
+    if (type.id() == QMetaType::Double || type.id() == QMetaType::Int || type.id() == QMetaType::LongLong
+        || type.id() == QMetaType::Float) {
+        v = value.toDouble();
+        ok = std::isfinite(v);
+    } else {
+        ok = parseCellText(value.toString(), &v);
+    }
+    if (!ok) {
+        emit refused(tr("“%1” is not a finite number; %2(%3,%4) keeps %5.")
+                         .arg(value.toString(), matrixKey(m_id))
+                         .arg(index.row() + 1)
+                         .arg(index.column() + 1)
+                         .arg(formatCell(matrix()(index.row(), index.column()), precision())));
+        return false;
+    }
+    return m_document->setCell(m_id, index.row(), index.column(), v);
+}
+
+}  // namespace ui

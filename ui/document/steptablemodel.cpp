@@ -1,0 +1,209 @@
+#include "steptablemodel.h"
+
+#include "cellstyle.h"
+#include "viewstate.h"
+
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+/** The matrix a trace stores for step; null for the steps it derives on demand (scaled scores). */
+const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head)
+{
+    using core::Step;
+    if (!core::isPerHead(step))
+        return trace.inputMatrix(step);
+    const core::HeadTrace& h = trace.heads[std::size_t(head)];
+    switch (step) {
+    case Step::Queries: return &h.queries;
+    case Step::Keys: return &h.keys;
+    case Step::Values: return &h.values;
+    case Step::Scores: return &h.scores;
+    case Step::Weights: return &h.weights;
+    case Step::Outputs: return &h.outputs;
+    default: return nullptr;
+    }
+}
+
+bool tokenRows(core::Step step)
+{
+    using core::Step;
+    return step != Step::WeightQuery && step != Step::WeightKey && step != Step::WeightValue
+        && step != Step::WeightOutput;
+}
+
+bool tokenColumns(core::Step step)
+{
+    using core::Step;
+    return step == Step::Scores || step == Step::ScaledScores || step == Step::Weights;
+}
+
+}  // namespace
+
+StepTableModel::StepTableModel(Document* document, ViewState* view, core::Step step, QObject* parent)
+    : NumericTableModel(view, parent), m_document(document), m_step(step)
+{
+    Q_ASSERT(document && view);
+    m_colormap = render::defaultColormap(step);
+    connect(document, &Document::traceChanged, this, &StepTableModel::refresh);
+    connect(view, &ViewState::headChanged, this, &StepTableModel::refresh);
+    refresh();
+}
+
+StepTableModel* StepTableModel::weightedValues(Document* document, ViewState* view, QObject* parent)
+{
+    auto* model = new StepTableModel(document, view, core::Step::Values, parent);
+    model->m_weighted = true;
+    model->m_colormap = render::ColormapId::Diverging;
+    connect(view, &ViewState::selectedQueryChanged, model, &StepTableModel::refresh);
+    model->beginResetModel();
+    model->m_rows = model->m_cols = 0;
+    model->m_owned = core::Matrix();
+    model->m_matrix = &model->m_owned;
+    model->endResetModel();
+    model->refresh();
+    return model;
+}
+
+void StepTableModel::refresh()
+{
+    auto trace = m_document->trace();
+    const int head = trace && trace->headCount() > 0 ? std::clamp(m_view->head(), 0, trace->headCount() - 1) : 0;
+    const int query = trace && trace->n() > 0 ? std::clamp(m_view->selectedQuery(), 0, trace->n() - 1) : 0;
+
+    core::Matrix owned;
+    const core::Matrix* matrix = nullptr;
+    if (trace && trace->headCount() > 0) {
+        if (m_weighted) {
+            owned = trace->weightedValues(head, query);
+        } else {
+            matrix = storedMatrix(*trace, m_step, head);
+            if (!matrix && core::isPerHead(m_step))
+                owned = trace->step(m_step, head);
+        }
+    }
+    const int rows = matrix ? int(matrix->rows()) : int(owned.rows());
+    const int cols = matrix ? int(matrix->cols()) : int(owned.cols());
+
+    const bool reshape = rows != m_rows || cols != m_cols;
+    if (reshape)
+        beginResetModel();
+    m_trace = std::move(trace);
+    m_head = head;
+    m_query = query;
+    m_owned = std::move(owned);
+    m_matrix = matrix ? matrix : &m_owned;
+    m_rows = rows;
+    m_cols = cols;
+    // Tint range: weights are probabilities; everything else is signed around 0.
+    if (m_step == core::Step::Weights && !m_weighted) {
+        m_lo = 0;
+        m_hi = 1;
+    } else {
+        const double maxAbs = m_matrix->size() > 0 ? m_matrix->cwiseAbs().maxCoeff() : 0.0;
+        m_hi = std::isfinite(maxAbs) && maxAbs > 0 ? maxAbs : 1.0;
+        m_lo = -m_hi;
+    }
+    if (reshape) {
+        endResetModel();
+    } else if (m_rows > 0 && m_cols > 0) {
+        emitAllChanged();
+        emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+        emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
+    }
+}
+
+QColor StepTableModel::tint(double v) const
+{
+    return cellTint(v, m_lo, m_hi, m_colormap, baseColor());
+}
+
+core::CellRef StepTableModel::cellRef(const QModelIndex& index) const
+{
+    if (!hasIndex(index.row(), index.column(), index.parent()))
+        return {};
+    if (m_weighted)
+        return {core::Step::Weights, m_head, m_query, index.row()};
+    return {m_step, m_head, index.row(), index.column()};
+}
+
+std::vector<core::CellRef> StepTableModel::sources(const QModelIndex& index) const
+{
+    if (!m_trace || !hasIndex(index.row(), index.column(), index.parent()))
+        return {};
+    if (m_weighted)  // w(i, j) · v(j, c)
+        return {{core::Step::Weights, m_head, m_query, index.row()},
+                {core::Step::Values, m_head, index.row(), index.column()}};
+    return core::derive(*m_trace, cellRef(index)).sources;
+}
+
+QString StepTableModel::tooltip(int row, int col) const
+{
+    const int decimals = std::max(4, precision());
+    if (!m_weighted)
+        return QString::fromStdString(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
+    const core::HeadTrace& h = m_trace->heads[std::size_t(m_head)];
+    auto number = [decimals](double v) { return QString::fromStdString(core::formatNumber(v, decimals)); };
+    return tr("w(%1,%2)·v(%2,%3) = %4·%5 = %6")
+        .arg(m_query + 1)
+        .arg(row + 1)
+        .arg(col + 1)
+        .arg(number(h.weights(m_query, row)), number(h.values(row, col)), number(valueAt(row, col)));
+}
+
+QVariant StepTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!hasIndex(index.row(), index.column(), index.parent()))
+        return {};
+    const int r = index.row(), c = index.column();
+    switch (role) {
+    case Qt::DisplayRole: return formatCell(valueAt(r, c), precision());
+    case ValueRole: return valueAt(r, c);
+    case Qt::BackgroundRole: return tint(valueAt(r, c));
+    case Qt::ForegroundRole: return render::contrastingTextColor(tint(valueAt(r, c)).rgb());
+    case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole: return tooltip(r, c);
+    case HighlightRole: {
+        if (m_weighted)
+            return false;
+        for (const core::CellRef& source : m_view->highlighted())
+            if (covers(source, m_step, m_head, r, c))
+                return true;
+        return false;
+    }
+    case HoveredRole: {
+        const auto hovered = m_view->hoveredCell();
+        return hovered && *hovered == cellRef(index) && !m_weighted;
+    }
+    default: return {};
+    }
+}
+
+QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    const int count = orientation == Qt::Vertical ? m_rows : m_cols;
+    if (!m_trace || section < 0 || section >= count)
+        return {};
+    const bool tokens = orientation == Qt::Vertical ? (m_weighted || tokenRows(m_step))
+                                                    : (!m_weighted && tokenColumns(m_step));
+    if (tokens && section < m_trace->n()) {
+        const QString token = QString::fromStdString(m_trace->model.tokens[std::size_t(section)]);
+        if (role == Qt::ToolTipRole)
+            return tr("Token %1: “%2”").arg(section + 1).arg(token);
+        return token;
+    }
+    return QString::number(section + 1);
+}
+
+Qt::ItemFlags StepTableModel::flags(const QModelIndex& index) const
+{
+    if (!hasIndex(index.row(), index.column(), index.parent()))
+        return Qt::NoItemFlags;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+}
+
+}  // namespace ui

@@ -1,0 +1,60 @@
+#pragma once
+/** StepTableModel: one step of one head of the document's current trace, read-only, as a table. */
+
+#include "document.h"
+#include "core/derivation.h"
+#include "ui/render/colormap.h"
+
+#include "numerictablemodel.h"
+
+namespace ui {
+
+class StepTableModel : public NumericTableModel {
+    Q_OBJECT
+public:
+    /** The matrix of step for the head ViewState::head() names (head 1 when out of range). */
+    StepTableModel(Document* document, ViewState* view, core::Step step, QObject* parent = nullptr);
+    /** The weighted values of the selected query instead: row j = weights(i, j) · v_j (n × d_v),
+     *  from Trace::weightedValues, following ViewState::selectedQuery(). */
+    static StepTableModel* weightedValues(Document* document, ViewState* view, QObject* parent = nullptr);
+
+    core::Step step() const { return m_step; }
+    bool isWeightedValues() const { return m_weighted; }
+    /** The head shown (ViewState::head() clamped to the trace's heads). */
+    int head() const { return m_head; }
+    /** The selected query the weighted values belong to. */
+    int query() const { return m_query; }
+    /** The matrix shown (empty when there is no trace). */
+    const core::Matrix& matrix() const { return *m_matrix; }
+    /** The trace shown; null when there is none. */
+    std::shared_ptr<const core::Trace> trace() const { return m_trace; }
+
+    /** The trace cell behind index (for the weighted values: the weight w(i, j) of its row). */
+    core::CellRef cellRef(const QModelIndex& index) const;
+    /** The cells, rows and columns the value at index came from (its derivation's sources). */
+    std::vector<core::CellRef> sources(const QModelIndex& index) const;
+
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+private:
+    void refresh();
+    double valueAt(int row, int col) const { return (*m_matrix)(row, col); }
+    QColor tint(double v) const;
+    QString tooltip(int row, int col) const;
+
+    Document* m_document;
+    core::Step m_step;
+    bool m_weighted = false;
+    std::shared_ptr<const core::Trace> m_trace;
+    const core::Matrix* m_matrix = &m_owned;  ///< into m_trace or m_owned
+    core::Matrix m_owned;                    ///< scaled scores or weighted values, built on refresh
+    int m_head = 0;
+    int m_query = 0;
+    double m_lo = 0;
+    double m_hi = 1;
+    render::ColormapId m_colormap = render::ColormapId::Diverging;
+};
+
+}  // namespace ui
