@@ -1,0 +1,327 @@
+/** The steps panel, the walkthrough of one query and the matrix editor, driven headless. */
+
+#include "core/presets.h"
+#include "testutil.h"
+#include "ui/document/cellstyle.h"
+#include "ui/document/document.h"
+#include "ui/document/matrixtablemodel.h"
+#include "ui/document/steptablemodel.h"
+#include "ui/document/viewstate.h"
+#include "ui/views/matrixeditor.h"
+#include "ui/views/stepblock.h"
+#include "ui/views/stepspanel.h"
+#include "ui/views/walkthroughpanel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QSignalSpy>
+#include <QStyleFactory>
+#include <QTableView>
+#include <QTest>
+
+using namespace ui;
+
+class TestStepsPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void sevenSteps_data();
+    void sevenSteps();
+    void weightEditUpdatesNumbers();
+    void scalingShowsStepFour();
+    void hoverHighlightsSources();
+    void largeMatrixIsThumbnail();
+    void walkthroughSumsToOutput_data();
+    void walkthroughSumsToOutput();
+    void walkthroughFollowsQuery();
+    void editorPasteAndFill();
+    void editorRefusesText();
+    void screenshots();
+};
+
+void TestStepsPanel::sevenSteps_data()
+{
+    QTest::addColumn<int>("number");
+    QTest::addColumn<QString>("shape");
+    QTest::addColumn<QString>("formula");
+    QTest::addRow("1 tokens → X") << 1 << QStringLiteral("3 × 4") << QStringLiteral("X = embedding(tokens)");
+    QTest::addRow("2 Q, K, V") << 2 << QStringLiteral("3 × 3") << QStringLiteral("Q = X·WQ");
+    QTest::addRow("3 scores") << 3 << QStringLiteral("3 × 3") << QStringLiteral("scores = Q·Kᵀ");
+    QTest::addRow("4 scale, skipped") << 4 << QString() << QStringLiteral("scaled = scores");
+    QTest::addRow("5 softmax") << 5 << QStringLiteral("3 × 3") << QStringLiteral("softmax(");
+    QTest::addRow("6 weighted values") << 6 << QStringLiteral("3 × 3") << QStringLiteral("for every key");
+    QTest::addRow("7 sum → Z") << 7 << QStringLiteral("3 × 3") << QStringLiteral("Z = weights·V");
+}
+
+void TestStepsPanel::sevenSteps()
+{
+    QFETCH(int, number);
+    QFETCH(QString, shape);
+    QFETCH(QString, formula);
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    QCOMPARE(panel.stepCount(), 7);
+    QVERIFY2(panel.stepTitle(number).startsWith(QString::number(number)), qPrintable(panel.stepTitle(number)));
+    QCOMPARE(panel.stepShape(number), shape);
+    QVERIFY2(panel.stepFormula(number).contains(formula), qPrintable(panel.stepFormula(number)));
+    QVERIFY(!panel.stepBlocks(number).empty());
+}
+
+void TestStepsPanel::weightEditUpdatesNumbers()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.setPrecision(2);
+    QTableView* scores = panel.stepBlocks(3).front()->table();
+    QCOMPARE(scores->model()->index(0, 1).data().toString(), QStringLiteral("4.00"));
+    QTableView* queries = panel.stepBlocks(2).front()->table();
+    QSignalSpy changed(scores->model(), &QAbstractItemModel::dataChanged);
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, 2));
+    QTRY_VERIFY(changed.count() >= 1);
+    // q1 = [2, 0, 2] and k2 = [4, 4, 0]: score(1,2) = 8.
+    QCOMPARE(scores->model()->index(0, 1).data().toString(), QStringLiteral("8.00"));
+    QCOMPARE(queries->model()->index(0, 0).data().toString(), QStringLiteral("2.00"));
+    panel.setPrecision(0);
+    QCOMPARE(scores->model()->index(0, 1).data().toString(), QStringLiteral("8"));
+}
+
+void TestStepsPanel::scalingShowsStepFour()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    StepBlock* scaled = panel.stepBlocks(4).front();
+    QVERIFY(!scaled->isVisible());
+    core::Options options = doc.model().options;
+    options.scale = true;
+    doc.setOptions(options);
+    QTRY_VERIFY(scaled->isVisible());
+    QCOMPARE(panel.stepShape(4), QStringLiteral("3 × 3"));
+    QVERIFY2(panel.stepFormula(4).contains(QStringLiteral("√3")), qPrintable(panel.stepFormula(4)));
+    // score(1,2) = 4, ÷ √3 ≈ 2.3094.
+    scaled->model()->setPrecision(4);
+    QCOMPARE(scaled->table()->model()->index(0, 1).data().toString(), QStringLiteral("2.3094"));
+}
+
+void TestStepsPanel::hoverHighlightsSources()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    QSignalSpy hovered(&view, &ViewState::hoveredChanged);
+    QTableView* scores = panel.stepBlocks(3).front()->table();
+    emit scores->entered(scores->model()->index(2, 0));
+    QCOMPARE(hovered.count(), 1);
+    QVERIFY(view.hoveredCell());
+    QCOMPARE(view.hoveredCell()->step, core::Step::Scores);
+    QAbstractItemModel* q = panel.stepBlocks(2)[0]->table()->model();
+    QAbstractItemModel* k = panel.stepBlocks(2)[1]->table()->model();
+    QVERIFY(q->index(2, 1).data(HighlightRole).toBool());
+    QVERIFY(!q->index(0, 1).data(HighlightRole).toBool());
+    QVERIFY(k->index(0, 2).data(HighlightRole).toBool());
+    QVERIFY(!k->index(2, 2).data(HighlightRole).toBool());
+    // Leaving the table clears it.
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(scores->viewport(), &leave);
+    QVERIFY(!view.hoveredCell());
+    QCOMPARE(hovered.count(), 2);
+}
+
+void TestStepsPanel::largeMatrixIsThumbnail()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    QStringList words;
+    for (int i = 0; i < 80; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    QVERIFY(doc.setTokenText(words.join(QLatin1Char(' '))));
+    QVERIFY(doc.waitForTrace(30000));
+    StepBlock* scores = panel.stepBlocks(3).front();
+    QTRY_VERIFY(scores->isThumbnail());
+    QVERIFY(!scores->table()->isVisible());
+    QCOMPARE(panel.stepShape(3), QStringLiteral("80 × 80"));
+    // Q stays a table: 80 rows but only 3 columns… too many rows to read, so a thumbnail too.
+    QVERIFY(panel.stepBlocks(2).front()->isThumbnail());
+    doc.undoStack()->undo();
+    QTRY_VERIFY(!scores->isThumbnail());
+    QVERIFY(scores->table()->isVisible());
+}
+
+void TestStepsPanel::walkthroughSumsToOutput_data()
+{
+    QTest::addColumn<int>("query");
+    QTest::addColumn<core::Matrix>("output");
+    // SPEC §4, outputs of the worked example.
+    QTest::addRow("query 1") << 0 << testutil::mat({{1.9366, 6.6831, 1.5951}});
+    QTest::addRow("query 2") << 1 << testutil::mat({{2.0000, 7.9640, 0.0540}});
+    QTest::addRow("query 3") << 2 << testutil::mat({{1.9997, 7.7599, 0.3584}});
+}
+
+void TestStepsPanel::walkthroughSumsToOutput()
+{
+    QFETCH(int, query);
+    QFETCH(core::Matrix, output);
+    Document doc;
+    ViewState view;
+    WalkthroughPanel panel(&doc, &view);
+    view.setSelectedQuery(query);
+    StepTableModel* rows = panel.weightedValuesModel();
+    QCOMPARE(rows->query(), query);
+    QCOMPARE(rows->rowCount(), 3);
+    core::Matrix sum = core::Matrix::Zero(1, 3);
+    for (int j = 0; j < rows->rowCount(); ++j)
+        for (int c = 0; c < 3; ++c)
+            sum(0, c) += rows->index(j, c).data(ValueRole).toDouble();
+    COMPARE_MATRIX(sum, output, 1e-4);
+    // The text shows the output row as the sum, and the score arithmetic of the first key.
+    const QString text = panel.plainText();
+    for (int c = 0; c < 3; ++c)
+        QVERIFY2(text.contains(formatCell(output(0, c), 4)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("q%1·k₁ = ").arg(QString::fromStdString(core::subscript(query + 1)))),
+             qPrintable(text));
+}
+
+void TestStepsPanel::walkthroughFollowsQuery()
+{
+    Document doc;
+    ViewState view;
+    WalkthroughPanel panel(&doc, &view);
+    QVERIFY(panel.plainText().contains(QStringLiteral("1.9366")));
+    view.setSelectedQuery(1);
+    QVERIFY(panel.plainText().contains(QStringLiteral("7.9640")));
+    QVERIFY(!panel.plainText().contains(QStringLiteral("6.6831")));
+    // Scaling on: the scaled column appears; SPEC §4 gives z₁ ≈ [1.8639, 6.3194, 1.7042].
+    view.setSelectedQuery(0);
+    core::Options options = doc.model().options;
+    options.scale = true;
+    doc.setOptions(options);
+    QVERIFY2(panel.plainText().contains(QStringLiteral("6.3194")), qPrintable(panel.plainText()));
+    QVERIFY(panel.plainText().contains(QStringLiteral("√3")));
+}
+
+void TestStepsPanel::editorPasteAndFill()
+{
+    Document doc;
+    ViewState view;
+    MatrixEditorPanel editor(&doc, &view);
+    editor.setCurrentMatrix(MatrixId::Query);
+    QTableView* table = editor.tableView(MatrixId::Query);
+    table->setCurrentIndex(table->model()->index(2, 1));
+    QVERIFY(editor.pasteText(QStringLiteral("5\t6\n7,8\n9;10")));
+    // Pasted at (3, 2) of a 4 × 3 matrix: two rows and two columns fit, the rest is clipped.
+    QCOMPARE(doc.matrix(MatrixId::Query)(2, 1), 5.0);
+    QCOMPARE(doc.matrix(MatrixId::Query)(2, 2), 6.0);
+    QCOMPARE(doc.matrix(MatrixId::Query)(3, 2), 8.0);
+    QVERIFY2(editor.message().contains(QStringLiteral("left out")), qPrintable(editor.message()));
+    QCOMPARE(doc.undoStack()->count(), 1);
+
+    QVERIFY(!editor.pasteText(QStringLiteral("1\tx")));
+    QVERIFY(!editor.message().isEmpty());
+    QCOMPARE(doc.undoStack()->count(), 1);
+
+    editor.fillIdentity();
+    QCOMPARE(doc.matrix(MatrixId::Query), core::Matrix(core::Matrix::Identity(4, 3)));
+    editor.fillZeros();
+    QCOMPARE(doc.matrix(MatrixId::Query), core::Matrix(core::Matrix::Zero(4, 3)));
+    editor.fillRandom();
+    const core::Matrix random = doc.matrix(MatrixId::Query);
+    QVERIFY(random.cwiseAbs().maxCoeff() > 0);
+    QCOMPARE(doc.undoStack()->count(), 4);
+    doc.undoStack()->undo();
+    editor.fillRandom();  // the same seed gives the same numbers
+    QCOMPARE(doc.matrix(MatrixId::Query), random);
+    editor.scale();  // factor 2 by default
+    COMPARE_MATRIX(doc.matrix(MatrixId::Query), core::Matrix(random * 2), 0);
+
+    // Copy: the selection as tab-separated text.
+    table->selectionModel()->select(QItemSelection(table->model()->index(0, 0), table->model()->index(1, 1)),
+                                    QItemSelectionModel::ClearAndSelect);
+    doc.undoStack()->setIndex(0);
+    editor.copySelection();
+    QCOMPARE(QApplication::clipboard()->text().trimmed(), QStringLiteral("1\t0\n1\t0"));
+
+    // W_O: none yet, so nothing to fill; adding one fills the tab.
+    editor.setCurrentMatrix(MatrixId::Output);
+    editor.fillZeros();
+    QVERIFY(editor.message().contains(QStringLiteral("W_O")));
+    doc.setOutputProjection(true);
+    QCOMPARE(editor.tableModel(MatrixId::Output)->rowCount(), 3);
+}
+
+void TestStepsPanel::editorRefusesText()
+{
+    Document doc;
+    ViewState view;
+    MatrixEditorPanel editor(&doc, &view);
+    QAbstractItemModel* model = editor.tableView(MatrixId::Key)->model();
+    QVERIFY(!model->setData(model->index(0, 0), QStringLiteral("abc")));
+    QVERIFY2(editor.message().contains(QStringLiteral("abc")), qPrintable(editor.message()));
+    QCOMPARE(doc.matrix(MatrixId::Key)(0, 0), 0.0);
+}
+
+void TestStepsPanel::screenshots()
+{
+    // Set AE_SCREENSHOT_DIR to a folder to look at the panels.
+    const QString dir = qEnvironmentVariable("AE_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("AE_SCREENSHOT_DIR is not set");
+    QDir().mkpath(dir);
+    auto shoot = [&](const QString& suffix) {
+        Document doc;
+        ViewState view;
+        StepsPanel steps(&doc, &view);
+        steps.resize(760, 1900);
+        steps.show();
+        QTableView* scores = steps.stepBlocks(3).front()->table();
+        emit scores->entered(scores->model()->index(0, 1));
+        QVERIFY(steps.grab().save(dir + QStringLiteral("/steps%1.png").arg(suffix)));
+
+        WalkthroughPanel walk(&doc, &view);
+        walk.resize(1100, 330);
+        walk.show();
+        QVERIFY(walk.grab().save(dir + QStringLiteral("/walkthrough%1.png").arg(suffix)));
+
+        MatrixEditorPanel editor(&doc, &view);
+        editor.resize(800, 260);
+        editor.show();
+        editor.setCurrentMatrix(MatrixId::Query);
+        QTableView* q = steps.stepBlocks(2).front()->table();
+        emit q->entered(q->model()->index(1, 2));
+        QVERIFY(editor.grab().save(dir + QStringLiteral("/editor%1.png").arg(suffix)));
+
+        core::Options options = doc.model().options;
+        options.scale = true;
+        options.mask = core::Mask::Causal;
+        doc.setOptions(options);
+        QVERIFY(doc.setTokenText(QStringLiteral("the cat sat on the mat because it was warm and quiet")));
+        QVERIFY(doc.waitForTrace(10000));
+        steps.resize(1000, 2200);
+        QVERIFY(steps.grab().save(dir + QStringLiteral("/steps-causal%1.png").arg(suffix)));
+        walk.resize(1300, 600);
+        QVERIFY(walk.grab().save(dir + QStringLiteral("/walkthrough-causal%1.png").arg(suffix)));
+    };
+    shoot(QString());
+    const QPalette light = QApplication::palette();
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 48));
+    dark.setColor(QPalette::WindowText, Qt::white);
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+    dark.setColor(QPalette::Text, Qt::white);
+    dark.setColor(QPalette::Button, QColor(55, 55, 58));
+    dark.setColor(QPalette::ButtonText, Qt::white);
+    dark.setColor(QPalette::Highlight, QColor(42, 130, 218));
+    dark.setColor(QPalette::PlaceholderText, QColor(160, 160, 160));
+    QApplication::setPalette(dark);
+    shoot(QStringLiteral("-dark"));
+    QApplication::setPalette(light);
+}
+
+QTEST_MAIN(TestStepsPanel)
+#include "tst_stepspanel.moc"

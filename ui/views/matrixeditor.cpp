@@ -1,0 +1,331 @@
+#include "matrixeditor.h"
+
+#include "numberdelegate.h"
+#include "ui/document/matrixtablemodel.h"
+#include "ui/document/viewstate.h"
+
+#include "core/edit.h"
+#include "core/embedding.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+
+constexpr std::array<MatrixId, 5> allMatrices = {MatrixId::Embeddings, MatrixId::Query, MatrixId::Key,
+                                                  MatrixId::Value, MatrixId::Output};
+
+QString tabTitle(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Embeddings: return MatrixEditorPanel::tr("X");
+    case MatrixId::Query: return MatrixEditorPanel::tr("W_Q");
+    case MatrixId::Key: return MatrixEditorPanel::tr("W_K");
+    case MatrixId::Value: return MatrixEditorPanel::tr("W_V");
+    case MatrixId::Output: return MatrixEditorPanel::tr("W_O");
+    }
+    return {};
+}
+
+QString tabToolTip(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Embeddings: return MatrixEditorPanel::tr("Token embeddings X: one row per token (n × d_model)");
+    case MatrixId::Query: return MatrixEditorPanel::tr("Query weights W_Q (d_model × h·d_k)");
+    case MatrixId::Key: return MatrixEditorPanel::tr("Key weights W_K (d_model × h·d_k)");
+    case MatrixId::Value: return MatrixEditorPanel::tr("Value weights W_V (d_model × h·d_v)");
+    case MatrixId::Output: return MatrixEditorPanel::tr("Output projection W_O (h·d_v × d_out)");
+    }
+    return {};
+}
+
+QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent)
+{
+    auto* b = new QToolButton(parent);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    return b;
+}
+
+}  // namespace
+
+MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidget* parent)
+    : QWidget(parent), m_document(document), m_view(view), m_tabs(new QTabWidget(this)),
+      m_seed(new QSpinBox(this)), m_factor(new QDoubleSpinBox(this)), m_precision(new QSpinBox(this)),
+      m_message(new QLabel(this))
+{
+    auto* delegate = new NumberDelegate(this);
+    for (MatrixId id : allMatrices) {
+        auto* model = new MatrixTableModel(document, id, view, this);
+        auto* table = new QTableView(this);
+        table->setModel(model);
+        table->setItemDelegate(delegate);
+        table->setObjectName(QStringLiteral("matrix_%1").arg(matrixKey(id)));
+        table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
+                               | QAbstractItemView::AnyKeyPressed);
+        table->setSelectionMode(QAbstractItemView::ContiguousSelection);
+        table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+        table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+        table->setWordWrap(false);
+        table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("−00.0000")) + 8);
+        table->horizontalHeader()->setMinimumSectionSize(24);
+        table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+        table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+
+        auto* copy = new QAction(tr("Copy"), table);
+        copy->setShortcut(QKeySequence::Copy);
+        copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(copy, &QAction::triggered, this, &MatrixEditorPanel::copySelection);
+        auto* paste = new QAction(tr("Paste"), table);
+        paste->setShortcut(QKeySequence::Paste);
+        paste->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(paste, &QAction::triggered, this, &MatrixEditorPanel::paste);
+        table->addAction(copy);
+        table->addAction(paste);
+        table->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+        connect(model, &MatrixTableModel::refused, this, &MatrixEditorPanel::showMessage);
+        m_models[std::size_t(id)] = model;
+        m_tables[std::size_t(id)] = table;
+
+        if (id == MatrixId::Output) {
+            m_outputStack = new QStackedWidget(this);
+            auto* hint = new QWidget(this);
+            auto* hintLayout = new QVBoxLayout(hint);
+            auto* label = new QLabel(tr("This model has no output projection W_O: the output is the heads' "
+                                        "outputs side by side."), hint);
+            label->setWordWrap(true);
+            auto* add = new QPushButton(tr("Add W_O"), hint);
+            add->setToolTip(tr("Add an output projection, starting as the identity"));
+            connect(add, &QPushButton::clicked, this, [this] { m_document->setOutputProjection(true); });
+            hintLayout->addWidget(label);
+            hintLayout->addWidget(add, 0, Qt::AlignLeft);
+            hintLayout->addStretch();
+            m_outputStack->addWidget(hint);
+            m_outputStack->addWidget(table);
+            m_tabs->addTab(m_outputStack, tabTitle(id));
+        } else {
+            m_tabs->addTab(table, tabTitle(id));
+        }
+        m_tabs->setTabToolTip(m_tabs->count() - 1, tabToolTip(id));
+    }
+
+    // The tool row: fill actions, precision.
+    auto* tools = new QHBoxLayout;
+    tools->setContentsMargins(0, 0, 0, 0);
+    auto* copyButton = toolButton(tr("Copy"), tr("Copy the selected cells, tab-separated (Ctrl+C)"), this);
+    auto* pasteButton = toolButton(tr("Paste"), tr("Paste a block at the current cell (Ctrl+V)"), this);
+    auto* random = toolButton(tr("Random"), tr("Fill with random numbers from the seed (Glorot uniform)"), this);
+    auto* zeros = toolButton(tr("Zeros"), tr("Fill with zeros"), this);
+    auto* identity = toolButton(tr("Identity"), tr("Ones on the diagonal, zeros elsewhere"), this);
+    auto* scaleButton = toolButton(tr("Scale ×"), tr("Multiply every cell by the factor"), this);
+    connect(copyButton, &QToolButton::clicked, this, &MatrixEditorPanel::copySelection);
+    connect(pasteButton, &QToolButton::clicked, this, &MatrixEditorPanel::paste);
+    connect(random, &QToolButton::clicked, this, &MatrixEditorPanel::fillRandom);
+    connect(zeros, &QToolButton::clicked, this, &MatrixEditorPanel::fillZeros);
+    connect(identity, &QToolButton::clicked, this, &MatrixEditorPanel::fillIdentity);
+    connect(scaleButton, &QToolButton::clicked, this, &MatrixEditorPanel::scale);
+    m_seed->setRange(0, 999999);
+    m_seed->setValue(1);
+    m_seed->setPrefix(tr("seed "));
+    m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
+    m_factor->setRange(-1000, 1000);
+    m_factor->setDecimals(3);
+    m_factor->setValue(2);
+    m_factor->setToolTip(tr("The factor of Scale ×"));
+    m_precision->setRange(0, 6);
+    m_precision->setValue(2);
+    m_precision->setPrefix(tr("decimals "));
+    m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
+    connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
+        for (auto* model : m_models)
+            model->setPrecision(decimals);
+    });
+    tools->addWidget(copyButton);
+    tools->addWidget(pasteButton);
+    tools->addSpacing(12);
+    tools->addWidget(random);
+    tools->addWidget(m_seed);
+    tools->addWidget(zeros);
+    tools->addWidget(identity);
+    tools->addWidget(scaleButton);
+    tools->addWidget(m_factor);
+    tools->addStretch();
+    tools->addWidget(m_precision);
+
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->setObjectName(QStringLiteral("matrixEditorMessage"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(tools);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_message);
+
+    connect(document, &Document::modelChanged, this, &MatrixEditorPanel::updateOutputPage);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { showMessage(QString()); });
+    updateOutputPage();
+    updateBaseColors();
+    showMessage(QString());
+}
+
+MatrixId MatrixEditorPanel::currentMatrix() const
+{
+    return allMatrices[std::size_t(std::clamp(m_tabs->currentIndex(), 0, 4))];
+}
+
+void MatrixEditorPanel::setCurrentMatrix(MatrixId id)
+{
+    m_tabs->setCurrentIndex(int(id));
+}
+
+QString MatrixEditorPanel::message() const
+{
+    return m_message->text();
+}
+
+void MatrixEditorPanel::showMessage(const QString& text)
+{
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+}
+
+void MatrixEditorPanel::updateOutputPage()
+{
+    const bool hasOutput = m_document->model().wo.has_value();
+    m_outputStack->setCurrentIndex(hasOutput ? 1 : 0);
+    m_tabs->setTabText(int(MatrixId::Output), hasOutput ? tabTitle(MatrixId::Output) : tr("W_O (none)"));
+}
+
+void MatrixEditorPanel::updateBaseColors()
+{
+    for (std::size_t i = 0; i < m_models.size(); ++i)
+        m_models[i]->setBaseColor(m_tables[i]->palette().color(QPalette::Base));
+}
+
+void MatrixEditorPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        updateBaseColors();
+    QWidget::changeEvent(event);
+}
+
+void MatrixEditorPanel::copySelection()
+{
+    QTableView* table = tableView(currentMatrix());
+    const QModelIndexList selected = table->selectionModel()->selectedIndexes();
+    if (selected.isEmpty()) {
+        showMessage(tr("Select the cells to copy first."));
+        return;
+    }
+    int top = INT_MAX, left = INT_MAX, bottom = -1, right = -1;
+    for (const QModelIndex& i : selected) {
+        top = std::min(top, i.row());
+        left = std::min(left, i.column());
+        bottom = std::max(bottom, i.row());
+        right = std::max(right, i.column());
+    }
+    const core::Matrix& m = m_document->matrix(currentMatrix());
+    const std::string text = core::formatBlock(m.block(top, left, bottom - top + 1, right - left + 1));
+    QApplication::clipboard()->setText(QString::fromStdString(text));
+    showMessage(tr("Copied %1 × %2 cells.").arg(bottom - top + 1).arg(right - left + 1));
+}
+
+void MatrixEditorPanel::paste()
+{
+    pasteText(QApplication::clipboard()->text());
+}
+
+bool MatrixEditorPanel::pasteText(const QString& text)
+{
+    const MatrixId id = currentMatrix();
+    const core::Matrix& target = m_document->matrix(id);
+    if (target.size() == 0) {
+        showMessage(tr("There is no %1 to paste into.").arg(tabTitle(id)));
+        return false;
+    }
+    std::string error;
+    const auto block = core::parseBlock(text.toStdString(), error);
+    if (!block) {
+        showMessage(tr("Nothing pasted: %1").arg(QString::fromStdString(error)));
+        return false;
+    }
+    QModelIndex at = tableView(id)->currentIndex();
+    const int row = at.isValid() ? at.row() : 0, col = at.isValid() ? at.column() : 0;
+    bool clipped = false;
+    const core::Matrix result = core::pasted(target, *block, row, col, &clipped);
+    m_document->setMatrix(id, result, tr("Paste into %1").arg(tabTitle(id)));
+    if (clipped)
+        showMessage(tr("The %1 × %2 block did not fit at row %3, column %4 of the %5 × %6 matrix: "
+                       "the cells past the edge were left out.")
+                        .arg(block->rows())
+                        .arg(block->cols())
+                        .arg(row + 1)
+                        .arg(col + 1)
+                        .arg(target.rows())
+                        .arg(target.cols()));
+    else
+        showMessage(tr("Pasted %1 × %2 cells.").arg(block->rows()).arg(block->cols()));
+    return true;
+}
+
+void MatrixEditorPanel::setCurrentMatrixValue(const core::Matrix& value, const QString& actionText)
+{
+    const MatrixId id = currentMatrix();
+    if (m_document->matrix(id).size() == 0) {
+        showMessage(tr("There is no %1 to fill.").arg(tabTitle(id)));
+        return;
+    }
+    if (m_document->setMatrix(id, value, actionText))
+        showMessage(QString());
+    else
+        showMessage(tr("%1 was refused: the result is not all finite numbers.").arg(actionText));
+}
+
+void MatrixEditorPanel::fillRandom()
+{
+    const core::Matrix& m = m_document->matrix(currentMatrix());
+    setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Uniform, std::uint64_t(m_seed->value())),
+                          tr("Fill %1 at random (seed %2)").arg(tabTitle(currentMatrix())).arg(m_seed->value()));
+}
+
+void MatrixEditorPanel::fillZeros()
+{
+    const core::Matrix& m = m_document->matrix(currentMatrix());
+    setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Zeros),
+                          tr("Fill %1 with zeros").arg(tabTitle(currentMatrix())));
+}
+
+void MatrixEditorPanel::fillIdentity()
+{
+    const core::Matrix& m = m_document->matrix(currentMatrix());
+    setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Identity),
+                          tr("Fill %1 with the identity").arg(tabTitle(currentMatrix())));
+}
+
+void MatrixEditorPanel::scale()
+{
+    const core::Matrix& m = m_document->matrix(currentMatrix());
+    const double factor = m_factor->value();
+    setCurrentMatrixValue(m * factor, tr("Scale %1 by %2").arg(tabTitle(currentMatrix())).arg(factor));
+}
+
+}  // namespace ui

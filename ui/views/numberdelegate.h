@@ -1,0 +1,21 @@
+#pragma once
+/** NumberDelegate: paints a tinted number cell with the hover highlights of the numeric models and
+ *  edits it as plain text, so that the model's setData() judges what was typed. */
+
+#include <QStyledItemDelegate>
+
+namespace ui {
+
+class NumberDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    explicit NumberDelegate(QObject* parent = nullptr) : QStyledItemDelegate(parent) {}
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+    /** A frameless line edit: any text may be typed; the model refuses what is not a number. */
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override;
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override;
+};
+
+}  // namespace ui

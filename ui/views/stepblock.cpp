@@ -1,0 +1,200 @@
+#include "stepblock.h"
+
+#include "numberdelegate.h"
+#include "ui/document/steptablemodel.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/heatmaprenderer.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <memory>
+
+namespace ui {
+
+namespace {
+
+/** The figure of a step model's matrix, with token labels where the model has them. */
+render::HeatmapData figureData(const StepTableModel& model)
+{
+    render::HeatmapData data;
+    data.values = model.matrix();
+    for (int r = 0; r < model.rowCount(); ++r)
+        data.rowLabels << model.headerData(r, Qt::Vertical).toString();
+    for (int c = 0; c < model.columnCount(); ++c)
+        data.colLabels << model.headerData(c, Qt::Horizontal).toString();
+    if (model.step() == core::Step::Weights && !model.isWeightedValues())
+        data.range = std::make_pair(0.0, 1.0);
+    return data;
+}
+
+/** Paints a HeatmapRenderer filling the widget. */
+class FigureWidget : public QWidget {
+public:
+    FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail) {}
+
+    void setFigure(render::HeatmapData data, render::ColormapId colormap)
+    {
+        render::HeatmapStyle style;
+        style.colormap = colormap;
+        style.font = font();
+        style.palette = palette();
+        style.showTitle = false;
+        style.showLegend = !m_thumbnail;
+        style.annotate = !m_thumbnail;
+        m_renderer = std::make_unique<render::HeatmapRenderer>(std::move(data), style);
+        if (!m_thumbnail)
+            setMinimumSize(m_renderer->preferredSize());
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        if (m_renderer)
+            m_renderer->paint(&p, rect());
+    }
+
+private:
+    bool m_thumbnail;
+    std::unique_ptr<render::HeatmapRenderer> m_renderer;
+};
+
+render::ColormapId colormapOf(const StepTableModel& model)
+{
+    return model.isWeightedValues() ? render::ColormapId::Diverging : render::defaultColormap(model.step());
+}
+
+}  // namespace
+
+StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& caption, QWidget* parent)
+    : QWidget(parent), m_model(model), m_view(view), m_caption(new QLabel(caption, this)),
+      m_table(new QTableView(this)), m_thumbnail(new FigureWidget(true, this)), m_zoom(new QToolButton(this))
+{
+    m_caption->setTextFormat(Qt::RichText);
+    m_caption->setAlignment(Qt::AlignHCenter);
+
+    m_table->setModel(model);
+    m_table->setItemDelegate(new NumberDelegate(m_table));
+    m_table->setMouseTracking(true);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_table->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_table->setWordWrap(false);
+    m_table->setCornerButtonEnabled(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setHighlightSections(false);
+    m_table->verticalHeader()->setHighlightSections(false);
+    m_table->viewport()->installEventFilter(this);
+    connect(m_table, &QTableView::entered, this, [this](const QModelIndex& index) {
+        m_view->setHovered(m_model->cellRef(index), m_model->sources(index));
+    });
+
+    m_thumbnail->setFixedSize(200, 200);
+    m_thumbnail->setToolTip(tr("Too many numbers to read: the matrix as a heatmap. Zoom for a larger view."));
+    m_zoom->setText(tr("Zoom…"));
+    m_zoom->setToolTip(tr("Show this matrix as a large heatmap"));
+    connect(m_zoom, &QToolButton::clicked, this, &StepBlock::zoom);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_caption);
+    layout->addWidget(m_table, 0, Qt::AlignHCenter | Qt::AlignTop);
+    layout->addWidget(m_thumbnail, 0, Qt::AlignHCenter);
+    layout->addWidget(m_zoom, 0, Qt::AlignHCenter);
+    layout->addStretch();
+
+    connect(model, &QAbstractItemModel::modelReset, this, &StepBlock::refresh);
+    connect(model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
+                if (roles.isEmpty() || roles.contains(Qt::DisplayRole))
+                    refresh();
+            });
+    model->setBaseColor(m_table->palette().color(QPalette::Base));
+    refresh();
+}
+
+bool StepBlock::isThumbnail() const
+{
+    return m_model->rowCount() > maxTableSide || m_model->columnCount() > maxTableSide;
+}
+
+void StepBlock::setCaption(const QString& caption)
+{
+    m_caption->setText(caption);
+}
+
+void StepBlock::refresh()
+{
+    const bool thumbnail = isThumbnail();
+    const bool empty = m_model->rowCount() == 0 || m_model->columnCount() == 0;
+    m_table->setVisible(!thumbnail && !empty);
+    m_thumbnail->setVisible(thumbnail);
+    m_zoom->setVisible(thumbnail);
+    if (thumbnail)
+        static_cast<FigureWidget*>(m_thumbnail)->setFigure(figureData(*m_model), colormapOf(*m_model));
+    else if (!empty)
+        fitTable();
+}
+
+void StepBlock::fitTable()
+{
+    m_table->resizeColumnsToContents();
+    const int width = m_table->verticalHeader()->sizeHint().width() + m_table->horizontalHeader()->length()
+        + 2 * m_table->frameWidth();
+    const int height = m_table->horizontalHeader()->sizeHint().height() + m_table->verticalHeader()->length()
+        + 2 * m_table->frameWidth();
+    m_table->setFixedSize(width, height);
+}
+
+void StepBlock::zoom()
+{
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(m_caption->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    auto* figure = new FigureWidget(false, dialog);
+    figure->setFigure(figureData(*m_model), colormapOf(*m_model));
+    auto* scroll = new QScrollArea(dialog);
+    scroll->setWidget(figure);
+    scroll->setWidgetResizable(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(scroll);
+    layout->addWidget(buttons);
+    dialog->resize(900, 800);
+    dialog->show();
+}
+
+bool StepBlock::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Leave)
+        m_view->setHovered(std::nullopt);
+    return QWidget::eventFilter(watched, event);
+}
+
+void StepBlock::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        m_model->setBaseColor(m_table->palette().color(QPalette::Base));
+    QWidget::changeEvent(event);
+}
+
+}  // namespace ui

@@ -1,0 +1,48 @@
+#pragma once
+/** StepBlock: one matrix of the steps panel: a caption over a compact tinted table of a
+ *  StepTableModel, or, when the matrix is too large to read as numbers, a heatmap thumbnail with
+ *  a zoom button. Hovering a number sets the ViewState's hovered cell and its sources. */
+
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+class QToolButton;
+
+namespace ui {
+
+class StepTableModel;
+class ViewState;
+
+class StepBlock : public QWidget {
+    Q_OBJECT
+public:
+    /** Matrices with more rows or columns than this show as a thumbnail. */
+    static constexpr int maxTableSide = 64;
+
+    StepBlock(StepTableModel* model, ViewState* view, const QString& caption, QWidget* parent = nullptr);
+
+    StepTableModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    /** True while the matrix is shown as a heatmap thumbnail instead of numbers. */
+    bool isThumbnail() const;
+    void setCaption(const QString& caption);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void refresh();
+    void fitTable();
+    void zoom();
+
+    StepTableModel* m_model;
+    ViewState* m_view;
+    QLabel* m_caption;
+    QTableView* m_table;
+    QWidget* m_thumbnail;
+    QToolButton* m_zoom;
+};
+
+}  // namespace ui

@@ -1,0 +1,305 @@
+#include "stepspanel.h"
+
+#include "querychooser.h"
+#include "stepblock.h"
+#include "ui/document/document.h"
+#include "ui/document/steptablemodel.h"
+#include "ui/document/viewstate.h"
+
+#include <QComboBox>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTextDocumentFragment>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+
+QString shapeText(int rows, int cols)
+{
+    return StepsPanel::tr("%1 × %2").arg(rows).arg(cols);
+}
+
+QString shapeOf(const StepBlock* block)
+{
+    return shapeText(block->model()->rowCount(), block->model()->columnCount());
+}
+
+QString tokenName(const core::Trace& trace, int i)
+{
+    return i >= 0 && i < trace.n() ? QString::fromStdString(trace.model.tokens[std::size_t(i)]) : QString();
+}
+
+}  // namespace
+
+StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
+    : QWidget(parent), m_document(document), m_view(view), m_head(new QComboBox(this)),
+      m_query(new QComboBox(this)), m_precision(new QSpinBox(this))
+{
+    auto* bar = new QHBoxLayout;
+    auto* headLabel = new QLabel(tr("&Head"), this);
+    headLabel->setBuddy(m_head);
+    auto* queryLabel = new QLabel(tr("&Query"), this);
+    queryLabel->setBuddy(m_query);
+    auto* precisionLabel = new QLabel(tr("&Decimals"), this);
+    precisionLabel->setBuddy(m_precision);
+    m_head->setToolTip(tr("The attention head whose steps are shown"));
+    m_query->setToolTip(tr("The query token whose weighted values step 6 shows"));
+    m_precision->setRange(0, 6);
+    m_precision->setValue(2);
+    m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
+    bar->addWidget(headLabel);
+    bar->addWidget(m_head);
+    bar->addSpacing(8);
+    bar->addWidget(queryLabel);
+    bar->addWidget(m_query, 1);
+    bar->addSpacing(8);
+    bar->addWidget(precisionLabel);
+    bar->addWidget(m_precision);
+
+    auto* container = new QWidget;
+    auto* column = new QVBoxLayout(container);
+    column->setSpacing(10);
+    m_steps.reserve(7);
+
+    auto model = [&](core::Step step) { return new StepTableModel(document, view, step, this); };
+    {
+        StepWidgets& s = addStep(column, tr("Tokens → X"));
+        addBlock(s, model(core::Step::X), tr("<i>X</i>"));
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Queries, keys and values"));
+        s.formula->setText(tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
+                              " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>"));
+        addBlock(s, model(core::Step::Queries), tr("<i>Q</i>"));
+        addBlock(s, model(core::Step::Keys), tr("<i>K</i>"));
+        addBlock(s, model(core::Step::Values), tr("<i>V</i>"));
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Scores"));
+        s.formula->setText(tr("scores = <i>Q</i>·<i>K</i>ᵀ &nbsp;&nbsp; score(<i>i</i>,<i>j</i>) = <i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>"));
+        addBlock(s, model(core::Step::Scores), tr("query ↓ · key →"));
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Scale"));
+        addBlock(s, model(core::Step::ScaledScores), tr("scaled scores"));
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Softmax"));
+        addBlock(s, model(core::Step::Weights), tr("attention weights"));
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Weighted values"));
+        addBlock(s, StepTableModel::weightedValues(document, view, this), QString());
+    }
+    {
+        StepWidgets& s = addStep(column, tr("Sum → Z"));
+        addBlock(s, model(core::Step::Outputs), tr("<i>Z</i>"));
+        addBlock(s, model(core::Step::Output), tr("output"));
+    }
+    column->addStretch();
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(container);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(scroll, 1);
+
+    connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
+        for (StepWidgets& s : m_steps)
+            for (StepBlock* b : s.blocks)
+                b->model()->setPrecision(decimals);
+    });
+    connect(m_head, &QComboBox::activated, this, [this](int index) { m_view->setHead(index); });
+    connect(m_query, &QComboBox::activated, this, [this](int index) { m_view->setSelectedQuery(index); });
+    connect(document, &Document::traceChanged, this, &StepsPanel::refresh);
+    connect(view, &ViewState::headChanged, this, &StepsPanel::refresh);
+    connect(view, &ViewState::selectedQueryChanged, this, &StepsPanel::refresh);
+    refresh();
+}
+
+StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column, const QString& title)
+{
+    auto* frame = new QFrame;
+    column->addWidget(frame);
+    frame->setFrameShape(QFrame::StyledPanel);
+    auto* layout = new QVBoxLayout(frame);
+    layout->setSpacing(4);
+
+    StepWidgets s;
+    const int number = int(m_steps.size()) + 1;
+    s.title = new QLabel(tr("%1 · %2").arg(number).arg(title), frame);
+    QFont bold = s.title->font();
+    bold.setBold(true);
+    s.title->setFont(bold);
+    s.shape = new QLabel(frame);
+    s.shape->setForegroundRole(QPalette::PlaceholderText);
+    s.shape->setToolTip(tr("rows × columns"));
+    auto* header = new QHBoxLayout;
+    header->addWidget(s.title);
+    header->addStretch();
+    header->addWidget(s.shape);
+    layout->addLayout(header);
+
+    s.formula = new QLabel(frame);
+    s.formula->setTextFormat(Qt::RichText);
+    QFont math = s.formula->font();
+    math.setFamily(QStringLiteral("serif"));
+    math.setPointSizeF(math.pointSizeF() * 1.15);
+    s.formula->setFont(math);
+    layout->addWidget(s.formula);
+
+    s.note = new QLabel(frame);
+    s.note->setWordWrap(true);
+    s.note->setForegroundRole(QPalette::PlaceholderText);
+    s.note->hide();
+    layout->addWidget(s.note);
+
+    s.row = new QHBoxLayout;
+    s.row->setSpacing(16);
+    s.row->addStretch();
+    layout->addLayout(s.row);
+    m_steps.push_back(s);
+    return m_steps.back();
+}
+
+StepBlock* StepsPanel::addBlock(StepWidgets& step, StepTableModel* model, const QString& caption)
+{
+    auto* block = new StepBlock(model, m_view, caption);
+    model->setPrecision(m_precision->value());
+    step.row->insertWidget(step.row->count() - 1, block, 0, Qt::AlignTop);
+    step.blocks.push_back(block);
+    return block;
+}
+
+QString StepsPanel::stepTitle(int number) const
+{
+    return number >= 1 && number <= stepCount() ? m_steps[std::size_t(number - 1)].title->text() : QString();
+}
+
+QString StepsPanel::stepFormula(int number) const
+{
+    if (number < 1 || number > stepCount())
+        return {};
+    return QTextDocumentFragment::fromHtml(m_steps[std::size_t(number - 1)].formula->text()).toPlainText();
+}
+
+QString StepsPanel::stepShape(int number) const
+{
+    return number >= 1 && number <= stepCount() ? m_steps[std::size_t(number - 1)].shape->text() : QString();
+}
+
+std::vector<StepBlock*> StepsPanel::stepBlocks(int number) const
+{
+    return number >= 1 && number <= stepCount() ? m_steps[std::size_t(number - 1)].blocks : std::vector<StepBlock*>();
+}
+
+int StepsPanel::precision() const
+{
+    return m_precision->value();
+}
+
+void StepsPanel::setPrecision(int decimals)
+{
+    m_precision->setValue(decimals);
+}
+
+void StepsPanel::updateChoosers()
+{
+    const auto trace = m_document->trace();
+    const int heads = trace ? trace->headCount() : 0;
+    if (m_head->count() != heads) {
+        m_head->clear();
+        for (int h = 0; h < heads; ++h)
+            m_head->addItem(tr("%1").arg(h + 1));
+    }
+    m_head->setCurrentIndex(std::clamp(m_view->head(), 0, std::max(0, heads - 1)));
+    m_head->setEnabled(heads > 1);
+    syncQueryCombo(m_query, trace.get(), m_view->selectedQuery());
+}
+
+void StepsPanel::refresh()
+{
+    updateChoosers();
+    const auto trace = m_document->trace();
+    for (StepWidgets& s : m_steps) {
+        s.shape->setText(trace && !s.blocks.empty() ? shapeOf(s.blocks.front()) : QString());
+        s.note->hide();
+    }
+    if (!trace) {
+        m_steps[0].note->setText(m_document->error().isEmpty() ? tr("Computing…") : m_document->error());
+        m_steps[0].note->show();
+        return;
+    }
+    const core::AttentionModel& model = trace->model;
+    const int query = std::clamp(m_view->selectedQuery(), 0, std::max(0, trace->n() - 1));
+
+    // 1 · tokens → X
+    const bool pe = model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal;
+    m_steps[0].formula->setText(pe ? tr("<i>X</i> = embedding(tokens) + PE &nbsp;&nbsp; one row per token")
+                                   : tr("<i>X</i> = embedding(tokens) &nbsp;&nbsp; one row per token"));
+
+    // 2 · Q, K, V: one shape when they agree.
+    const std::vector<StepBlock*>& qkv = m_steps[1].blocks;
+    if (shapeOf(qkv[0]) == shapeOf(qkv[2]))
+        m_steps[1].shape->setText(shapeOf(qkv[0]));
+    else
+        m_steps[1].shape->setText(tr("Q, K: %1 · V: %2").arg(shapeOf(qkv[0]), shapeOf(qkv[2])));
+
+    // 4 · scale: say when it is skipped.
+    const bool scale = model.options.scale;
+    const bool temperature = model.options.temperature != 1.0;
+    StepWidgets& s4 = m_steps[3];
+    QString formula = tr("scaled = scores");
+    if (scale)
+        formula += tr(" ÷ √<i>d</i><sub>k</sub> = scores ÷ √%1").arg(model.dK());
+    if (temperature)
+        formula += tr(" ÷ <i>T</i> (<i>T</i> = %1)").arg(QString::fromStdString(core::formatNumber(model.options.temperature)));
+    s4.formula->setText(formula);
+    const bool skipped = !scale && !temperature;
+    s4.blocks.front()->setVisible(!skipped);
+    if (skipped) {
+        s4.note->setText(tr("skipped (scaling off): the softmax takes the scores as they are."));
+        s4.note->show();
+        s4.shape->clear();
+    }
+
+    // 5 · softmax
+    const bool causal = model.options.mask == core::Mask::Causal;
+    m_steps[4].formula->setText(tr("weights = softmax(%1), row by row: <i>w</i><sub>ij</sub> = "
+                                   "exp(<i>s</i><sub>ij</sub>) ÷ Σ<sub>k</sub> exp(<i>s</i><sub>ik</sub>)")
+                                    .arg(skipped ? tr("scores") : tr("scaled")));
+    if (causal) {
+        m_steps[4].note->setText(tr("Causal mask: a query sees only itself and the keys before it; later keys get weight 0."));
+        m_steps[4].note->show();
+    }
+
+    // 6 · weighted values of the selected query
+    const QString who = tr("query %1 “%2”").arg(query + 1).arg(tokenName(*trace, query));
+    m_steps[5].formula->setText(tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub> for every key <i>j</i>")
+                                    .arg(query + 1));
+    m_steps[5].blocks.front()->setCaption(tr("%1: row <i>j</i> = <i>w</i><sub>%2j</sub>·<i>v</i><sub>j</sub>")
+                                              .arg(who.toHtmlEscaped())
+                                              .arg(query + 1));
+
+    // 7 · sum → Z, and the projection when there is one.
+    const bool projected = model.wo.has_value() || trace->headCount() > 1;
+    QString sum = tr("<i>z</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub>·<i>v</i><sub>j</sub> &nbsp;&nbsp; "
+                     "<i>Z</i> = weights·<i>V</i>");
+    if (model.wo)
+        sum += tr(" &nbsp;&nbsp; output = concat(<i>Z</i>)·<i>W</i><sub>O</sub>");
+    else if (trace->headCount() > 1)
+        sum += tr(" &nbsp;&nbsp; output = concat(<i>Z</i> of every head)");
+    m_steps[6].formula->setText(sum);
+    m_steps[6].blocks[1]->setVisible(projected);
+}
+
+}  // namespace ui

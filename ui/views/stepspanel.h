@@ -1,0 +1,61 @@
+#pragma once
+/** StepsPanel: the seven steps of self-attention in the order of the maths, each with its title,
+ *  formula, shape and matrix, for the head and query the ViewState names. */
+
+#include <QWidget>
+
+#include <vector>
+
+class QComboBox;
+class QHBoxLayout;
+class QVBoxLayout;
+class QLabel;
+class QSpinBox;
+
+namespace ui {
+
+class Document;
+class StepBlock;
+class StepTableModel;
+class ViewState;
+
+class StepsPanel : public QWidget {
+    Q_OBJECT
+public:
+    StepsPanel(Document* document, ViewState* view, QWidget* parent = nullptr);
+
+    /** How many steps are shown (seven). */
+    int stepCount() const { return int(m_steps.size()); }
+    /** Step number's (1–7) title, formula (plain text), shape text and blocks. */
+    QString stepTitle(int number) const;
+    QString stepFormula(int number) const;
+    QString stepShape(int number) const;
+    std::vector<StepBlock*> stepBlocks(int number) const;
+    /** Decimals of every table (0–6). */
+    int precision() const;
+    void setPrecision(int decimals);
+
+private:
+    struct StepWidgets {
+        QLabel* title = nullptr;
+        QLabel* formula = nullptr;
+        QLabel* shape = nullptr;
+        QLabel* note = nullptr;
+        QHBoxLayout* row = nullptr;  ///< the blocks, side by side
+        std::vector<StepBlock*> blocks;
+    };
+
+    StepWidgets& addStep(QVBoxLayout* column, const QString& title);
+    StepBlock* addBlock(StepWidgets& step, StepTableModel* model, const QString& caption);
+    void refresh();
+    void updateChoosers();
+
+    Document* m_document;
+    ViewState* m_view;
+    QComboBox* m_head;
+    QComboBox* m_query;
+    QSpinBox* m_precision;
+    std::vector<StepWidgets> m_steps;
+};
+
+}  // namespace ui

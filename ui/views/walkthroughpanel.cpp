@@ -1,0 +1,206 @@
+#include "walkthroughpanel.h"
+
+#include "querychooser.h"
+#include "ui/document/cellstyle.h"
+#include "ui/document/document.h"
+#include "ui/document/steptablemodel.h"
+#include "ui/document/viewstate.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+
+/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …". */
+QString arithmetic(const core::Derivation& d, int precision)
+{
+    const QString text = QString::fromStdString(d.text(precision));
+    const QString lhs = QString::fromStdString(d.name) + QStringLiteral(" = ");
+    return text.startsWith(lhs) ? text.mid(lhs.size()) : text;
+}
+
+/** A row of numbers as "[a, b, c]", at most maxShown of them. */
+QString vectorText(const core::RowVector& v, int precision)
+{
+    constexpr int maxShown = 8;
+    QStringList parts;
+    for (Eigen::Index c = 0; c < v.size() && c < maxShown; ++c)
+        parts << formatCell(v(c), precision);
+    if (v.size() > maxShown)
+        parts << WalkthroughPanel::tr("… %1 more").arg(v.size() - maxShown);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(), bool right = false)
+{
+    auto* label = new QLabel(text, parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setToolTip(tip);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    if (right)
+        label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return label;
+}
+
+QLabel* heading(const QString& html, QWidget* parent)
+{
+    auto* label = new QLabel(html, parent);
+    label->setTextFormat(Qt::RichText);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+}  // namespace
+
+WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget* parent)
+    : QWidget(parent), m_document(document), m_view(view),
+      m_weighted(StepTableModel::weightedValues(document, view, this)), m_query(new QComboBox(this)),
+      m_precision(new QSpinBox(this)), m_scroll(new QScrollArea(this))
+{
+    auto* bar = new QHBoxLayout;
+    auto* queryLabel = new QLabel(tr("&Query"), this);
+    queryLabel->setBuddy(m_query);
+    m_query->setToolTip(tr("The query token to work through"));
+    auto* precisionLabel = new QLabel(tr("&Decimals"), this);
+    precisionLabel->setBuddy(m_precision);
+    m_precision->setRange(0, 6);
+    m_precision->setValue(4);
+    bar->addWidget(queryLabel);
+    bar->addWidget(m_query, 1);
+    bar->addSpacing(8);
+    bar->addWidget(precisionLabel);
+    bar->addWidget(m_precision);
+
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_scroll, 1);
+
+    connect(m_query, &QComboBox::activated, this, [this](int index) { m_view->setSelectedQuery(index); });
+    connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
+        m_weighted->setPrecision(decimals);
+        rebuild();
+    });
+    m_weighted->setPrecision(m_precision->value());
+    // The weighted values model follows the trace, the head and the query; rebuild after it.
+    connect(m_weighted, &QAbstractItemModel::modelReset, this, &WalkthroughPanel::rebuild);
+    connect(m_weighted, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
+                if (roles.isEmpty())
+                    rebuild();
+            });
+    rebuild();
+}
+
+void WalkthroughPanel::rebuild()
+{
+    const auto trace = m_weighted->trace();
+    const int n = trace ? trace->n() : 0;
+    const int precision = m_precision->value();
+
+    syncQueryCombo(m_query, trace.get(), m_weighted->query());
+
+    auto* page = new QWidget;
+    auto* column = new QVBoxLayout(page);
+    QStringList lines;
+    if (!trace || n == 0) {
+        const QString why = m_document->error().isEmpty() ? tr("Computing…") : m_document->error();
+        column->addWidget(cell(why, page));
+        column->addStretch();
+        m_plainText = why;
+        m_scroll->setWidget(page);
+        return;
+    }
+
+    const int i = m_weighted->query(), h = m_weighted->head();
+    const core::AttentionModel& model = trace->model;
+    const QString query = QString::fromStdString(model.tokens[std::size_t(i)]);
+    const QString sub = QString::fromStdString(core::subscript(i + 1));
+    const bool scaled = model.options.scale || model.options.temperature != 1.0;
+
+    auto* intro = new QLabel(tr("Query %1 “%2”%3: how its output row <i>z</i><sub>%1</sub> is made.")
+                                 .arg(i + 1)
+                                 .arg(query.toHtmlEscaped())
+                                 .arg(trace->headCount() > 1 ? tr(", head %1").arg(h + 1) : QString()),
+                             page);
+    intro->setWordWrap(true);
+    column->addWidget(intro);
+    lines << intro->text();
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(18);
+    grid->setVerticalSpacing(4);
+    int col = 0;
+    grid->addWidget(heading(tr("key <i>j</i>"), page), 0, col++);
+    grid->addWidget(heading(tr("4 · score = <i>q</i><sub>%1</sub>·<i>k</i><sub>j</sub>").arg(i + 1), page), 0, col++);
+    if (scaled)
+        grid->addWidget(heading(model.options.scale ? tr("scaled ÷ √<i>d</i><sub>k</sub>") : tr("scaled ÷ <i>T</i>"), page), 0, col++);
+    grid->addWidget(heading(tr("5 · softmax <i>w</i><sub>%1j</sub>").arg(i + 1), page), 0, col++);
+    grid->addWidget(heading(tr("6 · <i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1), page), 0, col++);
+
+    const core::HeadTrace& ht = trace->heads[std::size_t(h)];
+    const int shown = std::min(n, maxKeys);
+    for (int j = 0; j < shown; ++j) {
+        const int row = j + 1;
+        col = 0;
+        const QString key = tr("%1 “%2”").arg(j + 1).arg(QString::fromStdString(model.tokens[std::size_t(j)]));
+        QStringList line{key};
+        grid->addWidget(cell(key, page), row, col++);
+
+        const core::Derivation score = core::derive(*trace, {core::Step::Scores, h, i, j});
+        line << arithmetic(score, precision);
+        grid->addWidget(cell(line.back(), page, QString::fromStdString(score.text(precision))), row, col++);
+        if (scaled) {
+            const core::Derivation s = core::derive(*trace, {core::Step::ScaledScores, h, i, j});
+            line << arithmetic(s, precision);
+            grid->addWidget(cell(line.back(), page, QString::fromStdString(s.text(precision))), row, col++);
+        }
+        const core::Derivation w = core::derive(*trace, {core::Step::Weights, h, i, j});
+        line << formatCell(w.value, precision);
+        grid->addWidget(cell(line.back(), page, QString::fromStdString(w.text(precision)), true), row, col++);
+
+        core::RowVector weighted(m_weighted->columnCount());
+        for (int c = 0; c < m_weighted->columnCount(); ++c)
+            weighted(c) = m_weighted->index(j, c).data(ValueRole).toDouble();
+        line << tr("%1 × %2 = %3")
+                    .arg(formatCell(ht.weights(i, j), precision), vectorText(ht.values.row(j), precision),
+                         vectorText(weighted, precision));
+        grid->addWidget(cell(line.back(), page,
+                             tr("w(%1,%2) · v%3: the value of key %2, weighted by how much query %1 attends to it")
+                                 .arg(i + 1)
+                                 .arg(j + 1)
+                                 .arg(QString::fromStdString(core::subscript(j + 1)))),
+                        row, col++);
+        lines << line.join(QLatin1Char('\t'));
+    }
+    if (n > shown) {
+        const QString more = tr("… and %1 more keys").arg(n - shown);
+        grid->addWidget(cell(more, page), shown + 1, 0, 1, -1);
+        lines << more;
+    }
+    column->addLayout(grid);
+
+    const QString sum = tr("7 · sum of the weighted values: z%1 = Σⱼ w%1ⱼ·vⱼ = %2")
+                            .arg(sub, vectorText(ht.outputs.row(i), precision));
+    auto* total = heading(sum.toHtmlEscaped(), page);
+    total->setToolTip(tr("Row %1 of Z, the output of this head for “%2”").arg(i + 1).arg(query));
+    column->addWidget(total);
+    lines << sum;
+    column->addStretch();
+
+    m_plainText = lines.join(QLatin1Char('\n'));
+    m_scroll->setWidget(page);
+}
+
+}  // namespace ui
