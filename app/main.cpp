@@ -5,10 +5,14 @@
 #include "ui/views/mainwindow.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QGuiApplication>
 #include <QMessageBox>
 
 #include <cstdio>
+
+#include <unistd.h>
 
 namespace {
 
@@ -29,6 +33,17 @@ QStringList argumentList(int argc, char** argv)
     return list;
 }
 
+/** Without a desktop session there is no XDG_RUNTIME_DIR, and Qt warns about it on every run;
+ *  a private folder of our own keeps standard error for messages that matter. */
+void quietRuntimeDirectory()
+{
+    if (!qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR"))
+        return;
+    const QString dir = QDir::tempPath() + QStringLiteral("/attention-explorer-runtime-") + QString::number(getuid());
+    if (QDir().mkpath(dir) && QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner))
+        qputenv("XDG_RUNTIME_DIR", QFile::encodeName(dir));
+}
+
 bool displayAvailable()
 {
     return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY")
@@ -45,6 +60,7 @@ int main(int argc, char** argv)
         // Computing and exporting need fonts and painters, never a screen.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        quietRuntimeDirectory();
         QGuiApplication application(argc, argv);
         setIdentity();
         const int status = app::runCommandLine(arguments, nullptr);
