@@ -1,0 +1,109 @@
+#include "exportfiles.h"
+
+#include "core/csvio.h"
+#include "core/pytorchexport.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace exports {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("Exports", text);
+}
+
+bool fail(QString* error, const QString& message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+/** Largest matrix file read: a .npy of maxNpyEntries doubles and its header. */
+constexpr qint64 kMaxMatrixFileBytes = qint64(core::maxNpyEntries) * 8 + (1 << 20);
+
+}  // namespace
+
+bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+    if (file.write(bytes) != bytes.size()) {
+        const QString reason = file.errorString();
+        file.cancelWriting();
+        return fail(error, tr("Cannot write \"%1\": %2").arg(path, reason));
+    }
+    if (!file.commit())
+        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+    return true;
+}
+
+std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        fail(error, tr("%1: %2").arg(path, file.errorString()));
+        return std::nullopt;
+    }
+    if (file.size() > kMaxMatrixFileBytes) {
+        fail(error, tr("%1: the file is too large (%2 bytes)").arg(path).arg(file.size()));
+        return std::nullopt;
+    }
+    const QByteArray bytes = file.readAll();
+    const std::string_view view(bytes.constData(), std::size_t(bytes.size()));
+    std::string why;
+    std::optional<core::Matrix> m;
+    if (QFileInfo(path).suffix().compare(QLatin1String("npy"), Qt::CaseInsensitive) == 0) {
+        if (auto array = core::decodeNpy(view, why))
+            m = std::move(array->values);
+    } else {
+        core::CsvReadOptions options;
+        options.allowHeader = true;
+        m = core::parseCsv(view, why, options);
+    }
+    if (!m)
+        fail(error, tr("%1: %2").arg(path, QString::fromStdString(why)));
+    return m;
+}
+
+bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* error, const core::NpyLayout& layout)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const std::string bytes = suffix == QLatin1String("npy") ? core::encodeNpy(m, layout)
+                                                             : core::formatCsv(m, suffix == QLatin1String("tsv") ? '\t' : ',');
+    return writeFileAtomically(path, QByteArray::fromStdString(bytes), error);
+}
+
+bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written)
+{
+    const QDir dir(folder);
+    if (!dir.mkpath(QStringLiteral(".")))
+        return fail(error, tr("Cannot create the folder \"%1\"").arg(folder));
+    QStringList names;
+    for (const core::StepFile& file : core::stepFiles(trace)) {
+        const QString name = QString::fromStdString(file.name);
+        if (!writeFileAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
+            for (const QString& done : names)
+                QFile::remove(dir.filePath(done));
+            return false;
+        }
+        names << name;
+    }
+    if (written)
+        *written = names;
+    return true;
+}
+
+bool writePytorchFile(const core::AttentionModel& model, const QString& title, const QString& path, QString* error)
+{
+    return writeFileAtomically(path, QByteArray::fromStdString(core::pytorchCode(model, title.toStdString())), error);
+}
+
+}  // namespace exports
