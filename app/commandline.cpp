@@ -7,6 +7,8 @@
 #include "core/tracejson.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/colormap.h"
+#include "ui/export/exportfiles.h"
+#include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 
 #include <QCommandLineParser>
@@ -24,8 +26,11 @@ namespace {
 const QStringList headlessFlags = {
     QStringLiteral("--compute"),      QStringLiteral("--export-heatmap"), QStringLiteral("--list-presets"),
     QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
-    QStringLiteral("-v"),             QStringLiteral("--help-all"),
+    QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
+    QStringLiteral("--export-code"),
 };
+
+const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
 
 void printOut(const QString& text)
 {
@@ -66,10 +71,20 @@ struct Options {
                                 QStringLiteral("Colour map: %1.").arg(render::colormapNames().join(QStringLiteral(", "))),
                                 QStringLiteral("NAME")};
     QCommandLineOption annotate{QStringLiteral("annotate"), QStringLiteral("Print each cell's value in it.")};
+    QCommandLineOption exportReport{QStringLiteral("export-report"),
+                                    QStringLiteral("Write a PDF report of every step of the source to OUT (.pdf)."),
+                                    QStringLiteral("OUT")};
+    QCommandLineOption exportCode{QStringLiteral("export-code"),
+                                  QStringLiteral("Write PyTorch code that reproduces the source to OUT (.py)."),
+                                  QStringLiteral("OUT")};
+    QCommandLineOption lang{QStringLiteral("lang"),
+                            QStringLiteral("Language of the interface: %1.").arg(languages.join(QStringLiteral(" or "))),
+                            QStringLiteral("LANGUAGE")};
 
     QList<QCommandLineOption> all() const
     {
-        return {compute, exportHeatmap, listPresets, session, preset, tokens, step, head, size, colormap, annotate};
+        return {compute, exportHeatmap, listPresets, session,      preset,     tokens, step,
+                head,    size,          colormap,    annotate,     exportReport, exportCode, lang};
     }
 };
 
@@ -171,13 +186,65 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
 
     const core::Trace trace = core::compute(session.model);
     const render::HeatmapData data = ui::heatmapData(trace, *step, head - 1);
+    // A PNG without --size is drawn at twice the on-screen size: sharp on slides and in print.
+    if (size.isEmpty() && suffix == QLatin1String("png"))
+        size = render::HeatmapRenderer(data, style).preferredSize() * 2;
     QString error;
     if (!render::exportHeatmap(data, style, out, size, &error))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
 
+/** The output path of an export flag, refused unless it ends in .suffix. */
+QString outputPath(const QCommandLineParser& p, const QCommandLineOption& option, const QString& suffix)
+{
+    const QString out = p.value(option);
+    if (QFileInfo(out).suffix().compare(suffix, Qt::CaseInsensitive) != 0)
+        throw Failure{ExitRefused, QStringLiteral("--%1: %2: the file must end in .%3").arg(option.names().constFirst(), out, suffix)};
+    return out;
+}
+
+QString sessionTitle(const core::Session& session)
+{
+    const auto title = session.extras.find("title");
+    return title != session.extras.end() && title->is_string() ? QString::fromStdString(title->get<std::string>())
+                                                                : QString();
+}
+
+int exportReportCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = outputPath(p, o.exportReport, QStringLiteral("pdf"));
+    const core::Session session = loadSource(p, o);
+    const core::Trace trace = core::compute(session.model);
+    QString error;
+    if (!exports::writeReport(trace, sessionTitle(session), out, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
+int exportCodeCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = outputPath(p, o.exportCode, QStringLiteral("py"));
+    const core::Session session = loadSource(p, o);
+    QString error;
+    if (!exports::writePytorchFile(session.model, sessionTitle(session), out, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
 }  // namespace
+
+QString languageArgument(const QStringList& arguments)
+{
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString& a = arguments[i];
+        if (a == QLatin1String("--lang") && i + 1 < arguments.size())
+            return arguments[i + 1];
+        if (a.startsWith(QLatin1String("--lang=")))
+            return a.mid(7);
+    }
+    return {};
+}
 
 bool isHeadlessRequest(const QStringList& arguments)
 {
@@ -214,6 +281,12 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
         return ExitOk;
     }
 
+    if (p.isSet(o.lang) && !languages.contains(p.value(o.lang))) {
+        printError(QStringLiteral("--lang: expected %1, got \"%2\"")
+                       .arg(languages.join(QStringLiteral(" or ")), p.value(o.lang)));
+        return ExitRefused;
+    }
+
     try {
         if (p.isSet(o.listPresets)) {
             QString text;
@@ -227,6 +300,10 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
             return computeCommand(p.value(o.compute));
         if (p.isSet(o.exportHeatmap))
             return exportHeatmapCommand(p, o);
+        if (p.isSet(o.exportReport))
+            return exportReportCommand(p, o);
+        if (p.isSet(o.exportCode))
+            return exportCodeCommand(p, o);
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;

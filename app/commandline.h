@@ -8,9 +8,13 @@ namespace app {
 /** Exit statuses of SPEC §3. */
 enum ExitStatus { ExitOk = 0, ExitFailed = 1, ExitRefused = 2 };
 
-/** True when the arguments ask for something that needs no window (--compute, --export-*,
- *  --list-presets, --help, --version), so a headless platform will do. */
+/** True when the arguments ask for something that needs no window (--compute, --export-heatmap,
+ *  --export-report, --export-code, --list-presets, --help, --version), so a headless platform will do. */
 bool isHeadlessRequest(const QStringList& arguments);
+
+/** The value of --lang (en or zh_CN) as given, before any parsing; empty when there is none.
+ *  For loading translations before the parser's own texts are built. */
+QString languageArgument(const QStringList& arguments);
 
 /** Parses the arguments and runs a headless request; returns the exit status.
  *  When the arguments ask for the window instead, returns -1 and sets windowFile to the file

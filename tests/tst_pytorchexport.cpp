@@ -1,0 +1,283 @@
+#include "core/pytorchexport.h"
+
+#include "core/attention.h"
+#include "core/embedding.h"
+#include "core/presets.h"
+
+#include "python.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <random>
+
+namespace {
+
+/** Runs each generated file given with runpy and prints its variables as one JSON object keyed by the
+ *  file's path; per-head steps as lists of heads. */
+const QByteArray kDumpScript = R"PY(
+import json, runpy, sys
+def plain(t):
+    return t.tolist()
+def heads(v):
+    return [plain(t) for t in v] if isinstance(v, list) else [plain(v)]
+result = {}
+for path in sys.argv[1:]:
+    g = runpy.run_path(path)
+    out = {k: heads(g[k]) for k in ("Q", "K", "V", "scores", "scaled_scores", "weights", "weighted_values", "Z")}
+    out["X"] = plain(g["X"])
+    out["concat"] = plain(g["concat"])
+    out["output"] = plain(g["output"])
+    out["lists"] = isinstance(g["Q"], list)
+    out["dtype"] = str(g["output"].dtype)
+    out["tokens"] = g["tokens"]
+    result[path] = out
+print(json.dumps(result))
+)PY";
+
+const char* const kCases[] = {"illustrated", "illustrated-scaled", "multi-head", "causal-sentence", "chinese",
+                              "everything"};
+
+core::Matrix fromJson(const QJsonValue& value)
+{
+    const QJsonArray rows = value.toArray();
+    core::Matrix m(rows.size(), rows.isEmpty() ? 0 : rows.first().toArray().size());
+    for (int r = 0; r < rows.size(); ++r) {
+        const QJsonArray row = rows[r].toArray();
+        if (row.size() != m.cols())
+            return core::Matrix(0, 0);
+        for (int c = 0; c < row.size(); ++c)
+            m(r, c) = row[c].toDouble();
+    }
+    return m;
+}
+
+core::Matrix headStep(const QJsonObject& o, const char* key, int head)
+{
+    return fromJson(o.value(QLatin1String(key)).toArray().at(head));
+}
+
+/** Multi-head, causal, sinusoidal, W_O and a temperature, all at once. */
+core::AttentionModel everythingModel()
+{
+    std::mt19937_64 rng(5);
+    core::AttentionModel m = testutil::randomModel(rng, 5, 6, 3, 2, 3, 4);
+    m.tokens = {"a", "\"quoted\"", "back\\slash", "new\nline", "中文"};
+    m.options.mask = core::Mask::Causal;
+    m.options.positionalEncoding = core::PositionalEncoding::Sinusoidal;
+    m.options.temperature = 0.7;
+    m.options.scale = true;
+    return m;
+}
+
+}  // namespace
+
+class TestPytorchExport : public QObject {
+    Q_OBJECT
+
+private:
+    QString m_python;
+    QTemporaryDir m_dir;
+    QJsonObject m_results;  ///< the dump of every case's file, keyed by its path
+
+    QString casePath(const QString& name) const { return m_dir.filePath(name + QStringLiteral(".py")); }
+
+    static core::AttentionModel caseModel(const QString& name)
+    {
+        if (name == QLatin1String("everything"))
+            return everythingModel();
+        const auto session = core::preset(name.toStdString());
+        return session ? session->model : core::AttentionModel();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_python = testutil::pythonWith(QStringLiteral("torch"));
+        if (m_python.isEmpty())
+            return;
+        // One interpreter for every case: importing torch takes seconds.
+        QStringList paths;
+        for (const char* name : kCases) {
+            const QString path = casePath(QString::fromLatin1(name));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray::fromStdString(core::pytorchCode(caseModel(QString::fromLatin1(name)), name)));
+            paths << path;
+        }
+        QString error;
+        const QByteArray json = testutil::runPython(m_python, kDumpScript, paths, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        m_results = QJsonDocument::fromJson(json).object();
+        QCOMPARE(m_results.size(), paths.size());
+    }
+
+    void codeIsReadable()
+    {
+        const std::string code = core::pytorchCode(core::illustratedModel(), "Illustrated\nimport os");
+        const QString text = QString::fromStdString(code);
+        for (const char* step : {"# Step 1 · tokens → X", "# Step 2 · queries, keys and values", "# Step 3 · scores",
+                                 "# Step 4 · scale", "# Step 5 · softmax", "# Step 6 · weighted values",
+                                 "# Step 7 · sum"})
+            QVERIFY2(text.contains(QString::fromUtf8(step)), step);
+        QVERIFY(text.contains(QLatin1String("import torch")));
+        QVERIFY(text.contains(QLatin1String("scale = False")));
+        // A title cannot escape its comment line.
+        QVERIFY(text.contains(QLatin1String("# Session: Illustrated import os\n")));
+        QVERIFY(!text.contains(QLatin1String("\nimport os")));
+        // 17 significant digits.
+        core::AttentionModel m = core::illustratedModel();
+        m.wq(0, 0) = 0.1;
+        QVERIFY(QString::fromStdString(core::pytorchCode(m)).contains(QLatin1String("0.10000000000000001")));
+    }
+
+    void reproducesCompute_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : kCases)
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    void reproducesCompute()
+    {
+        QFETCH(QString, name);
+        if (m_python.isEmpty())
+            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
+        const core::AttentionModel model = caseModel(name);
+        QVERIFY(!model.tokens.empty());
+        const core::Trace trace = core::compute(model);
+        const QJsonObject o = m_results.value(casePath(name)).toObject();
+        QVERIFY(!o.isEmpty());
+
+        QCOMPARE(o.value(QLatin1String("dtype")).toString(), QStringLiteral("torch.float64"));
+        QCOMPARE(o.value(QLatin1String("lists")).toBool(), trace.headCount() > 1);
+        QCOMPARE(o.value(QLatin1String("tokens")).toArray().size(), trace.n());
+        QCOMPARE(o.value(QLatin1String("tokens")).toArray().last().toString(),
+                 QString::fromStdString(model.tokens.back()));
+        const double tol = 1e-9;
+        COMPARE_MATRIX(fromJson(o.value(QLatin1String("X"))), trace.x, tol);
+        for (int h = 0; h < trace.headCount(); ++h) {
+            const core::HeadTrace& ht = trace.heads[std::size_t(h)];
+            COMPARE_MATRIX(headStep(o, "Q", h), ht.queries, tol);
+            COMPARE_MATRIX(headStep(o, "K", h), ht.keys, tol);
+            COMPARE_MATRIX(headStep(o, "V", h), ht.values, tol);
+            COMPARE_MATRIX(headStep(o, "scores", h), ht.scores, tol);
+            COMPARE_MATRIX(headStep(o, "scaled_scores", h), trace.scaledScores(h), tol);
+            const core::Matrix weights = headStep(o, "weights", h);
+            COMPARE_MATRIX(weights, ht.weights, tol);
+            COMPARE_MATRIX(headStep(o, "Z", h), ht.outputs, tol);
+            if (model.options.mask == core::Mask::Causal)
+                for (int i = 0; i < trace.n(); ++i)
+                    for (int j = i + 1; j < trace.n(); ++j)
+                        QCOMPARE(weights(i, j), 0.0);
+            // weighted_values[i] is the n × d_v matrix of query i.
+            const QJsonArray wv = o.value(QLatin1String("weighted_values")).toArray().at(h).toArray();
+            QCOMPARE(wv.size(), trace.n());
+            for (int i = 0; i < trace.n(); ++i)
+                COMPARE_MATRIX(fromJson(wv.at(i)), trace.weightedValues(h, i), tol);
+        }
+        COMPARE_MATRIX(fromJson(o.value(QLatin1String("concat"))), trace.concat, tol);
+        COMPARE_MATRIX(fromJson(o.value(QLatin1String("output"))), trace.output, tol);
+    }
+
+    void theWorkedExampleAsPublished()
+    {
+        if (m_python.isEmpty())
+            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
+        // SPEC §4, independent of core::compute.
+        const QJsonObject o = m_results.value(casePath(QStringLiteral("illustrated"))).toObject();
+        COMPARE_MATRIX(headStep(o, "scores", 0), testutil::mat({{2, 4, 4}, {4, 16, 12}, {4, 12, 10}}), 0);
+        COMPARE_MATRIX(headStep(o, "weights", 0),
+                       testutil::mat({{0.063379, 0.468311, 0.468311},
+                                      {0.0000060337, 0.982008, 0.017986},
+                                      {0.00029539, 0.880537, 0.119168}}),
+                       5e-6);
+        COMPARE_MATRIX(fromJson(o.value(QLatin1String("output"))),
+                       testutil::mat({{1.9366, 6.6831, 1.5951}, {2.0000, 7.9640, 0.0540}, {1.9997, 7.7599, 0.3584}}),
+                       1e-4);
+    }
+
+    void runsAsAScript()
+    {
+        if (m_python.isEmpty())
+            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
+        const auto session = core::preset("multi-head");
+        const QString path = m_dir.filePath(QStringLiteral("script.py"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(core::pytorchCode(session->model)));
+        file.close();
+        QProcess p;
+        p.start(m_python, {path});
+        QVERIFY(p.waitForFinished(240000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(out.contains(QLatin1String("attention weights, head 2")), qPrintable(out));
+        QVERIFY2(out.contains(QLatin1String("output: (6, 8)")), qPrintable(out));
+    }
+
+    void commandLineWritesTheCode()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("cli.py"));
+        QProcess p;
+        p.start(QStringLiteral(AE_BINARY), {QStringLiteral("--export-code"), out, QStringLiteral("--preset"),
+                                            QStringLiteral("causal-sentence")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto session = core::preset("causal-sentence");
+        QCOMPARE(file.readAll().toStdString(), core::pytorchCode(session->model, session->extras.value("title", "")));
+    }
+
+    void commandLineRefusesWithoutWriting_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown preset") << QStringList{QStringLiteral("--preset"), QStringLiteral("nope")}
+                                        << QStringLiteral("nope");
+        QTest::newRow("missing session") << QStringList{QStringLiteral("--session"), QStringLiteral("/nonexistent/x.json")}
+                                         << QStringLiteral("x.json");
+        QTest::newRow("no tokens") << QStringList{QStringLiteral("--tokens"), QStringLiteral("   ")}
+                                   << QStringLiteral("--tokens");
+        QTest::newRow("two sources") << QStringList{QStringLiteral("--preset"), QStringLiteral("illustrated"),
+                                                    QStringLiteral("--tokens"), QStringLiteral("a b")}
+                                     << QStringLiteral("one source");
+    }
+
+    void commandLineRefusesWithoutWriting()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const QString out = m_dir.filePath(QStringLiteral("refused.py"));
+        QFile::remove(out);
+        QProcess p;
+        p.start(QStringLiteral(AE_BINARY), QStringList{QStringLiteral("--export-code"), out} + arguments);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+
+    void commandLineUnwritablePathFails()
+    {
+        QProcess p;
+        p.start(QStringLiteral(AE_BINARY), {QStringLiteral("--export-code"), m_dir.filePath(QStringLiteral("no/such/dir/x.py"))});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("no/such/dir/x.py"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPytorchExport)
+#include "tst_pytorchexport.moc"
