@@ -1,0 +1,317 @@
+/** The command line of SPEC §3, driven as a script would: start the program, read what it wrote. */
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run {
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+/** Runs the program with no display and no QT_QPA_PLATFORM, as a bare script would. */
+Run run(const QStringList& arguments)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(AE_BINARY), arguments);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    Run r;
+    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+const char* workedExample = R"({
+  "format": "attention-explorer-session",
+  "version": 1,
+  "tokens": ["Thinking", "Machines", "Rock"],
+  "embeddings": [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+  "weights": {
+    "query":  [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+    "key":    [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+    "value":  [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+    "output": null
+  },
+  "options": {"heads": 1, "scale": false, "temperature": 1.0, "mask": "none", "positional_encoding": "none"}
+})";
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(content);
+    return path;
+}
+
+/** Largest |actual − expected| over a JSON matrix; infinity when the shapes differ. */
+double difference(const QJsonValue& actual, const std::vector<std::vector<double>>& expected)
+{
+    const QJsonArray rows = actual.toArray();
+    if (rows.size() != qsizetype(expected.size()))
+        return INFINITY;
+    double worst = 0;
+    for (qsizetype r = 0; r < rows.size(); ++r) {
+        const QJsonArray row = rows[r].toArray();
+        if (row.size() != qsizetype(expected[std::size_t(r)].size()))
+            return INFINITY;
+        for (qsizetype c = 0; c < row.size(); ++c)
+            worst = std::max(worst, std::fabs(row[c].toDouble() - expected[std::size_t(r)][std::size_t(c)]));
+    }
+    return worst;
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void computePrintsTheWorkedExample()
+    {
+        const Run r = run({QStringLiteral("--compute"), writeFile(m_dir, QStringLiteral("example.json"), workedExample)});
+        QCOMPARE(r.status, 0);
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(r.out, &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(o.value(QStringLiteral("tokens")).toArray().size(), 3);
+        const QJsonObject h = o.value(QStringLiteral("heads")).toArray().at(0).toObject();
+        // SPEC §4: integers exactly, the softmax within 1e-4.
+        QCOMPARE(difference(h.value(QStringLiteral("keys")), {{0, 1, 1}, {4, 4, 0}, {2, 3, 1}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("queries")), {{1, 0, 2}, {2, 2, 2}, {2, 1, 3}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("values")), {{1, 2, 3}, {2, 8, 0}, {2, 6, 3}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("scores")), {{2, 4, 4}, {4, 16, 12}, {4, 12, 10}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("scaled_scores")), {{2, 4, 4}, {4, 16, 12}, {4, 12, 10}}), 0.0);
+        QVERIFY(difference(h.value(QStringLiteral("weights")), {{0.063379, 0.468311, 0.468311},
+                                                                 {0.0000060337, 0.982008, 0.017986},
+                                                                 {0.00029539, 0.880537, 0.119168}})
+                < 1e-6);
+        const std::vector<std::vector<double>> outputs = {
+            {1.9366, 6.6831, 1.5951}, {2.0000, 7.9640, 0.0540}, {1.9997, 7.7599, 0.3584}};
+        QVERIFY(difference(h.value(QStringLiteral("outputs")), outputs) < 1e-4);
+        QVERIFY(difference(o.value(QStringLiteral("concat")), outputs) < 1e-4);
+        QVERIFY(difference(o.value(QStringLiteral("output")), outputs) < 1e-4);
+        QVERIFY(difference(o.value(QStringLiteral("x")), {{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}}) == 0.0);
+    }
+
+    void computePrintsNumbersThatReadBackExactly()
+    {
+        // 0.1 and 1/3 are not short in binary: the printed text must carry every bit.
+        QByteArray session = workedExample;
+        session.replace("[[1, 0, 1, 0], [0, 2", "[[0.1, 0.3333333333333333, 1, 0], [0, 2");
+        const Run r = run({QStringLiteral("--compute"), writeFile(m_dir, QStringLiteral("exact.json"), session)});
+        QCOMPARE(r.status, 0);
+        const QJsonArray x = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("x")).toArray();
+        QCOMPARE(x.at(0).toArray().at(0).toDouble(), 0.1);
+        QCOMPARE(x.at(0).toArray().at(1).toDouble(), 0.3333333333333333);
+        // Q(0, 0) = 0.1·1 + (1/3)·1 + 1·0 + 0·0, summed in double as the engine does.
+        const QJsonArray q = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("heads")).toArray()
+                                 .at(0).toObject().value(QStringLiteral("queries")).toArray();
+        QCOMPARE(q.at(0).toArray().at(0).toDouble(), 0.1 + 0.3333333333333333);
+    }
+
+    void refusals_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("not json") << QByteArray("{ nope") << QStringLiteral("not valid JSON");
+        QTest::addRow("empty") << QByteArray() << QStringLiteral("empty");
+        QTest::addRow("wrong format") << QByteArray(R"({"format":"x","version":1,"tokens":["a"]})")
+                                      << QStringLiteral("format");
+        QTest::addRow("newer version") << QByteArray(R"({"format":"attention-explorer-session","version":9,"tokens":["a"]})")
+                                       << QStringLiteral("version");
+        QByteArray shape = workedExample;
+        shape.replace(R"("key":    [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]])", R"("key": [[0, 0, 1], [1, 1, 0], [0, 1, 0]])");
+        QTest::addRow("shape") << shape << QStringLiteral("weights.key: expected 4 rows (d_model), got 3");
+    }
+
+    void refusals()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expected);
+        const QString path = writeFile(m_dir, QStringLiteral("refused.json"), content);
+        const Run r = run({QStringLiteral("--compute"), path});
+        QCOMPARE(r.status, 2);
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(expected), qPrintable(err));
+        QVERIFY2(err.contains(path), qPrintable(err));  // names the file
+        QVERIFY2(!err.contains(QStringLiteral("XDG_RUNTIME_DIR")), qPrintable(err));
+    }
+
+    void missingFileIsRefused()
+    {
+        const Run r = run({QStringLiteral("--compute"), m_dir.filePath(QStringLiteral("absent.json"))});
+        QCOMPARE(r.status, 2);
+        QVERIFY(r.err.contains("absent.json"));
+    }
+
+    void listPresets()
+    {
+        const Run r = run({QStringLiteral("--list-presets")});
+        QCOMPARE(r.status, 0);
+        const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QStringList names;
+        for (const QString& line : lines) {
+            QCOMPARE(line.count(QLatin1Char('\t')), 1);
+            QVERIFY(!line.section(QLatin1Char('\t'), 1).isEmpty());
+            names << line.section(QLatin1Char('\t'), 0, 0);
+        }
+        for (const char* name : {"illustrated", "illustrated-scaled", "thinking-machines", "causal-sentence",
+                                 "multi-head", "chinese"})
+            QVERIFY2(names.contains(QLatin1String(name)), name);
+    }
+
+    void helpAndVersion()
+    {
+        const Run help = run({QStringLiteral("--help")});
+        QCOMPARE(help.status, 0);
+        QVERIFY(help.out.contains("--export-heatmap"));
+        const Run version = run({QStringLiteral("--version")});
+        QCOMPARE(version.status, 0);
+        QVERIFY(version.out.startsWith("attention-explorer "));
+    }
+
+    void exportPng_data()
+    {
+        QTest::addColumn<QStringList>("source");
+        QTest::addRow("default") << QStringList();
+        QTest::addRow("causal") << QStringList{QStringLiteral("--preset"), QStringLiteral("causal-sentence")};
+        QTest::addRow("chinese tokens") << QStringList{QStringLiteral("--tokens"), QStringLiteral("注意力机制")};
+        QTest::addRow("two heads, scores")
+            << QStringList{QStringLiteral("--preset"), QStringLiteral("multi-head"), QStringLiteral("--head"),
+                           QStringLiteral("2"), QStringLiteral("--step"), QStringLiteral("scores")};
+    }
+
+    void exportPng()
+    {
+        QFETCH(QStringList, source);
+        const QString out = m_dir.filePath(QStringLiteral("heatmap.png"));
+        QFile::remove(out);
+        const Run r = run(QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--size"),
+                                      QStringLiteral("640x480"), QStringLiteral("--annotate")}
+                          + source);
+        QVERIFY2(r.status == 0, r.err.constData());
+        QImage image(out);
+        QCOMPARE(image.size(), QSize(640, 480));
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 10, "the image is nearly uniform");
+    }
+
+    void exportSvgAndPdf()
+    {
+        const QString svg = m_dir.filePath(QStringLiteral("heatmap.svg"));
+        QCOMPARE(run({QStringLiteral("--export-heatmap"), svg, QStringLiteral("--preset"), QStringLiteral("chinese")}).status, 0);
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QVERIFY(!renderer.defaultSize().isEmpty());
+
+        const QString pdf = m_dir.filePath(QStringLiteral("heatmap.pdf"));
+        QCOMPARE(run({QStringLiteral("--export-heatmap"), pdf, QStringLiteral("--colormap"), QStringLiteral("cividis")}).status, 0);
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.read(5), QByteArray("%PDF-"));
+    }
+
+    void exportRefusals_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("status");
+        const QString out = QStringLiteral("refused.png");
+        QTest::addRow("ending") << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("refused.gif")} << 2;
+        QTest::addRow("step") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--step"),
+                                             QStringLiteral("queries")}
+                              << 2;
+        QTest::addRow("head") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--head"),
+                                             QStringLiteral("2")}
+                              << 2;
+        QTest::addRow("size") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--size"),
+                                             QStringLiteral("big")}
+                              << 2;
+        QTest::addRow("colormap") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--colormap"),
+                                                 QStringLiteral("rainbow")}
+                                  << 2;
+        QTest::addRow("preset") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--preset"),
+                                               QStringLiteral("nope")}
+                                << 2;
+        QTest::addRow("no tokens") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--tokens"),
+                                                  QStringLiteral("   ")}
+                                   << 2;
+        QTest::addRow("two sources") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--preset"),
+                                                    QStringLiteral("chinese"), QStringLiteral("--tokens"), QStringLiteral("a")}
+                                     << 2;
+        QTest::addRow("unknown option") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--frobnicate")}
+                                        << 2;
+        QTest::addRow("unwritable") << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("no/such/folder/x.png")}
+                                    << 1;
+    }
+
+    void exportRefusals()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, status);
+        const QString before = QDir::currentPath();
+        QDir::setCurrent(m_dir.path());
+        const Run r = run(arguments);
+        QDir::setCurrent(before);
+        QCOMPARE(r.status, status);
+        QVERIFY2(!r.err.trimmed().isEmpty(), "a refusal says why");
+        // Nothing is written, not even a partial file.
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.png"))));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.gif"))));
+    }
+
+    void failedExportKeepsTheOldFile()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("keep.png"));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("old contents");
+        f.close();
+        QCOMPARE(run({QStringLiteral("--export-heatmap"), out, QStringLiteral("--head"), QStringLiteral("7")}).status, 2);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("old contents"));
+    }
+
+    void windowWithoutDisplaySaysSo()
+    {
+        const Run r = run({});
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("no display"), r.err.constData());
+        QVERIFY2(r.err.contains("--export-heatmap"), r.err.constData());
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
