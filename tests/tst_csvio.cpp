@@ -3,9 +3,13 @@
 #include "core/attention.h"
 #include "core/presets.h"
 #include "core/tracejson.h"
+#include "ui/export/exportfiles.h"
 
 #include "testutil.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -189,6 +193,57 @@ private slots:
         }
         QCOMPARE(perHead, 7);
         QVERIFY(wo);
+    }
+
+    void stepFilesIntoAFolder()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const core::Trace trace = core::compute(core::illustratedModel());
+        const QString folder = dir.filePath(QStringLiteral("steps"));
+        QString error;
+        QStringList written;
+        QVERIFY2(exports::writeStepFiles(trace, folder, &error, &written), qPrintable(error));
+        QCOMPARE(written.size(), 14);
+        QCOMPARE(QDir(folder).entryList(QDir::Files).size(), 14);
+        const auto weights = exports::readMatrixFile(QDir(folder).filePath(QStringLiteral("head1_weights.csv")), &error);
+        QVERIFY2(weights, qPrintable(error));
+        QVERIFY(*weights == trace.heads[0].weights);
+
+        // A file where the folder should be: refused, nothing left behind.
+        const QString blocked = dir.filePath(QStringLiteral("blocked"));
+        QFile file(blocked);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        QVERIFY(!exports::writeStepFiles(trace, blocked + QStringLiteral("/inner"), &error));
+        QVERIFY(!error.isEmpty());
+    }
+
+    void matrixFilesByEnding()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const core::Matrix m = testutil::mat({{0.1, -2}, {3e-9, 4}});
+        QString error;
+        for (const char* name : {"m.csv", "m.tsv", "m.txt", "m.npy"}) {
+            const QString path = dir.filePath(QString::fromLatin1(name));
+            QVERIFY2(exports::writeMatrixFile(path, m, &error), qPrintable(error));
+            const auto back = exports::readMatrixFile(path, &error);
+            QVERIFY2(back, qPrintable(error));
+            QVERIFY(*back == m);
+        }
+        QFile tsv(dir.filePath(QStringLiteral("m.tsv")));
+        QVERIFY(tsv.open(QIODevice::ReadOnly));
+        QVERIFY(tsv.readAll().contains('\t'));
+
+        QFile bad(dir.filePath(QStringLiteral("bad.csv")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("x,y\n1,2\n3,oops\n");
+        bad.close();
+        QVERIFY(!exports::readMatrixFile(bad.fileName(), &error));
+        QVERIFY2(error.startsWith(bad.fileName()) && error.contains(QLatin1String("row 3, column 2")), qPrintable(error));
+        QVERIFY(!exports::readMatrixFile(dir.filePath(QStringLiteral("absent.npy")), &error));
+        QVERIFY(error.contains(QLatin1String("absent.npy")));
     }
 
     void randomTextNeverCrashes()
