@@ -12,8 +12,24 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ui {
+
+namespace {
+
+/** Decimals the cells are printed with: none when every value is a whole number (the worked example's
+ *  scores read "16", not "16.00"), else two. */
+int annotationPrecision(const core::Matrix& values)
+{
+    const double* v = values.data();
+    for (Eigen::Index i = 0, n = values.size(); i < n; ++i)
+        if (!std::isfinite(v[i]) || v[i] != std::round(v[i]) || std::abs(v[i]) >= 1e6)
+            return 2;
+    return 0;
+}
+
+}  // namespace
 
 HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* parent)
     : QWidget(parent), m_document(document), m_viewState(viewState)
@@ -76,6 +92,7 @@ render::HeatmapStyle HeatmapCanvas::baseStyle() const
     render::HeatmapStyle style;
     style.colormap = colormap();
     style.annotate = m_annotate;
+    style.precision = m_renderer ? annotationPrecision(m_renderer->data().values) : 2;
     style.font = font();
     style.palette = palette();
     return style;

@@ -6,6 +6,7 @@
 #include "ui/document/viewstate.h"
 
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QVBoxLayout>
@@ -47,15 +48,18 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     QFont bold = label->font();
     bold.setBold(true);
     label->setFont(bold);
+    auto* header = new QHBoxLayout;
+    header->addWidget(label);
+    header->addStretch(1);
+    header->addWidget(m_count);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 8);
     layout->setSpacing(6);
-    layout->addWidget(label);
+    layout->addLayout(header);
     layout->addWidget(m_line);
     layout->addWidget(m_message);
     layout->addWidget(m_chipScroll, 1);
-    layout->addWidget(m_count);
 
     connect(m_line, &QLineEdit::textEdited, this, &TokenBar::textEdited);
     connect(m_chips, &TokenChips::chipClicked, viewState, &ViewState::setSelectedQuery);
@@ -95,7 +99,7 @@ void TokenBar::syncFromDocument()
     for (const auto& t : m_document->model().tokens)
         tokens << QString::fromStdString(t);
     m_chips->setTokens(tokens);
-    m_count->setText(tr("%n token(s) · click one to follow it as the query", nullptr, int(tokens.size())));
+    m_count->setText(tokens.size() == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens.size()));
     if (m_viewState->selectedQuery() >= tokens.size())
         m_viewState->setSelectedQuery(std::max(0, int(tokens.size()) - 1));
 }

@@ -1,0 +1,563 @@
+/** The explorer window, driven like a user: typing tokens, editing weights, undo, options, files, drops. */
+
+#include "core/presets.h"
+#include "core/sessionfile.h"
+#include "testutil.h"
+#include "ui/document/document.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/heatmaprenderer.h"
+#include "ui/views/heatmapcanvas.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+#include "ui/views/optionspanel.h"
+#include "ui/views/tokenbar.h"
+#include "ui/views/tokenchips.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QInputMethodEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QUndoStack>
+#include <QUrl>
+
+#include <cmath>
+#include <memory>
+
+using testutil::mat;
+using ui::MatrixId;
+
+namespace {
+
+/** Answers the next modal message box with button. */
+void answerNextMessageBox(QMessageBox::StandardButton button)
+{
+    QTimer::singleShot(0, [button] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (box && box->button(button))
+            box->button(button)->click();
+    });
+}
+
+bool writeText(const QString& path, const QByteArray& text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+
+void dropFile(QWidget* target, const QString& path)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    const QPoint at = target->rect().center();
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &drop);
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void typingTokensChangesTheHeatmap();
+    void chineseGivesOneTokenPerCharacter();
+    void emptyTextIsRefusedInline();
+    void lineFollowsUndoWithoutMovingTheCursor();
+    void chipClickSelectsTheQuery();
+    void editingWQChangesEveryStep();
+    void undoRestoresEveryMatrixAndRedoReplays();
+    void undoShortcutAndModifiedMark();
+    void optionsAreLiveAndOneStepEach();
+    void sliderDragIsOneUndoStep();
+    void refusedDimensionsAreShown();
+    void saveThenOpenReproducesTheSession();
+    void droppedFileOpens();
+    void brokenFileLeavesTheDocumentUntouched();
+    void unsavedChangesPrompt();
+    void presetsAndStatusBar();
+    void exportWritesTheShownFigure();
+    void layoutIsRestored();
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionExplorerTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("9.8.7"));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+}
+
+void TestMainWindow::init()
+{
+    QSettings().clear();
+    m_window = std::make_unique<ui::MainWindow>();
+    m_window->show();
+    m_window->document()->waitForTrace();
+}
+
+void TestMainWindow::cleanup()
+{
+    if (m_window)
+        m_window->document()->undoStack()->setClean();
+    m_window.reset();
+}
+
+void TestMainWindow::typingTokensChangesTheHeatmap()
+{
+    ui::MainWindow& w = *m_window;
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    QCOMPARE(w.heatmap()->figureData().values.rows(), 3);
+
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("the cat sat on the mat"));
+    w.document()->waitForTrace();
+    const QStringList expected = {QStringLiteral("the"), QStringLiteral("cat"), QStringLiteral("sat"),
+                                  QStringLiteral("on"),  QStringLiteral("the"), QStringLiteral("mat")};
+    QTRY_COMPARE(w.heatmap()->figureData().values.rows(), 6);
+    QCOMPARE(w.heatmap()->figureData().values.cols(), 6);
+    QCOMPARE(w.heatmap()->figureData().rowLabels, expected);
+    QCOMPARE(w.heatmap()->figureData().colLabels, expected);
+    QCOMPARE(w.tokenBar()->chips()->tokens(), expected);
+    QCOMPARE(w.document()->tokenText(), line->text());
+
+    // One more word: one more row and column, and the chip shows up with its index.
+    QTest::keyClicks(line, QStringLiteral(" today"));
+    w.document()->waitForTrace();
+    QTRY_COMPARE(w.heatmap()->figureData().values.rows(), 7);
+    QCOMPARE(w.heatmap()->figureData().rowLabels.last(), QStringLiteral("today"));
+    QVERIFY(!w.tokenBar()->chips()->chipRect(6).isEmpty());
+}
+
+void TestMainWindow::chineseGivesOneTokenPerCharacter()
+{
+    ui::MainWindow& w = *m_window;
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->clear();
+
+    // An input method commits the sentence in one go.
+    const QString sentence = QStringLiteral("注意力机制很有趣");
+    QInputMethodEvent commit;
+    commit.setCommitString(sentence);
+    QApplication::sendEvent(line, &commit);
+    QCOMPARE(line->text(), sentence);
+    w.document()->waitForTrace();
+    QTRY_COMPARE(w.heatmap()->figureData().values.rows(), int(sentence.size()));
+    QStringList characters;
+    for (const QChar c : sentence)
+        characters << QString(c);
+    QCOMPARE(w.heatmap()->figureData().rowLabels, characters);
+    QCOMPARE(w.tokenBar()->chips()->tokens(), characters);
+
+    // A key press that carries a character (no key code) appends one more token.
+    QTest::sendKeyEvent(QTest::Click, line, Qt::Key_unknown, QStringLiteral("。"), Qt::NoModifier);
+    w.document()->waitForTrace();
+    QTRY_COMPARE(w.heatmap()->figureData().values.rows(), int(sentence.size()) + 1);
+    QCOMPARE(w.heatmap()->figureData().rowLabels.last(), QStringLiteral("。"));
+}
+
+void TestMainWindow::emptyTextIsRefusedInline()
+{
+    ui::MainWindow& w = *m_window;
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    const int steps = w.document()->undoStack()->count();
+    const core::AttentionModel before = w.document()->model();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClick(line, Qt::Key_Backspace);
+    QCOMPARE(line->text(), QString());
+    QVERIFY(!w.tokenBar()->message().isEmpty());
+    QCOMPARE(w.document()->undoStack()->count(), steps);
+    QVERIFY(w.document()->model() == before);
+    QVERIFY(w.heatmap()->hasFigure());
+
+    QTest::keyClicks(line, QStringLiteral("x"));
+    QVERIFY(w.tokenBar()->message().isEmpty());
+    QCOMPARE(w.document()->model().n(), 1);
+}
+
+void TestMainWindow::lineFollowsUndoWithoutMovingTheCursor()
+{
+    ui::MainWindow& w = *m_window;
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("a b d"));
+    line->setCursorPosition(4);
+    QTest::keyClicks(line, QStringLiteral("c "));
+    QCOMPARE(line->text(), QStringLiteral("a b c d"));
+    QCOMPARE(line->cursorPosition(), 6);
+    QCOMPARE(w.document()->model().n(), 4);
+
+    // A burst of typing is one undo step; the line follows the document both ways.
+    const QString original = QStringLiteral("Input 1 Input 2 Input 3");
+    w.document()->undoStack()->undo();
+    QCOMPARE(w.document()->tokenText(), original);
+    QCOMPARE(line->text(), original);
+    w.document()->undoStack()->redo();
+    QCOMPARE(line->text(), QStringLiteral("a b c d"));
+    QCOMPARE(w.tokenBar()->chips()->tokens().size(), 4);
+}
+
+void TestMainWindow::chipClickSelectsTheQuery()
+{
+    ui::MainWindow& w = *m_window;
+    ui::TokenChips* chips = w.tokenBar()->chips();
+    QTRY_VERIFY(!chips->chipRect(2).isEmpty());
+    QTest::mouseClick(chips, Qt::LeftButton, Qt::NoModifier, chips->chipRect(2).center());
+    QCOMPARE(w.viewState()->selectedQuery(), 2);
+    QCOMPARE(chips->selected(), 2);
+    QCOMPARE(w.heatmap()->canvas()->renderer()->style().selectedRow, 2);
+}
+
+void TestMainWindow::editingWQChangesEveryStep()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QVERIFY(doc->setCell(MatrixId::Query, 0, 0, 2.0));
+    doc->waitForTrace();
+    const core::HeadTrace& h = doc->trace()->heads.at(0);
+
+    // W_Q = [[2,0,1],[1,0,0],[0,0,1],[0,1,1]], X = [[1,0,1,0],[0,2,0,2],[1,1,1,1]]:
+    // q₁ = 1·[2,0,1] + 1·[0,0,1] = [2,0,2]
+    // q₂ = 2·[1,0,0] + 2·[0,1,1] = [2,2,2]
+    // q₃ = [2,0,1] + [1,0,0] + [0,0,1] + [0,1,1] = [3,1,3]
+    QCOMPARE(testutil::matrixDifference(h.queries, mat({{2, 0, 2}, {2, 2, 2}, {3, 1, 3}}), 0), QByteArray());
+    // K is unchanged: [[0,1,1],[4,4,0],[2,3,1]].
+    // score(1,·) = [2·0+0·1+2·1, 2·4+0·4+2·0, 2·2+0·3+2·1] = [2, 8, 6]
+    // score(2,·) = [0+2+2, 8+8+0, 4+6+2]               = [4, 16, 12]
+    // score(3,·) = [0+1+3, 12+4+0, 6+3+3]              = [4, 16, 12]
+    QCOMPARE(testutil::matrixDifference(h.scores, mat({{2, 8, 6}, {4, 16, 12}, {4, 16, 12}}), 0), QByteArray());
+    // No scaling in the worked example: softmax of each row, written against the row maximum.
+    const double s1 = 1 + std::exp(-6.0) + std::exp(-2.0);  // row [2,8,6] − 8 = [−6, 0, −2]
+    const double s2 = 1 + std::exp(-12.0) + std::exp(-4.0);  // row [4,16,12] − 16 = [−12, 0, −4]
+    const core::Matrix weights = mat({{std::exp(-6.0) / s1, 1 / s1, std::exp(-2.0) / s1},
+                                      {std::exp(-12.0) / s2, 1 / s2, std::exp(-4.0) / s2},
+                                      {std::exp(-12.0) / s2, 1 / s2, std::exp(-4.0) / s2}});
+    QCOMPARE(testutil::matrixDifference(h.weights, weights, 1e-12), QByteArray());
+    QVERIFY(std::abs(weights(0, 1) - 0.878878) < 1e-6);
+    // outputs(i) = Σ_j w_ij · v_j with V = [[1,2,3],[2,8,0],[2,6,3]] (unchanged).
+    core::Matrix outputs(3, 3);
+    for (int i = 0; i < 3; ++i) {
+        const double a = weights(i, 0), b = weights(i, 1), c = weights(i, 2);
+        outputs(i, 0) = a * 1 + b * 2 + c * 2;
+        outputs(i, 1) = a * 2 + b * 8 + c * 6;
+        outputs(i, 2) = a * 3 + b * 0 + c * 3;
+    }
+    QCOMPARE(testutil::matrixDifference(h.outputs, outputs, 1e-12), QByteArray());
+    QVERIFY(std::abs(outputs(0, 1) - (2 * 0.0021785 + 8 * 0.878878 + 6 * 0.118943)) < 1e-4);
+
+    // The heatmap shows the new weights.
+    QCOMPARE(testutil::matrixDifference(w.heatmap()->figureData().values, weights, 1e-12), QByteArray());
+}
+
+void TestMainWindow::undoRestoresEveryMatrixAndRedoReplays()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QUndoStack* stack = doc->undoStack();
+    const core::AttentionModel original = doc->model();
+    const QString originalText = doc->tokenText();
+
+    QVERIFY(doc->setCell(MatrixId::Query, 0, 0, 2.0));
+    QVERIFY(doc->setCell(MatrixId::Key, 1, 2, -1.5));
+    QVERIFY(doc->setCell(MatrixId::Embeddings, 2, 3, 0.25));
+    QVERIFY(doc->setTokenText(QStringLiteral("a b c d")));
+    core::Options o = doc->model().options;
+    o.scale = true;
+    o.mask = core::Mask::Causal;
+    doc->setOptions(o);
+    QVERIFY(doc->setDimensions(5, 2, 3, 2));
+    doc->setOutputProjection(true);
+    QVERIFY(doc->setCell(MatrixId::Value, 0, 1, 7.0));
+    const core::AttentionModel final = doc->model();
+    const int edits = stack->index();
+    QCOMPARE(edits, 8);
+
+    while (stack->canUndo())
+        stack->undo();
+    QVERIFY(doc->model() == original);
+    for (MatrixId id : {MatrixId::Embeddings, MatrixId::Query, MatrixId::Key, MatrixId::Value})
+        QCOMPARE(testutil::matrixDifference(doc->matrix(id), *ui::matrixOf(original, id), 0), QByteArray());
+    QVERIFY(!doc->model().wo);
+    QCOMPARE(w.tokenBar()->lineEdit()->text(), originalText);
+    doc->waitForTrace();
+    QCOMPARE(w.heatmap()->figureData().values.rows(), 3);
+
+    while (stack->canRedo())
+        stack->redo();
+    QVERIFY(doc->model() == final);
+    QCOMPARE(stack->index(), edits);
+    QCOMPARE(w.tokenBar()->lineEdit()->text(), QStringLiteral("a b c d"));
+    doc->waitForTrace();
+    QCOMPARE(w.heatmap()->figureData().values.rows(), 4);
+}
+
+void TestMainWindow::undoShortcutAndModifiedMark()
+{
+    ui::MainWindow& w = *m_window;
+    QVERIFY(w.windowTitle().contains(QStringLiteral("[*]")));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("Illustrated: Self-Attention")));
+
+    QVERIFY(w.document()->setCell(MatrixId::Query, 0, 0, 5.0));
+    QVERIFY(w.isWindowModified());
+
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    w.heatmap()->canvas()->setFocus();
+    QTest::keySequence(&w, QKeySequence(QKeySequence::Undo));
+    QCOMPARE(w.document()->matrix(MatrixId::Query)(0, 0), 1.0);
+    QVERIFY(!w.isWindowModified());
+    QTest::keySequence(&w, QKeySequence(QKeySequence::Redo));
+    QCOMPARE(w.document()->matrix(MatrixId::Query)(0, 0), 5.0);
+    QVERIFY(w.isWindowModified());
+}
+
+void TestMainWindow::optionsAreLiveAndOneStepEach()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    auto* scale = w.optionsPanel()->findChild<QCheckBox*>(QStringLiteral("scaleBox"));
+    QVERIFY(scale);
+    QVERIFY(!scale->isChecked());
+    const int before = doc->undoStack()->count();
+    scale->click();
+    QVERIFY(doc->model().options.scale);
+    QCOMPARE(doc->undoStack()->count(), before + 1);
+    doc->waitForTrace();
+    // Scores ÷ √3: the published scaled output of the worked example.
+    QVERIFY(std::abs(doc->trace()->heads[0].outputs(0, 0) - 1.8639) < 1e-4);
+
+    auto* wo = w.optionsPanel()->findChild<QCheckBox*>(QStringLiteral("outputProjectionBox"));
+    wo->click();
+    QVERIFY(doc->model().wo.has_value());
+    doc->undoStack()->undo();
+    QVERIFY(!doc->model().wo.has_value());
+    QVERIFY(!wo->isChecked());
+    doc->undoStack()->undo();
+    QVERIFY(!scale->isChecked());
+}
+
+void TestMainWindow::sliderDragIsOneUndoStep()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    auto* slider = w.optionsPanel()->findChild<QSlider*>(QStringLiteral("temperatureSlider"));
+    QVERIFY(slider);
+    const int before = doc->undoStack()->count();
+    slider->setSliderDown(true);
+    for (int p = slider->value() + 10; p <= slider->value() + 200; p += 10)
+        slider->setValue(p);
+    slider->setSliderDown(false);
+    const double dragged = doc->model().options.temperature;
+    QVERIFY(dragged > 1.0);
+    QCOMPARE(doc->undoStack()->count(), before + 1);
+    doc->undoStack()->undo();
+    QCOMPARE(doc->model().options.temperature, 1.0);
+
+    auto* spin = w.optionsPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("temperatureBox"));
+    spin->setValue(0.5);
+    QCOMPARE(doc->model().options.temperature, 0.5);
+    QCOMPARE(slider->value(), ui::OptionsPanel::sliderPosition(0.5));
+}
+
+void TestMainWindow::refusedDimensionsAreShown()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    auto* heads = w.optionsPanel()->findChild<QSpinBox*>(QStringLiteral("headsBox"));
+    auto* dk = w.optionsPanel()->findChild<QSpinBox*>(QStringLiteral("dkBox"));
+    heads->setValue(2);
+    QCOMPARE(doc->model().heads(), 2);
+    QCOMPARE(doc->model().dK(), 3);
+    QVERIFY(w.optionsPanel()->message().isEmpty());
+
+    const core::AttentionModel before = doc->model();
+    dk->setValue(4000);  // 2 heads × 4000 columns is more than the engine accepts
+    QVERIFY(!w.optionsPanel()->message().isEmpty());
+    QVERIFY(doc->model() == before);
+    QCOMPARE(dk->value(), 3);
+}
+
+void TestMainWindow::saveThenOpenReproducesTheSession()
+{
+    ui::MainWindow& w = *m_window;
+    QVERIFY(w.document()->setTokenText(QStringLiteral("Attention is all you need")));
+    QVERIFY(w.document()->setCell(MatrixId::Value, 1, 2, -0.125));
+    const QString path = m_dir.filePath(QStringLiteral("round trip.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("round trip.json")));
+    QCOMPARE(w.recentFiles().value(0), path);
+
+    ui::MainWindow other;
+    QVERIFY2(other.openFile(path, &error), qPrintable(error));
+    QVERIFY(other.document()->model() == w.document()->model());
+    QVERIFY(other.document()->session().extras == w.document()->session().extras);
+    QCOMPARE(core::serializeSession(other.document()->currentSession()),
+             core::serializeSession(w.document()->currentSession()));
+    QCOMPARE(other.tokenBar()->lineEdit()->text(), w.document()->tokenText());
+}
+
+void TestMainWindow::droppedFileOpens()
+{
+    ui::MainWindow& w = *m_window;
+    core::Session session = *core::preset("causal-sentence");
+    const QString path = m_dir.filePath(QStringLiteral("dropped.json"));
+    QVERIFY(writeText(path, QByteArray::fromStdString(core::serializeSession(session))));
+    QSignalSpy opened(w.document(), &ui::Document::filePathChanged);
+    dropFile(&w, path);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(w.document()->filePath(), path);
+    QVERIFY(w.document()->model() == session.model);
+    w.document()->waitForTrace();
+    QCOMPARE(w.heatmap()->figureData().values.rows(), session.model.n());
+}
+
+void TestMainWindow::brokenFileLeavesTheDocumentUntouched()
+{
+    ui::MainWindow& w = *m_window;
+    QVERIFY(w.document()->setCell(MatrixId::Key, 0, 0, 3.0));
+    w.document()->undoStack()->setClean();
+    const core::AttentionModel before = w.document()->model();
+    const QString title = w.windowTitle();
+    const QString path = m_dir.filePath(QStringLiteral("broken.json"));
+    QVERIFY(writeText(path, R"({"format": "attention-explorer-session", "version": 1, "tokens": ["a", "b"],
+                               "embeddings": [[1, 2], [3]]})"));
+    QString error;
+    QVERIFY(!w.openFile(path, &error));
+    QVERIFY(!error.isEmpty());
+    QVERIFY(w.document()->model() == before);
+    QVERIFY(w.document()->filePath().isEmpty());
+    QCOMPARE(w.windowTitle(), title);
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+
+    // Dropped, it shows the message and changes nothing either.
+    dropFile(&w, path);
+    auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+    QVERIFY(box);
+    QVERIFY(box->text().contains(QStringLiteral("embeddings")));
+    box->close();
+    QVERIFY(w.document()->model() == before);
+}
+
+void TestMainWindow::unsavedChangesPrompt()
+{
+    ui::MainWindow& w = *m_window;
+    QVERIFY(w.maybeSave());  // nothing to ask
+    QVERIFY(w.document()->setCell(MatrixId::Query, 1, 1, 9.0));
+
+    answerNextMessageBox(QMessageBox::Cancel);
+    QVERIFY(!w.maybeSave());
+    QVERIFY(w.isWindowModified());
+
+    // Cancel on a preset keeps the edit; Discard loads the preset.
+    QAction* preset = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->data().toString() == QStringLiteral("thinking-machines"))
+            preset = a;
+    QVERIFY(preset);
+    answerNextMessageBox(QMessageBox::Cancel);
+    preset->trigger();
+    QCOMPARE(w.document()->matrix(MatrixId::Query)(1, 1), 9.0);
+    answerNextMessageBox(QMessageBox::Discard);
+    preset->trigger();
+    QCOMPARE(w.document()->model().dModel(), 512);
+    QVERIFY(!w.isWindowModified());
+}
+
+void TestMainWindow::presetsAndStatusBar()
+{
+    ui::MainWindow& w = *m_window;
+    auto* dims = w.findChild<QLabel*>(QStringLiteral("dimensionsLabel"));
+    QVERIFY(dims);
+    QCOMPARE(dims->text(), QStringLiteral("n 3 · d_model 4 · d_k 3 · d_v 3 · heads 1"));
+    int presets = 0;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->data().userType() == QMetaType::QString && !a->shortcut().isEmpty())
+            ++presets;
+    QCOMPARE(presets, int(core::presetList().size()));
+
+    QVERIFY(w.loadPreset(QStringLiteral("multi-head")));
+    QCOMPARE(dims->text(), QStringLiteral("n 6 · d_model 8 · d_k 4 · d_v 4 · heads 2"));
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("Two heads and W_O")));
+    QVERIFY(!w.loadPreset(QStringLiteral("no-such-preset")));
+
+    QVERIFY(w.document()->setCell(MatrixId::Query, 0, 0, 1.5));
+    QCOMPARE(w.statusBar()->currentMessage(), w.document()->undoStack()->undoText());
+    w.document()->undoStack()->undo();
+    QVERIFY(w.statusBar()->currentMessage().contains(w.document()->undoStack()->redoText()));
+}
+
+void TestMainWindow::exportWritesTheShownFigure()
+{
+    ui::MainWindow& w = *m_window;
+    w.viewState()->setHeatmapStep(core::Step::Scores);
+    QString error;
+    const QString png = m_dir.filePath(QStringLiteral("scores.png"));
+    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    render::HeatmapRenderer renderer(w.heatmap()->figureData(), w.heatmap()->figureStyle());
+    QCOMPARE(image.size(), renderer.preferredSize());
+
+    const QString svg = m_dir.filePath(QStringLiteral("scores.svg"));
+    QVERIFY2(w.exportHeatmap(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().contains("Input 3"));
+
+    QVERIFY(!w.exportHeatmap(m_dir.filePath(QStringLiteral("no-such-dir/x.png")), &error));
+    QVERIFY(!error.isEmpty());
+}
+
+void TestMainWindow::layoutIsRestored()
+{
+    auto* options = m_window->findChild<QDockWidget*>(QStringLiteral("optionsDock"));
+    QVERIFY(options);
+    QVERIFY(options->isVisible());
+    options->hide();
+    m_window->heatmap()->setAnnotate(false);
+    QVERIFY(m_window->close());
+    m_window.reset();
+
+    ui::MainWindow again;
+    again.show();
+    auto* restored = again.findChild<QDockWidget*>(QStringLiteral("optionsDock"));
+    QVERIFY(restored);
+    QVERIFY(!restored->isVisible());
+    QVERIFY(!again.heatmap()->annotate());
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
