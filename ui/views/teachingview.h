@@ -1,0 +1,53 @@
+#pragma once
+/** The teaching mode: full screen, one step per slide, big numbers, keyboard stepping. */
+
+#include "teachingslides.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace ui {
+
+class Document;
+class ViewState;
+
+class TeachingView : public QWidget {
+    Q_OBJECT
+public:
+    TeachingView(Document* document, ViewState* view, QWidget* parent = nullptr);
+
+    int slideIndex() const { return m_index; }
+    int slideCount() const { return int(m_slides.size()); }
+    const Slide* currentSlide() const;
+    /** Font zoom factor (Ctrl +/−). */
+    double zoom() const { return m_zoom; }
+
+    void next();
+    void previous();
+    void setSlide(int index);
+    void setZoom(double zoom);
+
+signals:
+    /** Esc: the teacher leaves the teaching mode. */
+    void leaveRequested();
+    void slideChanged(int index);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+
+    Document* m_document;
+    ViewState* m_view;
+    std::vector<Slide> m_slides;
+    int m_index = 0;
+    double m_zoom = 1.0;
+};
+
+}  // namespace ui
