@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QStyleFactory>
 #include <QTableView>
@@ -31,6 +32,7 @@ private slots:
     void scalingShowsStepFour();
     void hoverHighlightsSources();
     void largeMatrixIsThumbnail();
+    void tablesFitAfterReshape();
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
@@ -152,6 +154,29 @@ void TestStepsPanel::largeMatrixIsThumbnail()
     QVERIFY(scores->table()->isVisible());
 }
 
+void TestStepsPanel::tablesFitAfterReshape()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    QVERIFY(doc.setTokenText(QStringLiteral("one two three four five six seven")));
+    QTableView* scores = panel.stepBlocks(3).front()->table();
+    QCOMPARE(scores->model()->rowCount(), 7);
+    // Every row and column is inside the table: nothing scrolls, nothing is cut.
+    QVERIFY(scores->verticalHeader()->length() >= 7 * scores->verticalHeader()->defaultSectionSize());
+    QVERIFY2(scores->height() >= scores->verticalHeader()->length() + scores->horizontalHeader()->height(),
+             qPrintable(QStringLiteral("%1 < %2").arg(scores->height()).arg(scores->verticalHeader()->length())));
+    QVERIFY(scores->width() >= scores->horizontalHeader()->length() + scores->verticalHeader()->width());
+    QCOMPARE(scores->horizontalHeader()->count(), 7);
+    // And the block around it grows once the layouts have run.
+    StepBlock* block = panel.stepBlocks(3).front();
+    QTRY_VERIFY(block->height() >= scores->height() && block->width() >= scores->width());
+    QWidget* frame = block->parentWidget();
+    QTRY_VERIFY2(frame->height() >= frame->minimumSizeHint().height(),
+                 qPrintable(QStringLiteral("%1 < %2").arg(frame->height()).arg(frame->minimumSizeHint().height())));
+}
+
 void TestStepsPanel::walkthroughSumsToOutput_data()
 {
     QTest::addColumn<int>("query");
@@ -181,7 +206,7 @@ void TestStepsPanel::walkthroughSumsToOutput()
     // The text shows the output row as the sum, and the score arithmetic of the first key.
     const QString text = panel.plainText();
     for (int c = 0; c < 3; ++c)
-        QVERIFY2(text.contains(formatCell(output(0, c), 4)), qPrintable(text));
+        QVERIFY2(text.contains(QString::fromStdString(core::formatNumber(output(0, c), 4))), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("q%1·k₁ = ").arg(QString::fromStdString(core::subscript(query + 1)))),
              qPrintable(text));
 }
@@ -193,7 +218,7 @@ void TestStepsPanel::walkthroughFollowsQuery()
     WalkthroughPanel panel(&doc, &view);
     QVERIFY(panel.plainText().contains(QStringLiteral("1.9366")));
     view.setSelectedQuery(1);
-    QVERIFY(panel.plainText().contains(QStringLiteral("7.9640")));
+    QVERIFY(panel.plainText().contains(QStringLiteral("7.964")));
     QVERIFY(!panel.plainText().contains(QStringLiteral("6.6831")));
     // Scaling on: the scaled column appears; SPEC §4 gives z₁ ≈ [1.8639, 6.3194, 1.7042].
     view.setSelectedQuery(0);
@@ -279,11 +304,13 @@ void TestStepsPanel::screenshots()
         steps.show();
         QTableView* scores = steps.stepBlocks(3).front()->table();
         emit scores->entered(scores->model()->index(0, 1));
+        QTest::qWait(100);
         QVERIFY(steps.grab().save(dir + QStringLiteral("/steps%1.png").arg(suffix)));
 
         WalkthroughPanel walk(&doc, &view);
         walk.resize(1100, 330);
         walk.show();
+        QTest::qWait(100);
         QVERIFY(walk.grab().save(dir + QStringLiteral("/walkthrough%1.png").arg(suffix)));
 
         MatrixEditorPanel editor(&doc, &view);
@@ -292,6 +319,7 @@ void TestStepsPanel::screenshots()
         editor.setCurrentMatrix(MatrixId::Query);
         QTableView* q = steps.stepBlocks(2).front()->table();
         emit q->entered(q->model()->index(1, 2));
+        QTest::qWait(100);
         QVERIFY(editor.grab().save(dir + QStringLiteral("/editor%1.png").arg(suffix)));
 
         core::Options options = doc.model().options;
@@ -301,8 +329,10 @@ void TestStepsPanel::screenshots()
         QVERIFY(doc.setTokenText(QStringLiteral("the cat sat on the mat because it was warm and quiet")));
         QVERIFY(doc.waitForTrace(10000));
         steps.resize(1000, 2200);
+        QTest::qWait(100);
         QVERIFY(steps.grab().save(dir + QStringLiteral("/steps-causal%1.png").arg(suffix)));
         walk.resize(1300, 600);
+        QTest::qWait(100);
         QVERIFY(walk.grab().save(dir + QStringLiteral("/walkthrough-causal%1.png").arg(suffix)));
     };
     shoot(QString());

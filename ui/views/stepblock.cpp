@@ -156,12 +156,23 @@ void StepBlock::refresh()
 
 void StepBlock::fitTable()
 {
+    // After a reset the headers lay out their sections lazily; measure the new ones.
+    m_table->horizontalHeader()->doItemsLayout();
+    m_table->verticalHeader()->doItemsLayout();
     m_table->resizeColumnsToContents();
     const int width = m_table->verticalHeader()->sizeHint().width() + m_table->horizontalHeader()->length()
         + 2 * m_table->frameWidth();
     const int height = m_table->horizontalHeader()->sizeHint().height() + m_table->verticalHeader()->length()
         + 2 * m_table->frameWidth();
+    if (m_table->size() == QSize(width, height))
+        return;
     m_table->setFixedSize(width, height);
+    // A fixed-size child does not always make the layouts above it run again: ask them all.
+    for (QWidget* w = this; w; w = w->parentWidget()) {
+        if (w->layout())
+            w->layout()->invalidate();
+        w->updateGeometry();
+    }
 }
 
 void StepBlock::zoom()

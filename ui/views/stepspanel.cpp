@@ -286,9 +286,7 @@ void StepsPanel::refresh()
     const QString who = tr("query %1 “%2”").arg(query + 1).arg(tokenName(*trace, query));
     m_steps[5].formula->setText(tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub> for every key <i>j</i>")
                                     .arg(query + 1));
-    m_steps[5].blocks.front()->setCaption(tr("%1: row <i>j</i> = <i>w</i><sub>%2j</sub>·<i>v</i><sub>j</sub>")
-                                              .arg(who.toHtmlEscaped())
-                                              .arg(query + 1));
+    m_steps[5].blocks.front()->setCaption(who.toHtmlEscaped());
 
     // 7 · sum → Z, and the projection when there is one.
     const bool projected = model.wo.has_value() || trace->headCount() > 1;

@@ -32,7 +32,7 @@ QString vectorText(const core::RowVector& v, int precision)
     constexpr int maxShown = 8;
     QStringList parts;
     for (Eigen::Index c = 0; c < v.size() && c < maxShown; ++c)
-        parts << formatCell(v(c), precision);
+        parts << QString::fromStdString(core::formatNumber(v(c), precision));
     if (v.size() > maxShown)
         parts << WalkthroughPanel::tr("… %1 more").arg(v.size() - maxShown);
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
@@ -174,7 +174,7 @@ void WalkthroughPanel::rebuild()
         for (int c = 0; c < m_weighted->columnCount(); ++c)
             weighted(c) = m_weighted->index(j, c).data(ValueRole).toDouble();
         line << tr("%1 × %2 = %3")
-                    .arg(formatCell(ht.weights(i, j), precision), vectorText(ht.values.row(j), precision),
+                    .arg(QString::fromStdString(core::formatNumber(ht.weights(i, j), precision)), vectorText(ht.values.row(j), precision),
                          vectorText(weighted, precision));
         grid->addWidget(cell(line.back(), page,
                              tr("w(%1,%2) · v%3: the value of key %2, weighted by how much query %1 attends to it")
