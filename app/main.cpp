@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QGuiApplication>
+#include <QIcon>
 #include <QMessageBox>
 
 #include <cstdio>
@@ -77,6 +78,7 @@ int main(int argc, char** argv)
 
     QApplication application(argc, argv);
     setIdentity();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-explorer.svg")));
     QString file;
     const int status = app::runCommandLine(arguments, &file);
     if (status >= 0)

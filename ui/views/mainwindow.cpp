@@ -9,14 +9,14 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmapexport.h"
 
-// The panels of the models' side join as soon as their files are in the tree.
-#if __has_include("ui/views/stepspanel.h") && __has_include("ui/views/walkthroughpanel.h") \
-    && __has_include("ui/views/matrixeditor.h")
+#include "core/pytorchexport.h"
+#include "ui/export/exportfiles.h"
+#include "ui/export/reportwriter.h"
 #include "ui/views/matrixeditor.h"
+#include "ui/views/scalingpanel.h"
 #include "ui/views/stepspanel.h"
+#include "ui/views/teachingview.h"
 #include "ui/views/walkthroughpanel.h"
-#define AE_HAVE_PANELS 1
-#endif
 
 #include <QAction>
 #include <QApplication>
@@ -121,15 +121,10 @@ void MainWindow::createDocks()
     QDockWidget* options = addDock(m_options, tr("Options"), QStringLiteral("optionsDock"), Qt::LeftDockWidgetArea);
     splitDockWidget(tokens, options, Qt::Vertical);
 
-#ifdef AE_HAVE_PANELS
     QWidget* steps = new StepsPanel(m_document, m_viewState);
     QWidget* walkthrough = new WalkthroughPanel(m_document, m_viewState);
-    QWidget* matrices = new MatrixEditorPanel(m_document, m_viewState);
-#else
-    QWidget* steps = new QWidget;
-    QWidget* walkthrough = new QWidget;
-    QWidget* matrices = new QWidget;
-#endif
+    m_matrices = new MatrixEditorPanel(m_document, m_viewState);
+    QWidget* matrices = m_matrices;
     QDockWidget* stepsDock = addDock(steps, tr("Steps"), QStringLiteral("stepsDock"), Qt::RightDockWidgetArea);
     QDockWidget* walkDock = addDock(walkthrough, tr("Walkthrough"), QStringLiteral("walkthroughDock"),
                                     Qt::RightDockWidgetArea);
@@ -141,6 +136,9 @@ void MainWindow::createDocks()
     QDockWidget* historyDock = addDock(history, tr("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(walkDock, historyDock);
     historyDock->hide();
+    m_scalingDock = addDock(new ScalingPanel, tr("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(historyDock, m_scalingDock);
+    m_scalingDock->hide();
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
@@ -197,6 +195,47 @@ void MainWindow::createActions()
     m_fullScreenAction->setCheckable(true);
     connect(m_fullScreenAction, &QAction::toggled, this, &MainWindow::toggleFullScreen);
 
+    m_teachingAction = new QAction(QIcon::fromTheme(QStringLiteral("x-office-presentation")), tr("&Teaching Mode"), this);
+    m_teachingAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_teachingAction->setStatusTip(tr("Step through the seven steps full screen, one per slide"));
+    connect(m_teachingAction, &QAction::triggered, this, &MainWindow::startTeaching);
+
+    m_scalingAction = new QAction(tr("&Why Divide by √d_k?"), this);
+    m_scalingAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    connect(m_scalingAction, &QAction::triggered, this, [this] {
+        m_scalingDock->show();
+        m_scalingDock->raise();
+    });
+
+    m_exportReportAction = new QAction(tr("Export &Report (PDF)…"), this);
+    m_exportReportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_exportReportAction->setStatusTip(tr("A handout: one page per step with its formula, matrix and explanation"));
+    connect(m_exportReportAction, &QAction::triggered, this, &MainWindow::exportReportDialog);
+
+    m_exportStepsAction = new QAction(tr("Export Step &Matrices…"), this);
+    m_exportStepsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    m_exportStepsAction->setStatusTip(tr("One CSV file per step and head, and the whole computation as JSON, into a folder"));
+    connect(m_exportStepsAction, &QAction::triggered, this, &MainWindow::exportStepsDialog);
+
+    m_exportCodeAction = new QAction(tr("Export &PyTorch Code…"), this);
+    m_exportCodeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
+    connect(m_exportCodeAction, &QAction::triggered, this, &MainWindow::exportCodeDialog);
+
+    m_copyCodeAction = new QAction(tr("Copy as PyTorch &Code"), this);
+    m_copyCodeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
+    m_copyCodeAction->setStatusTip(tr("Python that reproduces every step of this session with torch"));
+    connect(m_copyCodeAction, &QAction::triggered, this, &MainWindow::copyCode);
+
+    m_importMatrixAction = new QAction(tr("&Import Matrix…"), this);
+    m_importMatrixAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_importMatrixAction->setStatusTip(tr("Replace the matrix of the current editor tab with one from a .npy or .csv file"));
+    connect(m_importMatrixAction, &QAction::triggered, this, &MainWindow::importMatrixDialog);
+
+    m_exportMatrixAction = new QAction(tr("Export Mat&rix…"), this);
+    m_exportMatrixAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    m_exportMatrixAction->setStatusTip(tr("Write the matrix of the current editor tab as .npy or .csv"));
+    connect(m_exportMatrixAction, &QAction::triggered, this, &MainWindow::exportMatrixDialog);
+
     m_resetLayoutAction = new QAction(tr("&Reset Layout"), this);
     m_resetLayoutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
@@ -240,6 +279,13 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_exportAction);
     file->addAction(m_copyAction);
+    file->addAction(m_exportReportAction);
+    file->addAction(m_exportStepsAction);
+    file->addAction(m_exportCodeAction);
+    file->addAction(m_copyCodeAction);
+    file->addSeparator();
+    file->addAction(m_importMatrixAction);
+    file->addAction(m_exportMatrixAction);
     file->addSeparator();
     file->addAction(m_quitAction);
     updateRecentMenu();
@@ -272,6 +318,8 @@ void MainWindow::createMenus()
     panels->addSeparator();
     panels->addAction(m_resetLayoutAction);
     view->addAction(m_fullScreenAction);
+    view->addAction(m_teachingAction);
+    view->addAction(m_scalingAction);
 
     QMenu* presets = menuBar()->addMenu(tr("&Presets"));
     presets->setToolTipsVisible(true);
@@ -632,6 +680,156 @@ void MainWindow::dropEvent(QDropEvent* event)
         return;
     event->acceptProposedAction();
     openInteractively(path);
+}
+
+void MainWindow::startTeaching()
+{
+    if (!m_teaching) {
+        m_teaching = new TeachingView(m_document, m_viewState, this);
+        m_teaching->setWindowFlag(Qt::Window);
+        m_teaching->setWindowTitle(tr("Attention Explorer — Teaching Mode"));
+        // The teacher can quit from the slides; the main window still asks about unsaved changes.
+        m_teaching->addAction(m_quitAction);
+        m_teaching->addAction(m_undoAction);
+        m_teaching->addAction(m_redoAction);
+        connect(m_teaching, &TeachingView::leaveRequested, m_teaching, &QWidget::close);
+    }
+    m_teaching->setSlide(0);
+    m_teaching->showFullScreen();
+    m_teaching->activateWindow();
+    m_teaching->setFocus();
+}
+
+QString MainWindow::askSavePath(const QString& title, const QString& suffix, const QString& filter)
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("exportDirectory"),
+                                       QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                            .toString();
+    QString path = QFileDialog::getSaveFileName(this, title, dir + QLatin1Char('/') + suggestedBaseName() + suffix, filter);
+    if (path.isEmpty())
+        return {};
+    if (QFileInfo(path).suffix().isEmpty())
+        path += suffix;
+    settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
+    return path;
+}
+
+void MainWindow::exportReportDialog()
+{
+    const auto trace = m_document->trace();
+    if (!trace) {
+        showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    const QString path = askSavePath(tr("Export Report"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writeReport(*trace, sessionTitle(), path, &error)) {
+        showError(tr("Could not write the report"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote the report %1").arg(QFileInfo(path).fileName()), 6000);
+}
+
+void MainWindow::exportStepsDialog()
+{
+    const auto trace = m_document->trace();
+    if (!trace) {
+        showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    QSettings settings;
+    const QString start = settings.value(QStringLiteral("exportDirectory"),
+                                         QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                              .toString();
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export Step Matrices into Folder"), start);
+    if (folder.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("exportDirectory"), folder);
+    QString error;
+    QStringList written;
+    if (!exports::writeStepFiles(*trace, folder, &error, &written)) {
+        showError(tr("Could not export the step matrices"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %n file(s) into %1", nullptr, int(written.size())).arg(folder), 6000);
+}
+
+void MainWindow::exportCodeDialog()
+{
+    const QString path = askSavePath(tr("Export PyTorch Code"), QStringLiteral(".py"), tr("Python file (*.py)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writePytorchFile(m_document->model(), sessionTitle(), path, &error)) {
+        showError(tr("Could not write the code"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(QFileInfo(path).fileName()), 6000);
+}
+
+void MainWindow::copyCode()
+{
+    const std::string code = core::pytorchCode(m_document->model(), sessionTitle().toStdString());
+    QGuiApplication::clipboard()->setText(QString::fromStdString(code));
+    statusBar()->showMessage(tr("Copied PyTorch code for this session"), 6000);
+}
+
+void MainWindow::importMatrixDialog()
+{
+    const MatrixId id = m_matrices->currentMatrix();
+    const core::Matrix& current = m_document->matrix(id);
+    if (current.size() == 0) {
+        showError(tr("Nothing to replace"), tr("This session has no %1.").arg(matrixKey(id)));
+        return;
+    }
+    QSettings settings;
+    const QString start = settings.value(QStringLiteral("importDirectory"),
+                                         QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
+                              .toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Matrix into %1").arg(matrixKey(id)), start,
+                                                      tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("importDirectory"), QFileInfo(path).absolutePath());
+    QString error;
+    const auto matrix = exports::readMatrixFile(path, &error);
+    if (!matrix) {
+        showError(tr("Could not import the matrix"), error);
+        return;
+    }
+    if (matrix->rows() != current.rows() || matrix->cols() != current.cols()) {
+        showError(tr("Could not import the matrix"),
+                  tr("%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.")
+                      .arg(QFileInfo(path).fileName())
+                      .arg(matrix->rows())
+                      .arg(matrix->cols())
+                      .arg(matrixKey(id))
+                      .arg(current.rows())
+                      .arg(current.cols()));
+        return;
+    }
+    m_document->setMatrix(id, *matrix, tr("Import %1").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::exportMatrixDialog()
+{
+    const MatrixId id = m_matrices->currentMatrix();
+    const core::Matrix& current = m_document->matrix(id);
+    if (current.size() == 0)
+        return;
+    const QString path = askSavePath(tr("Export %1").arg(matrixKey(id)), QStringLiteral(".npy"),
+                                     tr("NumPy array (*.npy);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writeMatrixFile(path, current, &error)) {
+        showError(tr("Could not export the matrix"), error);
+        return;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(QFileInfo(path).fileName()), 6000);
 }
 
 }  // namespace ui

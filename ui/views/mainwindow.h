@@ -12,7 +12,9 @@ namespace ui {
 
 class Document;
 class HeatmapWidget;
+class MatrixEditorPanel;
 class OptionsPanel;
+class TeachingView;
 class TokenBar;
 class ViewState;
 
@@ -68,6 +70,14 @@ private:
     void about();
     void resetLayout();
     void toggleFullScreen(bool on);
+    void startTeaching();
+    QString askSavePath(const QString& title, const QString& suffix, const QString& filter);
+    void exportReportDialog();
+    void exportStepsDialog();
+    void exportCodeDialog();
+    void copyCode();
+    void importMatrixDialog();
+    void exportMatrixDialog();
 
     void updateTitle();
     void updateStatus();
@@ -97,6 +107,17 @@ private:
     QAction* m_redoAction = nullptr;
     QAction* m_fullScreenAction = nullptr;
     QAction* m_resetLayoutAction = nullptr;
+    QAction* m_teachingAction = nullptr;
+    QAction* m_scalingAction = nullptr;
+    QAction* m_exportReportAction = nullptr;
+    QAction* m_exportStepsAction = nullptr;
+    QAction* m_exportCodeAction = nullptr;
+    QAction* m_copyCodeAction = nullptr;
+    QAction* m_importMatrixAction = nullptr;
+    QAction* m_exportMatrixAction = nullptr;
+    MatrixEditorPanel* m_matrices = nullptr;
+    TeachingView* m_teaching = nullptr;
+    QDockWidget* m_scalingDock = nullptr;
     QAction* m_aboutAction = nullptr;
     QAction* m_aboutQtAction = nullptr;
     QList<QAction*> m_presetActions;
