@@ -1,53 +1,249 @@
 #include "attention.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define AE_AVX2_KERNELS 1
+#endif
 
 namespace core {
 
 namespace {
 
-/** Softmax of each row of m · factor (factor > 0), in place, without forming m · factor: the row maximum is
- *  subtracted before scaling, so a tiny temperature cannot overflow the scores into ties or NaN. */
-void scaledSoftmaxRows(Eigen::Ref<Matrix> m, bool causal, double factor)
+using Index = Eigen::Index;
+using RowMap = Eigen::Map<RowVector>;
+using ConstRowMap = Eigen::Map<const RowVector>;
+
+/** Query rows per task of steps 2–5: a block of scores is still in cache for its softmax and weights·V,
+ *  and repacking K and V once per block costs about 1% of the block's products. */
+constexpr Index blockRows = 128;
+
+/** Below this many FLOPs one thread does everything: starting a thread costs more than it saves. */
+constexpr double threadedFlops = 1e7;
+
+/** The vectorised exps agree with std::exp to an ulp or two down to here; below it std::exp goes subnormal and
+ *  then exactly 0, which they do not, so such entries are taken from std::exp. */
+constexpr double vectorExpFloor = -708.0;
+
+/** Buffers from this size on are worth backing with huge pages. */
+constexpr std::size_t hugePageBytes = std::size_t(4) << 20;
+
+/** FLOPs of the products of compute(), the measure of when threads pay. */
+double productFlops(const AttentionModel& m)
+{
+    const double n = m.n(), d = m.dModel(), hk = double(m.wq.cols()), hv = double(m.wv.cols());
+    const double out = m.wo ? double(m.wo->cols()) : 0.0;
+    return 2 * n * d * (2 * hk + hv) + 2 * n * n * (hk + hv) + 2 * n * hv * out;
+}
+
+/** Asks the kernel to back a fresh, not yet touched buffer with huge pages: a large matrix is otherwise
+ *  faulted in 4 KiB page by page on first write, which costs more than the products that fill it.
+ *  Only advice: nothing changes when it is refused. */
+void preferHugePages(Matrix& m)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const std::size_t bytes = std::size_t(m.size()) * sizeof(double);
+    if (bytes < hugePageBytes)
+        return;
+    const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const auto begin = std::uintptr_t(m.data()) & ~(page - 1);
+    const auto end = (std::uintptr_t(m.data()) + bytes + page - 1) & ~(page - 1);
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)m;
+#endif
+}
+
+/** Makes glibc's malloc keep freed memory for the next computation. By default it hands memory back to the
+ *  system as soon as 128 KiB lie free at the top of the heap and serves blocks from 128 KiB on with a fresh
+ *  mapping, so every computation faults its matrices in again page by page: measured 10–30 × the whole
+ *  computation for n ≤ 512 on a virtual machine. Up to 256 MiB freed stay for reuse; blocks from 32 MiB on
+ *  (large n × n matrices) are still mapped and returned, on huge pages. Settings the user made with
+ *  GLIBC_TUNABLES are left alone. Once per process. */
+void keepFreedMemory()
+{
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const char* tunables = std::getenv("GLIBC_TUNABLES");
+        if (tunables && std::strstr(tunables, "glibc.malloc."))
+            return;
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    });
+#endif
+}
+
+/** Threads worth starting for this much work: 1 below threadedFlops, else up to the cores there are. */
+int threadsFor(double flops)
+{
+    if (flops < threadedFlops)
+        return 1;
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    return std::clamp(int(flops / threadedFlops), 1, cores);
+}
+
+/** Runs task(i) for every i in [0, count) on up to `threads` threads, the caller's among them; each thread
+ *  takes the next index nobody has claimed. The first exception a task throws is rethrown here. */
+template <typename Task>
+void parallelFor(int count, int threads, const Task& task)
+{
+    std::atomic<int> next{0};
+    std::exception_ptr failure;
+    std::mutex failureMutex;
+    auto worker = [&] {
+        for (int i; (i = next.fetch_add(1)) < count;) {
+            try {
+                task(i);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(failureMutex);
+                if (!failure)
+                    failure = std::current_exception();
+                next = count;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min(threads, count); ++t) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break;  // no more threads: the ones running take the remaining tasks
+        }
+    }
+    worker();
+    for (auto& thread : pool)
+        thread.join();
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+#if defined(AE_AVX2_KERNELS)
+/** True when the processor has AVX2 and FMA (the build itself assumes only SSE2). */
+bool haveAvx2()
+{
+    static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return have;
+}
+
+/** out[j] = exp((in[j] − max) · factor) for j < count, four at a time; returns their sum. Every exponent must
+ *  lie in [vectorExpFloor, 0]. exp(x) = 2^k · exp(r) with x = k·ln 2 + r, |r| ≤ ln 2 / 2, and exp(r) from
+ *  its Taylor series to r¹³ (error below 1e-17); exp(0) is exactly 1. Agrees with std::exp to an ulp or two. */
+__attribute__((target("avx2,fma"))) double expShiftedAvx2(const double* in, double* out, Index count, double max,
+                                                         double factor)
+{
+    constexpr double ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
+    constexpr double c[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+                            1.0 / 40320,      1.0 / 5040,      1.0 / 720,      1.0 / 120,     1.0 / 24,
+                            1.0 / 6,          0.5,             1.0,            1.0};  // 1/13! … 1/0!
+    const __m256d vmax = _mm256_set1_pd(max), vfactor = _mm256_set1_pd(factor);
+    __m256d acc = _mm256_setzero_pd();
+    Index j = 0;
+    for (; j + 4 <= count; j += 4) {
+        const __m256d x = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(in + j), vmax), vfactor);
+        const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Lo), _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Hi), x));
+        __m256d p = _mm256_set1_pd(c[0]);
+        for (int i = 1; i < 14; ++i)
+            p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(c[i]));
+        const __m256i biased = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k)), _mm256_set1_epi64x(1023));
+        const __m256d e = _mm256_mul_pd(p, _mm256_castsi256_pd(_mm256_slli_epi64(biased, 52)));
+        _mm256_storeu_pd(out + j, e);
+        acc = _mm256_add_pd(acc, e);
+    }
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, acc);
+    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (; j < count; ++j) {
+        out[j] = std::exp((in[j] - max) * factor);
+        sum += out[j];
+    }
+    return sum;
+}
+
+/** out[j] /= sum for j < count, four at a time. */
+__attribute__((target("avx2,fma"))) void divideAvx2(double* out, Index count, double sum)
+{
+    for (Index j = 0; j < count; ++j)
+        out[j] /= sum;
+}
+#endif
+
+/** out = softmax(in · factor) over the first `limit` of `cols` entries, 0 after them; out may be in.
+ *  The row maximum is subtracted before scaling, so a tiny temperature cannot overflow the scores into ties
+ *  or NaN; the maximum gives exactly exp(0) = 1 and NaN counts as −∞. */
+void softmaxRow(const double* inData, double* outData, Index limit, Index cols, double factor)
 {
     constexpr double inf = std::numeric_limits<double>::infinity();
-    const Eigen::Index cols = m.cols();
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        const Eigen::Index limit = causal ? std::min(i + 1, cols) : cols;
-        auto row = m.row(i);
-        if (limit < cols)
-            row.tail(cols - limit).setZero();
-        if (limit == 0)
-            continue;
-        auto live = row.head(limit);
+    if (limit < cols)
+        RowMap(outData + limit, cols - limit).setZero();
+    if (limit == 0)
+        return;
+    const ConstRowMap in(inData, limit);
+    RowMap out(outData, limit);
 
-        // pass 1: the row maximum (NaN counts as −∞, so it can never win)
-        double max = -inf;
-        for (Eigen::Index j = 0; j < limit; ++j)
-            if (live(j) > max)
-                max = live(j);
-
-        if (max == inf || max == -inf) {
-            // Overflowed scores: the softmax's limit puts all weight on the +∞ entries, or, when
-            // every entry is −∞ or NaN, spreads it evenly.
-            const bool top = max == inf;
-            double count = 0;
-            for (Eigen::Index j = 0; j < limit; ++j) {
-                const bool wins = top ? live(j) == inf : true;
-                live(j) = wins ? 1.0 : 0.0;
-                count += live(j);
-            }
-            live /= count;
-            continue;
+    // pass 1: the row maximum (NaN counts as −∞, so it can never win) and the smallest exponent
+    const double max = in.maxCoeff<Eigen::PropagateNumbers>();
+    if (!(std::fabs(max) < inf)) {
+        // Overflowed scores: the softmax's limit puts all weight on the +∞ entries, or, when every entry is
+        // −∞ or NaN, spreads it evenly.
+        const bool top = max == inf;
+        double count = 0;
+        for (Index j = 0; j < limit; ++j) {
+            const bool wins = top ? in(j) == inf : true;
+            out(j) = wins ? 1.0 : 0.0;
+            count += out(j);
         }
+        out /= count;
+        return;
+    }
+    const double lowest = (in.minCoeff<Eigen::PropagateNaN>() - max) * factor;  // NaN when any entry is
 
-        // pass 2: exp((s − max) · factor) and its sum; the maximum gives exactly 1, NaN gives 0.
-        // std::exp, not Eigen's vectorised exp, so that far-below-maximum entries underflow to exactly 0.
-        double sum = 0;
-        for (Eigen::Index j = 0; j < limit; ++j) {
-            const double s = live(j);
+    // pass 2: exp((s − max) · factor) and its sum
+    double sum = 0;
+    const bool separate = inData != outData;
+    if (!std::isnan(lowest) && std::isfinite(factor) && (lowest >= vectorExpFloor || separate)) {
+#if defined(AE_AVX2_KERNELS)
+        if (lowest >= vectorExpFloor && haveAvx2()) {
+            divideAvx2(outData, limit, expShiftedAvx2(inData, outData, limit, max, factor));
+            return;
+        }
+#endif
+        out = ((in.array() - max) * factor).exp();
+        if (lowest < vectorExpFloor) {
+            // Far below the maximum std::exp goes subnormal, then exactly 0; the vectorised exp does not.
+            for (Index j = 0; j < limit; ++j) {
+                const double arg = (in(j) - max) * factor;
+                if (arg < vectorExpFloor)
+                    out(j) = std::exp(arg);
+            }
+        }
+        sum = out.sum();
+    } else {
+        // NaN, an infinite factor, or far-below-maximum exponents in place: std::exp per entry, so that
+        // those underflow exactly as std::exp does; the maximum gives exactly 1 even when 0 · factor is NaN.
+        for (Index j = 0; j < limit; ++j) {
+            const double s = in(j);
             double e = 0;
             if (s == max) {
                 e = 1;
@@ -55,25 +251,29 @@ void scaledSoftmaxRows(Eigen::Ref<Matrix> m, bool causal, double factor)
                 const double arg = (s - max) * factor;
                 e = std::isnan(arg) ? 0.0 : std::exp(arg);
             }
-            live(j) = e;
+            out(j) = e;
             sum += e;
         }
-        // pass 3: normalise (the sum is ≥ 1)
-        live /= sum;
     }
+    // pass 3: normalise (the sum is ≥ 1)
+    out /= sum;
 }
 
 }  // namespace
 
 void softmaxRows(Eigen::Ref<Matrix> m, bool causal)
 {
-    scaledSoftmaxRows(m, causal, 1.0);
+    for (Index i = 0; i < m.rows(); ++i) {
+        double* row = m.row(i).data();
+        softmaxRow(row, row, causal ? std::min(i + 1, m.cols()) : m.cols(), m.cols(), 1.0);
+    }
 }
 
 Trace compute(const AttentionModel& model)
 {
     if (auto error = validate(model))
         throw std::invalid_argument(*error);
+    keepFreedMemory();
 
     Trace t;
     t.model = model;
@@ -86,49 +286,80 @@ Trace compute(const AttentionModel& model)
     const bool causal = model.options.mask == Mask::Causal;
     const double s = model.options.scale ? 1.0 / std::sqrt(double(dk)) : 1.0;
     t.scoreFactor = s / model.options.temperature;
+    const int threads = threadsFor(productFlops(model));
+    const int blocks = int((n + blockRows - 1) / blockRows);
 
-    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V for all heads at once (n × h·d)
-    Matrix q, k, v;
-    q.noalias() = t.x * model.wq;
-    k.noalias() = t.x * model.wk;
-    v.noalias() = t.x * model.wv;
-
-    t.concat.resize(n, Eigen::Index(h) * dv);
+    // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
     t.heads.resize(std::size_t(h));
-    for (int head = 0; head < h; ++head) {
-        HeadTrace& ht = t.heads[std::size_t(head)];
-        ht.queries = q.middleCols(Eigen::Index(head) * dk, dk);
-        ht.keys = k.middleCols(Eigen::Index(head) * dk, dk);
-        ht.values = v.middleCols(Eigen::Index(head) * dv, dv);
-
-        // step 2: scores = Q·Kᵀ (n × n)
+    for (HeadTrace& ht : t.heads) {
+        ht.queries.resize(n, dk);
+        ht.keys.resize(n, dk);
+        ht.values.resize(n, dv);
         ht.scores.resize(n, n);
-        ht.scores.noalias() = ht.queries * ht.keys.transpose();
-
-        // steps 3–4: scale, then softmax of each row (masked entries exactly 0)
-        ht.weights = ht.scores;
-        scaledSoftmaxRows(ht.weights, causal, t.scoreFactor);
-
-        // step 5: each value row weighted and summed: outputs = weights·V (n × d_v)
+        preferHugePages(ht.scores);
+        ht.weights.resize(n, n);
+        preferHugePages(ht.weights);
         ht.outputs.resize(n, dv);
-        ht.outputs.noalias() = ht.weights * ht.values;
-        if (!ht.values.allFinite()) {
-            // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed:
-            // the product above would give 0 · ∞ = NaN.
-            for (int i = 0; i < n; ++i) {
-                ht.outputs.row(i).setZero();
-                for (int j = 0; j < n; ++j)
-                    if (ht.weights(i, j) != 0)
-                        ht.outputs.row(i) += ht.weights(i, j) * ht.values.row(j);
-            }
-        }
-        t.concat.middleCols(Eigen::Index(head) * dv, dv) = ht.outputs;
     }
 
-    if (model.wo)
-        t.output.noalias() = t.concat * *model.wo;
-    else
+    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V, per head and block of rows
+    parallelFor(h * blocks, threads, [&](int task) {
+        const int head = task / blocks;
+        const Index r0 = (task % blocks) * blockRows, rows = std::min<Index>(blockRows, n - r0);
+        HeadTrace& ht = t.heads[std::size_t(head)];
+        const auto x = t.x.middleRows(r0, rows);  // rows × d_model
+        ht.queries.middleRows(r0, rows).noalias() = x * model.wq.middleCols(Index(head) * dk, dk);
+        ht.keys.middleRows(r0, rows).noalias() = x * model.wk.middleCols(Index(head) * dk, dk);
+        ht.values.middleRows(r0, rows).noalias() = x * model.wv.middleCols(Index(head) * dv, dv);
+    });
+
+    std::vector<char> valuesFinite(std::size_t(h), 0);
+    for (int head = 0; head < h; ++head)
+        valuesFinite[std::size_t(head)] = t.heads[std::size_t(head)].values.allFinite();
+
+    // steps 2–5 per head and block of query rows, the largest blocks of a causal mask first
+    parallelFor(h * blocks, threads, [&](int task) {
+        const int head = task / blocks;
+        const Index r0 = (blocks - 1 - task % blocks) * blockRows, rows = std::min<Index>(blockRows, n - r0);
+        HeadTrace& ht = t.heads[std::size_t(head)];
+
+        // step 2: scores = Q·Kᵀ (rows × n; masked entries too, the trace shows them)
+        ht.scores.middleRows(r0, rows).noalias() = ht.queries.middleRows(r0, rows) * ht.keys.transpose();
+
+        // steps 3–4: scaled, then softmax of each row into weights (masked entries exactly 0)
+        for (Index i = r0; i < r0 + rows; ++i)
+            softmaxRow(ht.scores.row(i).data(), ht.weights.row(i).data(), causal ? i + 1 : n, n, t.scoreFactor);
+
+        // step 5: outputs = weights·V (rows × d_v); under the mask, columns past the block's last row are 0
+        const Index live = causal ? r0 + rows : n;
+        const auto w = ht.weights.block(r0, 0, rows, live);
+        ht.outputs.middleRows(r0, rows).noalias() = w * ht.values.topRows(live);
+        if (!valuesFinite[std::size_t(head)]) {
+            // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed:
+            // the product above would give 0 · ∞ = NaN.
+            for (Index i = 0; i < rows; ++i) {
+                auto out = ht.outputs.row(r0 + i);
+                out.setZero();
+                for (Index j = 0; j < live; ++j)
+                    if (w(i, j) != 0)
+                        out += w(i, j) * ht.values.row(j);
+            }
+        }
+    });
+
+    t.concat.resize(n, Index(h) * dv);
+    for (int head = 0; head < h; ++head)
+        t.concat.middleCols(Index(head) * dv, dv) = t.heads[std::size_t(head)].outputs;
+
+    if (model.wo) {
+        t.output.resize(n, model.wo->cols());
+        parallelFor(blocks, threads, [&](int block) {
+            const Index r0 = block * blockRows, rows = std::min<Index>(blockRows, n - r0);
+            t.output.middleRows(r0, rows).noalias() = t.concat.middleRows(r0, rows) * *model.wo;
+        });
+    } else {
         t.output = t.concat;
+    }
     return t;
 }
 
