@@ -2,7 +2,9 @@
 
 #include "embedding.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace core {
 
@@ -109,9 +111,16 @@ std::size_t estimatedTraceBytes(const AttentionModel& m)
     const std::size_t d = std::size_t(m.embeddings.cols());
     const std::size_t qk = std::size_t(m.wq.cols()), v = std::size_t(m.wv.cols());
     const std::size_t out = m.wo ? std::size_t(m.wo->cols()) : v;
-    // scores and weights per head, plus Q, K, V, outputs, concat, output, X and the model itself.
-    const std::size_t cells = 2 * h * n * n + n * (2 * qk + 3 * v + out + 2 * d) + d * (2 * qk + v);
-    return cells * sizeof(double);
+    // What the trace holds: its copy of the model (X before encoding and the weights), X, every head's
+    // Q, K, V and outputs, scores and weights (n × n each), concat and output.
+    const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0);
+    const std::size_t cells = model + n * d + n * (2 * qk + 2 * v) + 2 * h * n * n + n * v + n * out;
+    // While it computes, each thread's product packs a block of 128 rows and one head's K or V (n × d_k):
+    // about n · (2·d + 128) cells per thread at most, d the widest per-head width.
+    const std::size_t width = std::max<std::size_t>({qk / h, v / h, 1});
+    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t transient = threads * n * (2 * width + 128);
+    return (cells + transient) * sizeof(double);
 }
 
 const char* toString(Mask mask)
