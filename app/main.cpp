@@ -2,6 +2,7 @@
 
 #include "core/presets.h"
 #include "core/sessionfile.h"
+#include "ui/i18n/language.h"
 #include "ui/views/mainwindow.h"
 
 #include <QApplication>
@@ -64,6 +65,8 @@ int main(int argc, char** argv)
         quietRuntimeDirectory();
         QGuiApplication application(argc, argv);
         setIdentity();
+        // Scripted output stays English unless --lang asks otherwise; the saved choice is the window's.
+        ui::i18n::applyLanguage(app::languageArgument(arguments));
         const int status = app::runCommandLine(arguments, nullptr);
         return status < 0 ? app::ExitOk : status;
     }
@@ -78,6 +81,8 @@ int main(int argc, char** argv)
 
     QApplication application(argc, argv);
     setIdentity();
+    const QString language = app::languageArgument(arguments);
+    ui::i18n::applyLanguage(language.isEmpty() ? ui::i18n::savedLanguage() : language);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-explorer.svg")));
     QString file;
     const int status = app::runCommandLine(arguments, &file);

@@ -13,10 +13,10 @@ namespace exports {
 
 namespace {
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("Exports", text);
-}
+/** The translation context of these texts, the same for lupdate and at run time. */
+struct Exports {
+    Q_DECLARE_TR_FUNCTIONS(Exports)
+};
 
 bool fail(QString* error, const QString& message)
 {
@@ -34,14 +34,14 @@ bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* 
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
     if (file.write(bytes) != bytes.size()) {
         const QString reason = file.errorString();
         file.cancelWriting();
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, reason));
+        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, reason));
     }
     if (!file.commit())
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
     return true;
 }
 
@@ -49,11 +49,11 @@ std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        fail(error, tr("%1: %2").arg(path, file.errorString()));
+        fail(error, Exports::tr("%1: %2").arg(path, file.errorString()));
         return std::nullopt;
     }
     if (file.size() > kMaxMatrixFileBytes) {
-        fail(error, tr("%1: the file is too large (%2 bytes)").arg(path).arg(file.size()));
+        fail(error, Exports::tr("%1: the file is too large (%2 bytes)").arg(path).arg(file.size()));
         return std::nullopt;
     }
     const QByteArray bytes = file.readAll();
@@ -69,7 +69,7 @@ std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)
         m = core::parseCsv(view, why, options);
     }
     if (!m)
-        fail(error, tr("%1: %2").arg(path, QString::fromStdString(why)));
+        fail(error, Exports::tr("%1: %2").arg(path, QString::fromStdString(why)));
     return m;
 }
 
@@ -85,7 +85,7 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
 {
     const QDir dir(folder);
     if (!dir.mkpath(QStringLiteral(".")))
-        return fail(error, tr("Cannot create the folder \"%1\"").arg(folder));
+        return fail(error, Exports::tr("Cannot create the folder \"%1\"").arg(folder));
     QStringList names;
     for (const core::StepFile& file : core::stepFiles(trace)) {
         const QString name = QString::fromStdString(file.name);

@@ -19,10 +19,10 @@ namespace exports {
 
 namespace {
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("Report", text);
-}
+/** The translation context of these texts, the same for lupdate and at run time. */
+struct Report {
+    Q_DECLARE_TR_FUNCTIONS(Report)
+};
 
 bool fail(QString* error, const QString& message)
 {
@@ -53,7 +53,7 @@ struct StepPage {
 
 QString headSuffix(const core::Trace& t, int head)
 {
-    return t.headCount() > 1 ? tr(" · head %1").arg(head + 1) : QString();
+    return t.headCount() > 1 ? Report::tr(" · head %1").arg(head + 1) : QString();
 }
 
 QStringList indexLabels(int count)
@@ -66,7 +66,7 @@ QStringList indexLabels(int count)
 
 QString shapeText(const QString& name, Eigen::Index rows, Eigen::Index cols, const QString& symbolic)
 {
-    return tr("%1: %2 × %3 (%4)").arg(name).arg(rows).arg(cols).arg(symbolic);
+    return Report::tr("%1: %2 × %3 (%4)").arg(name).arg(rows).arg(cols).arg(symbolic);
 }
 
 Figure tokenRowsFigure(const core::Trace& t, const QString& caption, const core::Matrix& m)
@@ -95,26 +95,26 @@ std::vector<StepPage> stepPages(const core::Trace& t)
     std::vector<StepPage> pages;
 
     StepPage p1;
-    p1.title = tr("Step 1 · Tokens → X");
-    p1.formula = pe ? tr("X = embeddings + PE,   PE(pos, 2i) = sin(pos / 10000^(2i/d)),   PE(pos, 2i+1) = cos(…)")
-                    : tr("X = embeddings: row i is the vector of token i");
-    p1.shape = shapeText(QStringLiteral("X"), n, model.dModel(), tr("n × d_model"));
-    p1.explanation = pe ? tr("Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that "
+    p1.title = Report::tr("Step 1 · Tokens → X");
+    p1.formula = pe ? Report::tr("X = embeddings + PE,   PE(pos, 2i) = sin(pos / 10000^(2i/d)),   PE(pos, 2i+1) = cos(…)")
+                    : Report::tr("X = embeddings: row i is the vector of token i");
+    p1.shape = shapeText(QStringLiteral("X"), n, model.dModel(), Report::tr("n × d_model"));
+    p1.explanation = pe ? Report::tr("Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that "
                              "depends only on the position is added to it, so the same word in two places gets two "
                              "different rows: attention itself does not know the order of the tokens.")
-                        : tr("Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic "
+                        : Report::tr("Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic "
                              "on these rows: one row per token, one column per feature.");
     p1.figures.push_back(tokenRowsFigure(t, QStringLiteral("X"), t.x));
     pages.push_back(std::move(p1));
 
     StepPage p2;
-    p2.title = tr("Step 2 · Queries, keys and values");
-    p2.formula = tr("Q = X · W_Q,    K = X · W_K,    V = X · W_V");
-    p2.shape = tr("Q and K: %1 × %2 (n × d_k);  V: %1 × %3 (n × d_v)").arg(n).arg(dk).arg(dv);
-    p2.explanation = tr("Three weight matrices turn every row of X into three new rows. The query q_i says what token i "
+    p2.title = Report::tr("Step 2 · Queries, keys and values");
+    p2.formula = Report::tr("Q = X · W_Q,    K = X · W_K,    V = X · W_V");
+    p2.shape = Report::tr("Q and K: %1 × %2 (n × d_k);  V: %1 × %3 (n × d_v)").arg(n).arg(dk).arg(dv);
+    p2.explanation = Report::tr("Three weight matrices turn every row of X into three new rows. The query q_i says what token i "
                         "is looking for, the key k_j what token j offers, and the value v_j what token j passes on when "
                         "it is attended to.")
-        + (h > 1 ? tr(" With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.")
+        + (h > 1 ? Report::tr(" With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.")
                        .arg(h)
                  : QString());
     p2.figures.push_back(weightFigure(QStringLiteral("W_Q"), model.wq));
@@ -130,77 +130,77 @@ std::vector<StepPage> stepPages(const core::Trace& t)
     pages.push_back(std::move(p2));
 
     StepPage p3;
-    p3.title = tr("Step 3 · Scores");
-    p3.formula = tr("scores = Q · Kᵀ,    score(i, j) = q_i · k_j");
-    p3.shape = shapeText(tr("scores"), n, n, tr("n × n: rows are queries, columns keys"));
-    p3.explanation = tr("Every query is compared with every key by a dot product: multiply them entry by entry and "
+    p3.title = Report::tr("Step 3 · Scores");
+    p3.formula = Report::tr("scores = Q · Kᵀ,    score(i, j) = q_i · k_j");
+    p3.shape = shapeText(Report::tr("scores"), n, n, Report::tr("n × n: rows are queries, columns keys"));
+    p3.explanation = Report::tr("Every query is compared with every key by a dot product: multiply them entry by entry and "
                         "add up. A large score means that token i's query and token j's key point the same way, so "
                         "token i will pay attention to token j.");
     for (int head = 0; head < h; ++head)
-        p3.figures.push_back(squareFigure(t, tr("scores") + headSuffix(t, head), t.heads[std::size_t(head)].scores, false));
+        p3.figures.push_back(squareFigure(t, Report::tr("scores") + headSuffix(t, head), t.heads[std::size_t(head)].scores, false));
     pages.push_back(std::move(p3));
 
     StepPage p4;
-    p4.title = tr("Step 4 · Divide by √d_k");
-    const QString temperaturePart = temperature != 1.0 ? tr(" / T,   T = %1").arg(QString::fromStdString(core::formatNumber(temperature)))
+    p4.title = Report::tr("Step 4 · Divide by √d_k");
+    const QString temperaturePart = temperature != 1.0 ? Report::tr(" / T,   T = %1").arg(QString::fromStdString(core::formatNumber(temperature)))
                                                        : QString();
     p4.formula = model.options.scale
-        ? tr("scaled = scores / √d_k = scores / √%1 = scores × %2").arg(dk).arg(QString::fromStdString(core::formatNumber(1 / std::sqrt(dk))))
+        ? Report::tr("scaled = scores / √d_k = scores / √%1 = scores × %2").arg(dk).arg(QString::fromStdString(core::formatNumber(1 / std::sqrt(dk))))
             + temperaturePart
-        : tr("scaled = scores (scaling is off in this session)") + temperaturePart;
-    p4.shape = shapeText(tr("scaled scores"), n, n, tr("n × n"));
-    p4.explanation = tr("The dot product of two random vectors with d_k entries grows like √d_k: the longer the "
+        : Report::tr("scaled = scores (scaling is off in this session)") + temperaturePart;
+    p4.shape = shapeText(Report::tr("scaled scores"), n, n, Report::tr("n × n"));
+    p4.explanation = Report::tr("The dot product of two random vectors with d_k entries grows like √d_k: the longer the "
                         "vectors, the more extreme the scores, and the softmax of extreme scores puts almost all "
                         "weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the "
                         "scores near unit size whatever d_k is.")
         + (model.options.scale ? QString()
-                               : tr(" This session leaves the scaling off, so the scores pass through unchanged."))
-        + (temperature != 1.0 ? tr(" Dividing by the temperature T as well makes the weights softer (T > 1) or "
+                               : Report::tr(" This session leaves the scaling off, so the scores pass through unchanged."))
+        + (temperature != 1.0 ? Report::tr(" Dividing by the temperature T as well makes the weights softer (T > 1) or "
                                    "sharper (T < 1).")
                               : QString());
     for (int head = 0; head < h; ++head)
-        p4.figures.push_back(squareFigure(t, tr("scaled scores") + headSuffix(t, head), t.scaledScores(head), false));
+        p4.figures.push_back(squareFigure(t, Report::tr("scaled scores") + headSuffix(t, head), t.scaledScores(head), false));
     pages.push_back(std::move(p4));
 
     StepPage p5;
-    p5.title = tr("Step 5 · Softmax");
-    p5.formula = tr("weight(i, j) = exp(s_ij − max_k s_ik) / Σ_k exp(s_ik − max_k s_ik)");
-    p5.shape = shapeText(tr("weights"), n, n, tr("n × n, every row sums to 1"));
-    p5.explanation = tr("The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, "
+    p5.title = Report::tr("Step 5 · Softmax");
+    p5.formula = Report::tr("weight(i, j) = exp(s_ij − max_k s_ik) / Σ_k exp(s_ik − max_k s_ik)");
+    p5.shape = shapeText(Report::tr("weights"), n, n, Report::tr("n × n, every row sums to 1"));
+    p5.explanation = Report::tr("The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, "
                         "the larger the score the larger its share. Subtracting the row's maximum first changes "
                         "nothing in the result but keeps exp from overflowing.")
-        + (causal ? tr(" Under the causal mask a token may only look at itself and the tokens before it: every weight "
+        + (causal ? Report::tr(" Under the causal mask a token may only look at itself and the tokens before it: every weight "
                        "above the diagonal is exactly 0.")
                   : QString());
     for (int head = 0; head < h; ++head)
-        p5.figures.push_back(squareFigure(t, tr("weights") + headSuffix(t, head), t.heads[std::size_t(head)].weights, true));
+        p5.figures.push_back(squareFigure(t, Report::tr("weights") + headSuffix(t, head), t.heads[std::size_t(head)].weights, true));
     pages.push_back(std::move(p5));
 
     StepPage p6;
-    p6.title = tr("Step 6 · Weighted values");
-    p6.formula = tr("weighted value(i, j) = weight(i, j) · v_j");
-    p6.shape = tr("for each query i: %1 × %2 (n × d_v), one row per key j").arg(n).arg(dv);
-    p6.explanation = tr("Each query now takes every value vector v_j and multiplies it by the weight it gave to token "
+    p6.title = Report::tr("Step 6 · Weighted values");
+    p6.formula = Report::tr("weighted value(i, j) = weight(i, j) · v_j");
+    p6.shape = Report::tr("for each query i: %1 × %2 (n × d_v), one row per key j").arg(n).arg(dv);
+    p6.explanation = Report::tr("Each query now takes every value vector v_j and multiplies it by the weight it gave to token "
                         "j. Values of tokens it barely attends to shrink to almost nothing; the ones it attends to "
                         "keep most of their size.");
     const int shownQueries = n <= 4 ? n : 1;
     const int shownHeads = std::min(h, 2);
     for (int head = 0; head < shownHeads; ++head)
         for (int q = 0; q < shownQueries; ++q)
-            p6.figures.push_back({tr("query %1 (%2)").arg(q + 1).arg(QString::fromStdString(model.tokens[std::size_t(q)]))
+            p6.figures.push_back({Report::tr("query %1 (%2)").arg(q + 1).arg(QString::fromStdString(model.tokens[std::size_t(q)]))
                                       + headSuffix(t, head),
                                   t.weightedValues(head, q), ui::tokenLabels(t), indexLabels(dv), false,
                                   head > 0 && q == 0});
     if (shownQueries < n || shownHeads < h)
-        p6.note = tr("The other queries%1 are weighted the same way, each with its own row of weights.")
-                      .arg(shownHeads < h ? tr(" and heads") : QString());
+        p6.note = Report::tr("The other queries%1 are weighted the same way, each with its own row of weights.")
+                      .arg(shownHeads < h ? Report::tr(" and heads") : QString());
     pages.push_back(std::move(p6));
 
     StepPage p7;
-    p7.title = tr("Step 7 · Sum → Z");
-    p7.formula = tr("z_i = Σ_j weight(i, j) · v_j,   that is Z = weights · V");
-    p7.shape = shapeText(QStringLiteral("Z"), n, dv, tr("n × d_v"));
-    p7.explanation = tr("Adding up the weighted values of each query gives its output row z_i: a blend of the values of "
+    p7.title = Report::tr("Step 7 · Sum → Z");
+    p7.formula = Report::tr("z_i = Σ_j weight(i, j) · v_j,   that is Z = weights · V");
+    p7.shape = shapeText(QStringLiteral("Z"), n, dv, Report::tr("n × d_v"));
+    p7.explanation = Report::tr("Adding up the weighted values of each query gives its output row z_i: a blend of the values of "
                         "the tokens it attended to. This is the new representation of token i, informed by the whole "
                         "sequence.");
     for (int head = 0; head < h; ++head)
@@ -209,18 +209,18 @@ std::vector<StepPage> stepPages(const core::Trace& t)
 
     if (h > 1 || model.wo) {
         StepPage p8;
-        p8.title = tr("Step 8 · Concatenate the heads and project");
-        p8.formula = model.wo ? tr("concat = [Z_1 … Z_h],    output = concat · W_O") : tr("output = concat = [Z_1 … Z_h]");
-        p8.shape = shapeText(tr("concat"), n, t.concat.cols(), tr("n × h·d_v")) + QStringLiteral(";  ")
-            + shapeText(tr("output"), n, t.output.cols(), tr("n × d_out"));
-        p8.explanation = tr("The outputs of the heads are set side by side, one block of columns per head.")
-            + (model.wo ? tr(" The output projection W_O then mixes what the heads found into one row per token.")
+        p8.title = Report::tr("Step 8 · Concatenate the heads and project");
+        p8.formula = model.wo ? Report::tr("concat = [Z_1 … Z_h],    output = concat · W_O") : Report::tr("output = concat = [Z_1 … Z_h]");
+        p8.shape = shapeText(Report::tr("concat"), n, t.concat.cols(), Report::tr("n × h·d_v")) + QStringLiteral(";  ")
+            + shapeText(Report::tr("output"), n, t.output.cols(), Report::tr("n × d_out"));
+        p8.explanation = Report::tr("The outputs of the heads are set side by side, one block of columns per head.")
+            + (model.wo ? Report::tr(" The output projection W_O then mixes what the heads found into one row per token.")
                         : QString());
         if (h > 1)
-            p8.figures.push_back(tokenRowsFigure(t, tr("concat"), t.concat));
+            p8.figures.push_back(tokenRowsFigure(t, Report::tr("concat"), t.concat));
         if (model.wo)
             p8.figures.push_back(weightFigure(QStringLiteral("W_O"), *model.wo));
-        p8.figures.push_back(tokenRowsFigure(t, tr("output"), t.output));
+        p8.figures.push_back(tokenRowsFigure(t, Report::tr("output"), t.output));
         pages.push_back(std::move(p8));
     }
     return pages;
@@ -275,8 +275,8 @@ private:
                        QFontMetricsF(m_p.font()).height());
         const QFontMetricsF fm(m_p.font());
         m_p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter,
-                     fm.elidedText(tr("Attention Explorer · %1").arg(m_title), Qt::ElideRight, r.width() * 0.8));
-        m_p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, tr("page %1").arg(m_page));
+                     fm.elidedText(Report::tr("Attention Explorer · %1").arg(m_title), Qt::ElideRight, r.width() * 0.8));
+        m_p.drawText(r, Qt::AlignRight | Qt::AlignVCenter, Report::tr("page %1").arg(m_page));
         m_p.setPen(QPen(kRule, 0.8));
         m_p.drawLine(QPointF(r.left(), r.top() - 6), QPointF(r.right(), r.top() - 6));
     }
@@ -327,45 +327,45 @@ private:
         newPage();
         const core::AttentionModel& model = m_trace.model;
         m_y += 40;
-        text(tr("Self-attention, step by step"), fontOf(11, false), kAccent, 6);
+        text(Report::tr("Self-attention, step by step"), fontOf(11, false), kAccent, 6);
         text(m_title, fontOf(24, true), kInk, 10);
-        text(tr("Scaled dot-product self-attention computed from the numbers below, one page per step. Rows are tokens. "
+        text(Report::tr("Scaled dot-product self-attention computed from the numbers below, one page per step. Rows are tokens. "
                 "Numbers are rounded to 4 decimals; the exact values are in the CSV and JSON exports."),
              fontOf(10), kMuted, 24);
 
-        text(tr("Tokens"), fontOf(12, true), kInk, 6);
+        text(Report::tr("Tokens"), fontOf(12, true), kInk, 6);
         QStringList tokens;
         for (std::size_t i = 0; i < model.tokens.size(); ++i)
             tokens << QStringLiteral("%1 %2").arg(i + 1).arg(QString::fromStdString(model.tokens[i]));
         const int shown = 200;
         QString tokenText = tokens.mid(0, shown).join(QStringLiteral("   ·   "));
         if (tokens.size() > shown)
-            tokenText += tr("   … and %1 more").arg(tokens.size() - shown);
+            tokenText += Report::tr("   … and %1 more").arg(tokens.size() - shown);
         text(tokenText, fontOf(10.5), kInk, 20);
 
-        text(tr("Shapes"), fontOf(12, true), kInk, 6);
-        QStringList shapes{tr("n = %1 tokens").arg(model.n()), tr("d_model = %1").arg(model.dModel()),
-                           tr("heads h = %1").arg(model.heads()), tr("d_k = %1").arg(model.dK()),
-                           tr("d_v = %1").arg(model.dV())};
+        text(Report::tr("Shapes"), fontOf(12, true), kInk, 6);
+        QStringList shapes{Report::tr("n = %1 tokens").arg(model.n()), Report::tr("d_model = %1").arg(model.dModel()),
+                           Report::tr("heads h = %1").arg(model.heads()), Report::tr("d_k = %1").arg(model.dK()),
+                           Report::tr("d_v = %1").arg(model.dV())};
         if (model.wo)
-            shapes << tr("d_out = %1").arg(model.wo->cols());
+            shapes << Report::tr("d_out = %1").arg(model.wo->cols());
         text(shapes.join(QStringLiteral(",   ")), fontOf(10.5), kInk, 4);
-        text(tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
-                 .arg(model.wo ? tr(",   W_O: h·d_v × d_out") : QString()),
+        text(Report::tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
+                 .arg(model.wo ? Report::tr(",   W_O: h·d_v × d_out") : QString()),
              fontOf(9.5), kMuted, 20);
 
-        text(tr("Options"), fontOf(12, true), kInk, 6);
+        text(Report::tr("Options"), fontOf(12, true), kInk, 6);
         const QStringList options{
-            model.options.scale ? tr("scores divided by √d_k") : tr("scores not scaled"),
-            tr("temperature %1").arg(QString::fromStdString(core::formatNumber(model.options.temperature))),
-            model.options.mask == core::Mask::Causal ? tr("causal mask") : tr("no mask"),
+            model.options.scale ? Report::tr("scores divided by √d_k") : Report::tr("scores not scaled"),
+            Report::tr("temperature %1").arg(QString::fromStdString(core::formatNumber(model.options.temperature))),
+            model.options.mask == core::Mask::Causal ? Report::tr("causal mask") : Report::tr("no mask"),
             model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal
-                ? tr("sinusoidal positional encoding")
-                : tr("no positional encoding"),
+                ? Report::tr("sinusoidal positional encoding")
+                : Report::tr("no positional encoding"),
         };
         text(options.join(QStringLiteral(",   ")), fontOf(10.5), kInk, 20);
 
-        text(tr("Contents"), fontOf(12, true), kInk, 6);
+        text(Report::tr("Contents"), fontOf(12, true), kInk, 6);
         for (const QString& title : reportStepTitles(m_trace))
             text(title, fontOf(10.5), kInk, 3);
     }
@@ -401,7 +401,7 @@ private:
             }
             if (paint && y + size.height() > m_body.bottom() && y > m_body.top()) {
                 newPage();
-                text(tr("%1 (continued)").arg(page.title), fontOf(12, true), kMuted, kGap);
+                text(Report::tr("%1 (continued)").arg(page.title), fontOf(12, true), kMuted, kGap);
                 x = m_body.left();
                 y = m_y;
                 lineHeight = 0;
@@ -576,7 +576,7 @@ QStringList reportStepTitles(const core::Trace& trace)
 
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error)
 {
-    const QString name = title.isEmpty() ? tr("Self-attention") : title;
+    const QString name = title.isEmpty() ? Report::tr("Self-attention") : title;
     QPdfWriter writer(device);
     writer.setResolution(96);
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(16, 16, 16, 14),
@@ -585,7 +585,7 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
     writer.setCreator(QStringLiteral("Attention Explorer"));
     ReportPainter painter(writer, trace, name);
     if (!painter.paint())
-        return fail(error, tr("The report could not be painted"));
+        return fail(error, Report::tr("The report could not be painted"));
     return true;
 }
 
@@ -593,14 +593,14 @@ bool writeReport(const core::Trace& trace, const QString& title, const QString& 
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
     QString why;
     if (!writeReport(trace, title, &file, &why)) {
         file.cancelWriting();
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, why));
+        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, why));
     }
     if (file.error() != QFileDevice::NoError || !file.commit())
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
     return true;
 }
 

@@ -14,10 +14,10 @@ namespace {
 
 constexpr int kMaxSide = 16384;
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("HeatmapExport", text);
-}
+/** The translation context of these texts, the same for lupdate and at run time. */
+struct HeatmapExport {
+    Q_DECLARE_TR_FUNCTIONS(HeatmapExport)
+};
 
 bool fail(QString* error, const QString& message)
 {
@@ -35,13 +35,13 @@ bool writeImage(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QS
 {
     QImage image = renderHeatmapImage(renderer.data(), renderer.style(), size);
     if (image.isNull())
-        return fail(error, tr("Cannot export \"%1\": not enough memory for a %2 × %3 image")
+        return fail(error, HeatmapExport::tr("Cannot export \"%1\": not enough memory for a %2 × %3 image")
                                .arg(file.fileName()).arg(size.width()).arg(size.height()));
     if (!renderer.data().title.isEmpty())
         image.setText(QStringLiteral("Title"), renderer.data().title);
     image.setText(QStringLiteral("Software"), QStringLiteral("Attention Explorer"));
     if (!image.save(&file, "PNG"))
-        return fail(error, tr("Cannot write \"%1\": %2").arg(file.fileName(), file.errorString()));
+        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(file.fileName(), file.errorString()));
     return true;
 }
 
@@ -56,7 +56,7 @@ bool writeSvg(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QStr
     generator.setDescription(description(renderer.data()));
     QPainter painter;
     if (!painter.begin(&generator))
-        return fail(error, tr("Cannot write \"%1\": the SVG could not be started").arg(file.fileName()));
+        return fail(error, HeatmapExport::tr("Cannot write \"%1\": the SVG could not be started").arg(file.fileName()));
     renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
     painter.end();
     return true;
@@ -72,7 +72,7 @@ bool writePdf(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QStr
     writer.setCreator(QStringLiteral("Attention Explorer"));
     QPainter painter;
     if (!painter.begin(&writer))
-        return fail(error, tr("Cannot write \"%1\": the PDF could not be started").arg(file.fileName()));
+        return fail(error, HeatmapExport::tr("Cannot write \"%1\": the PDF could not be started").arg(file.fileName()));
     renderer.paint(&painter, QRectF(0, 0, writer.width(), writer.height()));
     painter.end();
     return true;
@@ -107,20 +107,20 @@ bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QSt
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix.isEmpty())
-        return fail(error, tr("Cannot export \"%1\": the file name has no ending (use .png, .svg or .pdf)").arg(path));
+        return fail(error, HeatmapExport::tr("Cannot export \"%1\": the file name has no ending (use .png, .svg or .pdf)").arg(path));
     if (!heatmapExportFormats().contains(suffix))
-        return fail(error, tr("Cannot export \"%1\": unknown file ending \".%2\" (use .png, .svg or .pdf)")
+        return fail(error, HeatmapExport::tr("Cannot export \"%1\": unknown file ending \".%2\" (use .png, .svg or .pdf)")
                                .arg(path, QFileInfo(path).suffix()));
 
     const HeatmapRenderer renderer(data, style);
     const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
     if (size.width() > kMaxSide || size.height() > kMaxSide)
-        return fail(error, tr("Cannot export \"%1\": the size %2×%3 is larger than %4 pixels a side")
+        return fail(error, HeatmapExport::tr("Cannot export \"%1\": the size %2×%3 is larger than %4 pixels a side")
                                .arg(path).arg(size.width()).arg(size.height()).arg(kMaxSide));
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
 
     bool ok = false;
     if (suffix == QLatin1String("png"))
@@ -134,7 +134,7 @@ bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QSt
         return false;
     }
     if (file.error() != QFileDevice::NoError || !file.commit())
-        return fail(error, tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
     return true;
 }
 

@@ -321,6 +321,11 @@ void HeatmapCanvas::changeEvent(QEvent* event)
         updateStyle();
         emit figureChanged();
     }
+    if (event->type() == QEvent::LanguageChange) {
+        // Titles and axis names of the figure are texts of the current language.
+        setAccessibleName(tr("Attention heatmap"));
+        rebuild();
+    }
     QWidget::changeEvent(event);
 }
 

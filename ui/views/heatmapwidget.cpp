@@ -2,6 +2,7 @@
 
 #include "heatmapcanvas.h"
 #include "ui/document/document.h"
+#include "ui/i18n/language.h"
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
 
@@ -89,22 +90,22 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     m_stepBox = new QComboBox;
     m_stepBox->setObjectName(QStringLiteral("stepBox"));
     for (core::Step step : heatmapSteps())
-        m_stepBox->addItem(stepTitle(step), int(step));
+        m_stepBox->addItem(QString(), int(step));
     m_headBox = new QComboBox;
     m_headBox->setObjectName(QStringLiteral("headBox"));
     m_colormapBox = new QComboBox;
     m_colormapBox->setObjectName(QStringLiteral("colormapBox"));
-    m_colormapBox->addItem(tr("Automatic"), -1);
+    m_colormapBox->addItem(QString(), -1);
     for (render::ColormapId id : allColormaps())
-        m_colormapBox->addItem(colormapTitle(id), int(id));
+        m_colormapBox->addItem(QString(), int(id));
 
     buildActions();
 
-    auto* stepLabel = new QLabel(tr("&Step"));
+    auto* stepLabel = new QLabel;
     stepLabel->setBuddy(m_stepBox);
-    m_headLabel = new QLabel(tr("&Head"));
+    m_headLabel = new QLabel;
     m_headLabel->setBuddy(m_headBox);
-    auto* colourLabel = new QLabel(tr("&Colours"));
+    auto* colourLabel = new QLabel;
     colourLabel->setBuddy(m_colormapBox);
     const auto toolButton = [](QAction* action) {
         auto* button = new QToolButton;
@@ -162,7 +163,36 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         if (!m_scroll->widgetResizable())
             m_canvas->resize(m_canvas->sizeHint().expandedTo(m_scroll->viewport()->size()));
     });
-    syncControls();
+    i18n::onLanguageChange(this, [this, stepLabel, colourLabel] {
+        stepLabel->setText(tr("&Step"));
+        m_headLabel->setText(tr("&Head"));
+        colourLabel->setText(tr("&Colours"));
+        for (int i = 0; i < m_stepBox->count(); ++i)
+            m_stepBox->setItemText(i, stepTitle(core::Step(m_stepBox->itemData(i).toInt())));
+        for (int i = 0; i < m_colormapBox->count(); ++i) {
+            const int id = m_colormapBox->itemData(i).toInt();
+            m_colormapBox->setItemText(i, id < 0 ? tr("Automatic") : colormapTitle(render::ColormapId(id)));
+        }
+        for (QAction* action : m_stepGroup->actions()) {
+            const QString title = stepTitle(core::Step(action->data().toInt()));
+            action->setText(title);
+            action->setStatusTip(tr("Show %1 in the heatmap").arg(title));
+        }
+        for (QAction* action : m_colormapGroup->actions()) {
+            const int id = action->data().toInt();
+            action->setText(id < 0 ? tr("&Automatic (by step)") : colormapTitle(render::ColormapId(id)));
+        }
+        m_zoomIn->setText(tr("Zoom &In"));
+        m_zoomIn->setIconText(tr("+"));
+            m_zoomOut->setText(tr("Zoom &Out"));
+        m_zoomOut->setIconText(tr("−"));
+            m_zoomFit->setText(tr("&Fit to Window"));
+        m_zoomFit->setIconText(tr("Fit"));
+        m_annotate->setText(tr("Show Cell &Values"));
+        m_annotate->setIconText(tr("Values"));
+        m_annotate->setToolTip(tr("Print each cell's value when the cells are large enough"));
+        syncControls();
+    });
 }
 
 HeatmapWidget::~HeatmapWidget() = default;
@@ -172,21 +202,20 @@ void HeatmapWidget::buildActions()
     m_stepGroup = new QActionGroup(this);
     int key = Qt::Key_1;
     for (core::Step step : heatmapSteps()) {
-        auto* action = new QAction(stepTitle(step), m_stepGroup);
+        auto* action = new QAction(m_stepGroup);
         action->setCheckable(true);
         action->setData(int(step));
         action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
-        action->setStatusTip(tr("Show %1 in the heatmap").arg(stepTitle(step)));
         connect(action, &QAction::triggered, this, [this, step] { m_viewState->setHeatmapStep(step); });
     }
 
     m_colormapGroup = new QActionGroup(this);
-    auto* automatic = new QAction(tr("&Automatic (by step)"), m_colormapGroup);
+    auto* automatic = new QAction(m_colormapGroup);
     automatic->setData(-1);
     automatic->setShortcut(QKeySequence(Qt::ALT | Qt::Key_0));
     key = Qt::Key_1;
     for (render::ColormapId id : allColormaps()) {
-        auto* action = new QAction(colormapTitle(id), m_colormapGroup);
+        auto* action = new QAction(m_colormapGroup);
         action->setData(int(id));
         action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(key++)));
     }
@@ -198,28 +227,21 @@ void HeatmapWidget::buildActions()
         });
     }
 
-    m_zoomIn = new QAction(QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), this);
-    m_zoomIn->setIconText(tr("+"));
+    m_zoomIn = new QAction(QIcon::fromTheme(QStringLiteral("zoom-in")), QString(), this);
     m_zoomIn->setShortcuts(QKeySequence::ZoomIn);
-    m_zoomIn->setToolTip(tr("Zoom in (Ctrl+wheel)"));
     connect(m_zoomIn, &QAction::triggered, this, [this] { zoomBy(zoomStep, QPoint()); });
 
-    m_zoomOut = new QAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), this);
-    m_zoomOut->setIconText(tr("−"));
+    m_zoomOut = new QAction(QIcon::fromTheme(QStringLiteral("zoom-out")), QString(), this);
     m_zoomOut->setShortcuts(QKeySequence::ZoomOut);
-    m_zoomOut->setToolTip(tr("Zoom out (Ctrl+wheel)"));
     connect(m_zoomOut, &QAction::triggered, this, [this] { zoomBy(1.0 / zoomStep, QPoint()); });
 
-    m_zoomFit = new QAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to Window"), this);
-    m_zoomFit->setIconText(tr("Fit"));
+    m_zoomFit = new QAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), QString(), this);
     m_zoomFit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     m_zoomFit->setCheckable(true);
     m_zoomFit->setChecked(true);
     connect(m_zoomFit, &QAction::triggered, this, [this] { applyZoom(0.0, QPoint()); });
 
-    m_annotate = new QAction(tr("Show Cell &Values"), this);
-    m_annotate->setIconText(tr("Values"));
-    m_annotate->setToolTip(tr("Print each cell's value when the cells are large enough"));
+    m_annotate = new QAction(this);
     m_annotate->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
     m_annotate->setCheckable(true);
     m_annotate->setChecked(m_canvas->annotate());

@@ -12,6 +12,7 @@
 #include "core/pytorchexport.h"
 #include "ui/export/exportfiles.h"
 #include "ui/export/reportwriter.h"
+#include "ui/i18n/language.h"
 #include "ui/views/matrixeditor.h"
 #include "ui/views/scalingpanel.h"
 #include "ui/views/stepspanel.h"
@@ -19,6 +20,7 @@
 #include "ui/views/walkthroughpanel.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -33,7 +35,10 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QUndoStack>
 #include <QUndoView>
+
+#include <iterator>
 
 namespace ui {
 
@@ -75,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createMenus();
     createStatusBar();
+    i18n::onLanguageChange(this, [this] { retranslate(); });
 
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
@@ -117,26 +123,26 @@ void MainWindow::createDocks()
 {
     m_tokenBar = new TokenBar(m_document, m_viewState);
     m_options = new OptionsPanel(m_document);
-    QDockWidget* tokens = addDock(m_tokenBar, tr("Tokens"), QStringLiteral("tokensDock"), Qt::LeftDockWidgetArea);
-    QDockWidget* options = addDock(m_options, tr("Options"), QStringLiteral("optionsDock"), Qt::LeftDockWidgetArea);
+    QDockWidget* tokens = addDock(m_tokenBar, QString(), QStringLiteral("tokensDock"), Qt::LeftDockWidgetArea);
+    QDockWidget* options = addDock(m_options, QString(), QStringLiteral("optionsDock"), Qt::LeftDockWidgetArea);
     splitDockWidget(tokens, options, Qt::Vertical);
 
     QWidget* steps = new StepsPanel(m_document, m_viewState);
     QWidget* walkthrough = new WalkthroughPanel(m_document, m_viewState);
     m_matrices = new MatrixEditorPanel(m_document, m_viewState);
     QWidget* matrices = m_matrices;
-    QDockWidget* stepsDock = addDock(steps, tr("Steps"), QStringLiteral("stepsDock"), Qt::RightDockWidgetArea);
-    QDockWidget* walkDock = addDock(walkthrough, tr("Walkthrough"), QStringLiteral("walkthroughDock"),
+    QDockWidget* stepsDock = addDock(steps, QString(), QStringLiteral("stepsDock"), Qt::RightDockWidgetArea);
+    QDockWidget* walkDock = addDock(walkthrough, QString(), QStringLiteral("walkthroughDock"),
                                     Qt::RightDockWidgetArea);
     tabifyDockWidget(stepsDock, walkDock);
-    addDock(matrices, tr("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
+    addDock(matrices, QString(), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
 
     auto* history = new QUndoView(m_document->undoStack());
-    history->setEmptyLabel(tr("<opened>"));
-    QDockWidget* historyDock = addDock(history, tr("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
+    m_history = history;
+    QDockWidget* historyDock = addDock(history, QString(), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(walkDock, historyDock);
     historyDock->hide();
-    m_scalingDock = addDock(new ScalingPanel, tr("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
+    m_scalingDock = addDock(new ScalingPanel, QString(), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, m_scalingDock);
     m_scalingDock->hide();
     stepsDock->raise();
@@ -150,101 +156,99 @@ void MainWindow::createDocks()
 
 void MainWindow::createActions()
 {
-    m_newAction = new QAction(QIcon::fromTheme(QStringLiteral("document-new")), tr("&New"), this);
+    m_newAction = new QAction(QIcon::fromTheme(QStringLiteral("document-new")), QString(), this);
     m_newAction->setShortcuts(QKeySequence::New);
-    m_newAction->setStatusTip(tr("Start again from the worked example"));
     connect(m_newAction, &QAction::triggered, this, &MainWindow::newSession);
 
-    m_openAction = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this);
+    m_openAction = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), QString(), this);
     m_openAction->setShortcuts(QKeySequence::Open);
-    m_openAction->setStatusTip(tr("Open a session file"));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openDialog);
 
-    m_saveAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this);
+    m_saveAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save")), QString(), this);
     m_saveAction->setShortcuts(QKeySequence::Save);
     connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
 
-    m_saveAsAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save-as")), tr("Save &As…"), this);
+    m_saveAsAction = new QAction(QIcon::fromTheme(QStringLiteral("document-save-as")), QString(), this);
     m_saveAsAction->setShortcuts(QKeySequence::SaveAs);
     connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
 
-    m_exportAction = new QAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export Heatmap…"), this);
+    m_exportAction = new QAction(QIcon::fromTheme(QStringLiteral("document-export")), QString(), this);
     m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_exportAction->setStatusTip(tr("Write the heatmap as shown to a PNG, SVG or PDF file"));
     connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportDialog);
 
-    m_copyAction = new QAction(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("&Copy Heatmap Image"), this);
+    m_copyAction = new QAction(QIcon::fromTheme(QStringLiteral("edit-copy")), QString(), this);
     m_copyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    m_copyAction->setStatusTip(tr("Copy the heatmap to the clipboard as an image"));
     connect(m_copyAction, &QAction::triggered, this, &MainWindow::copyHeatmap);
 
-    m_quitAction = new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this);
+    m_quitAction = new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), QString(), this);
     m_quitAction->setShortcuts(QKeySequence::Quit);
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
-    m_undoAction = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    m_undoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    // Our own undo and redo actions, not QUndoStack's, so that their texts follow a change of language.
+    QUndoStack* stack = m_document->undoStack();
+    m_undoAction = new QAction(QIcon::fromTheme(QStringLiteral("edit-undo")), QString(), this);
     m_undoAction->setShortcuts(QKeySequence::Undo);
-    m_redoAction = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    m_redoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    m_undoAction->setEnabled(stack->canUndo());
+    connect(m_undoAction, &QAction::triggered, stack, &QUndoStack::undo);
+    connect(stack, &QUndoStack::canUndoChanged, m_undoAction, &QAction::setEnabled);
+    connect(stack, &QUndoStack::undoTextChanged, this, &MainWindow::updateUndoTexts);
+    m_redoAction = new QAction(QIcon::fromTheme(QStringLiteral("edit-redo")), QString(), this);
     m_redoAction->setShortcuts(QKeySequence::Redo);
+    m_redoAction->setEnabled(stack->canRedo());
+    connect(m_redoAction, &QAction::triggered, stack, &QUndoStack::redo);
+    connect(stack, &QUndoStack::canRedoChanged, m_redoAction, &QAction::setEnabled);
+    connect(stack, &QUndoStack::redoTextChanged, this, &MainWindow::updateUndoTexts);
 
-    m_fullScreenAction = new QAction(QIcon::fromTheme(QStringLiteral("view-fullscreen")), tr("&Full Screen"), this);
+    m_fullScreenAction = new QAction(QIcon::fromTheme(QStringLiteral("view-fullscreen")), QString(), this);
     m_fullScreenAction->setShortcuts(QKeySequence::FullScreen);
     m_fullScreenAction->setCheckable(true);
     connect(m_fullScreenAction, &QAction::toggled, this, &MainWindow::toggleFullScreen);
 
-    m_teachingAction = new QAction(QIcon::fromTheme(QStringLiteral("x-office-presentation")), tr("&Teaching Mode"), this);
+    m_teachingAction = new QAction(QIcon::fromTheme(QStringLiteral("x-office-presentation")), QString(), this);
     m_teachingAction->setShortcut(QKeySequence(Qt::Key_F5));
-    m_teachingAction->setStatusTip(tr("Step through the seven steps full screen, one per slide"));
     connect(m_teachingAction, &QAction::triggered, this, &MainWindow::startTeaching);
 
-    m_scalingAction = new QAction(tr("&Why Divide by √d_k?"), this);
+    m_scalingAction = new QAction(this);
     m_scalingAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     connect(m_scalingAction, &QAction::triggered, this, [this] {
         m_scalingDock->show();
         m_scalingDock->raise();
     });
 
-    m_exportReportAction = new QAction(tr("Export &Report (PDF)…"), this);
+    m_exportReportAction = new QAction(this);
     m_exportReportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    m_exportReportAction->setStatusTip(tr("A handout: one page per step with its formula, matrix and explanation"));
     connect(m_exportReportAction, &QAction::triggered, this, &MainWindow::exportReportDialog);
 
-    m_exportStepsAction = new QAction(tr("Export Step &Matrices…"), this);
+    m_exportStepsAction = new QAction(this);
     m_exportStepsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-    m_exportStepsAction->setStatusTip(tr("One CSV file per step and head, and the whole computation as JSON, into a folder"));
     connect(m_exportStepsAction, &QAction::triggered, this, &MainWindow::exportStepsDialog);
 
-    m_exportCodeAction = new QAction(tr("Export &PyTorch Code…"), this);
+    m_exportCodeAction = new QAction(this);
     m_exportCodeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     connect(m_exportCodeAction, &QAction::triggered, this, &MainWindow::exportCodeDialog);
 
-    m_copyCodeAction = new QAction(tr("Copy as PyTorch &Code"), this);
+    m_copyCodeAction = new QAction(this);
     m_copyCodeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
-    m_copyCodeAction->setStatusTip(tr("Python that reproduces every step of this session with torch"));
     connect(m_copyCodeAction, &QAction::triggered, this, &MainWindow::copyCode);
 
-    m_importMatrixAction = new QAction(tr("&Import Matrix…"), this);
+    m_importMatrixAction = new QAction(this);
     m_importMatrixAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    m_importMatrixAction->setStatusTip(tr("Replace the matrix of the current editor tab with one from a .npy or .csv file"));
     connect(m_importMatrixAction, &QAction::triggered, this, &MainWindow::importMatrixDialog);
 
-    m_exportMatrixAction = new QAction(tr("Export Mat&rix…"), this);
+    m_exportMatrixAction = new QAction(this);
     m_exportMatrixAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
-    m_exportMatrixAction->setStatusTip(tr("Write the matrix of the current editor tab as .npy or .csv"));
     connect(m_exportMatrixAction, &QAction::triggered, this, &MainWindow::exportMatrixDialog);
 
-    m_resetLayoutAction = new QAction(tr("&Reset Layout"), this);
+    m_resetLayoutAction = new QAction(this);
     m_resetLayoutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     connect(m_resetLayoutAction, &QAction::triggered, this, &MainWindow::resetLayout);
 
-    m_aboutAction = new QAction(QIcon::fromTheme(QStringLiteral("help-about")), tr("&About Attention Explorer"), this);
+    m_aboutAction = new QAction(QIcon::fromTheme(QStringLiteral("help-about")), QString(), this);
     m_aboutAction->setShortcuts(QKeySequence::HelpContents);
     m_aboutAction->setMenuRole(QAction::AboutRole);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::about);
-    m_aboutQtAction = new QAction(tr("About &Qt"), this);
+    m_aboutQtAction = new QAction(this);
     m_aboutQtAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
     m_aboutQtAction->setMenuRole(QAction::AboutQtRole);
     connect(m_aboutQtAction, &QAction::triggered, qApp, &QApplication::aboutQt);
@@ -266,12 +270,77 @@ void MainWindow::createActions()
     }
 }
 
+void MainWindow::retranslate()
+{
+    m_newAction->setText(tr("&New"));
+    m_openAction->setText(tr("&Open…"));
+    m_saveAction->setText(tr("&Save"));
+    m_saveAsAction->setText(tr("Save &As…"));
+    m_exportAction->setText(tr("&Export Heatmap…"));
+    m_copyAction->setText(tr("&Copy Heatmap Image"));
+    m_quitAction->setText(tr("&Quit"));
+    m_fullScreenAction->setText(tr("&Full Screen"));
+    m_teachingAction->setText(tr("&Teaching Mode"));
+    m_scalingAction->setText(tr("&Why Divide by √d_k?"));
+    m_exportReportAction->setText(tr("Export &Report (PDF)…"));
+    m_exportStepsAction->setText(tr("Export Step &Matrices…"));
+    m_exportCodeAction->setText(tr("Export &PyTorch Code…"));
+    m_copyCodeAction->setText(tr("Copy as PyTorch &Code"));
+    m_importMatrixAction->setText(tr("&Import Matrix…"));
+    m_exportMatrixAction->setText(tr("Export Mat&rix…"));
+    m_resetLayoutAction->setText(tr("&Reset Layout"));
+    m_aboutAction->setText(tr("&About Attention Explorer"));
+    m_aboutQtAction->setText(tr("About &Qt"));
+    m_newAction->setStatusTip(tr("Start again from the worked example"));
+    m_openAction->setStatusTip(tr("Open a session file"));
+    m_exportAction->setStatusTip(tr("Write the heatmap as shown to a PNG, SVG or PDF file"));
+    m_copyAction->setStatusTip(tr("Copy the heatmap to the clipboard as an image"));
+    m_teachingAction->setStatusTip(tr("Step through the seven steps full screen, one per slide"));
+    m_exportReportAction->setStatusTip(tr("A handout: one page per step with its formula, matrix and explanation"));
+    m_exportStepsAction->setStatusTip(tr("One CSV file per step and head, and the whole computation as JSON, into a folder"));
+    m_copyCodeAction->setStatusTip(tr("Python that reproduces every step of this session with torch"));
+    m_importMatrixAction->setStatusTip(tr("Replace the matrix of the current editor tab with one from a .npy or .csv file"));
+    m_exportMatrixAction->setStatusTip(tr("Write the matrix of the current editor tab as .npy or .csv"));
+    updateUndoTexts();
+
+    m_fileMenu->setTitle(tr("&File"));
+    m_recentMenu->setTitle(tr("Open &Recent"));
+    m_editMenu->setTitle(tr("&Edit"));
+    m_viewMenu->setTitle(tr("&View"));
+    m_stepMenu->setTitle(tr("Heatmap &Step"));
+    m_colourMenu->setTitle(tr("&Colour Map"));
+    m_panelsMenu->setTitle(tr("&Panels"));
+    m_languageMenu->setTitle(tr("&Language"));
+    m_presetsMenu->setTitle(tr("&Presets"));
+    m_helpMenu->setTitle(tr("&Help"));
+    for (QAction* action : m_languageMenu->actions())
+        action->setChecked(action->data().toString() == i18n::currentLanguage());
+
+    const QString titles[] = {tr("Tokens"), tr("Options"), tr("Steps"), tr("Walkthrough"),
+                              tr("Matrices"), tr("History"), tr("Why √d_k?")};
+    for (int i = 0; i < m_docks.size() && i < int(std::size(titles)); ++i)
+        m_docks[i]->setWindowTitle(titles[i]);
+    m_history->setEmptyLabel(tr("<opened>"));
+    m_computing->setText(tr("Computing…"));
+    if (m_teaching)
+        m_teaching->setWindowTitle(tr("Attention Explorer — Teaching Mode"));
+    updateTitle();
+    updateStatus();
+}
+
+void MainWindow::updateUndoTexts()
+{
+    const QUndoStack* stack = m_document->undoStack();
+    m_undoAction->setText(stack->undoText().isEmpty() ? tr("&Undo") : tr("&Undo %1").arg(stack->undoText()));
+    m_redoAction->setText(stack->redoText().isEmpty() ? tr("&Redo") : tr("&Redo %1").arg(stack->redoText()));
+}
+
 void MainWindow::createMenus()
 {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QMenu* file = m_fileMenu = menuBar()->addMenu(QString());
     file->addAction(m_newAction);
     file->addAction(m_openAction);
-    m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
+    m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), QString());
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
     file->addSeparator();
     file->addAction(m_saveAction);
@@ -290,14 +359,14 @@ void MainWindow::createMenus()
     file->addAction(m_quitAction);
     updateRecentMenu();
 
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QMenu* edit = m_editMenu = menuBar()->addMenu(QString());
     edit->addAction(m_undoAction);
     edit->addAction(m_redoAction);
 
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    QMenu* step = view->addMenu(tr("Heatmap &Step"));
+    QMenu* view = m_viewMenu = menuBar()->addMenu(QString());
+    QMenu* step = m_stepMenu = view->addMenu(QString());
     step->addActions(m_heatmap->stepActions());
-    QMenu* colours = view->addMenu(tr("&Colour Map"));
+    QMenu* colours = m_colourMenu = view->addMenu(QString());
     const QList<QAction*> colourActions = m_heatmap->colormapActions();
     colours->addAction(colourActions.first());
     colours->addSeparator();
@@ -308,7 +377,7 @@ void MainWindow::createMenus()
     view->addAction(m_heatmap->zoomOutAction());
     view->addAction(m_heatmap->zoomFitAction());
     view->addSeparator();
-    QMenu* panels = view->addMenu(tr("&Panels"));
+    QMenu* panels = m_panelsMenu = view->addMenu(QString());
     int key = Qt::Key_1;
     for (QDockWidget* dock : std::as_const(m_docks)) {
         QAction* toggle = dock->toggleViewAction();
@@ -321,18 +390,34 @@ void MainWindow::createMenus()
     view->addAction(m_teachingAction);
     view->addAction(m_scalingAction);
 
-    QMenu* presets = menuBar()->addMenu(tr("&Presets"));
+    QMenu* presets = m_presetsMenu = menuBar()->addMenu(QString());
     presets->setToolTipsVisible(true);
     presets->addActions(m_presetActions);
 
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    m_languageMenu = view->addMenu(QString());
+    m_languageMenu->setObjectName(QStringLiteral("languageMenu"));
+    auto* languages = new QActionGroup(this);
+    for (const QString& code : i18n::availableLanguages()) {
+        QAction* action = m_languageMenu->addAction(i18n::nativeName(code));
+        action->setObjectName(QStringLiteral("language_") + code);
+        action->setData(code);
+        action->setCheckable(true);
+        action->setChecked(code == i18n::currentLanguage());
+        languages->addAction(action);
+        connect(action, &QAction::triggered, this, [code] {
+            i18n::applyLanguage(code);
+            i18n::saveLanguage(code);
+        });
+    }
+
+    QMenu* help = m_helpMenu = menuBar()->addMenu(QString());
     help->addAction(m_aboutAction);
     help->addAction(m_aboutQtAction);
 }
 
 void MainWindow::createStatusBar()
 {
-    m_computing = new QLabel(tr("Computing…"));
+    m_computing = new QLabel;
     m_computing->setObjectName(QStringLiteral("computingLabel"));
     m_computing->hide();
     m_dimensions = new QLabel;

@@ -7,6 +7,7 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QUndoView;
 
 namespace ui {
 
@@ -79,6 +80,9 @@ private:
     void importMatrixDialog();
     void exportMatrixDialog();
 
+    /** Sets every text of the window in the current language. */
+    void retranslate();
+    void updateUndoTexts();
     void updateTitle();
     void updateStatus();
     void updateRecentMenu();
@@ -95,7 +99,17 @@ private:
     QList<QDockWidget*> m_docks;
     QByteArray m_defaultState;
 
+    QMenu* m_fileMenu = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_editMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_stepMenu = nullptr;
+    QMenu* m_colourMenu = nullptr;
+    QMenu* m_panelsMenu = nullptr;
+    QMenu* m_languageMenu = nullptr;
+    QMenu* m_presetsMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QUndoView* m_history = nullptr;
     QAction* m_newAction = nullptr;
     QAction* m_openAction = nullptr;
     QAction* m_saveAction = nullptr;

@@ -2,6 +2,7 @@
 
 #include "numberdelegate.h"
 #include "ui/document/matrixtablemodel.h"
+#include "ui/i18n/language.h"
 #include "ui/document/viewstate.h"
 
 #include "core/edit.h"
@@ -55,11 +56,9 @@ QString tabToolTip(MatrixId id)
     return {};
 }
 
-QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent)
+QToolButton* toolButton(QWidget* parent)
 {
     auto* b = new QToolButton(parent);
-    b->setText(text);
-    b->setToolTip(tip);
     b->setAutoRaise(true);
     return b;
 }
@@ -89,16 +88,20 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
         table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
         table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
 
-        auto* copy = new QAction(tr("Copy"), table);
+        auto* copy = new QAction(table);
         copy->setShortcut(QKeySequence::Copy);
         copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         connect(copy, &QAction::triggered, this, &MatrixEditorPanel::copySelection);
-        auto* paste = new QAction(tr("Paste"), table);
+        auto* paste = new QAction(table);
         paste->setShortcut(QKeySequence::Paste);
         paste->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         connect(paste, &QAction::triggered, this, &MatrixEditorPanel::paste);
         table->addAction(copy);
         table->addAction(paste);
+        i18n::onLanguageChange(copy, [copy, paste] {
+            copy->setText(tr("Copy"));
+            paste->setText(tr("Paste"));
+        });
         table->setContextMenuPolicy(Qt::ActionsContextMenu);
 
         connect(model, &MatrixTableModel::refused, this, &MatrixEditorPanel::showMessage);
@@ -109,33 +112,36 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
             m_outputStack = new QStackedWidget(this);
             auto* hint = new QWidget(this);
             auto* hintLayout = new QVBoxLayout(hint);
-            auto* label = new QLabel(tr("This model has no output projection W_O: the output is the heads' "
-                                        "outputs side by side."), hint);
+            auto* label = new QLabel(hint);
             label->setWordWrap(true);
-            auto* add = new QPushButton(tr("Add W_O"), hint);
-            add->setToolTip(tr("Add an output projection, starting as the identity"));
+            auto* add = new QPushButton(hint);
+            i18n::onLanguageChange(add, [label, add] {
+                label->setText(tr("This model has no output projection W_O: the output is the heads' "
+                                  "outputs side by side."));
+                add->setText(tr("Add W_O"));
+                add->setToolTip(tr("Add an output projection, starting as the identity"));
+            });
             connect(add, &QPushButton::clicked, this, [this] { m_document->setOutputProjection(true); });
             hintLayout->addWidget(label);
             hintLayout->addWidget(add, 0, Qt::AlignLeft);
             hintLayout->addStretch();
             m_outputStack->addWidget(hint);
             m_outputStack->addWidget(table);
-            m_tabs->addTab(m_outputStack, tabTitle(id));
+            m_tabs->addTab(m_outputStack, QString());
         } else {
-            m_tabs->addTab(table, tabTitle(id));
+            m_tabs->addTab(table, QString());
         }
-        m_tabs->setTabToolTip(m_tabs->count() - 1, tabToolTip(id));
     }
 
     // The tool row: fill actions, precision.
     auto* tools = new QHBoxLayout;
     tools->setContentsMargins(0, 0, 0, 0);
-    auto* copyButton = toolButton(tr("Copy"), tr("Copy the selected cells, tab-separated (Ctrl+C)"), this);
-    auto* pasteButton = toolButton(tr("Paste"), tr("Paste a block at the current cell (Ctrl+V)"), this);
-    auto* random = toolButton(tr("Random"), tr("Fill with random numbers from the seed (Glorot uniform)"), this);
-    auto* zeros = toolButton(tr("Zeros"), tr("Fill with zeros"), this);
-    auto* identity = toolButton(tr("Identity"), tr("Ones on the diagonal, zeros elsewhere"), this);
-    auto* scaleButton = toolButton(tr("Scale ×"), tr("Multiply every cell by the factor"), this);
+    auto* copyButton = toolButton(this);
+    auto* pasteButton = toolButton(this);
+    auto* random = toolButton(this);
+    auto* zeros = toolButton(this);
+    auto* identity = toolButton(this);
+    auto* scaleButton = toolButton(this);
     connect(copyButton, &QToolButton::clicked, this, &MatrixEditorPanel::copySelection);
     connect(pasteButton, &QToolButton::clicked, this, &MatrixEditorPanel::paste);
     connect(random, &QToolButton::clicked, this, &MatrixEditorPanel::fillRandom);
@@ -144,16 +150,11 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
     connect(scaleButton, &QToolButton::clicked, this, &MatrixEditorPanel::scale);
     m_seed->setRange(0, 999999);
     m_seed->setValue(1);
-    m_seed->setPrefix(tr("seed "));
-    m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
     m_factor->setRange(-1000, 1000);
     m_factor->setDecimals(3);
     m_factor->setValue(2);
-    m_factor->setToolTip(tr("The factor of Scale ×"));
     m_precision->setRange(0, 6);
     m_precision->setValue(2);
-    m_precision->setPrefix(tr("decimals "));
-    m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
     connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
         for (auto* model : m_models)
             model->setPrecision(decimals);
@@ -182,9 +183,31 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
 
     connect(document, &Document::modelChanged, this, &MatrixEditorPanel::updateOutputPage);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { showMessage(QString()); });
-    updateOutputPage();
     updateBaseColors();
     showMessage(QString());
+    i18n::onLanguageChange(this, [=, this] {
+        const std::pair<QToolButton*, QString> buttons[] = {
+            {copyButton, tr("Copy")}, {pasteButton, tr("Paste")}, {random, tr("Random")},
+            {zeros, tr("Zeros")}, {identity, tr("Identity")}, {scaleButton, tr("Scale ×")}};
+        const QString tips[] = {tr("Copy the selected cells, tab-separated (Ctrl+C)"),
+                                tr("Paste a block at the current cell (Ctrl+V)"),
+                                tr("Fill with random numbers from the seed (Glorot uniform)"), tr("Fill with zeros"),
+                                tr("Ones on the diagonal, zeros elsewhere"), tr("Multiply every cell by the factor")};
+        for (int i = 0; i < 6; ++i) {
+            buttons[i].first->setText(buttons[i].second);
+            buttons[i].first->setToolTip(tips[i]);
+        }
+        m_seed->setPrefix(tr("seed "));
+        m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
+        m_factor->setToolTip(tr("The factor of Scale ×"));
+        m_precision->setPrefix(tr("decimals "));
+        m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
+        for (MatrixId id : allMatrices) {
+            m_tabs->setTabText(int(id), tabTitle(id));
+            m_tabs->setTabToolTip(int(id), tabToolTip(id));
+        }
+        updateOutputPage();
+    });
 }
 
 MatrixId MatrixEditorPanel::currentMatrix() const

@@ -2,6 +2,7 @@
 
 #include "inlinemessage.h"
 #include "ui/document/document.h"
+#include "ui/i18n/language.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -58,41 +59,36 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
 {
     setObjectName(QStringLiteral("optionsPanel"));
 
-    m_scale = new QCheckBox(tr("Divide scores by √d_k"));
+    m_scale = new QCheckBox;
     m_scale->setObjectName(QStringLiteral("scaleBox"));
-    m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
 
     m_temperatureSlider = new QSlider(Qt::Horizontal);
     m_temperatureSlider->setObjectName(QStringLiteral("temperatureSlider"));
     m_temperatureSlider->setRange(0, sliderSteps);
     m_temperatureSlider->setPageStep(sliderSteps / 20);
     m_temperatureSlider->setSingleStep(sliderSteps / 100);
-    m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
     m_temperature = new QDoubleSpinBox;
     m_temperature->setObjectName(QStringLiteral("temperatureBox"));
     m_temperature->setRange(0.01, 100.0);
     m_temperature->setDecimals(2);
     m_temperature->setSingleStep(0.05);
     m_temperature->setKeyboardTracking(false);
-    m_temperature->setAccessibleName(tr("Temperature"));
 
     m_mask = new QComboBox;
     m_mask->setObjectName(QStringLiteral("maskBox"));
-    m_mask->addItem(tr("None"), int(core::Mask::None));
-    m_mask->addItem(tr("Causal (no looking ahead)"), int(core::Mask::Causal));
+    m_mask->addItem(QString(), int(core::Mask::None));
+    m_mask->addItem(QString(), int(core::Mask::Causal));
     m_encoding = new QComboBox;
     m_encoding->setObjectName(QStringLiteral("encodingBox"));
-    m_encoding->addItem(tr("None"), int(core::PositionalEncoding::None));
-    m_encoding->addItem(tr("Sinusoidal"), int(core::PositionalEncoding::Sinusoidal));
-    m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
+    m_encoding->addItem(QString(), int(core::PositionalEncoding::None));
+    m_encoding->addItem(QString(), int(core::PositionalEncoding::Sinusoidal));
 
     m_heads = dimensionBox(core::Limits::maxHeads, QStringLiteral("headsBox"));
     m_dModel = dimensionBox(core::Limits::maxDModel, QStringLiteral("dModelBox"));
     m_dk = dimensionBox(core::Limits::maxWidth, QStringLiteral("dkBox"));
     m_dv = dimensionBox(core::Limits::maxWidth, QStringLiteral("dvBox"));
-    m_outputProjection = new QCheckBox(tr("Output projection W_O"));
+    m_outputProjection = new QCheckBox;
     m_outputProjection->setObjectName(QStringLiteral("outputProjectionBox"));
-    m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("optionsMessage"));
@@ -105,30 +101,62 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     auto* scores = new QFormLayout;
     scores->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     scores->addRow(m_scale);
-    auto* temperatureLabel = new QLabel(tr("T&emperature"));
+    auto* temperatureLabel = new QLabel;
     temperatureLabel->setBuddy(m_temperature);
     scores->addRow(temperatureLabel, temperatureRow);
-    scores->addRow(tr("&Mask"), m_mask);
-    scores->addRow(tr("&Positions"), m_encoding);
+    auto* maskLabel = new QLabel;
+    maskLabel->setBuddy(m_mask);
+    scores->addRow(maskLabel, m_mask);
+    auto* positionsLabel = new QLabel;
+    positionsLabel->setBuddy(m_encoding);
+    scores->addRow(positionsLabel, m_encoding);
 
     auto* dims = new QFormLayout;
     dims->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    dims->addRow(tr("&Heads"), m_heads);
-    dims->addRow(tr("d_m&odel"), m_dModel);
-    dims->addRow(tr("d_&k per head"), m_dk);
-    dims->addRow(tr("d_&v per head"), m_dv);
+    QLabel* dimLabels[4];
+    QSpinBox* dimBoxes[4] = {m_heads, m_dModel, m_dk, m_dv};
+    for (int i = 0; i < 4; ++i) {
+        dimLabels[i] = new QLabel;
+        dimLabels[i]->setBuddy(dimBoxes[i]);
+        dims->addRow(dimLabels[i], dimBoxes[i]);
+    }
     dims->addRow(m_outputProjection);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 8);
     layout->setSpacing(6);
-    layout->addWidget(sectionLabel(tr("Scores")));
+    QLabel* scoresTitle = sectionLabel(QString());
+    layout->addWidget(scoresTitle);
     layout->addLayout(scores);
     layout->addSpacing(8);
-    layout->addWidget(sectionLabel(tr("Dimensions")));
+    QLabel* dimsTitle = sectionLabel(QString());
+    layout->addWidget(dimsTitle);
     layout->addLayout(dims);
     layout->addWidget(m_message);
     layout->addStretch(1);
+
+    i18n::onLanguageChange(this, [=, this] {
+        m_scale->setText(tr("Divide scores by √d_k"));
+        m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
+        m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
+        m_temperature->setAccessibleName(tr("Temperature"));
+        m_mask->setItemText(0, tr("None"));
+        m_mask->setItemText(1, tr("Causal (no looking ahead)"));
+        m_encoding->setItemText(0, tr("None"));
+        m_encoding->setItemText(1, tr("Sinusoidal"));
+        m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
+        m_outputProjection->setText(tr("Output projection W_O"));
+        m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
+        temperatureLabel->setText(tr("T&emperature"));
+        maskLabel->setText(tr("&Mask"));
+        positionsLabel->setText(tr("&Positions"));
+        dimLabels[0]->setText(tr("&Heads"));
+        dimLabels[1]->setText(tr("d_m&odel"));
+        dimLabels[2]->setText(tr("d_&k per head"));
+        dimLabels[3]->setText(tr("d_&v per head"));
+        scoresTitle->setText(tr("Scores"));
+        dimsTitle->setText(tr("Dimensions"));
+    });
 
     connect(m_scale, &QCheckBox::toggled, this, [this](bool on) {
         core::Options o = m_document->model().options;

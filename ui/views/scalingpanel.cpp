@@ -54,7 +54,7 @@ protected:
         const auto& b = m_study->*m_scaled;
         const QRectF plot(em * 3.2, em * 1.8, width() - em * 4.0, height() - em * 5.2);
         if (dk.empty() || a.size() != dk.size() || b.size() != dk.size() || plot.width() < 20 || plot.height() < 20) {
-            p.drawText(rect(), Qt::AlignCenter, tr("Computing…"));
+            p.drawText(rect(), Qt::AlignCenter, ScalingPanel::tr("Computing…"));
             return;
         }
         double lo = 0, hi = 0;

@@ -107,9 +107,7 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     });
 
     m_thumbnail->setFixedSize(200, 200);
-    m_thumbnail->setToolTip(tr("Too many numbers to read: the matrix as a heatmap. Zoom for a larger view."));
-    m_zoom->setText(tr("Zoom…"));
-    m_zoom->setToolTip(tr("Show this matrix as a large heatmap"));
+    retranslate();
     connect(m_zoom, &QToolButton::clicked, this, &StepBlock::zoom);
 
     auto* layout = new QVBoxLayout(this);
@@ -205,7 +203,16 @@ void StepBlock::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange)
         m_model->setBaseColor(m_table->palette().color(QPalette::Base));
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
     QWidget::changeEvent(event);
+}
+
+void StepBlock::retranslate()
+{
+    m_thumbnail->setToolTip(tr("Too many numbers to read: the matrix as a heatmap. Zoom for a larger view."));
+    m_zoom->setText(tr("Zoom…"));
+    m_zoom->setToolTip(tr("Show this matrix as a large heatmap"));
 }
 
 }  // namespace ui

@@ -31,6 +31,7 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void retranslate();
 
 private:
     void refresh();

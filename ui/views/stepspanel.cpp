@@ -3,6 +3,7 @@
 #include "querychooser.h"
 #include "stepblock.h"
 #include "ui/document/document.h"
+#include "ui/i18n/language.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 
@@ -41,17 +42,14 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
       m_query(new QComboBox(this)), m_precision(new QSpinBox(this))
 {
     auto* bar = new QHBoxLayout;
-    auto* headLabel = new QLabel(tr("&Head"), this);
+    auto* headLabel = new QLabel(this);
     headLabel->setBuddy(m_head);
-    auto* queryLabel = new QLabel(tr("&Query"), this);
+    auto* queryLabel = new QLabel(this);
     queryLabel->setBuddy(m_query);
-    auto* precisionLabel = new QLabel(tr("&Decimals"), this);
+    auto* precisionLabel = new QLabel(this);
     precisionLabel->setBuddy(m_precision);
-    m_head->setToolTip(tr("The attention head whose steps are shown"));
-    m_query->setToolTip(tr("The query token whose weighted values step 6 shows"));
     m_precision->setRange(0, 6);
     m_precision->setValue(2);
-    m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
     bar->addWidget(headLabel);
     bar->addWidget(m_head);
     bar->addSpacing(8);
@@ -66,40 +64,21 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
     column->setSpacing(10);
     m_steps.reserve(7);
 
-    auto model = [&](core::Step step) { return new StepTableModel(document, view, step, this); };
-    {
-        StepWidgets& s = addStep(column, tr("Tokens → X"));
-        addBlock(s, model(core::Step::X), tr("<i>X</i>"));
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Queries, keys and values"));
-        s.formula->setText(tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
-                              " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>"));
-        addBlock(s, model(core::Step::Queries), tr("<i>Q</i>"));
-        addBlock(s, model(core::Step::Keys), tr("<i>K</i>"));
-        addBlock(s, model(core::Step::Values), tr("<i>V</i>"));
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Scores"));
-        s.formula->setText(tr("scores = <i>Q</i>·<i>K</i>ᵀ &nbsp;&nbsp; score(<i>i</i>,<i>j</i>) = <i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>"));
-        addBlock(s, model(core::Step::Scores), tr("query ↓ · key →"));
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Scale"));
-        addBlock(s, model(core::Step::ScaledScores), tr("scaled scores"));
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Softmax"));
-        addBlock(s, model(core::Step::Weights), tr("attention weights"));
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Weighted values"));
-        addBlock(s, StepTableModel::weightedValues(document, view, this), QString());
-    }
-    {
-        StepWidgets& s = addStep(column, tr("Sum → Z"));
-        addBlock(s, model(core::Step::Outputs), tr("<i>Z</i>"));
-        addBlock(s, model(core::Step::Output), tr("output"));
+    // The blocks of each step; titles, formulas and captions are set in the current language below.
+    const std::vector<std::vector<StepTableModel*>> steps = {
+        {new StepTableModel(document, view, core::Step::X, this)},
+        {new StepTableModel(document, view, core::Step::Queries, this), new StepTableModel(document, view, core::Step::Keys, this),
+         new StepTableModel(document, view, core::Step::Values, this)},
+        {new StepTableModel(document, view, core::Step::Scores, this)},
+        {new StepTableModel(document, view, core::Step::ScaledScores, this)},
+        {new StepTableModel(document, view, core::Step::Weights, this)},
+        {StepTableModel::weightedValues(document, view, this)},
+        {new StepTableModel(document, view, core::Step::Outputs, this), new StepTableModel(document, view, core::Step::Output, this)},
+    };
+    for (const auto& models : steps) {
+        StepWidgets& s = addStep(column);
+        for (StepTableModel* m : models)
+            addBlock(s, m, QString());
     }
     column->addStretch();
 
@@ -123,10 +102,36 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
     connect(document, &Document::traceChanged, this, &StepsPanel::refresh);
     connect(view, &ViewState::headChanged, this, &StepsPanel::refresh);
     connect(view, &ViewState::selectedQueryChanged, this, &StepsPanel::refresh);
-    refresh();
+    i18n::onLanguageChange(this, [this, headLabel, queryLabel, precisionLabel] {
+        headLabel->setText(tr("&Head"));
+        queryLabel->setText(tr("&Query"));
+        precisionLabel->setText(tr("&Decimals"));
+        m_head->setToolTip(tr("The attention head whose steps are shown"));
+        m_query->setToolTip(tr("The query token whose weighted values step 6 shows"));
+        m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
+        const QString titles[] = {tr("Tokens → X"), tr("Queries, keys and values"), tr("Scores"), tr("Scale"),
+                                  tr("Softmax"), tr("Weighted values"), tr("Sum → Z")};
+        for (std::size_t i = 0; i < m_steps.size(); ++i) {
+            m_steps[i].title->setText(tr("%1 · %2").arg(i + 1).arg(titles[i]));
+            m_steps[i].shape->setToolTip(tr("rows × columns"));
+        }
+        m_steps[1].formula->setText(tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
+                                       " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>"));
+        m_steps[2].formula->setText(tr("scores = <i>Q</i>·<i>K</i>ᵀ &nbsp;&nbsp; score(<i>i</i>,<i>j</i>) = <i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>"));
+        m_steps[0].blocks[0]->setCaption(tr("<i>X</i>"));
+        m_steps[1].blocks[0]->setCaption(tr("<i>Q</i>"));
+        m_steps[1].blocks[1]->setCaption(tr("<i>K</i>"));
+        m_steps[1].blocks[2]->setCaption(tr("<i>V</i>"));
+        m_steps[2].blocks[0]->setCaption(tr("query ↓ · key →"));
+        m_steps[3].blocks[0]->setCaption(tr("scaled scores"));
+        m_steps[4].blocks[0]->setCaption(tr("attention weights"));
+        m_steps[6].blocks[0]->setCaption(tr("<i>Z</i>"));
+        m_steps[6].blocks[1]->setCaption(tr("output"));
+        refresh();
+    });
 }
 
-StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column, const QString& title)
+StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column)
 {
     auto* frame = new QFrame;
     column->addWidget(frame);
@@ -135,14 +140,12 @@ StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column, const QString&
     layout->setSpacing(4);
 
     StepWidgets s;
-    const int number = int(m_steps.size()) + 1;
-    s.title = new QLabel(tr("%1 · %2").arg(number).arg(title), frame);
+    s.title = new QLabel(frame);
     QFont bold = s.title->font();
     bold.setBold(true);
     s.title->setFont(bold);
     s.shape = new QLabel(frame);
     s.shape->setForegroundRole(QPalette::PlaceholderText);
-    s.shape->setToolTip(tr("rows × columns"));
     auto* header = new QHBoxLayout;
     header->addWidget(s.title);
     header->addStretch();

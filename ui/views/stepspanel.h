@@ -45,7 +45,7 @@ private:
         std::vector<StepBlock*> blocks;
     };
 
-    StepWidgets& addStep(QVBoxLayout* column, const QString& title);
+    StepWidgets& addStep(QVBoxLayout* column);
     StepBlock* addBlock(StepWidgets& step, StepTableModel* model, const QString& caption);
     void refresh();
     void updateChoosers();

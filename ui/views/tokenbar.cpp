@@ -3,6 +3,7 @@
 #include "inlinemessage.h"
 #include "tokenchips.h"
 #include "ui/document/document.h"
+#include "ui/i18n/language.h"
 #include "ui/document/viewstate.h"
 
 #include <QLabel>
@@ -21,11 +22,7 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     setObjectName(QStringLiteral("tokenBar"));
     m_line = new QLineEdit;
     m_line->setObjectName(QStringLiteral("tokenLine"));
-    m_line->setPlaceholderText(tr("Type a sentence…"));
     m_line->setClearButtonEnabled(true);
-    m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "
-                          "character become tokens."));
-    m_line->setAccessibleName(tr("Token text"));
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("tokenMessage"));
@@ -43,7 +40,7 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     m_chipScroll->setBackgroundRole(QPalette::Window);
     m_chipScroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
 
-    auto* label = new QLabel(tr("&Tokens"));
+    auto* label = new QLabel;
     label->setBuddy(m_line);
     QFont bold = label->font();
     bold.setBold(true);
@@ -65,7 +62,14 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     connect(m_chips, &TokenChips::chipClicked, viewState, &ViewState::setSelectedQuery);
     connect(viewState, &ViewState::selectedQueryChanged, m_chips, &TokenChips::setSelected);
     connect(document, &Document::modelChanged, this, &TokenBar::syncFromDocument);
-    syncFromDocument();
+    i18n::onLanguageChange(this, [this, label] {
+        m_line->setPlaceholderText(tr("Type a sentence…"));
+        m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "
+                              "character become tokens."));
+        m_line->setAccessibleName(tr("Token text"));
+        label->setText(tr("&Tokens"));
+        syncFromDocument();
+    });
     m_chips->setSelected(viewState->selectedQuery());
 }
 

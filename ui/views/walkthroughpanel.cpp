@@ -2,6 +2,7 @@
 
 #include "querychooser.h"
 #include "ui/document/cellstyle.h"
+#include "ui/i18n/language.h"
 #include "ui/document/document.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
@@ -67,10 +68,9 @@ WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget*
       m_precision(new QSpinBox(this)), m_scroll(new QScrollArea(this))
 {
     auto* bar = new QHBoxLayout;
-    auto* queryLabel = new QLabel(tr("&Query"), this);
+    auto* queryLabel = new QLabel(this);
     queryLabel->setBuddy(m_query);
-    m_query->setToolTip(tr("The query token to work through"));
-    auto* precisionLabel = new QLabel(tr("&Decimals"), this);
+    auto* precisionLabel = new QLabel(this);
     precisionLabel->setBuddy(m_precision);
     m_precision->setRange(0, 6);
     m_precision->setValue(4);
@@ -100,7 +100,12 @@ WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget*
                 if (roles.isEmpty())
                     rebuild();
             });
-    rebuild();
+    i18n::onLanguageChange(this, [this, queryLabel, precisionLabel] {
+        queryLabel->setText(tr("&Query"));
+        precisionLabel->setText(tr("&Decimals"));
+        m_query->setToolTip(tr("The query token to work through"));
+        rebuild();
+    });
 }
 
 void WalkthroughPanel::rebuild()
