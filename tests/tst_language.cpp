@@ -5,6 +5,7 @@
 #include "ui/document/viewstate.h"
 #include "ui/i18n/language.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/optionspanel.h"
 #include "ui/views/stepspanel.h"
 #include "ui/views/teachingview.h"
 
