@@ -105,7 +105,11 @@ MainWindow::MainWindow(QWidget* parent)
     updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The document outlives this class's destructor and its undo stack still signals while it goes.
+    disconnect(m_document->undoStack(), nullptr, this, nullptr);
+}
 
 QDockWidget* MainWindow::addDock(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area)
 {
