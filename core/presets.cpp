@@ -20,14 +20,17 @@ Matrix rows(std::initializer_list<std::initializer_list<double>> values)
     return m;
 }
 
-/** Tokens from text, derived embeddings and seeded Normal weights (one seed per matrix). */
-AttentionModel seededModel(const std::string& text, int dModel, int heads, int dk, int dv, std::uint64_t seed)
+/** Tokens from text, derived embeddings and seeded Normal weights (one seed per matrix).
+ *  The query and key weights get a gain: derived embeddings have variance 1/3, and without one the
+ *  scaled scores spread so little that every row of weights looks uniform. */
+AttentionModel seededModel(const std::string& text, int dModel, int heads, int dk, int dv, std::uint64_t seed,
+                           double gain)
 {
     AttentionModel m;
     m.tokens = tokenize(text);
     m.embeddings = tokenEmbeddings(m.tokens, dModel);
-    m.wq = initWeights(dModel, heads * dk, Init::Normal, seed);
-    m.wk = initWeights(dModel, heads * dk, Init::Normal, seed + 1);
+    m.wq = gain * initWeights(dModel, heads * dk, Init::Normal, seed);
+    m.wk = gain * initWeights(dModel, heads * dk, Init::Normal, seed + 1);
     m.wv = initWeights(dModel, heads * dv, Init::Normal, seed + 2);
     m.options.heads = heads;
     return m;
@@ -77,20 +80,20 @@ std::optional<Session> preset(const std::string& name)
         return withTitle(m, "Illustrated: Self-Attention, scaled by √d_k");
     }
     if (name == "thinking-machines")
-        return withTitle(seededModel("Thinking Machines", 512, 1, 64, 64, 2017), "Thinking Machines");
+        return withTitle(seededModel("Thinking Machines", 512, 1, 64, 64, 2017, 2.0), "Thinking Machines");
     if (name == "causal-sentence") {
-        AttentionModel m = seededModel("The cat sat on the mat and slept", 16, 1, 8, 8, 7);
+        AttentionModel m = seededModel("The cat sat on the mat and slept", 16, 1, 8, 8, 7, 1.2);
         m.options.mask = Mask::Causal;
         m.options.positionalEncoding = PositionalEncoding::Sinusoidal;
         return withTitle(m, "A causal sentence");
     }
     if (name == "multi-head") {
-        AttentionModel m = seededModel("Attention heads look at different things", 8, 2, 4, 4, 42);
+        AttentionModel m = seededModel("Attention heads look at different things", 8, 2, 4, 4, 42, 2.0);
         m.wo = initWeights(8, 8, Init::Normal, 45);
         return withTitle(m, "Two heads and W_O");
     }
     if (name == "chinese") {
-        AttentionModel m = seededModel("注意力机制很有趣。", 8, 1, 4, 4, 11);
+        AttentionModel m = seededModel("注意力机制很有趣。", 8, 1, 4, 4, 11, 2.5);
         return withTitle(m, "注意力机制很有趣");
     }
     return std::nullopt;
