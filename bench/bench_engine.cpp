@@ -1,0 +1,162 @@
+/** The engine's forward pass against plain GEMMs of the same FLOP count, and its peak memory.
+ *
+ *  bench_engine [Google Benchmark flags]  times Forward/n/h, OwnGemms/n/h/threads and PlainGemm/N/threads;
+ *  bench_engine --peak-memory N H         computes once and prints the process's peak resident memory. */
+
+#include "benchmodel.h"
+#include "core/attention.h"
+
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using bench::dHead;
+using bench::dModel;
+using bench::flops;
+using bench::randomMatrix;
+
+constexpr int sizes[] = {3, 64, 512, 2048, 4096};
+constexpr int headCounts[] = {1, 8};
+
+/** Runs body(row0, rows) over `threads` contiguous row ranges of [0, n), one std::thread each but the last. */
+template <typename Body>
+void splitRows(int n, int threads, Body body)
+{
+    std::vector<std::thread> pool;
+    const int step = (n + threads - 1) / threads;
+    for (int t = 0; t + 1 < threads && (t + 1) * step < n; ++t)
+        pool.emplace_back([&, t] { body(t * step, step); });
+    const int last = int(pool.size()) * step;
+    body(last, n - last);
+    for (auto& th : pool)
+        th.join();
+}
+
+void Forward(benchmark::State& state)
+{
+    const auto model = bench::model(int(state.range(0)), int(state.range(1)));
+    for (auto _ : state) {
+        auto trace = core::compute(model);
+        benchmark::DoNotOptimize(trace.output.data());
+    }
+    state.counters["flops"] = flops(model);
+}
+
+/** The engine's GEMMs alone, into buffers allocated once: X·W_Q, X·W_K, X·W_V, then per head
+ *  Q_h·K_hᵀ and S·V_h, then concat·W_O. Rows split over `threads` threads. */
+void OwnGemms(benchmark::State& state)
+{
+    const int n = int(state.range(0)), h = int(state.range(1)), threads = int(state.range(2));
+    const auto model = bench::model(n, h);
+    const core::Matrix x = model.x();
+    core::Matrix q(n, h * dHead), k(n, h * dHead), v(n, h * dHead), concat(n, h * dHead), out(n, dModel);
+    std::vector<core::Matrix> s(std::size_t(h), core::Matrix(n, n));
+    for (auto _ : state) {
+        splitRows(n, threads, [&](int r, int rows) {
+            q.middleRows(r, rows).noalias() = x.middleRows(r, rows) * model.wq;
+            k.middleRows(r, rows).noalias() = x.middleRows(r, rows) * model.wk;
+            v.middleRows(r, rows).noalias() = x.middleRows(r, rows) * model.wv;
+        });
+        splitRows(n, threads, [&](int r, int rows) {
+            for (int head = 0; head < h; ++head) {
+                auto& sh = s[std::size_t(head)];
+                sh.middleRows(r, rows).noalias() =
+                    q.block(r, head * dHead, rows, dHead) * k.middleCols(head * dHead, dHead).transpose();
+                concat.block(r, head * dHead, rows, dHead).noalias() =
+                    sh.middleRows(r, rows) * v.middleCols(head * dHead, dHead);
+            }
+            if (model.wo)
+                out.middleRows(r, rows).noalias() = concat.middleRows(r, rows) * *model.wo;
+        });
+        benchmark::DoNotOptimize(out.data());
+        benchmark::DoNotOptimize(concat.data());
+    }
+    state.counters["flops"] = flops(model);
+}
+
+/** A square N × N × N double GEMM (2·N³ FLOP), rows split over `threads` threads. */
+void PlainGemm(benchmark::State& state)
+{
+    const int N = int(state.range(0)), threads = int(state.range(1));
+    const core::Matrix a = randomMatrix(N, N, 1.0, 7), b = randomMatrix(N, N, 1.0, 8);
+    core::Matrix c(N, N);
+    for (auto _ : state) {
+        splitRows(N, threads, [&](int r, int rows) { c.middleRows(r, rows).noalias() = a.middleRows(r, rows) * b; });
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["flops"] = 2.0 * N * N * N;
+}
+
+/** Side of the square GEMM with the FLOP count of the engine at this shape. */
+int plainSide(int n, int h)
+{
+    return std::max(1, int(std::lround(std::cbrt(flops(n, h) / 2))));
+}
+
+/** Repetitions so that every shape gets a median of several runs without taking minutes. */
+void shape(benchmark::internal::Benchmark* b, int n)
+{
+    b->UseRealTime()->Unit(benchmark::kMillisecond);
+    if (n >= 2048)
+        b->Iterations(1)->Repetitions(5);
+    else
+        b->MinTime(0.2)->Repetitions(7);
+    b->ReportAggregatesOnly(true);
+}
+
+void registerAll()
+{
+    for (int h : headCounts)
+        for (int n : sizes) {
+            shape(benchmark::RegisterBenchmark("Forward", Forward)->Args({n, h}), n);
+            for (int threads : {1, 2}) {
+                shape(benchmark::RegisterBenchmark("OwnGemms", OwnGemms)->Args({n, h, threads}), n);
+                shape(benchmark::RegisterBenchmark("PlainGemm", PlainGemm)->Args({plainSide(n, h), threads})
+                          ->Name("PlainGemm/" + std::to_string(n) + "/" + std::to_string(h) + "/"
+                                 + std::to_string(threads)), n);
+            }
+        }
+}
+
+long maxRssKiB()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+/** Builds the model, then computes once: prints the peak resident memory before and after, in KiB. */
+int peakMemory(int n, int h)
+{
+    const auto model = bench::model(n, h);
+    const long before = maxRssKiB();
+    {
+        auto trace = core::compute(model);
+        benchmark::DoNotOptimize(trace.output.data());
+    }
+    std::printf("{\"n\": %d, \"heads\": %d, \"model_kib\": %ld, \"peak_kib\": %ld, \"estimate_kib\": %zu}\n", n, h,
+                before, maxRssKiB(), core::estimatedTraceBytes(model) >> 10);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc == 4 && std::strcmp(argv[1], "--peak-memory") == 0)
+        return peakMemory(std::atoi(argv[2]), std::atoi(argv[3]));
+    registerAll();
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,133 @@
+/** Edit-to-repaint latency of the real main window, offscreen: one embedding cell set through the document,
+ *  timed until the heatmap has finished painting the trace that edit produced.
+ *
+ *  bench_repaint SIZES  (comma-separated n) prints one JSON object per size: p50 and p95 in milliseconds, and
+ *  the p50 of the time until the new trace was announced (the rest is the window's). */
+
+#include "benchmodel.h"
+#include "ui/document/document.h"
+#include "ui/views/heatmapcanvas.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+/** Watches the canvas's paint events: once armed, the first one is painted right away inside the filter,
+ *  and the time after it is kept. */
+class PaintWatch : public QObject {
+public:
+    bool armed = false;
+    qint64 tracedAt = -1;
+    qint64 paintedAt = -1;
+    QElapsedTimer clock;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (!armed || event->type() != QEvent::Paint)
+            return false;
+        armed = false;
+        watched->removeEventFilter(this);
+        watched->event(event);  // the widget's own painting, inside the paint cycle that sent the event
+        paintedAt = clock.nsecsElapsed();
+        return true;
+    }
+};
+
+/** Runs the event loop until done() or timeoutMs passed; false on timeout. */
+template <typename Done>
+bool spinUntil(Done done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    QTimer wake;
+    wake.start(5);
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
+}
+
+void settle(int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    spinUntil([&] { return t.elapsed() >= ms; }, ms + 1000);
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    std::sort(v.begin(), v.end());
+    const double at = p * double(v.size() - 1);
+    const auto lo = std::size_t(at);
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QTemporaryDir settings;  // the window's settings go here, not to the user's
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionExplorerBench"));
+
+    const QStringList sizes = argc > 1 ? QString::fromLocal8Bit(argv[1]).split(QLatin1Char(',')) : QStringList{};
+    for (const QString& size : sizes) {
+        const int n = size.toInt();
+        ui::MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        ui::Document* document = window.document();
+        core::Session session;
+        session.model = bench::model(n, 1);
+        document->loadSession(session, QString());
+        document->waitForTrace();
+        settle(300);
+
+        PaintWatch watch;
+        watch.clock.start();
+        QObject::connect(document, &ui::Document::traceChanged, &watch, [&] {
+            watch.tracedAt = watch.clock.nsecsElapsed();
+            window.heatmap()->canvas()->installEventFilter(&watch);
+            watch.armed = true;
+        });
+
+        const int edits = n >= 2048 ? 6 : n >= 512 ? 12 : 40;
+        const int timeoutMs = 30000;
+        std::vector<double> ms, traceMs;
+        for (int e = 0; e < edits; ++e) {
+            watch.paintedAt = -1;
+            const qint64 start = watch.clock.nsecsElapsed();
+            document->setCell(ui::MatrixId::Embeddings, e % n, 0, 0.25 + 0.01 * e);
+            if (!spinUntil([&] { return watch.paintedAt >= 0; }, timeoutMs)) {
+                std::printf("{\"n\": %d, \"p50_ms\": null, \"p95_ms\": null, \"trace_p50_ms\": null, "
+                            "\"timeout_ms\": %d}\n", n, timeoutMs);
+                std::fflush(stdout);
+                return 0;  // the window is still busy: the larger sizes would not tell more
+            }
+            ms.push_back(double(watch.paintedAt - start) / 1e6);
+            traceMs.push_back(double(watch.tracedAt - start) / 1e6);
+            settle(30);
+        }
+        std::printf("{\"n\": %d, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"trace_p50_ms\": %.3f, \"edits\": %d}\n", n,
+                    percentile(ms, 0.5), percentile(ms, 0.95), percentile(traceMs, 0.5), edits);
+        std::fflush(stdout);
+    }
+    return 0;
+}
