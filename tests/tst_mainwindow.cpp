@@ -530,6 +530,11 @@ void TestMainWindow::exportWritesTheShownFigure()
     QVERIFY(!image.isNull());
     render::HeatmapRenderer renderer(w.heatmap()->figureData(), w.heatmap()->figureStyle());
     QCOMPARE(image.size(), renderer.preferredSize());
+    QCOMPARE(w.heatmapPreferredSize(), renderer.preferredSize());
+    // The pixel size the export dialog asks for is the size written.
+    const QString big = m_dir.filePath(QStringLiteral("scores-big.png"));
+    QVERIFY2(w.exportHeatmap(big, &error, QSize(1600, 1200)), qPrintable(error));
+    QCOMPARE(QImage(big).size(), QSize(1600, 1200));
 
     const QString svg = m_dir.filePath(QStringLiteral("scores.svg"));
     QVERIFY2(w.exportHeatmap(svg, &error), qPrintable(error));

@@ -1042,6 +1042,10 @@
             <translation>导出热力图</translation>
         </message>
         <message>
+            <source>Width of the PNG in pixels (the height follows the figure):</source>
+            <translation>PNG 的宽度（像素，高度随图形比例）：</translation>
+        </message>
+        <message>
             <source>Could not export the heatmap</source>
             <translation>无法导出热力图</translation>
         </message>

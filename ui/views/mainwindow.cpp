@@ -8,6 +8,7 @@
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmapexport.h"
+#include "ui/render/heatmaprenderer.h"
 
 #include "core/pytorchexport.h"
 #include "ui/export/exportfiles.h"
@@ -28,6 +29,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -37,6 +39,8 @@
 #include <QStatusBar>
 #include <QUndoStack>
 #include <QUndoView>
+
+#include <cmath>
 
 #include <iterator>
 
@@ -484,14 +488,21 @@ bool MainWindow::saveFile(const QString& path, QString* error)
     return true;
 }
 
-bool MainWindow::exportHeatmap(const QString& path, QString* error)
+bool MainWindow::exportHeatmap(const QString& path, QString* error, QSize pixelSize)
 {
     if (!m_heatmap->hasFigure()) {
         if (error)
             *error = tr("There is no heatmap to export: %1").arg(m_document->error());
         return false;
     }
-    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, QSize(), error);
+    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize, error);
+}
+
+QSize MainWindow::heatmapPreferredSize() const
+{
+    return m_heatmap->hasFigure()
+        ? render::HeatmapRenderer(m_heatmap->figureData(), m_heatmap->figureStyle()).preferredSize()
+        : QSize();
 }
 
 bool MainWindow::loadPreset(const QString& name)
@@ -665,8 +676,22 @@ void MainWindow::exportDialog()
     if (!render::heatmapExportFormats().contains(QFileInfo(path).suffix().toLower()))
         path += filter == svg ? QStringLiteral(".svg") : filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
     settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
+    QSize size;
+    if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0) {
+        // A PNG has a pixel size: ask for its width, the height follows the figure.
+        const QSize preferred = heatmapPreferredSize();
+        bool ok = false;
+        const int width = QInputDialog::getInt(this, tr("Export Heatmap"),
+                                               tr("Width of the PNG in pixels (the height follows the figure):"),
+                                               settings.value(QStringLiteral("exportPngWidth"), preferred.width() * 2).toInt(),
+                                               64, 16384, 100, &ok);
+        if (!ok)
+            return;
+        settings.setValue(QStringLiteral("exportPngWidth"), width);
+        size = QSize(width, std::max(16, int(std::lround(double(width) * preferred.height() / std::max(1, preferred.width())))));
+    }
     QString error;
-    if (!exportHeatmap(path, &error)) {
+    if (!exportHeatmap(path, &error, size)) {
         showError(tr("Could not export the heatmap"), error);
         return;
     }

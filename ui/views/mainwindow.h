@@ -2,6 +2,7 @@
 /** The main window: the document's views around the attention heatmap, with menus, docks and files. */
 
 #include <QMainWindow>
+#include <QSize>
 
 class QAction;
 class QDockWidget;
@@ -37,7 +38,9 @@ public:
     /** Saves to path; false and a message in error when it could not be written. */
     bool saveFile(const QString& path, QString* error);
     /** Writes the heatmap as shown to path (.png, .svg or .pdf); false and a message on failure. */
-    bool exportHeatmap(const QString& path, QString* error);
+    bool exportHeatmap(const QString& path, QString* error, QSize pixelSize = QSize());
+    /** The size the heatmap figure is drawn at by default (what an empty pixelSize means). */
+    QSize heatmapPreferredSize() const;
     /** Loads a built-in preset without asking; false for an unknown name. */
     bool loadPreset(const QString& name);
     /** The recent session files, newest first. */
