@@ -1,7 +1,7 @@
 """The forward pass a PyTorch user would write, float64 on the CPU, for the shapes of bench_engine.
 
 One head: softmax(q @ k.T * s) @ v after the projections q = x @ W_Q, k = x @ W_K, v = x @ W_V.
-Several heads: torch.nn.MultiheadAttention (its in- and out-projections, per-head weights returned).
+Several heads: torch.nn.MultiheadAttention (its in- and out-projections, zero biases, per-head weights returned).
 Prints one JSON object per shape: the median milliseconds of several runs.
 """
 
@@ -32,8 +32,11 @@ def one_head(n):
 
 def multi_head(n, heads):
     torch.manual_seed(1)
-    mha = torch.nn.MultiheadAttention(heads * D_HEAD, heads, bias=False, batch_first=True, dtype=torch.float64)
+    mha = torch.nn.MultiheadAttention(heads * D_HEAD, heads, batch_first=True, dtype=torch.float64)
     mha.eval()
+    with torch.no_grad():  # zero biases: torch 1.13's inference path refuses bias=False
+        mha.in_proj_bias.zero_()
+        mha.out_proj.bias.zero_()
     x = torch.rand(1, n, heads * D_HEAD, dtype=torch.float64) - 0.5
 
     def run():

@@ -115,12 +115,13 @@ std::size_t estimatedTraceBytes(const AttentionModel& m)
     // Q, K, V and outputs, scores and weights (n × n each), concat and output.
     const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0);
     const std::size_t cells = model + n * d + n * (2 * qk + 2 * v) + 2 * h * n * n + n * v + n * out;
-    // While it computes, each thread's product packs a block of 128 rows and one head's K or V (n × d_k):
-    // about n · (2·d + 128) cells per thread at most, d the widest per-head width.
+    // While it computes, each thread's products pack a block of 128 rows (of X or of the weights) and one
+    // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; and 2 MiB for
+    // the threads' stacks and the allocator.
     const std::size_t width = std::max<std::size_t>({qk / h, v / h, 1});
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t transient = threads * n * (2 * width + 128);
-    return (cells + transient) * sizeof(double);
+    const std::size_t transient = threads * (128 * std::max(n, d) + 2 * n * width);
+    return (cells + transient) * sizeof(double) + (std::size_t(2) << 20);
 }
 
 const char* toString(Mask mask)
