@@ -98,7 +98,9 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     m_table->setCornerButtonEnabled(false);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Widths come from fitTable() for tables small enough to show; a header that measured its
+    // contents itself would read every cell of a 4096 × 4096 step on each change, even hidden.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->verticalHeader()->setHighlightSections(false);
     m_table->viewport()->installEventFilter(this);
