@@ -33,6 +33,7 @@ private slots:
     void hoverHighlightsSources();
     void largeMatrixIsThumbnail();
     void tablesFitAfterReshape();
+    void columnsFitTheirWidestNumber();
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
@@ -175,6 +176,48 @@ void TestStepsPanel::tablesFitAfterReshape()
     QWidget* frame = block->parentWidget();
     QTRY_VERIFY2(frame->height() >= frame->minimumSizeHint().height(),
                  qPrintable(QStringLiteral("%1 < %2").arg(frame->height()).arg(frame->minimumSizeHint().height())));
+}
+
+void TestStepsPanel::columnsFitTheirWidestNumber()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.setPrecision(3);
+    panel.show();
+    // Each column is exactly as wide as Qt's own measure of its cells and header, also after edits
+    // that add integer digits or a sign to one number, and after they take them away again.
+    auto check = [&](const char* when) {
+        for (int number : {1, 2, 3, 5, 7}) {
+            for (StepBlock* block : panel.stepBlocks(number)) {
+                QTableView* table = block->table();
+                if (block->isThumbnail())
+                    continue;
+                QList<int> widths;
+                for (int c = 0; c < table->model()->columnCount(); ++c)
+                    widths << table->columnWidth(c);
+                table->resizeColumnsToContents();  // Qt's own measure of every cell and header
+                for (int c = 0; c < widths.size(); ++c) {
+                    QVERIFY2(widths[c] == table->columnWidth(c),
+                             qPrintable(QStringLiteral("%1: step %2 column %3 is %4 px, its contents need %5")
+                                            .arg(QLatin1String(when))
+                                            .arg(number)
+                                            .arg(c)
+                                            .arg(widths[c])
+                                            .arg(table->columnWidth(c))));
+                    table->horizontalHeader()->resizeSection(c, widths[c]);
+                }
+            }
+        }
+    };
+    check("worked example");
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 1, 2, -2345.5));
+    check("after a large negative embedding");
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, 98765.25));
+    check("after a large query weight");
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    check("after undoing both");
 }
 
 void TestStepsPanel::walkthroughSumsToOutput_data()

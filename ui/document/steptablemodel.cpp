@@ -115,6 +115,28 @@ void StepTableModel::refresh()
     }
 }
 
+QStringList StepTableModel::widestTexts(int column) const
+{
+    if (column < 0 || column >= m_cols)
+        return {};
+    double lo = 0, hi = 0;
+    bool any = false;
+    QStringList texts;
+    for (int r = 0; r < m_rows; ++r) {
+        const double v = valueAt(r, column);
+        if (!std::isfinite(v)) {  // "NaN", "∞", "−∞": never in a trace of finite input, but shown if there
+            if (const QString t = formatCell(v, precision()); !texts.contains(t))
+                texts << t;
+            continue;
+        }
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+    }
+    texts << formatCell(lo, precision()) << formatCell(hi, precision());
+    return texts;
+}
+
 QColor StepTableModel::tint(double v) const
 {
     return cellTint(v, m_lo, m_hi, m_colormap, baseColor());

@@ -28,6 +28,10 @@ public:
     const core::Matrix& matrix() const { return *m_matrix; }
     /** The trace shown; null when there is none. */
     std::shared_ptr<const core::Trace> trace() const { return m_trace; }
+    /** The texts among which column's widest is: those of its largest and smallest finite values
+     *  (with a fixed number of decimals, width grows only with the integer digits and the sign), so
+     *  that a view sizes the column from two strings instead of measuring every cell. */
+    QStringList widestTexts(int column) const;
 
     /** The trace cell behind index (for the weighted values: the weight w(i, j) of its row). */
     core::CellRef cellRef(const QModelIndex& index) const;

@@ -1,6 +1,7 @@
 #include "heatmaprenderer.h"
 
 #include <QFontInfo>
+#include <QHash>
 #include <QFontMetricsF>
 #include <QLinearGradient>
 #include <QPaintEngine>
@@ -163,6 +164,23 @@ struct Metrics {
     QStringList tickTexts;           ///< lo, middle, hi
 };
 
+/** Elided label texts and their bold widths for one pair of label fonts, by label and width limit. */
+using LabelCache = QHash<QString, QHash<double, std::pair<QString, double>>>;
+
+/** This thread's cache for a pair of fonts (renderers paint on the GUI thread and, for exports, on
+ *  others). A figure measures at two or three sizes (preferred and fitted); past a few more sizes,
+ *  or more labels than any figure shows, it starts again. */
+LabelCache& labelCache(const QString& fonts)
+{
+    thread_local QHash<QString, LabelCache> caches;
+    if (!caches.contains(fonts) && caches.size() >= 8)
+        caches.clear();
+    LabelCache& cache = caches[fonts];
+    if (cache.size() > 4 * 8192)
+        cache.clear();
+    return cache;
+}
+
 Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<double, double> range, double scale,
                 double maxRowLabelW, double maxColLabelW, double maxTitleW)
 {
@@ -180,14 +198,23 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
     const QFontMetricsF fm(m.labelFont);
     const QFontMetricsF boldFm(m.boldLabelFont);  // an emphasised label must fit too
     m.lineH = fm.height();
+    // Shaping a label is the costly part of a layout, and the same tokens come back on every edit
+    // and in every figure: each label is shaped once per font and width limit.
+    LabelCache& cache = labelCache(m.labelFont.key() + QLatin1Char('|') + m.boldLabelFont.key());
     const auto elide = [&](const QStringList& in, int count, double limit, QStringList& out, double& widest) {
         out.clear();
         out.reserve(count);
         widest = 0.0;
         for (int i = 0; i < count; ++i) {
-            const QString text = fm.elidedText(displayLabel(in.value(i)), Qt::ElideRight, limit);
-            widest = std::max(widest, boldFm.horizontalAdvance(text));
-            out << text;
+            const QString label = in.value(i);
+            auto& byLimit = cache[label];
+            auto hit = byLimit.find(limit);
+            if (hit == byLimit.end()) {
+                const QString text = fm.elidedText(displayLabel(label), Qt::ElideRight, limit);
+                hit = byLimit.insert(limit, {text, boldFm.horizontalAdvance(text)});
+            }
+            widest = std::max(widest, hit->second);
+            out << hit->first;
         }
     };
     elide(data.rowLabels, int(data.values.rows()), maxRowLabelW, m.rowTexts, m.rowW);

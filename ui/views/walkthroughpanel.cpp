@@ -7,10 +7,15 @@
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 
+#include <QClipboard>
 #include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDockWidget>
+#include <QGuiApplication>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -44,7 +49,6 @@ QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(
     auto* label = new QLabel(text, parent);
     label->setTextFormat(Qt::PlainText);
     label->setToolTip(tip);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     if (right)
         label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     return label;
@@ -110,6 +114,17 @@ WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget*
 
 void WalkthroughPanel::rebuild()
 {
+    // Hidden (a tab behind the steps, a closed dock): build when shown, not on every edit.
+    if (!isVisible() || !m_inView) {
+        m_stale = true;
+        return;
+    }
+    build();
+}
+
+void WalkthroughPanel::build()
+{
+    m_stale = false;
     const auto trace = m_weighted->trace();
     const int n = trace ? trace->n() : 0;
     const int precision = m_precision->value();
@@ -206,6 +221,45 @@ void WalkthroughPanel::rebuild()
 
     m_plainText = lines.join(QLatin1Char('\n'));
     m_scroll->setWidget(page);
+}
+
+QString WalkthroughPanel::plainText() const
+{
+    if (m_stale)
+        const_cast<WalkthroughPanel*>(this)->build();
+    return m_plainText;
+}
+
+bool WalkthroughPanel::event(QEvent* event)
+{
+    // A tab behind another in a dock area stays "visible" to Qt; its dock says when it is in view.
+    if (event->type() == QEvent::ParentChange) {
+        if (auto* dock = qobject_cast<QDockWidget*>(parentWidget()); dock && dock != m_dock) {
+            if (m_dock)
+                disconnect(m_dock, nullptr, this, nullptr);
+            m_dock = dock;
+            connect(dock, &QDockWidget::visibilityChanged, this, [this](bool inView) {
+                m_inView = inView;
+                if (inView && m_stale)
+                    rebuild();
+            });
+        }
+    }
+    return QWidget::event(event);
+}
+
+void WalkthroughPanel::showEvent(QShowEvent* event)
+{
+    if (m_stale)
+        rebuild();
+    QWidget::showEvent(event);
+}
+
+void WalkthroughPanel::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    menu.addAction(tr("&Copy the walkthrough"), this, [this] { QGuiApplication::clipboard()->setText(plainText()); });
+    menu.exec(event->globalPos());
 }
 
 }  // namespace ui

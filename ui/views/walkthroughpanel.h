@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QScrollArea;
 class QSpinBox;
@@ -23,12 +24,19 @@ public:
     /** The weighted value rows shown (row j = w_ij · v_j of the selected query). */
     StepTableModel* weightedValuesModel() const { return m_weighted; }
     /** Everything the panel shows, as plain text, one line per row (for tests and copying). */
-    QString plainText() const { return m_plainText; }
+    QString plainText() const;
     /** Most keys listed; the rest are summarised in one line. */
     static constexpr int maxKeys = 64;
 
+protected:
+    bool event(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    /** Right-click copies the whole walkthrough as text (tab-separated columns). */
+    void contextMenuEvent(QContextMenuEvent* event) override;
+
 private:
     void rebuild();
+    void build();
 
     Document* m_document;
     ViewState* m_view;
@@ -37,6 +45,9 @@ private:
     QSpinBox* m_precision;
     QScrollArea* m_scroll;
     QString m_plainText;
+    bool m_stale = true;     ///< the trace changed while the panel was hidden
+    bool m_inView = true;    ///< false while its dock is a tab behind another
+    QDockWidget* m_dock = nullptr;
 };
 
 }  // namespace ui
