@@ -269,7 +269,105 @@ void softmaxRows(Eigen::Ref<Matrix> m, bool causal)
     }
 }
 
-Trace compute(const AttentionModel& model)
+namespace {
+
+/** What differs between the model a trace was computed from and a new one, when the new one can reuse
+ *  that trace: same tokens, shapes, mask and positional encoding (scale and temperature may differ). */
+struct Changes {
+    bool reusable = false;
+    std::vector<Index> rows;          ///< rows of X that differ
+    std::vector<Index> qCols, kCols;  ///< columns of W_Q and W_K that differ (all heads)
+    std::vector<Index> vCols;         ///< columns of W_V that differ
+    bool factor = false;              ///< s / T differs
+};
+
+std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
+{
+    std::vector<Index> rows;
+    for (Index r = 0; r < a.rows(); ++r)
+        if (a.row(r) != b.row(r))
+            rows.push_back(r);
+    return rows;
+}
+
+std::vector<Index> differingCols(const Matrix& a, const Matrix& b)
+{
+    std::vector<char> differs(std::size_t(a.cols()), 0);
+    for (Index r = 0; r < a.rows(); ++r)
+        for (Index c = 0; c < a.cols(); ++c)
+            differs[std::size_t(c)] |= char(a(r, c) != b(r, c));
+    std::vector<Index> cols;
+    for (Index c = 0; c < a.cols(); ++c)
+        if (differs[std::size_t(c)])
+            cols.push_back(c);
+    return cols;
+}
+
+Changes changesSince(const Trace& previous, const AttentionModel& model, double scoreFactor)
+{
+    Changes c;
+    const AttentionModel& p = previous.model;
+    if (p.tokens != model.tokens || p.options.heads != model.options.heads || p.options.mask != model.options.mask
+        || p.options.positionalEncoding != model.options.positionalEncoding
+        || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
+        || p.wv.cols() != model.wv.cols() || previous.headCount() != model.heads())
+        return c;
+    c.reusable = true;
+    c.rows = differingRows(p.embeddings, model.embeddings);
+    c.qCols = differingCols(p.wq, model.wq);
+    c.kCols = differingCols(p.wk, model.wk);
+    c.vCols = differingCols(p.wv, model.wv);
+    c.factor = previous.scoreFactor != scoreFactor;
+    return c;
+}
+
+/** The entries of cols in [first, first + count), shifted to start at 0. */
+std::vector<Index> colsOfHead(const std::vector<Index>& cols, Index first, Index count)
+{
+    std::vector<Index> out;
+    for (Index c : cols)
+        if (c >= first && c < first + count)
+            out.push_back(c - first);
+    return out;
+}
+
+/** What one head redoes when it starts from the previous trace's head. */
+struct HeadPlan {
+    bool fullQ = true, fullK = true, fullV = true;  ///< the whole projection
+    std::vector<Index> qCols, kCols, vCols;         ///< else these columns (of the head's block) …
+    std::vector<Index> rows;                        ///< … and these rows of Q, K and V
+    bool fullScores = true;                         ///< else only the scores' rows and columns `rows`
+    bool softmax = true;                            ///< every row of the weights
+    bool fullOutputs = true;                        ///< else only the output columns vCols
+};
+
+HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
+{
+    HeadPlan p;
+    if (!c.reusable)
+        return p;
+    // A few rows or columns are redone exactly; past a quarter of them the whole product is as cheap.
+    const bool fewRows = c.rows.size() * 4 <= std::size_t(n);
+    p.rows = fewRows ? c.rows : std::vector<Index>{};
+    p.qCols = colsOfHead(c.qCols, Index(head) * dk, dk);
+    p.kCols = colsOfHead(c.kCols, Index(head) * dk, dk);
+    p.vCols = colsOfHead(c.vCols, Index(head) * dv, dv);
+    p.fullQ = !fewRows || p.qCols.size() * 4 > std::size_t(dk);
+    p.fullK = !fewRows || p.kCols.size() * 4 > std::size_t(dk);
+    p.fullV = !fewRows || p.vCols.size() * 4 > std::size_t(dv);
+    const bool qkColumns = !p.qCols.empty() || !p.kCols.empty();
+    p.fullScores = p.fullQ || p.fullK || qkColumns;
+    const bool scoresChange = p.fullScores || !p.rows.empty();
+    p.softmax = scoresChange || c.factor;
+    // Only W_V's columns changed: those output columns are weights · those value columns (compute()
+    // still takes the full product when a value overflowed: 0 · ∞ needs its careful path).
+    p.fullOutputs = p.softmax || p.fullV || !p.rows.empty();
+    return p;
+}
+
+}  // namespace
+
+Trace compute(const AttentionModel& model, const Trace* previous)
 {
     if (auto error = validate(model))
         throw std::invalid_argument(*error);
@@ -288,49 +386,100 @@ Trace compute(const AttentionModel& model)
     t.scoreFactor = s / model.options.temperature;
     const int threads = threadsFor(productFlops(model));
     const int blocks = int((n + blockRows - 1) / blockRows);
+    const Changes changes = previous ? changesSince(*previous, model, t.scoreFactor) : Changes{};
 
     // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
-    t.heads.resize(std::size_t(h));
-    for (HeadTrace& ht : t.heads) {
-        ht.queries.resize(n, dk);
-        ht.keys.resize(n, dk);
-        ht.values.resize(n, dv);
-        ht.scores.resize(n, n);
-        preferHugePages(ht.scores);
-        ht.weights.resize(n, n);
-        preferHugePages(ht.weights);
-        ht.outputs.resize(n, dv);
+    // Starting from a previous trace of the same shape, its matrices are the starting point.
+    if (changes.reusable) {
+        t.heads = previous->heads;
+    } else {
+        t.heads.resize(std::size_t(h));
+        for (HeadTrace& ht : t.heads) {
+            ht.queries.resize(n, dk);
+            ht.keys.resize(n, dk);
+            ht.values.resize(n, dv);
+            ht.scores.resize(n, n);
+            preferHugePages(ht.scores);
+            ht.weights.resize(n, n);
+            preferHugePages(ht.weights);
+            ht.outputs.resize(n, dv);
+        }
     }
 
-    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V, per head and block of rows
+    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V; whole projections per head and block of rows …
+    std::vector<HeadPlan> plans(static_cast<std::size_t>(h));
+    for (int head = 0; head < h; ++head)
+        plans[std::size_t(head)] = planHead(changes, head, n, dk, dv);
     parallelFor(h * blocks, threads, [&](int task) {
         const int head = task / blocks;
+        const HeadPlan& plan = plans[std::size_t(head)];
         const Index r0 = (task % blocks) * blockRows, rows = std::min<Index>(blockRows, n - r0);
         HeadTrace& ht = t.heads[std::size_t(head)];
         const auto x = t.x.middleRows(r0, rows);  // rows × d_model
-        ht.queries.middleRows(r0, rows).noalias() = x * model.wq.middleCols(Index(head) * dk, dk);
-        ht.keys.middleRows(r0, rows).noalias() = x * model.wk.middleCols(Index(head) * dk, dk);
-        ht.values.middleRows(r0, rows).noalias() = x * model.wv.middleCols(Index(head) * dv, dv);
+        if (plan.fullQ)
+            ht.queries.middleRows(r0, rows).noalias() = x * model.wq.middleCols(Index(head) * dk, dk);
+        if (plan.fullK)
+            ht.keys.middleRows(r0, rows).noalias() = x * model.wk.middleCols(Index(head) * dk, dk);
+        if (plan.fullV)
+            ht.values.middleRows(r0, rows).noalias() = x * model.wv.middleCols(Index(head) * dv, dv);
     });
+    // … or the rows and columns an edit touched
+    for (int head = 0; head < h; ++head) {
+        const HeadPlan& plan = plans[std::size_t(head)];
+        HeadTrace& ht = t.heads[std::size_t(head)];
+        auto update = [&](bool full, Matrix& out, const Matrix& w, Index first, Index width,
+                          const std::vector<Index>& cols) {
+            if (full)
+                return;
+            const auto wh = w.middleCols(first, width);
+            for (Index r : plan.rows)
+                out.row(r).noalias() = t.x.row(r) * wh;
+            for (Index c : cols)
+                out.col(c).noalias() = t.x * wh.col(c);
+        };
+        update(plan.fullQ, ht.queries, model.wq, Index(head) * dk, dk, plan.qCols);
+        update(plan.fullK, ht.keys, model.wk, Index(head) * dk, dk, plan.kCols);
+        update(plan.fullV, ht.values, model.wv, Index(head) * dv, dv, plan.vCols);
+    }
 
     std::vector<char> valuesFinite(std::size_t(h), 0);
-    for (int head = 0; head < h; ++head)
+    for (int head = 0; head < h; ++head) {
         valuesFinite[std::size_t(head)] = t.heads[std::size_t(head)].values.allFinite();
+        if (!valuesFinite[std::size_t(head)])
+            plans[std::size_t(head)].fullOutputs = true;
+    }
+
+    // An edit of a few rows of X: those rows and columns of the scores, before the softmax needs them
+    for (int head = 0; head < h; ++head) {
+        const HeadPlan& plan = plans[std::size_t(head)];
+        HeadTrace& ht = t.heads[std::size_t(head)];
+        if (plan.fullScores)
+            continue;
+        for (Index r : plan.rows) {
+            ht.scores.row(r).noalias() = ht.queries.row(r) * ht.keys.transpose();
+            ht.scores.col(r).noalias() = ht.queries * ht.keys.row(r).transpose();
+        }
+    }
 
     // steps 2–5 per head and block of query rows, the largest blocks of a causal mask first
     parallelFor(h * blocks, threads, [&](int task) {
         const int head = task / blocks;
+        const HeadPlan& plan = plans[std::size_t(head)];
         const Index r0 = (blocks - 1 - task % blocks) * blockRows, rows = std::min<Index>(blockRows, n - r0);
         HeadTrace& ht = t.heads[std::size_t(head)];
 
         // step 2: scores = Q·Kᵀ (rows × n; masked entries too, the trace shows them)
-        ht.scores.middleRows(r0, rows).noalias() = ht.queries.middleRows(r0, rows) * ht.keys.transpose();
+        if (plan.fullScores)
+            ht.scores.middleRows(r0, rows).noalias() = ht.queries.middleRows(r0, rows) * ht.keys.transpose();
 
         // steps 3–4: scaled, then softmax of each row into weights (masked entries exactly 0)
-        for (Index i = r0; i < r0 + rows; ++i)
-            softmaxRow(ht.scores.row(i).data(), ht.weights.row(i).data(), causal ? i + 1 : n, n, t.scoreFactor);
+        if (plan.softmax)
+            for (Index i = r0; i < r0 + rows; ++i)
+                softmaxRow(ht.scores.row(i).data(), ht.weights.row(i).data(), causal ? i + 1 : n, n, t.scoreFactor);
 
         // step 5: outputs = weights·V (rows × d_v); under the mask, columns past the block's last row are 0
+        if (!plan.fullOutputs)
+            return;
         const Index live = causal ? r0 + rows : n;
         const auto w = ht.weights.block(r0, 0, rows, live);
         ht.outputs.middleRows(r0, rows).noalias() = w * ht.values.topRows(live);
@@ -346,6 +495,15 @@ Trace compute(const AttentionModel& model)
             }
         }
     });
+
+    // Only columns of W_V changed: those columns of the outputs (masked weights are exactly 0)
+    for (int head = 0; head < h; ++head) {
+        const HeadPlan& plan = plans[std::size_t(head)];
+        HeadTrace& ht = t.heads[std::size_t(head)];
+        if (!plan.fullOutputs)
+            for (Index c : plan.vCols)
+                ht.outputs.col(c).noalias() = ht.weights * ht.values.col(c);
+    }
 
     t.concat.resize(n, Index(h) * dv);
     for (int head = 0; head < h; ++head)
@@ -363,9 +521,9 @@ Trace compute(const AttentionModel& model)
     return t;
 }
 
-std::shared_ptr<const Trace> computeShared(const AttentionModel& model)
+std::shared_ptr<const Trace> computeShared(const AttentionModel& model, const Trace* previous)
 {
-    return std::make_shared<const Trace>(compute(model));
+    return std::make_shared<const Trace>(compute(model, previous));
 }
 
 }  // namespace core

@@ -10,11 +10,19 @@
 namespace core {
 
 /** Runs every step of every head. The model must pass validate(); otherwise this throws
- *  std::invalid_argument carrying validate()'s message. */
-Trace compute(const AttentionModel& model);
+ *  std::invalid_argument carrying validate()'s message.
+ *
+ *  With previous, a trace of an earlier state of the same model (same tokens, shapes, mask and
+ *  positional encoding), only what the differences reach is computed again: an edited row of X redoes
+ *  that row of Q, K and V and that row and column of the scores; an edited column of W_Q, W_K or W_V
+ *  redoes that column of the projection; a changed scale or temperature starts at the softmax; an
+ *  edit of W_V alone redoes only those columns of the outputs. What is redone is computed exactly as
+ *  the full computation would (the results agree to rounding), never by updating old values, so
+ *  nothing drifts over many edits. Otherwise previous is ignored. */
+Trace compute(const AttentionModel& model, const Trace* previous = nullptr);
 
 /** The same, as a shared immutable value for the views. */
-std::shared_ptr<const Trace> computeShared(const AttentionModel& model);
+std::shared_ptr<const Trace> computeShared(const AttentionModel& model, const Trace* previous = nullptr);
 
 /** Softmax of each row in place, subtracting the row maximum first.
  *  With causal, entry (i, j) with j > i becomes exactly 0 and the rest of the row is renormalised.

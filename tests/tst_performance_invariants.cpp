@@ -25,6 +25,40 @@ std::size_t traceBytes(const Trace& t)
     return total;
 }
 
+/** Every matrix of two traces agrees within tol relative to the larger of 1 and its largest entry, and
+ *  non-finite entries sit in the same places. */
+void compareTraces(const Trace& got, const Trace& want, double tol)
+{
+    auto same = [tol](const Matrix& a, const Matrix& b, const char* what) {
+        QVERIFY2(a.rows() == b.rows() && a.cols() == b.cols(), what);
+        const double scale = std::max(1.0, b.cwiseAbs().maxCoeff());
+        for (Eigen::Index i = 0; i < a.size(); ++i) {
+            const double x = a.data()[i], y = b.data()[i];
+            if (!std::isfinite(y)) {
+                QVERIFY2(std::isnan(y) ? std::isnan(x) : x == y, what);
+                continue;
+            }
+            QVERIFY2(std::fabs(x - y) <= tol * scale,
+                     qPrintable(QStringLiteral("%1[%2]: %3, the full computation %4")
+                                    .arg(QLatin1String(what)).arg(i).arg(x, 0, 'g', 17).arg(y, 0, 'g', 17)));
+        }
+    };
+    QCOMPARE(got.headCount(), want.headCount());
+    QCOMPARE(got.scoreFactor, want.scoreFactor);
+    same(got.x, want.x, "x");
+    for (int h = 0; h < want.headCount(); ++h) {
+        const HeadTrace &a = got.heads[std::size_t(h)], &b = want.heads[std::size_t(h)];
+        same(a.queries, b.queries, "queries");
+        same(a.keys, b.keys, "keys");
+        same(a.values, b.values, "values");
+        same(a.scores, b.scores, "scores");
+        same(a.weights, b.weights, "weights");
+        same(a.outputs, b.outputs, "outputs");
+    }
+    same(got.concat, want.concat, "concat");
+    same(got.output, want.output, "output");
+}
+
 }  // namespace
 
 class TestPerformanceInvariants : public QObject {
@@ -38,6 +72,9 @@ private slots:
     void estimateCoversTrace_data();
     void estimateCoversTrace();
     void refusesPastBudget();
+    void incrementalAgreesWithFull_data();
+    void incrementalAgreesWithFull();
+    void incrementalDoesNotDrift();
 };
 
 void TestPerformanceInvariants::sameResultEveryTime_data()
@@ -141,3 +178,91 @@ void TestPerformanceInvariants::refusesPastBudget()
 
 QTEST_GUILESS_MAIN(TestPerformanceInvariants)
 #include "tst_performance_invariants.moc"
+
+void TestPerformanceInvariants::incrementalAgreesWithFull_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<bool>("positions");
+    QTest::addColumn<QString>("edit");
+    const QStringList edits{QStringLiteral("x cell"), QStringLiteral("x two rows"), QStringLiteral("x half the rows"),
+                            QStringLiteral("w_q cell"), QStringLiteral("w_k cell"), QStringLiteral("w_v cell"),
+                            QStringLiteral("w_v every column"), QStringLiteral("w_o cell"),
+                            QStringLiteral("temperature"), QStringLiteral("scale off"), QStringLiteral("nothing"),
+                            QStringLiteral("overflowing value"), QStringLiteral("a token"), QStringLiteral("mask")};
+    for (const QString& edit : edits) {
+        QTest::addRow("n=40 %s", qPrintable(edit)) << 40 << 1 << false << false << edit;
+        QTest::addRow("n=300 3 heads causal positions %s", qPrintable(edit)) << 300 << 3 << true << true << edit;
+    }
+}
+
+void TestPerformanceInvariants::incrementalAgreesWithFull()
+{
+    QFETCH(int, n);
+    QFETCH(int, heads);
+    QFETCH(bool, causal);
+    QFETCH(bool, positions);
+    QFETCH(QString, edit);
+    std::mt19937_64 rng(17);
+    AttentionModel m = testutil::randomModel(rng, n, 32, heads, 8, 8);
+    m.options.mask = causal ? Mask::Causal : Mask::None;
+    m.options.positionalEncoding = positions ? PositionalEncoding::Sinusoidal : PositionalEncoding::None;
+    m.wo = Matrix::Random(m.wv.cols(), 6);
+    const Trace before = compute(m);
+
+    AttentionModel after = m;
+    const int dk = m.dK();
+    if (edit == QLatin1String("x cell")) {
+        after.embeddings(n / 2, 3) += 0.75;
+    } else if (edit == QLatin1String("x two rows")) {
+        after.embeddings(0, 0) = -1.5;
+        after.embeddings(n - 1, 31) = 2.25;
+    } else if (edit == QLatin1String("x half the rows")) {
+        after.embeddings.topRows(n / 2).array() += 0.125;
+    } else if (edit == QLatin1String("w_q cell")) {
+        after.wq(5, (heads - 1) * dk + 2) -= 0.5;
+    } else if (edit == QLatin1String("w_k cell")) {
+        after.wk(0, 1) = 3.0;
+    } else if (edit == QLatin1String("w_v cell")) {
+        after.wv(7, 3) = -2.0;
+    } else if (edit == QLatin1String("w_v every column")) {
+        after.wv.array() *= 1.5;
+    } else if (edit == QLatin1String("w_o cell")) {
+        (*after.wo)(1, 2) = 9.0;
+    } else if (edit == QLatin1String("temperature")) {
+        after.options.temperature = 0.3;
+    } else if (edit == QLatin1String("scale off")) {
+        after.options.scale = !after.options.scale;
+    } else if (edit == QLatin1String("overflowing value")) {
+        after.wv(2, 0) = 1e300;  // some values overflow to ±∞: the careful path of the outputs
+    } else if (edit == QLatin1String("a token")) {
+        after.tokens[1] = "changed";
+    } else if (edit == QLatin1String("mask")) {
+        after.options.mask = causal ? Mask::None : Mask::Causal;
+    }
+    const Trace incremental = compute(after, &before);
+    const Trace full = compute(after);
+    compareTraces(incremental, full, 1e-12);
+    QVERIFY(incremental.model.embeddings == after.embeddings && incremental.model.options == after.options);
+}
+
+void TestPerformanceInvariants::incrementalDoesNotDrift()
+{
+    // 200 single-cell edits, each computed from the trace before it, end where one full computation does.
+    std::mt19937_64 rng(23);
+    AttentionModel m = testutil::randomModel(rng, 64, 16, 2, 8, 8);
+    std::uniform_int_distribution<int> kind(0, 3), row(0, 63), col(0, 15), pick(0, 15);
+    std::uniform_real_distribution<double> value(-2.0, 2.0);
+    Trace t = compute(m);
+    for (int e = 0; e < 200; ++e) {
+        switch (kind(rng)) {
+        case 0: m.embeddings(row(rng), col(rng)) = value(rng); break;
+        case 1: m.wq(col(rng), pick(rng)) = value(rng); break;
+        case 2: m.wk(col(rng), pick(rng)) = value(rng); break;
+        default: m.wv(col(rng), pick(rng)) = value(rng); break;
+        }
+        t = compute(m, &t);
+    }
+    compareTraces(t, compute(m), 1e-12);
+}
