@@ -98,5 +98,9 @@ int main(int argc, char** argv)
         }
     }
     window.show();
+    // A window that crashed or was killed may have left unsaved changes behind: offer them back.
+    // Scripts that drive the window set ATTENTION_EXPLORER_NO_RECOVERY=1 to skip the question.
+    if (qEnvironmentVariableIntValue("ATTENTION_EXPLORER_NO_RECOVERY") == 0)
+        window.offerRecovery();
     return application.exec();
 }

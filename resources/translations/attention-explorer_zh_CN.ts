@@ -583,6 +583,25 @@
         </message>
     </context>
     <context>
+        <name>ui::Autosave</name>
+        <message>
+            <source>cannot write %1: %2</source>
+            <translation>无法写入 %1：%2</translation>
+        </message>
+        <message>
+            <source>cannot create the folder %1</source>
+            <translation>无法创建文件夹 %1</translation>
+        </message>
+        <message>
+            <source>cannot lock %1</source>
+            <translation>无法锁定 %1</translation>
+        </message>
+        <message>
+            <source>Autosave failed: %1. Unsaved changes are not protected against a crash; save them yourself.</source>
+            <translation>自动保存失败：%1。未保存的更改在程序崩溃时得不到保护，请自行保存。</translation>
+        </message>
+    </context>
+    <context>
         <name>ui::Document</name>
         <message>
             <source>Type at least one token: attention needs something to attend to.</source>
@@ -1158,6 +1177,66 @@
         <message>
             <source>Could not export the matrix</source>
             <translation>无法导出矩阵</translation>
+        </message>
+        <message>
+            <source>Autosave failed</source>
+            <translation>自动保存失败</translation>
+        </message>
+        <message>
+            <source>%1 (recovered)</source>
+            <translation>%1（已恢复）</translation>
+        </message>
+        <message>
+            <source>Recover Unsaved Changes</source>
+            <translation>恢复未保存的更改</translation>
+        </message>
+        <message>
+            <source>Attention Explorer did not close properly. It kept a session with changes that were not saved.</source>
+            <translation>注意力探索器上次没有正常关闭。它保留了一个含有未保存更改的会话。</translation>
+        </message>
+        <message>
+            <source>Kept at %1, with %2.</source>
+            <translation>保留于 %1，共 %2。</translation>
+        </message>
+        <message>
+            <source>1 token</source>
+            <translation>1 个词元</translation>
+        </message>
+        <message>
+            <source>%1 tokens</source>
+            <translation>%1 个词元</translation>
+        </message>
+        <message>
+            <source>It was never saved to a file.</source>
+            <translation>它从未保存到文件。</translation>
+        </message>
+        <message>
+            <source>It came from %1; that file does not have these changes.</source>
+            <translation>它来自 %1；该文件中没有这些更改。</translation>
+        </message>
+        <message>
+            <source>Other kept sessions: %1. They will be offered at the next start.</source>
+            <translation>其他保留的会话：%1 个。下次启动时会再询问。</translation>
+        </message>
+        <message>
+            <source>&amp;Recover</source>
+            <translation>恢复(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Discard</source>
+            <translation>丢弃(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Decide &amp;Later</source>
+            <translation>以后再说(&amp;L)</translation>
+        </message>
+        <message>
+            <source>Discarded the kept session</source>
+            <translation>已丢弃保留的会话</translation>
+        </message>
+        <message>
+            <source>Recovered the session kept at %1; it is not saved yet.</source>
+            <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
         </message>
     </context>
     <context>

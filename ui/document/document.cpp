@@ -198,6 +198,12 @@ bool Document::applyMatrix(MatrixId id, const core::Matrix& value)
     return true;
 }
 
+void Document::loadRecovered(const core::Session& session, const QString& path)
+{
+    loadSession(session, path);
+    m_undo.resetClean();
+}
+
 void Document::loadSession(const core::Session& session, const QString& path)
 {
     m_session = session;

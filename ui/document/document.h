@@ -72,6 +72,9 @@ public:
     // Files.
     /** Replaces the session (undo history cleared); path empty for an unsaved one. */
     void loadSession(const core::Session& session, const QString& path);
+    /** Loads a session recovered from an autosave: like loadSession, but the document counts as
+     *  modified until it is saved, so nothing asks less than it would have before the crash. */
+    void loadRecovered(const core::Session& session, const QString& path);
     /** Opens a session file; on failure the document is untouched and error says why. */
     bool openFile(const QString& path, QString* error);
     /** Saves atomically; on failure the old file is intact, the document stays modified. */

@@ -4,6 +4,7 @@
 #include "heatmapwidget.h"
 #include "optionspanel.h"
 #include "tokenbar.h"
+#include "ui/document/autosave.h"
 #include "ui/document/document.h"
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
@@ -25,15 +26,18 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -86,7 +90,13 @@ MainWindow::MainWindow(QWidget* parent)
     createStatusBar();
     i18n::onLanguageChange(this, [this] { retranslate(); });
 
-    connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
+    connect(m_document, &Document::modifiedChanged, this, [this](bool modified) {
+        if (!modified && m_recovered) {
+            m_recovered = false;  // saved, or replaced by another session
+            updateTitle();
+        }
+        setWindowModified(modified);
+    });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
@@ -102,6 +112,12 @@ MainWindow::MainWindow(QWidget* parent)
         m_undoIndex = index;
     });
 
+    m_autosave = new Autosave(m_document, Autosave::defaultFolder(), Autosave::defaultIntervalMs, this);
+    connect(m_autosave, &Autosave::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(message);
+        showError(tr("Autosave failed"), message);
+    });
+
     resize(1440, 900);
     m_defaultState = saveState(layoutVersion);
     readSettings();
@@ -111,6 +127,9 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    // The autosave looks at the document when it goes, so it goes first.
+    delete m_autosave;
+    m_autosave = nullptr;
     // The document outlives this class's destructor and its undo stack still signals while it goes.
     disconnect(m_document->undoStack(), nullptr, this, nullptr);
 }
@@ -189,7 +208,10 @@ void MainWindow::createActions()
     connect(m_copyAction, &QAction::triggered, this, &MainWindow::copyHeatmap);
 
     m_quitAction = new QAction(QIcon::fromTheme(QStringLiteral("application-exit")), QString(), this);
-    m_quitAction->setShortcuts(QKeySequence::Quit);
+    // Platforms without a standard quit key (Windows, a bare X server) still get Ctrl+Q.
+    m_quitAction->setShortcuts(QKeySequence::keyBindings(QKeySequence::Quit).isEmpty()
+                                   ? QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::Key_Q)}
+                                   : QKeySequence::keyBindings(QKeySequence::Quit));
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
@@ -556,6 +578,14 @@ void MainWindow::updateRecentMenu()
     clear->setEnabled(!files.isEmpty());
 }
 
+QWidget* MainWindow::dialogParent()
+{
+    // A box parented to this window would open behind the full-screen slides, out of sight.
+    if (m_teaching && m_teaching->isVisible())
+        return m_teaching;
+    return this;
+}
+
 bool MainWindow::maybeSave()
 {
     if (!m_document->isModified())
@@ -563,7 +593,7 @@ bool MainWindow::maybeSave()
     QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
                     tr("The session has changes that are not saved."), QMessageBox::Save | QMessageBox::Discard
                                                                           | QMessageBox::Cancel,
-                    this);
+                    dialogParent());
     box.setObjectName(QStringLiteral("unsavedChangesBox"));
     box.setInformativeText(tr("Do you want to save them first?"));
     box.setDefaultButton(QMessageBox::Save);
@@ -623,7 +653,7 @@ bool MainWindow::saveAs()
         ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + QLatin1Char('/') + suggestedBaseName()
             + QStringLiteral(".json")
         : m_document->filePath();
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Session As"), start, sessionFilter());
+    QString path = QFileDialog::getSaveFileName(dialogParent(), tr("Save Session As"), start, sessionFilter());
     if (path.isEmpty())
         return false;
     if (QFileInfo(path).suffix().isEmpty())
@@ -743,6 +773,8 @@ void MainWindow::updateTitle()
     }
     if (name.isEmpty())
         name = tr("Untitled");
+    if (m_recovered)
+        name = tr("%1 (recovered)").arg(name);
     setWindowTitle(name + QStringLiteral("[*]"));
     setWindowModified(m_document->isModified());
 }
@@ -763,9 +795,64 @@ void MainWindow::updateStatus()
         statusBar()->showMessage(m_document->error());
 }
 
+bool MainWindow::offerRecovery()
+{
+    std::vector<RecoverableSession> found = Autosave::findRecoverable(m_autosave->folder());
+    if (found.empty())
+        return false;
+    RecoverableSession& kept = found.front();  // the newest; any others wait for the next start
+    const int tokens = kept.session.model.n();
+    QMessageBox box(QMessageBox::Question, tr("Recover Unsaved Changes"),
+                    tr("Attention Explorer did not close properly. It kept a session with changes that were not "
+                       "saved."),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("recoveryBox"));
+    QString details = tr("Kept at %1, with %2.")
+                          .arg(QLocale().toString(kept.savedAt, QLocale::LongFormat),
+                               tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
+    details += QLatin1Char('\n');
+    details += kept.originalPath.isEmpty()
+        ? tr("It was never saved to a file.")
+        : tr("It came from %1; that file does not have these changes.").arg(QDir::toNativeSeparators(kept.originalPath));
+    if (found.size() > 1)
+        details += QLatin1Char('\n') + tr("Other kept sessions: %1. They will be offered at the next start.")
+                                           .arg(found.size() - 1);
+    box.setInformativeText(details);
+    QPushButton* recover = box.addButton(tr("&Recover"), QMessageBox::AcceptRole);
+    recover->setObjectName(QStringLiteral("recoverButton"));
+    QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+    discard->setObjectName(QStringLiteral("discardRecoveryButton"));
+    QPushButton* later = box.addButton(tr("Decide &Later"), QMessageBox::RejectRole);
+    later->setObjectName(QStringLiteral("laterButton"));
+    box.setDefaultButton(recover);
+    box.setEscapeButton(later);
+    box.exec();
+
+    if (box.clickedButton() == discard) {
+        Autosave::removeRecoverable(kept);
+        statusBar()->showMessage(tr("Discarded the kept session"), 6000);
+        return false;
+    }
+    if (box.clickedButton() != recover)
+        return false;  // the lock goes with found: the next start offers it again
+    m_document->loadRecovered(kept.session, kept.originalPath);
+    m_recovered = true;
+    updateTitle();
+    // Keep it under this window's name before the old file goes, so no moment holds it nowhere;
+    // when that cannot be written the old file stays, for the next start.
+    m_autosave->autosaveNow();
+    m_autosave->waitForWrite();
+    if (QFileInfo::exists(m_autosave->filePath()))
+        Autosave::removeRecoverable(kept);
+    statusBar()->showMessage(tr("Recovered the session kept at %1; it is not saved yet.")
+                                 .arg(QLocale().toString(kept.savedAt, QLocale::ShortFormat)),
+                             6000);
+    return true;
+}
+
 void MainWindow::showError(const QString& title, const QString& text)
 {
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, dialogParent());
     box->setObjectName(QStringLiteral("errorBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
@@ -777,6 +864,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    m_autosave->remove();  // saved, discarded or nothing to save: nothing left to recover
     writeSettings();
     event->accept();
 }

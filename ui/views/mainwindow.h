@@ -12,6 +12,7 @@ class QUndoView;
 
 namespace ui {
 
+class Autosave;
 class Document;
 class HeatmapWidget;
 class MatrixEditorPanel;
@@ -48,6 +49,13 @@ public:
 
     /** Asks to save unsaved changes: true when it is fine to go on (saved or discarded). */
     bool maybeSave();
+
+    /** This window's autosave (every 30 s or so while there are unsaved changes). */
+    Autosave* autosave() const { return m_autosave; }
+    /** When a window that is gone (crashed, killed) left unsaved changes, asks whether to recover
+     *  them: Recover loads them as an unsaved document, Discard deletes them, Decide Later keeps
+     *  them for the next start. The app calls it once at start. True when a session was recovered. */
+    bool offerRecovery();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -92,10 +100,14 @@ private:
     void addRecentFile(const QString& path);
     void showError(const QString& title, const QString& text);
     QString sessionTitle() const;
+    /** The window dialogs belong to: the teaching slides while they are up, else this one. */
+    QWidget* dialogParent();
     QString suggestedBaseName() const;
 
     Document* m_document;
     ViewState* m_viewState;
+    Autosave* m_autosave = nullptr;
+    bool m_recovered = false;  ///< the document came from an autosave and is not saved yet
     HeatmapWidget* m_heatmap = nullptr;
     TokenBar* m_tokenBar = nullptr;
     OptionsPanel* m_options = nullptr;

@@ -1,0 +1,240 @@
+#include "autosave.h"
+
+#include "document.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <atomic>
+
+namespace ui {
+
+namespace {
+
+const QString jsonSuffix = QStringLiteral(".json");
+const QString lockSuffix = QStringLiteral(".lock");
+
+/** A lock that only a dead owner makes stale, however long a window has been open. */
+std::unique_ptr<QLockFile> lockFor(const QString& lockPath)
+{
+    auto lock = std::make_unique<QLockFile>(lockPath);
+    lock->setStaleLockTime(0);
+    return lock;
+}
+
+QString lockPathOf(const QString& jsonPath)
+{
+    return jsonPath.left(jsonPath.size() - jsonSuffix.size()) + lockSuffix;
+}
+
+/** Writes text atomically; empty on success, else why not. */
+QString writeAtomically(const QString& path, const std::string& text)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Autosave::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+    if (file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit())
+        return Autosave::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+    return {};
+}
+
+}  // namespace
+
+QString Autosave::defaultFolder()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/autosave");
+}
+
+Autosave::Autosave(Document* document, const QString& folder, int intervalMs, QObject* parent)
+    : QObject(parent), m_document(document), m_folder(folder)
+{
+    // One file per window: the process id, the moment it started and a counter, so neither a
+    // second window nor a later process that got the same id takes another's file.
+    static std::atomic<int> windows{0};
+    static const qint64 started = QDateTime::currentMSecsSinceEpoch();
+    m_path = QStringLiteral("%1/session-%2-%3-%4%5")
+                 .arg(m_folder)
+                 .arg(QCoreApplication::applicationPid())
+                 .arg(started)
+                 .arg(++windows)
+                 .arg(jsonSuffix);
+    m_lockPath = lockPathOf(m_path);
+
+    const auto changed = [this] { ++m_generation; };
+    connect(document, &Document::modelChanged, this, changed);
+    connect(document, &Document::filePathChanged, this, changed);
+    connect(document, &Document::modifiedChanged, this, [this](bool modified) {
+        ++m_generation;
+        if (!modified)
+            remove();  // saved, or undone back to the saved state: nothing to keep
+    });
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, &Autosave::writeFinished);
+    connect(&m_timer, &QTimer::timeout, this, &Autosave::autosaveNow);
+    m_timer.start(intervalMs);
+}
+
+Autosave::~Autosave()
+{
+    m_watcher.waitForFinished();
+    if (!m_document->isModified())
+        removeFile();
+    // The lock goes with m_lock: a file left behind is now recoverable by the next start.
+}
+
+bool Autosave::ensureLocked(QString* error)
+{
+    if (m_lock && m_lock->isLocked())
+        return true;
+    if (!QDir().mkpath(m_folder)) {
+        *error = tr("cannot create the folder %1").arg(QDir::toNativeSeparators(m_folder));
+        return false;
+    }
+    m_lock = lockFor(m_lockPath);
+    if (!m_lock->tryLock(0)) {
+        *error = tr("cannot lock %1").arg(QDir::toNativeSeparators(m_lockPath));
+        m_lock.reset();
+        return false;
+    }
+    return true;
+}
+
+void Autosave::autosaveNow()
+{
+    if (!m_document->isModified() || m_generation == m_savedGeneration)
+        return;
+    if (m_watcher.isRunning()) {
+        m_again = true;
+        return;
+    }
+    QString error;
+    if (!ensureLocked(&error)) {
+        m_savedGeneration = m_generation;  // try again after the next change, not every tick
+        reportFailure(error);
+        return;
+    }
+    core::Session session = m_document->currentSession();
+    if (!session.extras.is_object())
+        session.extras = nlohmann::json::object();
+    session.extras[metaKey] = {
+        {"file", m_document->filePath().toStdString()},
+        {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString()},
+    };
+    m_writingGeneration = m_generation;
+    m_removeAfterWrite = false;
+    const QString path = m_path;
+    // Serializing a large session takes long: the worker does it, on its own copy.
+    m_watcher.setFuture(QtConcurrent::run([path, session = std::move(session)]() {
+        return writeAtomically(path, core::serializeSession(session));
+    }));
+}
+
+void Autosave::writeFinished()
+{
+    const QString error = m_watcher.result();
+    if (m_removeAfterWrite || !m_document->isModified()) {
+        removeFile();
+    } else if (error.isEmpty()) {
+        m_savedGeneration = m_writingGeneration;
+        m_failureSaid = false;
+        emit written(m_path);
+    } else {
+        m_savedGeneration = m_writingGeneration;  // try again after the next change
+        reportFailure(error);
+    }
+    m_removeAfterWrite = false;
+    if (m_again) {
+        m_again = false;
+        autosaveNow();
+    }
+}
+
+void Autosave::reportFailure(const QString& error)
+{
+    if (m_failureSaid)
+        return;
+    m_failureSaid = true;
+    emit failed(tr("Autosave failed: %1. Unsaved changes are not protected against a crash; save them yourself.")
+                    .arg(error));
+}
+
+void Autosave::waitForWrite()
+{
+    m_watcher.waitForFinished();
+    // Account for it now rather than when the finished signal comes round.
+    QCoreApplication::sendPostedEvents(&m_watcher);
+}
+
+void Autosave::remove()
+{
+    if (m_watcher.isRunning())
+        m_removeAfterWrite = true;
+    else
+        removeFile();
+    m_again = false;
+    m_savedGeneration = m_generation;
+}
+
+void Autosave::removeFile()
+{
+    if (QFileInfo::exists(m_path))
+        QFile::remove(m_path);
+}
+
+std::vector<RecoverableSession> Autosave::findRecoverable(const QString& folder)
+{
+    std::vector<RecoverableSession> found;
+    const QDir dir(folder);
+    if (!dir.exists())
+        return found;
+    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("session-*") + jsonSuffix}, QDir::Files)) {
+        auto lock = lockFor(lockPathOf(info.absoluteFilePath()));
+        if (!lock->tryLock(0))
+            continue;  // its window is alive (or the folder is not ours to lock)
+        std::string error;
+        auto session = core::readSessionFile(QFile::encodeName(info.absoluteFilePath()).toStdString(), error);
+        if (!session)
+            continue;  // left where it is; a later version may read it
+        RecoverableSession r;
+        r.path = info.absoluteFilePath();
+        r.savedAt = info.lastModified();
+        if (session->extras.is_object() && session->extras.contains(metaKey)) {
+            const nlohmann::json meta = session->extras[metaKey];
+            session->extras.erase(metaKey);
+            if (meta.is_object() && meta.contains("file") && meta["file"].is_string())
+                r.originalPath = QString::fromStdString(meta["file"].get<std::string>());
+            if (meta.is_object() && meta.contains("saved") && meta["saved"].is_string()) {
+                const QDateTime saved = QDateTime::fromString(QString::fromStdString(meta["saved"].get<std::string>()),
+                                                              Qt::ISODateWithMs);
+                if (saved.isValid())
+                    r.savedAt = saved.toLocalTime();
+            }
+        }
+        r.session = std::move(*session);
+        r.lock = std::move(lock);
+        found.push_back(std::move(r));
+    }
+    // Locks left by windows that died before they wrote anything.
+    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("session-*") + lockSuffix}, QDir::Files)) {
+        const QString json = info.absoluteFilePath().chopped(lockSuffix.size()) + jsonSuffix;
+        if (!QFileInfo::exists(json))
+            lockFor(info.absoluteFilePath())->tryLock(0);  // takes a stale one, and lets it go
+    }
+    std::sort(found.begin(), found.end(),
+              [](const RecoverableSession& a, const RecoverableSession& b) { return a.savedAt > b.savedAt; });
+    return found;
+}
+
+void Autosave::removeRecoverable(RecoverableSession& recoverable)
+{
+    QFile::remove(recoverable.path);
+    recoverable.lock.reset();
+}
+
+}  // namespace ui
