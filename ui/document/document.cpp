@@ -23,6 +23,10 @@ namespace {
  *  under a millisecond, and the result is there before the next paint. */
 constexpr double synchronousWork = 2e5;
 
+/** Token line texts up to this many characters are tokenized at once (typing); longer ones (a paste)
+ *  on a worker. */
+constexpr qsizetype synchronousTokenText = 2000;
+
 double work(const core::AttentionModel& m)
 {
     const double n = m.n(), d = m.dModel();
@@ -35,6 +39,34 @@ QString joinedTokens(const std::vector<std::string>& tokens)
     for (const auto& t : tokens)
         list << QString::fromStdString(t);
     return list.join(QLatin1Char(' '));
+}
+
+/** model with the tokens of text (rows the user gave stay with their tokens), or nothing and why
+ *  not: no token, too many, or a model the engine would refuse (the memory budget) where it
+ *  accepted the one before. */
+std::optional<core::AttentionModel> retokenized(const core::AttentionModel& model, const QString& text, QString* error)
+{
+    auto tokens = core::tokenize(text.toStdString());
+    if (tokens.empty()) {
+        *error = Document::tr("Type at least one token: attention needs something to attend to.");
+        return std::nullopt;
+    }
+    if (int(tokens.size()) > core::Limits::maxTokens) {
+        *error = Document::tr("%1 tokens is more than the %2 this program accepts.")
+                     .arg(tokens.size())
+                     .arg(core::Limits::maxTokens);
+        return std::nullopt;
+    }
+    core::AttentionModel after = model;
+    if (tokens != model.tokens) {
+        after.embeddings = core::embeddingsForTokens(model, tokens);
+        after.tokens = std::move(tokens);
+    }
+    if (auto e = core::validate(after); e && !core::validate(model)) {
+        *error = QString::fromStdString(*e);
+        return std::nullopt;
+    }
+    return after;
 }
 
 }  // namespace
@@ -71,12 +103,15 @@ const core::Matrix* matrixOf(const core::AttentionModel& m, MatrixId id)
 Document::Document(QObject* parent) : QObject(parent)
 {
     connect(&m_watcher, &QFutureWatcherBase::finished, this, &Document::workerFinished);
+    connect(&m_tokenWatcher, &QFutureWatcherBase::finished, this, &Document::tokenJobFinished);
+    connect(this, &Document::modelChanged, this, [this] { ++m_modelVersion; });
     connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
     loadSession(*core::preset("illustrated"), QString());
 }
 
 Document::~Document()
 {
+    m_tokenWatcher.waitForFinished();
     m_watcher.waitForFinished();
 }
 
@@ -88,26 +123,66 @@ const core::Matrix& Document::matrix(MatrixId id) const
 
 bool Document::setTokenText(const QString& text, QString* error)
 {
-    const auto tokens = core::tokenize(text.toStdString());
-    if (tokens.empty()) {
+    QString why;
+    auto after = retokenized(model(), text, &why);
+    if (!after) {
         if (error)
-            *error = tr("Type at least one token: attention needs something to attend to.");
+            *error = why;
         return false;
     }
-    if (int(tokens.size()) > core::Limits::maxTokens) {
-        if (error)
-            *error = tr("%1 tokens is more than the %2 this program accepts.").arg(tokens.size()).arg(core::Limits::maxTokens);
-        return false;
-    }
-    if (text == m_tokenText)
-        return true;
-    core::AttentionModel after = model();
-    if (tokens != model().tokens) {
-        after.embeddings = core::embeddingsForTokens(model(), tokens);
-        after.tokens = tokens;
-    }
-    m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(after), text, tr("Edit tokens"), TokenTextId));
+    if (text != m_tokenText)
+        m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(*after), text, tr("Edit tokens"), TokenTextId));
     return true;
+}
+
+void Document::requestTokenText(const QString& text)
+{
+    ++m_tokenStamp;
+    m_tokenRequest = text;
+    if (text.size() <= synchronousTokenText) {
+        m_tokenPending = false;  // overtakes any long text still on the worker
+        QString error;
+        const bool applied = setTokenText(text, &error);
+        emit tokenTextResult(text, applied ? QString() : error);
+        return;
+    }
+    m_tokenPending = true;
+    if (m_tokenJob == 0)
+        startTokenJob();
+}
+
+void Document::startTokenJob()
+{
+    m_tokenJob = m_tokenStamp;
+    m_tokenJobModel = m_modelVersion;
+    m_tokenWatcher.setFuture(QtConcurrent::run([text = m_tokenRequest, model = m_session.model]() {
+        TokenJobResult result;
+        result.after = retokenized(model, text, &result.error);
+        return result;
+    }));
+}
+
+void Document::tokenJobFinished()
+{
+    const quint64 stamp = m_tokenJob;
+    m_tokenJob = 0;
+    TokenJobResult result = m_tokenWatcher.result();
+    if (!m_tokenPending)
+        return;  // a short text was applied meanwhile
+    if (stamp != m_tokenStamp || m_tokenJobModel != m_modelVersion) {
+        startTokenJob();  // a newer text came, or the model changed under the job: only the newest counts
+        return;
+    }
+    m_tokenPending = false;
+    const QString text = m_tokenRequest;
+    if (!result.after) {
+        emit tokenTextResult(text, result.error);
+        return;
+    }
+    if (text != m_tokenText)
+        m_undo.push(new ModelCommand(this, model(), m_tokenText, std::move(*result.after), text, tr("Edit tokens"),
+                                     TokenTextId));
+    emit tokenTextResult(text, QString());
 }
 
 bool Document::setCell(MatrixId id, int row, int col, double value)

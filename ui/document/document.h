@@ -12,6 +12,7 @@
 #include <QUndoStack>
 
 #include <memory>
+#include <optional>
 
 namespace ui {
 
@@ -50,9 +51,15 @@ public:
     bool isModified() const { return !m_undo.isClean(); }
 
     // Edits: each pushes one undo command (consecutive edits of one cell merge).
-    /** Re-tokenizes the text; rows the user gave stay with their tokens. Empty text is refused
-     *  (returns false and sets error): attention needs at least one token. */
+    /** Re-tokenizes the text; rows the user gave stay with their tokens. Refused (false, error says
+     *  why, nothing changes): no token, more than Limits::maxTokens, or more than the memory budget. */
     bool setTokenText(const QString& text, QString* error = nullptr);
+    /** The same for the token line: a long text is tokenized and its embeddings derived on a worker
+     *  so that the window stays responsive; of texts requested meanwhile only the newest is applied.
+     *  tokenTextResult reports the outcome of each text that was not overtaken. */
+    void requestTokenText(const QString& text);
+    /** True while a requested token text is being tokenized on the worker. */
+    bool isTokenTextPending() const { return m_tokenPending; }
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
@@ -98,6 +105,9 @@ signals:
     void errorChanged(const QString& message);
     void filePathChanged(const QString& path);
     void modifiedChanged(bool modified);
+    /** The outcome of requestTokenText(text): error empty when the text was applied (or was the
+     *  current one), else why it was refused; the document is then unchanged. */
+    void tokenTextResult(const QString& text, const QString& error);
     /** Something the status bar may show. */
     void message(const QString& text);
 
@@ -106,6 +116,8 @@ private:
     void startWorker();
     void workerFinished();
     void setError(const QString& message);
+    void startTokenJob();
+    void tokenJobFinished();
 
     core::Session m_session;
     QString m_tokenText;
@@ -122,6 +134,19 @@ private:
     quint64 m_served = 0;     ///< stamp of the newest result delivered
     quint64 m_started = 0;    ///< computations started, for tests
     bool m_computing = false;
+
+    // Token line jobs: tokenizing and deriving embeddings for a long text, newest text wins.
+    struct TokenJobResult {
+        std::optional<core::AttentionModel> after;  ///< the model with the new tokens
+        QString error;                              ///< why not, when after is empty
+    };
+    QFutureWatcher<TokenJobResult> m_tokenWatcher;
+    QString m_tokenRequest;     ///< the newest text asked for
+    quint64 m_tokenStamp = 0;   ///< stamp of the newest text asked for
+    quint64 m_tokenJob = 0;     ///< stamp of the text on the worker, 0 when none
+    quint64 m_modelVersion = 0; ///< bumped by every change of the model
+    quint64 m_tokenJobModel = 0; ///< the model version the job started from
+    bool m_tokenPending = false; ///< the newest text waits for the worker
 };
 
 }  // namespace ui

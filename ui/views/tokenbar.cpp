@@ -16,6 +16,13 @@
 
 namespace ui {
 
+namespace {
+
+/** 16 Mi characters: more than any text of Limits::maxTokens tokens a person pastes. */
+constexpr int maxTextLength = 1 << 24;
+
+}  // namespace
+
 TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     : QWidget(parent), m_document(document), m_viewState(viewState)
 {
@@ -23,6 +30,9 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     m_line = new QLineEdit;
     m_line->setObjectName(QStringLiteral("tokenLine"));
     m_line->setClearButtonEnabled(true);
+    // Qt's default of 32767 characters would cut a pasted text short without a word; the document
+    // refuses what is too long (more than Limits::maxTokens tokens) and says so.
+    m_line->setMaxLength(maxTextLength);
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("tokenMessage"));
@@ -61,6 +71,10 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     connect(m_line, &QLineEdit::textEdited, this, &TokenBar::textEdited);
     connect(m_chips, &TokenChips::chipClicked, viewState, &ViewState::setSelectedQuery);
     connect(viewState, &ViewState::selectedQueryChanged, m_chips, &TokenChips::setSelected);
+    connect(document, &Document::tokenTextResult, this, [this](const QString& text, const QString& error) {
+        if (text == m_line->text())
+            m_message->showMessage(error);
+    });
     connect(document, &Document::modelChanged, this, &TokenBar::syncFromDocument);
     i18n::onLanguageChange(this, [this, label] {
         m_line->setPlaceholderText(tr("Type a sentence…"));
@@ -82,18 +96,15 @@ QString TokenBar::message() const
 
 void TokenBar::textEdited(const QString& text)
 {
-    QString error;
-    if (!m_document->setTokenText(text, &error)) {
-        m_message->showMessage(error);
-        return;
-    }
-    m_message->showMessage(QString());
+    // A long paste is tokenized on a worker; tokenTextResult brings the message, if any.
+    m_document->requestTokenText(text);
 }
 
 void TokenBar::syncFromDocument()
 {
     const QString text = m_document->tokenText();
-    if (m_line->text() != text) {
+    // While a pasted text is being tokenized the line shows it, not the document's older text.
+    if (m_line->text() != text && !m_document->isTokenTextPending()) {
         const int cursor = m_line->cursorPosition();
         m_line->setText(text);
         m_line->setCursorPosition(std::min(cursor, int(text.size())));
