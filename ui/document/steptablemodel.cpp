@@ -3,16 +3,20 @@
 #include "cellstyle.h"
 #include "viewstate.h"
 
+#include "core/pooling.h"
+
 #include <cmath>
 
 namespace ui {
 
 namespace {
 
-/** The matrix a trace stores for step; null for the steps it derives on demand (scaled scores). */
-const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head)
+/** The matrix a trace stores for step, and what its entries are multiplied by to show it: the scaled
+ *  scores are the stored scores times the trace's factor. Null for other steps it derives on demand. */
+const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head, double* factor)
 {
     using core::Step;
+    *factor = 1.0;
     if (!core::isPerHead(step))
         return trace.inputMatrix(step);
     const core::HeadTrace& h = trace.heads[std::size_t(head)];
@@ -21,6 +25,7 @@ const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int 
     case Step::Keys: return &h.keys;
     case Step::Values: return &h.values;
     case Step::Scores: return &h.scores;
+    case Step::ScaledScores: *factor = trace.scoreFactor; return &h.scores;
     case Step::Weights: return &h.weights;
     case Step::Outputs: return &h.outputs;
     default: return nullptr;
@@ -75,11 +80,12 @@ void StepTableModel::refresh()
 
     core::Matrix owned;
     const core::Matrix* matrix = nullptr;
+    double factor = 1.0;
     if (trace && trace->headCount() > 0) {
         if (m_weighted) {
             owned = trace->weightedValues(head, query);
         } else {
-            matrix = storedMatrix(*trace, m_step, head);
+            matrix = storedMatrix(*trace, m_step, head, &factor);
             if (!matrix && core::isPerHead(m_step))
                 owned = trace->step(m_step, head);
         }
@@ -95,6 +101,7 @@ void StepTableModel::refresh()
     m_query = query;
     m_owned = std::move(owned);
     m_matrix = matrix ? matrix : &m_owned;
+    m_factor = factor;
     m_rows = rows;
     m_cols = cols;
     // Tint range: weights are probabilities; everything else is signed around 0.
@@ -102,7 +109,7 @@ void StepTableModel::refresh()
         m_lo = 0;
         m_hi = 1;
     } else {
-        const double maxAbs = m_matrix->size() > 0 ? m_matrix->cwiseAbs().maxCoeff() : 0.0;
+        const double maxAbs = m_matrix->size() > 0 ? std::fabs(m_factor) * m_matrix->cwiseAbs().maxCoeff() : 0.0;
         m_hi = std::isfinite(maxAbs) && maxAbs > 0 ? maxAbs : 1.0;
         m_lo = -m_hi;
     }
@@ -113,6 +120,16 @@ void StepTableModel::refresh()
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
         emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
     }
+}
+
+core::Matrix StepTableModel::matrix() const
+{
+    return m_factor == 1.0 ? *m_matrix : core::Matrix(m_factor * *m_matrix);
+}
+
+core::Matrix StepTableModel::pooledMatrix(int maxRows, int maxCols) const
+{
+    return core::pooled(*m_matrix, maxRows, maxCols, m_factor);
 }
 
 QStringList StepTableModel::widestTexts(int column) const

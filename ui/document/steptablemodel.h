@@ -25,7 +25,9 @@ public:
     /** The selected query the weighted values belong to. */
     int query() const { return m_query; }
     /** The matrix shown (empty when there is no trace). */
-    const core::Matrix& matrix() const { return *m_matrix; }
+    core::Matrix matrix() const;
+    /** The matrix shown, as block means of at most maxRows × maxCols (core::pooled), for figures. */
+    core::Matrix pooledMatrix(int maxRows, int maxCols) const;
     /** The trace shown; null when there is none. */
     std::shared_ptr<const core::Trace> trace() const { return m_trace; }
     /** The texts among which column's widest is: those of its largest and smallest finite values
@@ -44,7 +46,7 @@ public:
 
 private:
     void refresh();
-    double valueAt(int row, int col) const { return (*m_matrix)(row, col); }
+    double valueAt(int row, int col) const { return m_factor * (*m_matrix)(row, col); }
     QColor tint(double v) const;
     QString tooltip(int row, int col) const;
 
@@ -53,7 +55,8 @@ private:
     bool m_weighted = false;
     std::shared_ptr<const core::Trace> m_trace;
     const core::Matrix* m_matrix = &m_owned;  ///< into m_trace or m_owned
-    core::Matrix m_owned;                    ///< scaled scores or weighted values, built on refresh
+    core::Matrix m_owned;                    ///< weighted values, built on refresh
+    double m_factor = 1.0;                   ///< shown = m_factor · stored (the scaled scores)
     int m_head = 0;
     int m_query = 0;
     double m_lo = 0;

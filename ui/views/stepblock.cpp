@@ -20,29 +20,37 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 
 namespace ui {
 
 namespace {
 
-/** The figure of a step model's matrix, with token labels where the model has them. */
-render::HeatmapData figureData(const StepTableModel& model)
+/** The figure of a step model's matrix, with token labels where the model has them. With maxRows and
+ *  maxCols, a larger matrix is shown as block means (a thumbnail has fewer pixels than a long
+ *  sequence has cells), and the labels of an axis that was pooled are left out. */
+render::HeatmapData figureData(const StepTableModel& model, int maxRows = 0, int maxCols = 0)
 {
     render::HeatmapData data;
-    data.values = model.matrix();
-    for (int r = 0; r < model.rowCount(); ++r)
-        data.rowLabels << model.headerData(r, Qt::Vertical).toString();
-    for (int c = 0; c < model.columnCount(); ++c)
-        data.colLabels << model.headerData(c, Qt::Horizontal).toString();
+    data.values = maxRows > 0 && maxCols > 0 ? model.pooledMatrix(maxRows, maxCols) : model.matrix();
+    if (data.values.rows() == model.rowCount())
+        for (int r = 0; r < model.rowCount(); ++r)
+            data.rowLabels << model.headerData(r, Qt::Vertical).toString();
+    if (data.values.cols() == model.columnCount())
+        for (int c = 0; c < model.columnCount(); ++c)
+            data.colLabels << model.headerData(c, Qt::Horizontal).toString();
     if (model.step() == core::Step::Weights && !model.isWeightedValues())
         data.range = std::make_pair(0.0, 1.0);
     return data;
 }
 
-/** Paints a HeatmapRenderer filling the widget. */
+/** Paints a HeatmapRenderer filling the widget. A thumbnail builds its figure when it is painted, not
+ *  when its step changes: a steps panel of 4096 tokens holds several, mostly scrolled out of view. */
 class FigureWidget : public QWidget {
 public:
+    using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
+
     FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail) {}
 
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
@@ -60,9 +68,21 @@ public:
         update();
     }
 
+    /** The figure comes from source at the next paint, sized for the widget's pixels. */
+    void setSource(Source source)
+    {
+        m_source = std::move(source);
+        update();
+    }
+
 protected:
     void paintEvent(QPaintEvent*) override
     {
+        if (m_source) {
+            auto [data, colormap] = m_source(size() * devicePixelRatioF());
+            m_source = nullptr;
+            setFigure(std::move(data), colormap);
+        }
         QPainter p(this);
         if (m_renderer)
             m_renderer->paint(&p, rect());
@@ -70,6 +90,7 @@ protected:
 
 private:
     bool m_thumbnail;
+    Source m_source;
     std::unique_ptr<render::HeatmapRenderer> m_renderer;
 };
 
@@ -152,7 +173,9 @@ void StepBlock::refresh()
     m_thumbnail->setVisible(thumbnail);
     m_zoom->setVisible(thumbnail);
     if (thumbnail)
-        static_cast<FigureWidget*>(m_thumbnail)->setFigure(figureData(*m_model), colormapOf(*m_model));
+        static_cast<FigureWidget*>(m_thumbnail)->setSource([model = m_model](QSize pixels) {
+            return std::make_pair(figureData(*model, pixels.height(), pixels.width()), colormapOf(*model));
+        });
     else if (!empty)
         fitTable();
 }

@@ -1,0 +1,40 @@
+#include "pooling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace core {
+
+Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
+{
+    const Eigen::Index rows = m.rows(), cols = m.cols();
+    const Eigen::Index br = std::max<Eigen::Index>(1, (rows + std::max(1, maxRows) - 1) / std::max(1, maxRows));
+    const Eigen::Index bc = std::max<Eigen::Index>(1, (cols + std::max(1, maxCols) - 1) / std::max(1, maxCols));
+    if (br == 1 && bc == 1)
+        return factor * m;
+    const Eigen::Index outRows = (rows + br - 1) / br, outCols = (cols + bc - 1) / bc;
+    Matrix sum = Matrix::Zero(outRows, outCols);
+    Matrix count = Matrix::Zero(outRows, outCols);
+    // Row by row, so that the large matrix is read once, in memory order.
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const double* in = m.row(r).data();
+        double* s = sum.row(r / br).data();
+        double* k = count.row(r / br).data();
+        for (Eigen::Index c = 0; c < cols; ++c) {
+            const double v = in[c];
+            if (std::isfinite(v)) {
+                s[c / bc] += v;
+                k[c / bc] += 1.0;
+            }
+        }
+    }
+    Matrix out(outRows, outCols);
+    for (Eigen::Index i = 0; i < out.size(); ++i)
+        out.data()[i] = count.data()[i] > 0 ? factor * (sum.data()[i] / count.data()[i])
+                                            : std::numeric_limits<double>::quiet_NaN();
+    return out;
+}
+
+}  // namespace core

@@ -1,0 +1,14 @@
+#pragma once
+/** Block means: how a figure shows a matrix that has more cells than it has pixels. */
+
+#include "matrix.h"
+
+namespace core {
+
+/** factor · m reduced to at most maxRows × maxCols by averaging blocks of ⌈rows / maxRows⌉ ×
+ *  ⌈cols / maxCols⌉ cells (the last blocks may be smaller). Non-finite entries are left out of their
+ *  block's mean; a block with none finite is NaN. When m already fits, this is factor · m.
+ *  maxRows and maxCols below 1 count as 1. */
+Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor = 1.0);
+
+}  // namespace core
