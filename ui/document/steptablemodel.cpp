@@ -12,7 +12,7 @@ namespace ui {
 namespace {
 
 /** The matrix a trace stores for step, and what its entries are multiplied by to show it: the scaled
- *  scores are the stored scores times the trace's factor. Null for other steps it derives on demand. */
+ *  scores are the stored scores times the trace's factor. Null for the steps it derives on demand. */
 const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head, double* factor)
 {
     using core::Step;
@@ -25,7 +25,11 @@ const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int 
     case Step::Keys: return &h.keys;
     case Step::Values: return &h.values;
     case Step::Scores: return &h.scores;
-    case Step::ScaledScores: *factor = trace.scoreFactor; return &h.scores;
+    case Step::ScaledScores:
+        if (!std::isfinite(trace.scoreFactor))
+            return nullptr;  // s / T overflowed: Trace::step() forms each product so that 0 stays 0
+        *factor = trace.scoreFactor;
+        return &h.scores;
     case Step::Weights: return &h.weights;
     case Step::Outputs: return &h.outputs;
     default: return nullptr;
