@@ -58,8 +58,10 @@ public:
      *  so that the window stays responsive; of texts requested meanwhile only the newest is applied.
      *  tokenTextResult reports the outcome of each text that was not overtaken. */
     void requestTokenText(const QString& text);
-    /** True while a requested token text is being tokenized on the worker. */
+    /** True while the newest requested token text waits for the worker (the line shows it, the model not yet). */
     bool isTokenTextPending() const { return m_tokenPending; }
+    /** True while the worker tokenizes a text, even one already overtaken (tests). */
+    bool isTokenizing() const { return m_tokenJob != 0; }
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
