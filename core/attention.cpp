@@ -388,28 +388,33 @@ Trace compute(const AttentionModel& model, const Trace* previous)
     const int blocks = int((n + blockRows - 1) / blockRows);
     const Changes changes = previous ? changesSince(*previous, model, t.scoreFactor) : Changes{};
 
-    // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
-    // Starting from a previous trace of the same shape, its matrices are the starting point.
-    if (changes.reusable) {
-        t.heads = previous->heads;
-    } else {
-        t.heads.resize(std::size_t(h));
-        for (HeadTrace& ht : t.heads) {
-            ht.queries.resize(n, dk);
-            ht.keys.resize(n, dk);
-            ht.values.resize(n, dv);
-            ht.scores.resize(n, n);
-            preferHugePages(ht.scores);
-            ht.weights.resize(n, n);
-            preferHugePages(ht.weights);
-            ht.outputs.resize(n, dv);
-        }
-    }
-
-    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V; whole projections per head and block of rows …
     std::vector<HeadPlan> plans(static_cast<std::size_t>(h));
     for (int head = 0; head < h; ++head)
         plans[std::size_t(head)] = planHead(changes, head, n, dk, dv);
+
+    // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
+    // From a previous trace, only what will not be computed again is copied (fresh buffers on huge pages
+    // take a copy faster than the previous ones could be shared).
+    t.heads.resize(std::size_t(h));
+    for (int head = 0; head < h; ++head) {
+        HeadTrace& ht = t.heads[std::size_t(head)];
+        const HeadPlan& plan = plans[std::size_t(head)];
+        const HeadTrace* old = changes.reusable ? &previous->heads[std::size_t(head)] : nullptr;
+        auto allocate = [&](Matrix& m, Index rows, Index cols, bool keep, const Matrix* from) {
+            m.resize(rows, cols);
+            preferHugePages(m);  // only matrices of 4 MiB and more
+            if (keep && from)
+                m = *from;
+        };
+        allocate(ht.queries, n, dk, !plan.fullQ, old ? &old->queries : nullptr);
+        allocate(ht.keys, n, dk, !plan.fullK, old ? &old->keys : nullptr);
+        allocate(ht.values, n, dv, !plan.fullV, old ? &old->values : nullptr);
+        allocate(ht.scores, n, n, !plan.fullScores, old ? &old->scores : nullptr);
+        allocate(ht.weights, n, n, !plan.softmax, old ? &old->weights : nullptr);
+        allocate(ht.outputs, n, dv, !plan.fullOutputs, old ? &old->outputs : nullptr);
+    }
+
+    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V; whole projections per head and block of rows …
     parallelFor(h * blocks, threads, [&](int task) {
         const int head = task / blocks;
         const HeadPlan& plan = plans[std::size_t(head)];
