@@ -66,6 +66,7 @@ private slots:
     void saveOpenRoundTrip();
     void saveFailureKeepsOldFile();
     void largeModelRecomputesOffThread();
+    void workerStartsFromShownTrace();
 };
 
 void TestDocument::startsWithTheWorkedExample()
@@ -435,6 +436,56 @@ void TestDocument::largeModelRecomputesOffThread()
     // The delivered trace is the final model's: compare one output row with a fresh computation.
     const core::Trace fresh = core::compute(doc.model());
     COMPARE_MATRIX(trace->heads[0].outputs.topRows(4), fresh.heads[0].outputs.topRows(4), 1e-12);
+}
+
+void TestDocument::workerStartsFromShownTrace()
+{
+    // Edits computed on the worker start from the trace shown; after every kind of change the result
+    // is what a fresh computation of the document's model gives.
+    std::mt19937_64 rng(11);
+    core::Session session;
+    session.model = testutil::randomModel(rng, 120, 32, 2, 16, 16, 8);
+    Document doc;
+    doc.loadSession(session, QString());
+    QVERIFY(doc.waitForTrace(60000));
+    auto check = [&](const char* after) {
+        QVERIFY2(doc.waitForTrace(60000), after);
+        const auto trace = doc.trace();
+        QVERIFY2(trace && trace->model == doc.model(), after);
+        const core::Trace fresh = core::compute(doc.model());
+        for (int h = 0; h < fresh.headCount(); ++h) {
+            const QByteArray scores = testutil::matrixDifference(trace->heads[std::size_t(h)].scores,
+                                                                 fresh.heads[std::size_t(h)].scores, 1e-11);
+            QVERIFY2(scores.isEmpty(), (QByteArray(after) + ": scores: " + scores).constData());
+            const QByteArray weights = testutil::matrixDifference(trace->heads[std::size_t(h)].weights,
+                                                                  fresh.heads[std::size_t(h)].weights, 1e-12);
+            QVERIFY2(weights.isEmpty(), (QByteArray(after) + ": weights: " + weights).constData());
+        }
+        const QByteArray output = testutil::matrixDifference(trace->output, fresh.output, 1e-11);
+        QVERIFY2(output.isEmpty(), (QByteArray(after) + ": output: " + output).constData());
+    };
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 7, 3, 1.25));
+    check("an embedding");
+    QVERIFY(doc.setCell(MatrixId::Query, 2, 17, -0.5));
+    check("a query weight");
+    QVERIFY(doc.setCell(MatrixId::Value, 30, 5, 2.0));
+    check("a value weight");
+    QVERIFY(doc.setCell(MatrixId::Output, 1, 1, 3.0));
+    check("an output weight");
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    check("two undos");
+    doc.undoStack()->redo();
+    check("a redo");
+    core::Options options = doc.model().options;
+    options.temperature = 0.5;
+    options.mask = core::Mask::Causal;
+    doc.setOptions(options);
+    check("temperature and mask");
+    QVERIFY(doc.setTokenText(doc.tokenText() + QStringLiteral(" more")));
+    check("one more token");
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 120, 0, -2.0));
+    check("the new token's embedding");
 }
 
 QTEST_MAIN(TestDocument)

@@ -389,9 +389,10 @@ void Document::startWorker()
     ++m_started;
     m_running = m_requested;
     const core::AttentionModel model = m_session.model;
-    m_watcher.setFuture(QtConcurrent::run([model]() -> std::shared_ptr<const core::Trace> {
+    // The trace shown is where the worker starts: an edit of one cell redoes only what it reaches.
+    m_watcher.setFuture(QtConcurrent::run([model, previous = m_trace]() -> std::shared_ptr<const core::Trace> {
         try {
-            return core::computeShared(model);
+            return core::computeShared(model, previous.get());
         } catch (const std::exception&) {
             return nullptr;  // validated before; only memory can run out here
         }
