@@ -51,6 +51,20 @@ void Forward(benchmark::State& state)
     state.counters["flops"] = flops(model);
 }
 
+/** What the window computes after a one-cell edit of X: compute() from the trace before the edit. */
+void EditOneCell(benchmark::State& state)
+{
+    const auto model = bench::model(int(state.range(0)), int(state.range(1)));
+    const core::Trace before = core::compute(model);
+    auto after = model;
+    after.embeddings(after.n() / 2, 0) += 0.5;
+    for (auto _ : state) {
+        auto trace = core::compute(after, &before);
+        benchmark::DoNotOptimize(trace.output.data());
+    }
+    state.counters["flops"] = flops(model);
+}
+
 /** The engine's GEMMs alone, into buffers allocated once: X·W_Q, X·W_K, X·W_V, then per head
  *  Q_h·K_hᵀ and S·V_h, then concat·W_O. Rows split over `threads` threads. */
 void OwnGemms(benchmark::State& state)
@@ -118,6 +132,7 @@ void registerAll()
     for (int h : headCounts)
         for (int n : sizes) {
             shape(benchmark::RegisterBenchmark("Forward", Forward)->Args({n, h}), n);
+            shape(benchmark::RegisterBenchmark("EditOneCell", EditOneCell)->Args({n, h}), n);
             for (int threads : {1, 2}) {
                 shape(benchmark::RegisterBenchmark("OwnGemms", OwnGemms)->Args({n, h, threads}), n);
                 shape(benchmark::RegisterBenchmark("PlainGemm", PlainGemm)->Args({plainSide(n, h), threads})
