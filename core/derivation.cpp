@@ -9,8 +9,8 @@ std::string formatNumber(double v, int precision)
 {
     if (std::isnan(v))
         return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? "∞" : "-∞";
+    if (std::isinf(v))  // a result beyond double range: say how large, not "∞"
+        return v > 0 ? ">1.79e308" : "<-1.79e308";
     precision = std::clamp(precision, 0, 17);
     char buf[64];
     const double a = std::fabs(v);
@@ -81,6 +81,20 @@ void dotProduct(Derivation& d, const MatrixCRef& a, Eigen::Index row, const Matr
         d.terms.push_back({a(row, t), b(t, col)});
 }
 
+/** exp(s − max) as the engine's softmax takes it in the limit: at an overflowed maximum the +∞ scores
+ *  share the row (each counts 1, every other score 0); NaN counts as −∞; a row with nothing above −∞
+ *  is shared evenly. Finite rows: plain exp(s − max). */
+double softmaxTerm(double s, double max)
+{
+    if (std::isnan(s))
+        s = -INFINITY;
+    if (max == INFINITY)
+        return s == INFINITY ? 1.0 : 0.0;
+    if (max == -INFINITY)
+        return 1.0;
+    return std::exp(s - max);
+}
+
 }  // namespace
 
 std::string Derivation::text(int precision) const
@@ -120,7 +134,7 @@ std::string Derivation::text(int precision) const
         const std::string m = formatNumber(rowMax, precision);
         auto exps = [&](const Term& t) { return "exp(" + formatNumber(t.a, precision) + " − " + m + ")"; };
         return s + " = " + symbolic + " = exp(" + formatNumber(numeratorArg, precision) + " − " + m + ") / ("
-            + joinTerms(*this, " + ", exps) + ") = " + formatNumber(std::exp(numeratorArg - rowMax), precision)
+            + joinTerms(*this, " + ", exps) + ") = " + formatNumber(softmaxTerm(numeratorArg, rowMax), precision)
             + " / " + formatNumber(denominator, precision) + " = " + v;
     }
     case Kind::Copy:
@@ -206,17 +220,19 @@ Derivation derive(const Trace& trace, const CellRef& c)
         const bool causal = model.options.mask == Mask::Causal;
         const int limit = causal ? i + 1 : trace.n();
         d.masked = causal && j > i;
-        const auto& scores = trace.heads[std::size_t(h)].scores;
+        // The scaled scores as the trace forms them (0 stays 0 when s / T overflowed); NaN is not a maximum.
+        auto scaled = [&](int k) { return trace.value(Step::ScaledScores, h, i, k); };
         double max = -INFINITY;
         for (int k = 0; k < limit; ++k)
-            max = std::max(max, scores(i, k) * trace.scoreFactor);
+            if (const double s = scaled(k); s > max)
+                max = s;
         d.rowMax = max;
-        d.numeratorArg = scores(i, j) * trace.scoreFactor;
+        d.numeratorArg = scaled(j);
         d.totalTerms = limit;
         double sum = 0;
         for (int k = 0; k < limit; ++k) {
-            const double s = scores(i, k) * trace.scoreFactor;
-            const double e = std::exp(s - max);
+            const double s = scaled(k);
+            const double e = softmaxTerm(s, max);
             sum += e;
             if (k < Derivation::maxTerms)
                 d.terms.push_back({s, e});

@@ -37,6 +37,7 @@ private slots:
     void everyCellAddsUp();
     void longSums();
     void maskedWeight();
+    void overflowedScoresAddUp();
     void sources();
     void formatNumber_data();
     void formatNumber();
@@ -230,6 +231,37 @@ void TestDerivation::maskedWeight()
     QVERIFY(close(std::exp(live.numeratorArg - live.rowMax) / live.denominator, live.value, 1e-15));
 }
 
+void TestDerivation::overflowedScoresAddUp()
+{
+    // Scores beyond double range (inputs of 1e300): the softmax's arithmetic is shown in its limit, the
+    // +∞ scores sharing the row, and its numbers give the weight the engine computed.
+    AttentionModel m = illustratedModel();
+    m.embeddings = testutil::mat({{1e300, 1e300, 0, 0}, {-1e300, 1e300, 0, 0}, {1e300, 1e300, 1e300, 0}});
+    m.wq = m.wk = m.wv = Matrix::Ones(4, 3);
+    m.options.scale = false;
+    const Trace t = compute(m);
+    QVERIFY(std::isinf(t.heads[0].scores(0, 0)));
+    for (int i = 0; i < 3; ++i) {
+        double total = 0;
+        for (int j = 0; j < 3; ++j) {
+            const Derivation d = derive(t, {Step::Weights, 0, i, j});
+            const QString text = QString::fromStdString(d.text(4));
+            QVERIFY2(!text.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !text.contains(QStringLiteral("inf"))
+                         && !text.contains(QStringLiteral("∞")),
+                     qPrintable(text));
+            QCOMPARE(d.value, t.heads[0].weights(i, j));
+            double numerator = 0, denominator = 0;
+            for (const auto& term : d.terms)
+                denominator += term.b;
+            QCOMPARE(denominator, d.denominator);
+            numerator = d.terms[std::size_t(j)].b;
+            QCOMPARE(numerator / denominator, d.value);
+            total += d.value;
+        }
+        QCOMPARE(total, 1.0);
+    }
+}
+
 void TestDerivation::sources()
 {
     std::mt19937_64 rng(5);
@@ -277,8 +309,9 @@ void TestDerivation::formatNumber_data()
     QTest::addRow("huge") << 1e20 << 4 << QStringLiteral("1e+20");
     QTest::addRow("large fraction") << 1234567.5 << 4 << QStringLiteral("1.2346e+06");
     QTest::addRow("NaN") << double(NAN) << 4 << QStringLiteral("NaN");
-    QTest::addRow("infinity") << double(INFINITY) << 4 << QStringLiteral("∞");
-    QTest::addRow("minus infinity") << -double(INFINITY) << 4 << QStringLiteral("-∞");
+    // beyond double range: how large, never "inf" or "∞" (DBL_MAX is 1.7976931348623157e308)
+    QTest::addRow("infinity") << double(INFINITY) << 4 << QStringLiteral(">1.79e308");
+    QTest::addRow("minus infinity") << -double(INFINITY) << 4 << QStringLiteral("<-1.79e308");
 }
 
 void TestDerivation::formatNumber()

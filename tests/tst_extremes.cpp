@@ -56,10 +56,12 @@ public:
         if (text.contains(nonFiniteText()) && m_list.size() < 20)
             m_list << where + QStringLiteral(": \"") + text.left(120) + QLatin1Char('"');
     }
+    /** Values behind a figure: no NaN (its grey says "no number"). An overflowed ±∞ is drawn in the
+     *  map's end colour and written as ">1.79e308", which text() checks. */
     void values(const QString& where, const core::Matrix& m)
     {
-        if (!m.allFinite() && m_list.size() < 20)
-            m_list << where + QStringLiteral(": a value that is not finite");
+        if (m.array().isNaN().any() && m_list.size() < 20)
+            m_list << where + QStringLiteral(": a value that is NaN");
     }
     bool empty() const { return m_list.isEmpty(); }
     QString report() const { return m_list.join(QLatin1Char('\n')); }
@@ -180,13 +182,8 @@ void TestExtremes::nothingShownIsNotFinite()
     f.text(QStringLiteral("window title"), window.windowTitle());
     f.text(QStringLiteral("error"), doc->error());
 
-    // Known and open: where a score, or a score divided by a tiny temperature, leaves double range
-    // the engine keeps ±∞ there (tst_numerics: its promise), and the step tables and their tooltips
-    // show "∞"; the weights and outputs stay finite. Until the window shows such a cell otherwise,
-    // these rows are expected to fail, and pass loudly (XPASS) once it does.
-    QEXPECT_FAIL("temperature 1e-300, ±1e150 inputs", "scaled scores overflow to ±∞ and are shown as ∞", Continue);
-    QEXPECT_FAIL("smallest normal temperature", "scaled scores overflow to ∞ and are shown as ∞", Continue);
-    QEXPECT_FAIL("1e300 inputs, unit weights", "scores overflow to ∞ and are shown as ∞", Continue);
+    // Where a score, or a score divided by a tiny temperature, leaves double range, the engine keeps ±∞
+    // (tst_numerics: its promise); the user reads ">1.79e308" and sees the end colour of the map.
     QVERIFY2(f.empty(), qPrintable(f.report()));
     doc->undoStack()->setClean();
 }

@@ -10,8 +10,8 @@ QString formatCell(double value, int precision)
 {
     if (std::isnan(value))
         return QStringLiteral("NaN");
-    if (std::isinf(value))
-        return value > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    if (std::isinf(value))  // a result beyond double range (a score of two overflowing vectors)
+        return value > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<−1.79e308");
     QString s = QString::number(value, 'f', precision);
     // "-0.00" reads as a sign error; a rounded zero has no sign.
     if (s.startsWith(QLatin1Char('-')) && s.count(QLatin1Char('0')) + s.count(QLatin1Char('.')) == s.size() - 1)
@@ -21,8 +21,8 @@ QString formatCell(double value, int precision)
 
 QColor cellTint(double value, double lo, double hi, render::ColormapId colormap, const QColor& base)
 {
-    if (!std::isfinite(value))
-        return base;
+    if (std::isnan(value))
+        return base;  // ±∞ take the ends of the map below
     const double t = hi > lo ? std::clamp((value - lo) / (hi - lo), 0.0, 1.0) : 0.5;
     const QColor c = render::colorAt(colormap, t);
     const double alpha = render::isDiverging(colormap) ? 0.8 * std::fabs(2 * t - 1) : 0.55;

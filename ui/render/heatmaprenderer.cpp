@@ -60,6 +60,8 @@ std::pair<double, double> chooseRange(const HeatmapData& data, ColormapId id)
 /** A number as printed in the figure: typographic minus, no "−0". */
 QString formatNumber(double v, char format, int precision)
 {
+    if (std::isinf(v))  // a result beyond double range, as the tables show it
+        return v > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<") + kMinus + QStringLiteral("1.79e308");
     QString s = QString::number(v, format, precision);
     if (s.startsWith(QLatin1Char('-'))) {
         if (s.toDouble() == 0.0)
