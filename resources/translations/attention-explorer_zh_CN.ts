@@ -1828,6 +1828,10 @@
     <context>
         <name>ui::WalkthroughPanel</name>
         <message>
+            <source>&amp;Copy the walkthrough</source>
+            <translation>复制逐步演算(&amp;C)</translation>
+        </message>
+        <message>
             <source>… %1 more</source>
             <translation>… 另有 %1 个</translation>
         </message>
