@@ -7,14 +7,30 @@
 
 namespace core {
 
+namespace {
+
+/** Side of a block: ⌈size / max⌉, at least 1. */
+Eigen::Index blockSide(Eigen::Index size, int max)
+{
+    const Eigen::Index m = std::max(1, max);
+    return std::max<Eigen::Index>(1, (size + m - 1) / m);
+}
+
+}  // namespace
+
+std::pair<Eigen::Index, Eigen::Index> pooledShape(Eigen::Index rows, Eigen::Index cols, int maxRows, int maxCols)
+{
+    const Eigen::Index br = blockSide(rows, maxRows), bc = blockSide(cols, maxCols);
+    return {(rows + br - 1) / br, (cols + bc - 1) / bc};
+}
+
 Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
 {
     const Eigen::Index rows = m.rows(), cols = m.cols();
-    const Eigen::Index br = std::max<Eigen::Index>(1, (rows + std::max(1, maxRows) - 1) / std::max(1, maxRows));
-    const Eigen::Index bc = std::max<Eigen::Index>(1, (cols + std::max(1, maxCols) - 1) / std::max(1, maxCols));
+    const Eigen::Index br = blockSide(rows, maxRows), bc = blockSide(cols, maxCols);
     if (br == 1 && bc == 1)
         return factor * m;
-    const Eigen::Index outRows = (rows + br - 1) / br, outCols = (cols + bc - 1) / bc;
+    const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
     Matrix sum = Matrix::Zero(outRows, outCols);
     Matrix count = Matrix::Zero(outRows, outCols);
     // Row by row, so that the large matrix is read once, in memory order.

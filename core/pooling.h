@@ -3,6 +3,8 @@
 
 #include "matrix.h"
 
+#include <utility>
+
 namespace core {
 
 /** factor · m reduced to at most maxRows × maxCols by averaging blocks of ⌈rows / maxRows⌉ ×
@@ -10,5 +12,8 @@ namespace core {
  *  block's mean; a block with none finite is NaN. When m already fits, this is factor · m.
  *  maxRows and maxCols below 1 count as 1. */
 Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor = 1.0);
+
+/** The rows and columns pooled() gives for a rows × cols matrix, without pooling it. */
+std::pair<Eigen::Index, Eigen::Index> pooledShape(Eigen::Index rows, Eigen::Index cols, int maxRows, int maxCols);
 
 }  // namespace core

@@ -96,22 +96,43 @@ Matrix Trace::weightedValues(int head, int query) const
 
 Matrix Trace::step(Step s, int head) const
 {
+    Matrix m;
+    stepInto(s, head, m);
+    return m;
+}
+
+void Trace::stepInto(Step s, int head, Matrix& into) const
+{
+    const Matrix* stored = nullptr;
     if (!isPerHead(s)) {
-        const Matrix* m = inputMatrix(s);
-        return m ? *m : Matrix();
+        stored = inputMatrix(s);
+    } else if (s == Step::ScaledScores) {
+        const Matrix& scores = heads.at(std::size_t(head)).scores;
+        if (!std::isfinite(scoreFactor)) {
+            into = scaledScores(head);
+            return;
+        }
+        into.resize(scores.rows(), scores.cols());
+        into.noalias() = scores * scoreFactor;
+        return;
+    } else {
+        const HeadTrace& ht = heads.at(std::size_t(head));
+        switch (s) {
+        case Step::Queries: stored = &ht.queries; break;
+        case Step::Keys: stored = &ht.keys; break;
+        case Step::Values: stored = &ht.values; break;
+        case Step::Scores: stored = &ht.scores; break;
+        case Step::Weights: stored = &ht.weights; break;
+        case Step::Outputs: stored = &ht.outputs; break;
+        default: break;
+        }
     }
-    if (s == Step::ScaledScores)
-        return scaledScores(head);
-    const HeadTrace& ht = heads.at(std::size_t(head));
-    switch (s) {
-    case Step::Queries: return ht.queries;
-    case Step::Keys: return ht.keys;
-    case Step::Values: return ht.values;
-    case Step::Scores: return ht.scores;
-    case Step::Weights: return ht.weights;
-    case Step::Outputs: return ht.outputs;
-    default: return {};
+    if (!stored) {
+        into.resize(0, 0);
+        return;
     }
+    into.resize(stored->rows(), stored->cols());
+    into = *stored;
 }
 
 std::pair<int, int> Trace::stepShape(Step s, int head) const

@@ -52,6 +52,9 @@ struct Trace {
     /** The matrix of any step; head is ignored for steps that are not per head.
      *  W_O is an empty matrix when the model has none. */
     Matrix step(Step step, int head = 0) const;
+    /** The same into `into`, in its own storage when it has the size already: a view that shows a
+     *  4096 × 4096 step after every edit copies into warm memory instead of faulting in a fresh one. */
+    void stepInto(Step step, int head, Matrix& into) const;
     /** Rows and columns of a step's matrix, without building it. */
     std::pair<int, int> stepShape(Step step, int head = 0) const;
     /** One cell of a step's matrix, without building the whole matrix. */

@@ -114,6 +114,7 @@ private slots:
     void annotationsContrastWithCells();
     void highlightsOutlineWithoutRecolouring();
     void largeMatrixPaintsQuickly();
+    void cellsSmallerThanPixelsAreAveraged();
     void awkwardInputsPaint_data();
     void awkwardInputsPaint();
 
@@ -534,6 +535,41 @@ void TestHeatmapRenderer::largeMatrixPaintsQuickly()
     QVERIFY2(second < 2000, qPrintable(QString::number(second)));
     const QPoint centre = pixelAt(renderer.cellRect(2048, 2048, QRectF(0, 0, 2000, 2000)).center());
     QVERIFY(QColor(image.pixel(centre)) != QColor(Qt::white));
+}
+
+void TestHeatmapRenderer::cellsSmallerThanPixelsAreAveraged()
+{
+    // A 0/1 checkerboard of 1200 × 1200 cells painted about 300 px wide: every pixel of the matrix shows
+    // the mean, 0.5, not whichever cell a scaled-down image happened to keep. The right half is all 1.
+    const int n = 1200;
+    HeatmapData data;
+    data.values = core::Matrix(n, n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+            data.values(r, c) = c >= n / 2 ? 1.0 : double((r + c) % 2);
+    data.range = std::make_pair(0.0, 1.0);
+    const HeatmapRenderer renderer(std::move(data), lightStyle(ColormapId::Viridis));
+    const QRectF target(0, 0, 400, 400);
+    QImage image(400, 400, QImage::Format_ARGB32_Premultiplied);
+    {
+        QPainter painter(&image);
+        renderer.paint(&painter, target);
+    }
+    const QColor middle = colorAt(ColormapId::Viridis, 0.5), top = colorAt(ColormapId::Viridis, 1.0);
+    int checked = 0;
+    for (int r = 100; r < n - 100; r += 97) {
+        for (int c = 20; c < n - 20; c += 89) {
+            const QColor got(image.pixel(pixelAt(renderer.cellRect(r, c, target).center())));
+            const QColor want = c >= n / 2 + 20 ? top : middle;
+            if (c >= n / 2 - 20 && c < n / 2 + 20)
+                continue;  // a pixel on the border of the halves mixes both
+            QVERIFY2(std::abs(got.red() - want.red()) + std::abs(got.green() - want.green())
+                             + std::abs(got.blue() - want.blue()) <= 12,
+                     qPrintable(QStringLiteral("cell (%1, %2): %3, expected %4").arg(r).arg(c).arg(got.name(), want.name())));
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 50);
 }
 
 void TestHeatmapRenderer::awkwardInputsPaint_data()

@@ -35,11 +35,12 @@ QStringList tokenLabels(const core::Trace& trace)
     return labels;
 }
 
-render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head)
+render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head, core::Matrix reuse)
 {
     using core::Step;
     render::HeatmapData data;
-    data.values = trace.step(step, head);
+    data.values = std::move(reuse);
+    trace.stepInto(step, head, data.values);
     const bool square = step == Step::Scores || step == Step::ScaledScores || step == Step::Weights;
     const bool tokenRows = step != Step::WeightQuery && step != Step::WeightKey && step != Step::WeightValue
         && step != Step::WeightOutput;

@@ -17,7 +17,8 @@ QString stepTitle(core::Step step);
 QStringList tokenLabels(const core::Trace& trace);
 
 /** The heatmap of a step that is n × n (scores, scaled scores, weights) or any other step:
- *  rows are the tokens (queries), columns the keys for n × n steps, else the column indices. */
-render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head);
+ *  rows are the tokens (queries), columns the keys for n × n steps, else the column indices.
+ *  The values are written into reuse's storage (a figure's previous values, HeatmapRenderer::takeValues()). */
+render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head, core::Matrix reuse = {});
 
 }  // namespace ui

@@ -1,5 +1,7 @@
 #include "heatmaprenderer.h"
 
+#include "core/pooling.h"
+
 #include <QFontInfo>
 #include <QHash>
 #include <QFontMetricsF>
@@ -314,6 +316,14 @@ void HeatmapRenderer::setData(HeatmapData data)
     invalidate(true);
 }
 
+core::Matrix HeatmapRenderer::takeValues()
+{
+    core::Matrix values = std::move(m_data.values);
+    m_data.values.resize(0, 0);
+    invalidate(true);
+    return values;
+}
+
 void HeatmapRenderer::setStyle(const HeatmapStyle& style)
 {
     const bool colours = style.colormap != m_style.colormap;
@@ -333,6 +343,7 @@ void HeatmapRenderer::invalidate(bool colours)
     if (colours) {
         m_image = QImage();
         m_imageUpscale = 0;
+        m_imageCells = QSize();
     }
 }
 
@@ -470,20 +481,31 @@ std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, c
     return std::pair{row, col};
 }
 
-const QImage& HeatmapRenderer::cellImage(int upscale) const
+const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols) const
 {
-    if (m_imageUpscale == upscale && !m_image.isNull())
+    const auto [pooledRows, pooledCols] = core::pooledShape(m_data.values.rows(), m_data.values.cols(), maxRows, maxCols);
+    const QSize cells{int(pooledCols), int(pooledRows)};
+    if (m_imageUpscale == upscale && m_imageCells == cells && !m_image.isNull())
         return m_image;
-    const int rows = int(m_data.values.rows());
-    const int cols = int(m_data.values.cols());
+    // More cells than pixels (a long sequence on screen): each pixel the mean of its block of cells,
+    // instead of colouring millions of cells to drop most of them when the image is scaled down.
+    core::Matrix pooledValues;
+    const core::Matrix* source = &m_data.values;
+    if (pooledRows < m_data.values.rows() || pooledCols < m_data.values.cols()) {
+        pooledValues = core::pooled(m_data.values, maxRows, maxCols);
+        source = &pooledValues;
+    }
+    const int rows = int(source->rows());
+    const int cols = int(source->cols());
     m_image = QImage(cols * upscale, rows * upscale, QImage::Format_RGB32);
     m_imageUpscale = upscale;
+    m_imageCells = cells;
     if (m_image.isNull())
         return m_image;
     const QRgb* lut = colormapLut(m_style.colormap);
     const double lo = m_range.first;
     const double span = m_range.second - m_range.first;
-    const double* values = m_data.values.data();
+    const double* values = source->data();
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
         const double* row = values + Eigen::Index(r) * cols;
@@ -548,8 +570,14 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
         p->restore();
     } else {
         const int n = std::max(rows, cols);
-        const int upscale = isVectorDevice(p) ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
-        const QImage& image = cellImage(upscale);
+        const bool vector = isVectorDevice(p);
+        const int upscale = vector ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
+        // On pixels, up to two cells per device pixel are kept; a vector file keeps every cell.
+        const double dpr = p->device() ? p->device()->devicePixelRatioF() : 1.0;
+        const QRectF pixels = p->transform().mapRect(l.matrix);
+        const int maxRows = vector ? rows : std::max(1, int(std::ceil(2 * dpr * pixels.height())));
+        const int maxCols = vector ? cols : std::max(1, int(std::ceil(2 * dpr * pixels.width())));
+        const QImage& image = cellImage(upscale, maxRows, maxCols);
         p->save();
         p->setRenderHint(QPainter::Antialiasing, false);
         p->setRenderHint(QPainter::SmoothPixmapTransform, false);

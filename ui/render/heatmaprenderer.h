@@ -66,6 +66,8 @@ public:
     const HeatmapData& data() const { return m_data; }
     const HeatmapStyle& style() const { return m_style; }
     void setData(HeatmapData data);
+    /** Moves the values out, for the next setData() to reuse their storage; nothing is painted until then. */
+    core::Matrix takeValues();
     void setStyle(const HeatmapStyle& style);
 
     /** The values mapped to t = 0 and t = 1 (lo < hi always). */
@@ -88,7 +90,8 @@ private:
 
     const Layout& layout(const QRectF& target) const;
     void invalidate(bool colours);
-    const QImage& cellImage(int upscale) const;
+    /** One pixel per cell (times upscale); past maxRows × maxCols cells, one per block mean (core::pooled). */
+    const QImage& cellImage(int upscale, int maxRows, int maxCols) const;
     void paintCells(QPainter* p, const Layout& l) const;
     void paintAnnotations(QPainter* p, const Layout& l) const;
     void paintHighlights(QPainter* p, const Layout& l) const;
@@ -100,6 +103,7 @@ private:
     std::pair<double, double> m_range{0.0, 1.0};
     mutable QImage m_image;  ///< rows × cols pixels, times the upscale factor of m_imageUpscale
     mutable int m_imageUpscale = 0;
+    mutable QSize m_imageCells;  ///< the columns × rows of values m_image shows (fewer when pooled)
     mutable std::unique_ptr<Layout> m_layout;
 };
 

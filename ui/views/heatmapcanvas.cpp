@@ -133,7 +133,7 @@ void HeatmapCanvas::rebuild()
     } else {
         const core::Step step = m_viewState->heatmapStep();
         const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
-        render::HeatmapData data = heatmapData(*trace, step, head);
+        render::HeatmapData data = heatmapData(*trace, step, head, m_renderer ? m_renderer->takeValues() : core::Matrix());
         if (m_renderer)
             m_renderer->setData(std::move(data));
         else
