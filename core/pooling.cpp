@@ -33,17 +33,22 @@ Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
     const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
     Matrix sum = Matrix::Zero(outRows, outCols);
     Matrix count = Matrix::Zero(outRows, outCols);
-    // Row by row, so that the large matrix is read once, in memory order.
+    // Row by row, so that the large matrix is read once, in memory order; a block's columns in one run.
     for (Eigen::Index r = 0; r < rows; ++r) {
         const double* in = m.row(r).data();
         double* s = sum.row(r / br).data();
         double* k = count.row(r / br).data();
-        for (Eigen::Index c = 0; c < cols; ++c) {
-            const double v = in[c];
-            if (std::isfinite(v)) {
-                s[c / bc] += v;
-                k[c / bc] += 1.0;
+        for (Eigen::Index b = 0, c0 = 0; c0 < cols; ++b, c0 += bc) {
+            const Eigen::Index c1 = std::min(cols, c0 + bc);
+            double total = 0, finite = 0;
+            for (Eigen::Index c = c0; c < c1; ++c) {
+                const double v = in[c];
+                const bool ok = v - v == 0.0;  // false for NaN and ±∞
+                total += ok ? v : 0.0;
+                finite += ok ? 1.0 : 0.0;
             }
+            s[b] += total;
+            k[b] += finite;
         }
     }
     Matrix out(outRows, outCols);
