@@ -45,7 +45,7 @@ def main():
 
     shapes = sorted({(k[1], k[2]) for k in medians if k[0] == "Forward"}, key=lambda s: (s[1], s[0]))
     header = ("shape", "ms", "GFLOP/s", "GEMM eff", "fwd/GEMMs", "peak MiB", "torch ms", "ours/torch",
-              "1-cell ms", "edit p50 ms", "edit p95 ms")
+              "1-cell ms", "edit p50 ms", "edit p95 ms", "GUI stall ms")
     rows = []
     worst_torch = worst_eff = None
     for n, h in shapes:
@@ -64,7 +64,8 @@ def main():
         shape = f"n={n} h={h}"
         rows.append((shape, fmt(ms, ".3g"), fmt(gflops, ".2f"), fmt(eff, ".2f"), fmt(over, ".2f"),
                      fmt(peak_mib, ".0f"), fmt(t, ".3g"), fmt(ratio, ".3f"), fmt(edit, ".3g"),
-                     fmt(r["p50_ms"] if r else None, ".1f"), fmt(r["p95_ms"] if r else None, ".1f")))
+                     fmt(r["p50_ms"] if r else None, ".1f"), fmt(r["p95_ms"] if r else None, ".1f"),
+                     fmt(r.get("stall_max_ms") if r else None, ".1f")))
         if ratio is not None and (worst_torch is None or ratio > worst_torch[0]):
             worst_torch = (ratio, shape)
         if eff is not None and (worst_eff is None or eff < worst_eff[0]):
