@@ -367,7 +367,7 @@ HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
 
 }  // namespace
 
-Trace compute(const AttentionModel& model, const Trace* previous)
+Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
 {
     if (auto error = validate(model))
         throw std::invalid_argument(*error);
@@ -395,6 +395,11 @@ Trace compute(const AttentionModel& model, const Trace* previous)
     // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
     // From a previous trace, only what will not be computed again is copied (fresh buffers on huge pages
     // take a copy faster than the previous ones could be shared).
+    if (recycle && recycle != previous) {
+        // A spent trace's buffers: already faulted in, so filling them costs no page zeroing.
+        t.heads = std::move(recycle->heads);
+        recycle->heads.clear();
+    }
     t.heads.resize(std::size_t(h));
     for (int head = 0; head < h; ++head) {
         HeadTrace& ht = t.heads[std::size_t(head)];
@@ -526,9 +531,9 @@ Trace compute(const AttentionModel& model, const Trace* previous)
     return t;
 }
 
-std::shared_ptr<const Trace> computeShared(const AttentionModel& model, const Trace* previous)
+std::shared_ptr<Trace> computeShared(const AttentionModel& model, const Trace* previous, Trace* recycle)
 {
-    return std::make_shared<const Trace>(compute(model, previous));
+    return std::make_shared<Trace>(compute(model, previous, recycle));
 }
 
 }  // namespace core

@@ -18,11 +18,17 @@ namespace core {
  *  redoes that column of the projection; a changed scale or temperature starts at the softmax; an
  *  edit of W_V alone redoes only those columns of the outputs. What is redone is computed exactly as
  *  the full computation would (the results agree to rounding), never by updating old values, so
- *  nothing drifts over many edits. Otherwise previous is ignored. */
-Trace compute(const AttentionModel& model, const Trace* previous = nullptr);
+ *  nothing drifts over many edits. Otherwise previous is ignored.
+ *
+ *  With recycle, a trace nobody needs any more (not previous), its matrices' storage is reused for
+ *  the new trace's heads (recycle is left without heads): the n × n matrices are then written into
+ *  memory that is already faulted in instead of fresh pages the kernel must zero first. */
+Trace compute(const AttentionModel& model, const Trace* previous = nullptr, Trace* recycle = nullptr);
 
-/** The same, as a shared immutable value for the views. */
-std::shared_ptr<const Trace> computeShared(const AttentionModel& model, const Trace* previous = nullptr);
+/** The same, as a shared value for the views (not const itself, so that its owner can recycle it once
+ *  no view holds it). */
+std::shared_ptr<Trace> computeShared(const AttentionModel& model, const Trace* previous = nullptr,
+                                     Trace* recycle = nullptr);
 
 /** Softmax of each row in place, subtracting the row maximum first.
  *  With causal, entry (i, j) with j > i becomes exactly 0 and the rest of the row is renormalised.

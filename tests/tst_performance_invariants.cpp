@@ -75,6 +75,7 @@ private slots:
     void incrementalAgreesWithFull_data();
     void incrementalAgreesWithFull();
     void incrementalDoesNotDrift();
+    void recycledBuffersGiveTheSameTrace();
 };
 
 void TestPerformanceInvariants::sameResultEveryTime_data()
@@ -265,4 +266,35 @@ void TestPerformanceInvariants::incrementalDoesNotDrift()
         t = compute(m, &t);
     }
     compareTraces(t, compute(m), 1e-12);
+}
+
+void TestPerformanceInvariants::recycledBuffersGiveTheSameTrace()
+{
+    // A spent trace lends its buffers: of the same shape, of another shape (more heads, fewer tokens),
+    // or together with a previous trace; the result is the one a fresh computation gives, bit for bit
+    // where nothing is reused from previous.
+    std::mt19937_64 rng(29);
+    AttentionModel m = testutil::randomModel(rng, 150, 16, 2, 8, 8);
+    m.options.mask = Mask::Causal;
+    const Trace fresh = compute(m);
+
+    Trace same = compute(m);
+    const Trace a = compute(m, nullptr, &same);
+    QVERIFY(same.heads.empty());
+    compareTraces(a, fresh, 0.0);
+
+    Trace other = compute(testutil::randomModel(rng, 90, 16, 4, 8, 8));
+    const Trace b = compute(m, nullptr, &other);
+    compareTraces(b, fresh, 0.0);
+
+    AttentionModel edited = m;
+    edited.embeddings(3, 4) = 7.5;
+    Trace spare = compute(m);
+    const Trace c = compute(edited, &fresh, &spare);
+    compareTraces(c, compute(edited), 1e-12);
+
+    Trace itself = compute(m);
+    const Trace d = compute(edited, &itself, &itself);  // recycle == previous: not recycled
+    QCOMPARE(int(itself.heads.size()), m.heads());
+    compareTraces(d, compute(edited), 1e-12);
 }

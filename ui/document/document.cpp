@@ -389,14 +389,27 @@ void Document::startWorker()
     ++m_started;
     m_running = m_requested;
     const core::AttentionModel model = m_session.model;
-    // The trace shown is where the worker starts: an edit of one cell redoes only what it reaches.
-    m_watcher.setFuture(QtConcurrent::run([model, previous = m_trace]() -> std::shared_ptr<const core::Trace> {
-        try {
-            return core::computeShared(model, previous.get());
-        } catch (const std::exception&) {
-            return nullptr;  // validated before; only memory can run out here
-        }
-    }));
+    // The trace shown is where the worker starts: an edit of one cell redoes only what it reaches;
+    // a spent trace, if one is kept, lends its buffers.
+    m_watcher.setFuture(QtConcurrent::run(
+        [model, previous = m_trace, spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
+            try {
+                return core::computeShared(model, previous.get(), spare.get());
+            } catch (const std::exception&) {
+                return nullptr;  // validated before; only memory can run out here
+            }
+        }));
+}
+
+void Document::keepAsSpare(std::shared_ptr<const core::Trace> spent)
+{
+    // Only a trace no view holds any more, and only up to a size whose idle memory is worth the
+    // page faults it saves (a 4096-token trace is about 300 MiB).
+    constexpr std::size_t sparedBytes = std::size_t(768) << 20;
+    if (!spent || spent.use_count() != 1 || core::estimatedTraceBytes(spent->model) > sparedBytes)
+        return;
+    // computeShared() made it as a non-const Trace: taking the const away again is allowed.
+    m_spare = std::const_pointer_cast<core::Trace>(std::move(spent));
 }
 
 void Document::workerFinished()
@@ -408,12 +421,15 @@ void Document::workerFinished()
     if (stamp == m_requested && stamp > m_served) {
         m_served = stamp;
         m_computing = false;
+        std::shared_ptr<const core::Trace> spent = std::move(m_trace);
         m_trace = std::move(result);
         if (!m_trace)
             setError(tr("Not enough memory to compute %1 tokens.").arg(model().n()));
         emit traceChanged(m_trace);
+        keepAsSpare(std::move(spent));  // the views have let go of it now
         return;
     }
+    keepAsSpare(std::move(result));
     // Edits arrived meanwhile and the newest one needs the worker: compute only that state.
     if (m_computing)
         startWorker();

@@ -117,6 +117,8 @@ private:
     void recompute();
     void startWorker();
     void workerFinished();
+    /** Keeps spent as the next computation's buffers when nothing else holds it and it is not too large. */
+    void keepAsSpare(std::shared_ptr<const core::Trace> spent);
     void setError(const QString& message);
     void startTokenJob();
     void tokenJobFinished();
@@ -127,6 +129,7 @@ private:
     QString m_error;
     QUndoStack m_undo;
     std::shared_ptr<const core::Trace> m_trace;
+    std::shared_ptr<core::Trace> m_spare;  ///< a spent trace whose buffers the next computation reuses
     core::Matrix m_noMatrix;
 
     // Recompute bookkeeping: at most one computation in flight; the newest request wins.
