@@ -214,7 +214,10 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
             auto& byLimit = cache[label];
             auto hit = byLimit.find(limit);
             if (hit == byLimit.end()) {
-                const QString text = fm.elidedText(displayLabel(label), Qt::ElideRight, limit);
+                // Most labels fit: measuring one is cheaper than asking for its elided form.
+                QString text = displayLabel(label);
+                if (fm.horizontalAdvance(text) > limit)
+                    text = fm.elidedText(text, Qt::ElideRight, limit);
                 hit = byLimit.insert(limit, {text, boldFm.horizontalAdvance(text)});
             }
             widest = std::max(widest, hit->second);

@@ -1,8 +1,10 @@
 #include "tokenchips.h"
 
+#include <QHash>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPaintEvent>
 #include <QPainterPath>
 #include <QToolTip>
 
@@ -43,6 +45,7 @@ void TokenChips::setTokens(const QStringList& tokens)
         return;
     m_tokens = tokens;
     m_hovered = -1;
+    measure();
     relayout();
 }
 
@@ -65,25 +68,46 @@ TokenChips::Metrics TokenChips::metrics() const
     return {em / 2, em / 5, em / 3, em + 2 * (em / 5), em / 4, 2};
 }
 
-QString TokenChips::displayText(int index) const
+void TokenChips::measure()
 {
-    QString s = m_tokens.value(index);
-    for (QChar& c : s)
-        if (c.category() == QChar::Other_Control || c == QLatin1Char('\n') || c == QLatin1Char('\t'))
-            c = QLatin1Char(' ');
-    return fontMetrics().elidedText(s, Qt::ElideRight, maxChipTextWidthEm * fontMetrics().averageCharWidth());
+    // A pasted paragraph brings thousands of chips, mostly the same few words: each distinct text is
+    // shaped once here, not on every layout pass of every width the layouts above try.
+    const Metrics m = metrics();
+    const QFontMetrics fm(font());
+    const QFontMetrics im(indexFont(font()));
+    const int maxTextWidth = maxChipTextWidthEm * fm.averageCharWidth();
+    QHash<QString, std::pair<QString, int>> seen;
+    m_display.clear();
+    m_indexWidths.clear();
+    m_widths.clear();
+    for (int i = 0; i < m_tokens.size(); ++i) {
+        auto hit = seen.find(m_tokens[i]);
+        if (hit == seen.end()) {
+            QString s = m_tokens[i];
+            for (QChar& c : s)
+                if (c.category() == QChar::Other_Control || c == QLatin1Char('\n') || c == QLatin1Char('\t'))
+                    c = QLatin1Char(' ');
+            int w = fm.horizontalAdvance(s);
+            if (w > maxTextWidth) {
+                s = fm.elidedText(s, Qt::ElideRight, maxTextWidth);
+                w = fm.horizontalAdvance(s);
+            }
+            hit = seen.insert(m_tokens[i], {s, w});
+        }
+        const int indexW = im.horizontalAdvance(QString::number(i + 1));
+        m_display << hit->first;
+        m_indexWidths << indexW;
+        m_widths << m.padX + indexW + m.indexGap + hit->second + m.padX;
+    }
 }
 
 QList<QRect> TokenChips::layoutFor(int width) const
 {
     const Metrics m = metrics();
-    const QFontMetrics im(indexFont(font()));
     QList<QRect> rects;
-    rects.reserve(m_tokens.size());
+    rects.reserve(m_widths.size());
     int x = m.margin, y = m.margin;
-    for (int i = 0; i < m_tokens.size(); ++i) {
-        const int w = m.padX + im.horizontalAdvance(QString::number(i + 1)) + m.indexGap
-            + fontMetrics().horizontalAdvance(displayText(i)) + m.padX;
+    for (int w : m_widths) {
         if (x > m.margin && x + w > width - m.margin) {
             x = m.margin;
             y += m.height + m.gap;
@@ -142,7 +166,7 @@ bool TokenChips::event(QEvent* event)
     return QWidget::event(event);
 }
 
-void TokenChips::paintEvent(QPaintEvent*)
+void TokenChips::paintEvent(QPaintEvent* event)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
@@ -156,6 +180,8 @@ void TokenChips::paintEvent(QPaintEvent*)
     const QColor hover = blend(base, pal.color(QPalette::Highlight), 0.25);
     const double radius = m.height / 2.0;
     for (int i = 0; i < m_rects.size(); ++i) {
+        if (!event->rect().intersects(m_rects[i]))
+            continue;  // thousands of chips: only those in view are drawn
         const QRectF r = QRectF(m_rects[i]).adjusted(0.5, 0.5, -0.5, -0.5);
         const bool selected = i == m_selected;
         p.setPen(QPen(selected ? pal.color(QPalette::Highlight) : border, 1.0));
@@ -164,16 +190,15 @@ void TokenChips::paintEvent(QPaintEvent*)
         const QColor fg = selected ? pal.color(QPalette::HighlightedText) : text;
         QColor dim = fg;
         dim.setAlphaF(0.6f);
-        const QString index = QString::number(i + 1);
-        const int indexW = QFontMetrics(small).horizontalAdvance(index);
+        const int indexW = m_indexWidths.value(i);
         p.setFont(small);
         p.setPen(dim);
         p.drawText(QRect(m_rects[i].left() + m.padX, m_rects[i].top(), indexW, m.height), Qt::AlignVCenter | Qt::AlignLeft,
-                   index);
+                   QString::number(i + 1));
         p.setFont(font());
         p.setPen(fg);
         p.drawText(m_rects[i].adjusted(m.padX + indexW + m.indexGap, 0, -m.padX + 1, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                   displayText(i));
+                   m_display.value(i));
     }
 }
 
@@ -216,8 +241,10 @@ void TokenChips::resizeEvent(QResizeEvent* event)
 
 void TokenChips::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange) {
+        measure();
         relayout();
+    }
     QWidget::changeEvent(event);
 }
 

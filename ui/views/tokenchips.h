@@ -44,12 +44,16 @@ private:
         int padX, padY, gap, height, indexGap, margin;
     };
     Metrics metrics() const;
-    QString displayText(int index) const;
+    /** Measures every chip once (tokens or font changed): layouts for any width are arithmetic after. */
+    void measure();
     QList<QRect> layoutFor(int width) const;
     void relayout();
     int chipAt(const QPoint& pos) const;
 
     QStringList m_tokens;
+    QStringList m_display;   ///< each token as drawn: control characters as spaces, long ones elided
+    QList<int> m_indexWidths;  ///< width of each chip's index number
+    QList<int> m_widths;     ///< width of each chip
     QList<QRect> m_rects;
     int m_selected = -1;
     int m_hovered = -1;
