@@ -130,8 +130,10 @@ MainWindow::~MainWindow()
     // The autosave looks at the document when it goes, so it goes first.
     delete m_autosave;
     m_autosave = nullptr;
-    // The document outlives this class's destructor and its undo stack still signals while it goes.
+    // The document outlives this class's destructor and its undo stack still signals while it goes
+    // (cleanChanged → Document::modifiedChanged): neither may reach this half-destroyed window.
     disconnect(m_document->undoStack(), nullptr, this, nullptr);
+    disconnect(m_document, nullptr, this, nullptr);
 }
 
 QDockWidget* MainWindow::addDock(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area)
