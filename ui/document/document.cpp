@@ -388,13 +388,14 @@ void Document::startWorker()
 {
     ++m_started;
     m_running = m_requested;
-    const core::AttentionModel model = m_session.model;
-    // The trace shown is where the worker starts: an edit of one cell redoes only what it reaches;
-    // a spent trace, if one is kept, lends its buffers.
+    // One copy of the model for the worker (a lambda capturing it by value would copy it again as
+    // QtConcurrent stores the call). The trace shown is where the worker starts: an edit of one cell
+    // redoes only what it reaches; a spent trace, if one is kept, lends its buffers.
+    auto model = std::make_shared<const core::AttentionModel>(m_session.model);
     m_watcher.setFuture(QtConcurrent::run(
         [model, previous = m_trace, spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
             try {
-                return core::computeShared(model, previous.get(), spare.get());
+                return core::computeShared(*model, previous.get(), spare.get());
             } catch (const std::exception&) {
                 return nullptr;  // validated before; only memory can run out here
             }
