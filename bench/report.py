@@ -77,6 +77,10 @@ def main():
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print(line(r))
+    firsts = ", ".join("n={} {:.1f} ms".format(n, r["first_edit_ms"]) for n, r in sorted(repaint.items())
+                       if r.get("first_edit_ms") is not None)
+    if firsts:
+        notes += "\nfirst edit after loading (a warm-up, not in the edit columns): " + firsts
     for note in notes.split("\n"):
         if note.strip():
             print(note)
