@@ -103,74 +103,50 @@ Matrix Trace::step(Step s, int head) const
 
 void Trace::stepInto(Step s, int head, Matrix& into) const
 {
-    const Matrix* stored = nullptr;
-    if (!isPerHead(s)) {
-        stored = inputMatrix(s);
-    } else if (s == Step::ScaledScores) {
-        const Matrix& scores = heads.at(std::size_t(head)).scores;
-        if (!std::isfinite(scoreFactor)) {
-            into = scaledScores(head);
-            return;
-        }
-        into.resize(scores.rows(), scores.cols());
-        into.noalias() = scores * scoreFactor;
-        return;
-    } else {
-        const HeadTrace& ht = heads.at(std::size_t(head));
-        switch (s) {
-        case Step::Queries: stored = &ht.queries; break;
-        case Step::Keys: stored = &ht.keys; break;
-        case Step::Values: stored = &ht.values; break;
-        case Step::Scores: stored = &ht.scores; break;
-        case Step::Weights: stored = &ht.weights; break;
-        case Step::Outputs: stored = &ht.outputs; break;
-        default: break;
-        }
-    }
+    const Matrix* stored = storedMatrix(s, head);
     if (!stored) {
         into.resize(0, 0);
         return;
     }
+    if (s == Step::ScaledScores && !std::isfinite(scoreFactor)) {
+        into = scaledScores(head);
+        return;
+    }
     into.resize(stored->rows(), stored->cols());
-    into = *stored;
+    if (s == Step::ScaledScores)
+        into.noalias() = *stored * scoreFactor;
+    else
+        into = *stored;
 }
 
 std::pair<int, int> Trace::stepShape(Step s, int head) const
 {
-    auto shape = [](const Matrix& m) { return std::pair<int, int>(int(m.rows()), int(m.cols())); };
-    if (!isPerHead(s)) {
-        const Matrix* m = inputMatrix(s);
-        return m ? shape(*m) : std::pair<int, int>(0, 0);
-    }
-    const HeadTrace& ht = heads.at(std::size_t(head));
-    switch (s) {
-    case Step::Queries: return shape(ht.queries);
-    case Step::Keys: return shape(ht.keys);
-    case Step::Values: return shape(ht.values);
-    case Step::Scores:
-    case Step::ScaledScores: return shape(ht.scores);
-    case Step::Weights: return shape(ht.weights);
-    case Step::Outputs: return shape(ht.outputs);
-    default: return {0, 0};
-    }
+    const Matrix* m = storedMatrix(s, head);
+    return m ? std::pair<int, int>(int(m->rows()), int(m->cols())) : std::pair<int, int>(0, 0);
 }
 
 double Trace::value(Step s, int head, int row, int col) const
 {
-    if (!isPerHead(s)) {
-        const Matrix* m = inputMatrix(s);
-        return m ? (*m)(row, col) : 0.0;
-    }
+    const Matrix* m = storedMatrix(s, head);
+    if (!m)
+        return 0.0;
+    return s == Step::ScaledScores ? scaledScore(*this, (*m)(row, col)) : (*m)(row, col);
+}
+
+const Matrix* Trace::storedMatrix(Step s, int head) const
+{
+    if (!isPerHead(s))
+        return inputMatrix(s);
     const HeadTrace& ht = heads.at(std::size_t(head));
     switch (s) {
-    case Step::Queries: return ht.queries(row, col);
-    case Step::Keys: return ht.keys(row, col);
-    case Step::Values: return ht.values(row, col);
-    case Step::Scores: return ht.scores(row, col);
-    case Step::ScaledScores: return scaledScore(*this, ht.scores(row, col));
-    case Step::Weights: return ht.weights(row, col);
-    case Step::Outputs: return ht.outputs(row, col);
-    default: return 0;
+    case Step::Queries: return &ht.queries;
+    case Step::Keys: return &ht.keys;
+    case Step::Values: return &ht.values;
+    case Step::Scores:
+    case Step::ScaledScores: return &ht.scores;
+    case Step::Weights: return &ht.weights;
+    case Step::Outputs: return &ht.outputs;
+    default: return nullptr;
     }
 }
 

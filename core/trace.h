@@ -62,6 +62,9 @@ struct Trace {
     /** The stored matrix of a step that is not per head (X, concat, output, a weight); null for
      *  per-head steps and for W_O when there is none. */
     const Matrix* inputMatrix(Step step) const;
+    /** The stored matrix a step is read from, any step: for the scaled scores, the scores they are
+     *  scoreFactor times. Null for W_O when there is none. */
+    const Matrix* storedMatrix(Step step, int head = 0) const;
 };
 
 }  // namespace core

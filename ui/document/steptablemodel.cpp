@@ -11,29 +11,16 @@ namespace ui {
 
 namespace {
 
-/** The matrix a trace stores for step, and what its entries are multiplied by to show it: the scaled
- *  scores are the stored scores times the trace's factor. Null for the steps it derives on demand. */
+/** The matrix a trace stores for step, and what its entries are multiplied by to show it (the scaled
+ *  scores are the scores times the trace's factor). Null when s / T overflowed: then Trace::step()
+ *  forms each scaled score so that 0 stays 0. */
 const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head, double* factor)
 {
-    using core::Step;
-    *factor = 1.0;
-    if (!core::isPerHead(step))
-        return trace.inputMatrix(step);
-    const core::HeadTrace& h = trace.heads[std::size_t(head)];
-    switch (step) {
-    case Step::Queries: return &h.queries;
-    case Step::Keys: return &h.keys;
-    case Step::Values: return &h.values;
-    case Step::Scores: return &h.scores;
-    case Step::ScaledScores:
-        if (!std::isfinite(trace.scoreFactor))
-            return nullptr;  // s / T overflowed: Trace::step() forms each product so that 0 stays 0
-        *factor = trace.scoreFactor;
-        return &h.scores;
-    case Step::Weights: return &h.weights;
-    case Step::Outputs: return &h.outputs;
-    default: return nullptr;
-    }
+    const bool scaled = step == core::Step::ScaledScores;
+    if (scaled && !std::isfinite(trace.scoreFactor))
+        return nullptr;
+    *factor = scaled ? trace.scoreFactor : 1.0;
+    return trace.storedMatrix(step, head);
 }
 
 bool tokenRows(core::Step step)
