@@ -218,6 +218,10 @@ void TestStepsPanel::columnsFitTheirWidestNumber()
     doc.undoStack()->undo();
     doc.undoStack()->undo();
     check("after undoing both");
+    // As many tokens as before, longer names: the headers of the token columns must widen them.
+    QVERIFY(doc.setTokenText(QStringLiteral("Thinking-extraordinarily Machines-everywhere x")));
+    QVERIFY(doc.waitForTrace());
+    check("after renaming the tokens");
 }
 
 void TestStepsPanel::walkthroughSumsToOutput_data()

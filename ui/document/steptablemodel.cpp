@@ -85,6 +85,8 @@ void StepTableModel::refresh()
     const int cols = matrix ? int(matrix->cols()) : int(owned.cols());
 
     const bool reshape = rows != m_rows || cols != m_cols;
+    // The labels are the trace's tokens or numbers: with the shape unchanged, only new tokens change them.
+    const bool relabel = !reshape && (!m_trace || !trace || m_trace->model.tokens != trace->model.tokens);
     if (reshape)
         beginResetModel();
     m_trace = std::move(trace);
@@ -107,9 +109,11 @@ void StepTableModel::refresh()
     if (reshape) {
         endResetModel();
     } else if (m_rows > 0 && m_cols > 0) {
+        if (relabel) {  // before the data, so that views measuring both see the new labels
+            emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+            emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
+        }
         emitAllChanged();
-        emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
-        emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
     }
 }
 

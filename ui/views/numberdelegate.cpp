@@ -2,6 +2,7 @@
 
 #include "ui/document/cellstyle.h"
 
+#include <QApplication>
 #include <QLineEdit>
 #include <QLocale>
 #include <QPainter>
@@ -10,12 +11,28 @@ namespace ui {
 
 void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const
 {
-    QStyleOptionViewItem opt = option;
-    // The tint carries the value; a selection shows as a frame instead of hiding it.
-    const bool selected = opt.state & QStyle::State_Selected;
-    opt.state &= ~QStyle::State_Selected;
-    opt.state &= ~QStyle::State_HasFocus;
-    QStyledItemDelegate::paint(painter, opt, index);
+    // What QStyledItemDelegate would draw for these cells (tint, right-aligned number, the style's text
+    // margins), without its text layout per cell: a visible table of 64 tokens repaints a few thousand
+    // numbers on every edit. The tint carries the value; a selection shows as a frame instead of hiding it.
+    const bool selected = option.state & QStyle::State_Selected;
+    if (const QVariant background = index.data(Qt::BackgroundRole); background.canConvert<QBrush>())
+        painter->fillRect(option.rect, qvariant_cast<QBrush>(background));
+    const QVariant foreground = index.data(Qt::ForegroundRole);
+    const QVariant alignment = index.data(Qt::TextAlignmentRole);
+    const QStyle* style = option.widget ? option.widget->style() : QApplication::style();
+    const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, option.widget) + 1;
+    const QRect textRect = option.rect.adjusted(margin, 0, -margin, 0);
+    QString text = index.data(Qt::DisplayRole).toString();
+    if (option.fontMetrics.horizontalAdvance(text) > textRect.width())
+        text = option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width());
+    painter->save();
+    painter->setFont(option.font);
+    painter->setPen(foreground.canConvert<QColor>() ? qvariant_cast<QColor>(foreground)
+                                                     : option.palette.color(QPalette::Text));
+    painter->drawText(textRect,
+                      alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment,
+                      text);
+    painter->restore();
 
     const bool hovered = index.data(HoveredRole).toBool();
     const bool highlighted = index.data(HighlightRole).toBool();

@@ -145,7 +145,12 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     layout->addWidget(m_zoom, 0, Qt::AlignHCenter);
     layout->addStretch();
 
-    connect(model, &QAbstractItemModel::modelReset, this, &StepBlock::refresh);
+    // Header texts change only with a reset or new labels; their measures are kept between edits.
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        m_headerHints.clear();
+        refresh();
+    });
+    connect(model, &QAbstractItemModel::headerDataChanged, this, [this] { m_headerHints.clear(); });
     connect(model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
                 if (roles.isEmpty() || roles.contains(Qt::DisplayRole))
@@ -182,10 +187,17 @@ void StepBlock::refresh()
 
 void StepBlock::fitTable()
 {
-    // After a reset the headers lay out their sections lazily; measure the new ones.
     QHeaderView* columns = m_table->horizontalHeader();
-    columns->doItemsLayout();
-    m_table->verticalHeader()->doItemsLayout();
+    if (int(m_headerHints.size()) != m_model->columnCount()) {
+        // After a reset the headers lay out their sections lazily; measure the new ones.
+        columns->doItemsLayout();
+        m_table->verticalHeader()->doItemsLayout();
+        m_headerHints.resize(std::size_t(m_model->columnCount()));
+        for (int c = 0; c < m_model->columnCount(); ++c)
+            m_headerHints[std::size_t(c)] = columns->sectionSizeHint(c);
+        m_rowHeaderWidth = m_table->verticalHeader()->sizeHint().width();
+        m_columnHeaderHeight = columns->sizeHint().height();
+    }
     // Each column as wide as its widest number or its header, as resizeColumnsToContents() would
     // make it, from the two or three texts that can be widest instead of every cell's size hint:
     // that measured 25 000 cells per edit at 64 tokens.
@@ -193,14 +205,14 @@ void StepBlock::fitTable()
     const int margin = 2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1)
         + (m_table->showGrid() ? 1 : 0);
     for (int c = 0; c < m_model->columnCount(); ++c) {
-        int width = columns->sectionSizeHint(c);
+        int width = m_headerHints[std::size_t(c)];
         for (const QString& text : m_model->widestTexts(c))
             width = std::max(width, int(std::ceil(metrics.horizontalAdvance(text))) + margin);
         if (columns->sectionSize(c) != width)
             columns->resizeSection(c, width);
     }
-    const int width = m_table->verticalHeader()->sizeHint().width() + columns->length() + 2 * m_table->frameWidth();
-    const int height = columns->sizeHint().height() + m_table->verticalHeader()->length() + 2 * m_table->frameWidth();
+    const int width = m_rowHeaderWidth + columns->length() + 2 * m_table->frameWidth();
+    const int height = m_columnHeaderHeight + m_table->verticalHeader()->length() + 2 * m_table->frameWidth();
     if (m_table->size() == QSize(width, height))
         return;
     m_table->setFixedSize(width, height);
@@ -240,6 +252,8 @@ bool StepBlock::eventFilter(QObject* watched, QEvent* event)
 
 void StepBlock::changeEvent(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        m_headerHints.clear();
     if (event->type() == QEvent::PaletteChange)
         m_model->setBaseColor(m_table->palette().color(QPalette::Base));
     if (event->type() == QEvent::LanguageChange)

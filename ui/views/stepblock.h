@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
 class QTableView;
 class QToolButton;
@@ -44,6 +46,10 @@ private:
     QTableView* m_table;
     QWidget* m_thumbnail;
     QToolButton* m_zoom;
+    /** Each column's header size hint, measured after a reset or a relabel; empty when stale. */
+    std::vector<int> m_headerHints;
+    int m_rowHeaderWidth = 0;
+    int m_columnHeaderHeight = 0;
 };
 
 }  // namespace ui
