@@ -37,6 +37,7 @@ private slots:
     void highlightFollowsHover();
     void weightedValues();
     void keepsSelectionWhenShapeStays();
+    void labelsFollowTokens();
 };
 
 void TestModels::matrixModelTester_data()
@@ -335,6 +336,29 @@ void TestModels::keepsSelectionWhenShapeStays()
     QVERIFY(doc.setDimensions(4, 2, 3, 1));
     QCOMPARE(resets.count(), 1);
     QCOMPARE(model.columnCount(), 2);
+}
+
+void TestModels::labelsFollowTokens()
+{
+    // Row labels are announced when the tokens change, and only then: a header measures every label it
+    // is told changed, on each edit of a long sequence.
+    Document doc;
+    ViewState view;
+    MatrixTableModel x(&doc, MatrixId::Embeddings, &view);
+    StepTableModel scores(&doc, &view, core::Step::Scores);
+    QSignalSpy xLabels(&x, &QAbstractItemModel::headerDataChanged);
+    QSignalSpy scoreLabels(&scores, &QAbstractItemModel::headerDataChanged);
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 5.0));
+    QVERIFY(doc.waitForTrace());
+    QCOMPARE(xLabels.count(), 0);
+    QCOMPARE(scoreLabels.count(), 0);
+    QVERIFY(doc.setTokenText(QStringLiteral("one two three")));
+    QVERIFY(doc.waitForTrace());
+    QVERIFY(xLabels.count() >= 1);
+    QVERIFY(scoreLabels.count() >= 1);
+    QVERIFY2(x.headerData(1, Qt::Vertical).toString().contains(QStringLiteral("two")),
+             qPrintable(x.headerData(1, Qt::Vertical).toString()));
+    QCOMPARE(scores.headerData(2, Qt::Horizontal).toString(), QStringLiteral("three"));
 }
 
 QTEST_MAIN(TestModels)

@@ -258,7 +258,7 @@ bool Document::applyCell(MatrixId id, int row, int col, double value)
         return false;
     (*m)(row, col) = value;
     emit modelChanged();
-    recompute();
+    recompute(std::isfinite(value));
     return true;
 }
 
@@ -349,10 +349,13 @@ void Document::setError(const QString& message)
     emit errorChanged(m_error);
 }
 
-void Document::recompute()
+void Document::recompute(bool cellOnly)
 {
     const quint64 stamp = ++m_requested;
-    if (auto e = core::validate(model())) {
+    // Validation reads every number for NaN; a cell edit of a valid model only needs its own checked.
+    auto e = cellOnly && m_valid ? std::nullopt : core::validate(model());
+    m_valid = !e;
+    if (e) {
         // Nothing to show that matches the model: say why, and let the views clear.
         m_computing = false;
         setError(QString::fromStdString(*e));

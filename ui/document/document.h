@@ -114,7 +114,8 @@ signals:
     void message(const QString& text);
 
 private:
-    void recompute();
+    /** cellOnly: one finite number of a model already found valid changed, which cannot make it invalid. */
+    void recompute(bool cellOnly = false);
     void startWorker();
     void workerFinished();
     /** Keeps spent as the next computation's buffers when nothing else holds it and it is not too large. */
@@ -139,6 +140,7 @@ private:
     quint64 m_served = 0;     ///< stamp of the newest result delivered
     quint64 m_started = 0;    ///< computations started, for tests
     bool m_computing = false;
+    bool m_valid = false;  ///< the model passed core::validate() at the last recompute
 
     // Token line jobs: tokenizing and deriving embeddings for a long text, newest text wins.
     struct TokenJobResult {

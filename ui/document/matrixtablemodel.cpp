@@ -16,6 +16,8 @@ MatrixTableModel::MatrixTableModel(Document* document, MatrixId id, ViewState* v
     m_rows = int(matrix().rows());
     m_cols = int(matrix().cols());
     updateRange();
+    if (m_id == MatrixId::Embeddings)
+        m_tokens = document->model().tokens;
     connect(document, &Document::modelChanged, this, &MatrixTableModel::documentChanged);
 }
 
@@ -42,6 +44,10 @@ void MatrixTableModel::updateRange()
 void MatrixTableModel::documentChanged()
 {
     const int rows = int(matrix().rows()), cols = int(matrix().cols());
+    // X's rows are labelled with the tokens; relabel only when they changed (a header measures its labels).
+    const bool relabel = m_id == MatrixId::Embeddings && m_tokens != m_document->model().tokens;
+    if (relabel)
+        m_tokens = m_document->model().tokens;
     if (rows != m_rows || cols != m_cols) {
         beginResetModel();
         m_rows = rows;
@@ -52,9 +58,9 @@ void MatrixTableModel::documentChanged()
     }
     // Same shape: keep the selection; every tint may have moved with the range.
     updateRange();
-    emitAllChanged();
-    if (m_id == MatrixId::Embeddings && m_rows > 0)
+    if (relabel && m_rows > 0)
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+    emitAllChanged();
 }
 
 QVariant MatrixTableModel::data(const QModelIndex& index, int role) const

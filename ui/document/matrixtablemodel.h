@@ -37,6 +37,8 @@ private:
     Document* m_document;
     MatrixId m_id;
     double m_maxAbs = 1;
+    /** The tokens the row labels of X were last announced with. */
+    std::vector<std::string> m_tokens;
 };
 
 }  // namespace ui

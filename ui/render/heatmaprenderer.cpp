@@ -545,11 +545,11 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
 {
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
-    if (rows * cols <= perCellLimit) {
+    const bool vector = isVectorDevice(p);
+    if (rows * cols <= (vector ? perCellLimit : perCellRasterLimit)) {
         // Runs of one colour are one rectangle. On pixels, edges snap to the grid, so neighbours
         // abut exactly; in vector files each run is also stroked in its own colour, which hides
         // the hairline seams viewers draw between abutting shapes.
-        const bool vector = isVectorDevice(p);
         p->save();
         p->setRenderHint(QPainter::Antialiasing, vector);
         const double seam = std::clamp(0.05 * l.cell, 0.3, 1.0);
@@ -573,7 +573,6 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
         p->restore();
     } else {
         const int n = std::max(rows, cols);
-        const bool vector = isVectorDevice(p);
         const int upscale = vector ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
         // On pixels, up to two cells per device pixel are kept; a vector file keeps every cell.
         const double dpr = p->device() ? p->device()->devicePixelRatioF() : 1.0;

@@ -49,14 +49,17 @@ struct HeatmapStyle {
 };
 
 /** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.
- *  Up to perCellLimit cells are painted as one rectangle each (crisp in SVG and PDF); larger
- *  matrices as a cached image with one pixel per cell, scaled without smoothing.
+ *  In SVG and PDF up to perCellLimit cells are painted as one rectangle each (crisp at any zoom), on
+ *  pixels up to perCellRasterLimit; larger matrices as a cached image with one pixel per cell, scaled
+ *  without smoothing (the same pixels, without a fill per cell).
  *  The colour of cell (i, j) is exactly colorAt(colormap, (v − lo) / (hi − lo)).
  *  Not thread-safe: it caches the image and the layout of the last target. */
 class HeatmapRenderer {
 public:
     /** Matrices with more cells than this are painted through the cached image. */
     static constexpr int perCellLimit = 128 * 128;
+    /** The same limit on pixel devices (screen, PNG). */
+    static constexpr int perCellRasterLimit = 32 * 32;
 
     HeatmapRenderer(HeatmapData data, HeatmapStyle style);
     ~HeatmapRenderer();
