@@ -1,5 +1,6 @@
 #include "commandline.h"
 
+#include "core/allocator.h"
 #include "core/presets.h"
 #include "core/sessionfile.h"
 #include "ui/i18n/language.h"
@@ -56,6 +57,7 @@ bool displayAvailable()
 
 int main(int argc, char** argv)
 {
+    core::keepFreedMemory();  // before any thread starts
     const QStringList arguments = argumentList(argc, argv);
 
     if (app::isHeadlessRequest(arguments)) {

@@ -4,6 +4,7 @@
  *  bench_engine --peak-memory N H         computes once and prints the process's peak resident memory. */
 
 #include "benchmodel.h"
+#include "core/allocator.h"
 #include "core/attention.h"
 
 #include <benchmark/benchmark.h>
@@ -174,6 +175,7 @@ int peakMemory(int n, int h)
 
 int main(int argc, char** argv)
 {
+    core::keepFreedMemory();  // before any thread starts
     if (argc == 4 && std::strcmp(argv[1], "--peak-memory") == 0)
         return peakMemory(std::atoi(argv[2]), std::atoi(argv[3]));
     registerAll();

@@ -5,6 +5,7 @@
  *  the p50 of the time until the new trace was announced and every view had taken it (the rest is
  *  painting), and the longest the GUI thread was blocked while the edits ran. */
 
+#include "core/allocator.h"
 #include "benchmodel.h"
 #include "ui/document/document.h"
 #include "ui/views/heatmapcanvas.h"
@@ -82,6 +83,7 @@ double percentile(std::vector<double> v, double p)
 
 int main(int argc, char** argv)
 {
+    core::keepFreedMemory();  // before any thread starts
     QApplication app(argc, argv);
     QTemporaryDir settings;  // the window's settings go here, not to the user's
     QSettings::setDefaultFormat(QSettings::IniFormat);

@@ -17,9 +17,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define AE_AVX2_KERNELS 1
@@ -70,26 +67,6 @@ void preferHugePages(Matrix& m)
     madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
     (void)m;
-#endif
-}
-
-/** Makes glibc's malloc keep freed memory for the next computation. By default it hands memory back to the
- *  system as soon as 128 KiB lie free at the top of the heap and serves blocks from 128 KiB on with a fresh
- *  mapping, so every computation faults its matrices in again page by page: measured 10–30 × the whole
- *  computation for n ≤ 512 on a virtual machine. Up to 256 MiB freed stay for reuse; blocks from 32 MiB on
- *  (large n × n matrices) are still mapped and returned, on huge pages. Settings the user made with
- *  GLIBC_TUNABLES are left alone. Once per process. */
-void keepFreedMemory()
-{
-#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
-    static std::once_flag once;
-    std::call_once(once, [] {
-        const char* tunables = std::getenv("GLIBC_TUNABLES");
-        if (tunables && std::strstr(tunables, "glibc.malloc."))
-            return;
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    });
 #endif
 }
 
@@ -371,7 +348,6 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
 {
     if (auto error = validate(model))
         throw std::invalid_argument(*error);
-    keepFreedMemory();
 
     Trace t;
     t.model = model;
