@@ -1,6 +1,7 @@
 /** The heatmap widget: pixels against the colour map, hover derivations, selection, zoom, empty state. */
 
 #include "core/presets.h"
+#include "testutil.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/colormap.h"
@@ -68,6 +69,7 @@ private slots:
     void zoomAndScroll();
     void errorStateShowsTheMessage();
     void repaintsOnTraceChanged();
+    void longSequenceIsPreparedOffThread();
 };
 
 void TestHeatmapWidget::pixelsMatchTheColourMap_data()
@@ -288,6 +290,40 @@ void TestHeatmapWidget::repaintsOnTraceChanged()
     QTRY_VERIFY(traces.count() >= 1);
     QCOMPARE(f.widget.figureData().values(0, 1), f.document.trace()->heads[0].weights(0, 1));
     QVERIFY(f.canvas()->grab().toImage() != before);
+}
+
+void TestHeatmapWidget::longSequenceIsPreparedOffThread()
+{
+    // 1100 tokens: 1.21 million weights, past the size whose figure a worker prepares. The previous figure
+    // stays until the new one is ready; the newest of a burst of edits is what ends up shown; an export in
+    // between gets the current state.
+    std::mt19937_64 rng(7);
+    core::Session session;
+    session.model = testutil::randomModel(rng, 1100, 8, 1, 4, 4);
+    Fixture f;
+    f.document.loadSession(session, QString());
+    QVERIFY(f.document.waitForTrace());
+    QVERIFY(Eigen::Index(1100) * 1100 > ui::HeatmapCanvas::preparedOffThreadCells);
+    QTRY_VERIFY(!f.canvas()->isPreparing());
+    QVERIFY(f.canvas()->renderer());
+    QCOMPARE(f.canvas()->renderer()->data().values.rows(), 1100);
+    QCOMPARE(f.canvas()->renderer()->data().values, f.document.trace()->heads[0].weights);
+
+    for (int e = 0; e < 3; ++e) {
+        QVERIFY(f.document.setCell(ui::MatrixId::Embeddings, 10 * e, 0, 3.0 + e));
+        QVERIFY(f.document.waitForTrace());
+    }
+    QVERIFY(f.canvas()->hasFigure());
+    QTRY_VERIFY(!f.canvas()->isPreparing());
+    QCOMPARE(f.canvas()->renderer()->data().values, f.document.trace()->heads[0].weights);
+
+    QVERIFY(f.document.setCell(ui::MatrixId::Embeddings, 500, 1, -4.0));
+    QVERIFY(f.document.waitForTrace());
+    QVERIFY(f.canvas()->isPreparing());  // the worker has at least 1.21 million values to copy
+    QCOMPARE(f.widget.figureData().values, f.document.trace()->heads[0].weights);
+    QVERIFY(!f.canvas()->isPreparing());
+    const QImage shown = f.canvas()->grab().toImage();
+    QVERIFY(!shown.isNull());
 }
 
 QTEST_MAIN(TestHeatmapWidget)

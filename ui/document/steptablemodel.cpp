@@ -97,15 +97,7 @@ void StepTableModel::refresh()
     m_factor = factor;
     m_rows = rows;
     m_cols = cols;
-    // Tint range: weights are probabilities; everything else is signed around 0.
-    if (m_step == core::Step::Weights && !m_weighted) {
-        m_lo = 0;
-        m_hi = 1;
-    } else {
-        const double maxAbs = m_matrix->size() > 0 ? std::fabs(m_factor) * m_matrix->cwiseAbs().maxCoeff() : 0.0;
-        m_hi = std::isfinite(maxAbs) && maxAbs > 0 ? maxAbs : 1.0;
-        m_lo = -m_hi;
-    }
+    m_range.reset();
     if (reshape) {
         endResetModel();
     } else if (m_rows > 0 && m_cols > 0) {
@@ -125,6 +117,16 @@ core::Matrix StepTableModel::matrix() const
 core::Matrix StepTableModel::pooledMatrix(int maxRows, int maxCols) const
 {
     return core::pooled(*m_matrix, maxRows, maxCols, m_factor);
+}
+
+std::function<core::Matrix(int, int)> StepTableModel::pooledSource() const
+{
+    if (!m_trace || m_matrix == &m_owned)
+        return {};
+    // The trace is held so that the matrix it owns outlives this model's next refresh.
+    return [trace = m_trace, matrix = m_matrix, factor = m_factor](int maxRows, int maxCols) {
+        return core::pooled(*matrix, maxRows, maxCols, factor);
+    };
 }
 
 QStringList StepTableModel::widestTexts(int column) const
@@ -151,7 +153,17 @@ QStringList StepTableModel::widestTexts(int column) const
 
 QColor StepTableModel::tint(double v) const
 {
-    return cellTint(v, m_lo, m_hi, m_colormap, baseColor());
+    if (!m_range) {
+        // Weights are probabilities; everything else is signed around 0.
+        if (m_step == core::Step::Weights && !m_weighted) {
+            m_range.emplace(0.0, 1.0);
+        } else {
+            const double maxAbs = m_matrix->size() > 0 ? std::fabs(m_factor) * m_matrix->cwiseAbs().maxCoeff() : 0.0;
+            const double hi = std::isfinite(maxAbs) && maxAbs > 0 ? maxAbs : 1.0;
+            m_range.emplace(-hi, hi);
+        }
+    }
+    return cellTint(v, m_range->first, m_range->second, m_colormap, baseColor());
 }
 
 core::CellRef StepTableModel::cellRef(const QModelIndex& index) const

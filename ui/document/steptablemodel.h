@@ -5,6 +5,10 @@
 #include "core/derivation.h"
 #include "ui/render/colormap.h"
 
+#include <functional>
+#include <optional>
+#include <utility>
+
 #include "numerictablemodel.h"
 
 namespace ui {
@@ -28,6 +32,9 @@ public:
     core::Matrix matrix() const;
     /** The matrix shown, as block means of at most maxRows × maxCols (core::pooled), for figures. */
     core::Matrix pooledMatrix(int maxRows, int maxCols) const;
+    /** pooledMatrix() as a function any thread may call, also after this model moved on to another trace
+     *  (it holds the trace it reads); empty when the matrix shown is not one the trace stores. */
+    std::function<core::Matrix(int maxRows, int maxCols)> pooledSource() const;
     /** The trace shown; null when there is none. */
     std::shared_ptr<const core::Trace> trace() const { return m_trace; }
     /** The texts among which column's widest is: those of its largest and smallest finite values
@@ -59,8 +66,9 @@ private:
     double m_factor = 1.0;                   ///< shown = m_factor · stored (the scaled scores)
     int m_head = 0;
     int m_query = 0;
-    double m_lo = 0;
-    double m_hi = 1;
+    /** The tint range, measured when a tint is first asked for: a step shown as a thumbnail never is,
+     *  and measuring it reads the whole matrix (128 MiB of scores at 4096 tokens) on every edit. */
+    mutable std::optional<std::pair<double, double>> m_range;
     render::ColormapId m_colormap = render::ColormapId::Diverging;
 };
 

@@ -524,6 +524,21 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols) 
     return m_image;
 }
 
+const QImage& HeatmapRenderer::rasterCellImage(const QRectF& pixels, double dpr) const
+{
+    // Up to two cells per device pixel are kept.
+    const int maxRows = std::max(1, int(std::ceil(2 * dpr * pixels.height())));
+    const int maxCols = std::max(1, int(std::ceil(2 * dpr * pixels.width())));
+    return cellImage(1, maxRows, maxCols);
+}
+
+void HeatmapRenderer::prepare(const QRectF& target, double devicePixelRatio) const
+{
+    const Layout& l = layout(target);
+    if (l.cell > 0 && m_data.values.size() > perCellRasterLimit)
+        rasterCellImage(l.matrix, devicePixelRatio);
+}
+
 void HeatmapRenderer::paint(QPainter* painter, const QRectF& target) const
 {
     const Layout& l = layout(target);
@@ -573,13 +588,9 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
         p->restore();
     } else {
         const int n = std::max(rows, cols);
-        const int upscale = vector ? std::clamp(int(std::ceil(1600.0 / n)), 1, 16) : 1;
-        // On pixels, up to two cells per device pixel are kept; a vector file keeps every cell.
         const double dpr = p->device() ? p->device()->devicePixelRatioF() : 1.0;
-        const QRectF pixels = p->transform().mapRect(l.matrix);
-        const int maxRows = vector ? rows : std::max(1, int(std::ceil(2 * dpr * pixels.height())));
-        const int maxCols = vector ? cols : std::max(1, int(std::ceil(2 * dpr * pixels.width())));
-        const QImage& image = cellImage(upscale, maxRows, maxCols);
+        const QImage& image = vector ? cellImage(std::clamp(int(std::ceil(1600.0 / n)), 1, 16), rows, cols)
+                                     : rasterCellImage(p->transform().mapRect(l.matrix), dpr);
         p->save();
         p->setRenderHint(QPainter::Antialiasing, false);
         p->setRenderHint(QPainter::SmoothPixmapTransform, false);

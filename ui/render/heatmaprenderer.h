@@ -53,7 +53,7 @@ struct HeatmapStyle {
  *  pixels up to perCellRasterLimit; larger matrices as a cached image with one pixel per cell, scaled
  *  without smoothing (the same pixels, without a fill per cell).
  *  The colour of cell (i, j) is exactly colorAt(colormap, (v − lo) / (hi − lo)).
- *  Not thread-safe: it caches the image and the layout of the last target. */
+ *  Not thread-safe: it caches the image and the layout of the last target (one thread at a time may use it). */
 class HeatmapRenderer {
 public:
     /** Matrices with more cells than this are painted through the cached image. */
@@ -81,6 +81,10 @@ public:
     /** A good pixel size for the whole figure, from the matrix shape and the labels
      *  (about 60 px cells for small matrices, shrinking; the matrix at most about 1800 px). */
     QSize preferredSize() const;
+    /** Does the work of a later paint() into target on a screen or image of that device pixel ratio,
+     *  without painting: the layout and the cells' image. Lets a worker thread build a large figure that
+     *  the GUI thread then only draws; the renderer must not be used by two threads at once. */
+    void prepare(const QRectF& target, double devicePixelRatio) const;
     /** Paints the whole figure into target (painter units), filling it with the background. */
     void paint(QPainter* painter, const QRectF& target) const;
     /** Where cell (row, col) lies when the figure is painted into target; empty when out of range. */
@@ -95,6 +99,8 @@ private:
     void invalidate(bool colours);
     /** One pixel per cell (times upscale); past maxRows × maxCols cells, one per block mean (core::pooled). */
     const QImage& cellImage(int upscale, int maxRows, int maxCols) const;
+    /** cellImage() for a matrix covering pixels (device-independent) on a raster device. */
+    const QImage& rasterCellImage(const QRectF& pixels, double dpr) const;
     void paintCells(QPainter* p, const Layout& l) const;
     void paintAnnotations(QPainter* p, const Layout& l) const;
     void paintHighlights(QPainter* p, const Layout& l) const;

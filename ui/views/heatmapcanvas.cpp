@@ -10,9 +10,11 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ui {
 
@@ -40,6 +42,7 @@ HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* 
     setAttribute(Qt::WA_OpaquePaintEvent);
     setAccessibleName(tr("Attention heatmap"));
 
+    connect(&m_prepared, &QFutureWatcherBase::finished, this, &HeatmapCanvas::preparedFinished);
     connect(document, &Document::traceChanged, this, &HeatmapCanvas::rebuild);
     connect(document, &Document::errorChanged, this, &HeatmapCanvas::rebuild);
     connect(viewState, &ViewState::heatmapStepChanged, this, &HeatmapCanvas::rebuild);
@@ -49,7 +52,10 @@ HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* 
     rebuild();
 }
 
-HeatmapCanvas::~HeatmapCanvas() = default;
+HeatmapCanvas::~HeatmapCanvas()
+{
+    m_prepared.waitForFinished();
+}
 
 render::ColormapId HeatmapCanvas::colormap() const
 {
@@ -126,28 +132,95 @@ QString HeatmapCanvas::emptyText() const
 
 void HeatmapCanvas::rebuild()
 {
+    ++m_wanted;
     const auto trace = m_document->trace();
     if (!m_document->error().isEmpty() || !trace || trace->n() == 0) {
+        m_preparing = false;
         m_renderer.reset();
         setHoverCell(std::nullopt);
+        updateStyle();
+        updateGeometry();
+        emit figureChanged();
+        return;
+    }
+    const core::Step step = m_viewState->heatmapStep();
+    const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
+    const auto [rows, cols] = trace->stepShape(step, head);
+    if (Eigen::Index(rows) * cols > preparedOffThreadCells) {
+        // Copying, ranging and colouring a long sequence's matrix would block the GUI thread for tens of
+        // milliseconds: a worker prepares the figure while the previous one stays shown.
+        m_preparing = true;
+        if (m_running == 0)
+            startPreparing();
+        return;
+    }
+    m_preparing = false;
+    core::Matrix reuse = m_renderer ? m_renderer->takeValues() : std::move(m_spareValues);
+    render::HeatmapData data = heatmapData(*trace, step, head, std::move(reuse));
+    if (m_renderer) {
+        m_renderer->setData(std::move(data));
+        showFigure(std::move(m_renderer));
     } else {
+        showFigure(std::make_shared<render::HeatmapRenderer>(std::move(data), baseStyle()));
+    }
+}
+
+void HeatmapCanvas::startPreparing()
+{
+    m_running = m_wanted;
+    const auto trace = m_document->trace();
+    const core::Step step = m_viewState->heatmapStep();
+    const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
+    render::HeatmapStyle style = baseStyle();
+    m_prepared.setFuture(QtConcurrent::run(
+        [trace, step, head, style, target = QRectF(rect()), dpr = devicePixelRatioF(),
+         reuse = std::move(m_spareValues)]() mutable {
+            auto renderer = std::make_shared<render::HeatmapRenderer>(heatmapData(*trace, step, head, std::move(reuse)),
+                                                                      style);
+            renderer->prepare(target, dpr);
+            return renderer;
+        }));
+}
+
+void HeatmapCanvas::preparedFinished()
+{
+    const quint64 stamp = std::exchange(m_running, 0);
+    auto renderer = m_prepared.result();
+    if (stamp == m_wanted && m_preparing) {
+        m_preparing = false;
+        if (m_renderer)
+            m_spareValues = m_renderer->takeValues();
+        showFigure(std::move(renderer));
+        return;
+    }
+    m_spareValues = renderer->takeValues();  // stale: a newer state or step is wanted
+    if (m_preparing)
+        startPreparing();
+}
+
+void HeatmapCanvas::finishPreparing()
+{
+    while (m_preparing) {
+        m_prepared.waitForFinished();
+        preparedFinished();
+    }
+}
+
+void HeatmapCanvas::showFigure(std::shared_ptr<render::HeatmapRenderer> renderer)
+{
+    m_renderer = std::move(renderer);
+    const auto trace = m_document->trace();
+    if (m_hoverCell && trace) {
         const core::Step step = m_viewState->heatmapStep();
         const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
-        render::HeatmapData data = heatmapData(*trace, step, head, m_renderer ? m_renderer->takeValues() : core::Matrix());
-        if (m_renderer)
-            m_renderer->setData(std::move(data));
+        core::CellRef ref = *m_hoverCell;
+        const auto& values = m_renderer->data().values;
+        m_hoverCell.reset();
+        if (ref.step == step && ref.head == (core::isPerHead(step) ? head : 0) && ref.row < values.rows()
+            && ref.col < values.cols())
+            setHoverCell(ref);
         else
-            m_renderer = std::make_unique<render::HeatmapRenderer>(std::move(data), baseStyle());
-        if (m_hoverCell) {
-            core::CellRef ref = *m_hoverCell;
-            const auto& values = m_renderer->data().values;
-            m_hoverCell.reset();
-            if (ref.step == step && ref.head == (core::isPerHead(step) ? head : 0) && ref.row < values.rows()
-                && ref.col < values.cols())
-                setHoverCell(ref);
-            else
-                setHoverCell(std::nullopt);
-        }
+            setHoverCell(std::nullopt);
     }
     updateStyle();
     updateGeometry();

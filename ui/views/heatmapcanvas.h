@@ -4,6 +4,7 @@
 #include "core/derivation.h"
 #include "ui/render/heatmaprenderer.h"
 
+#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -35,9 +36,18 @@ public:
     double effectiveZoom() const;
 
     /** True when there is a figure to show (a trace and no error). */
-    bool hasFigure() const { return m_renderer != nullptr; }
+    bool hasFigure() const { return m_renderer != nullptr || m_preparing; }
     /** The figure as shown (data), null when there is none. */
     const render::HeatmapRenderer* renderer() const { return m_renderer.get(); }
+    /** True while the figure of a large matrix is being prepared off the GUI thread (the previous
+     *  figure stays shown meanwhile). */
+    bool isPreparing() const { return m_preparing; }
+    /** Waits until the figure being prepared is shown; returns at once when none is. */
+    void finishPreparing();
+
+    /** Figures with more cells than this are prepared off the GUI thread (about 16 ms of copying,
+     *  ranging and colouring on the GUI thread at 1024 × 1024). */
+    static constexpr Eigen::Index preparedOffThreadCells = Eigen::Index(1) << 20;
     /** The style for export and the clipboard: as shown, without the mouse highlight. */
     render::HeatmapStyle exportStyle() const;
     /** Where cell (row, col) is painted, in widget coordinates; empty when there is no such cell. */
@@ -68,6 +78,10 @@ protected:
 
 private:
     void rebuild();
+    void startPreparing();
+    void preparedFinished();
+    /** Shows renderer as the new figure, keeping the hovered cell when it is still there. */
+    void showFigure(std::shared_ptr<render::HeatmapRenderer> renderer);
     void updateStyle();
     void hoverAt(const QPoint& pos);
     void setHoverCell(std::optional<core::CellRef> cell);
@@ -76,7 +90,12 @@ private:
 
     Document* m_document;
     ViewState* m_viewState;
-    std::unique_ptr<render::HeatmapRenderer> m_renderer;
+    std::shared_ptr<render::HeatmapRenderer> m_renderer;
+    QFutureWatcher<std::shared_ptr<render::HeatmapRenderer>> m_prepared;
+    bool m_preparing = false;        ///< a figure is wanted from a worker (running or to be started)
+    quint64 m_wanted = 0;            ///< counts rebuilds; a worker's figure for an older one is dropped
+    quint64 m_running = 0;           ///< the rebuild the running worker prepares for, 0 when none runs
+    core::Matrix m_spareValues;      ///< storage of a replaced figure's values, for the next worker
     std::optional<render::ColormapId> m_colormap;
     bool m_annotate = true;
     double m_zoom = 0.0;

@@ -364,6 +364,7 @@ bool HeatmapWidget::hasFigure() const
 
 render::HeatmapData HeatmapWidget::figureData() const
 {
+    m_canvas->finishPreparing();  // what is exported is the current state, also of a long sequence
     Q_ASSERT(m_canvas->renderer());
     return m_canvas->renderer()->data();
 }

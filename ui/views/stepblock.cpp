@@ -1,5 +1,6 @@
 #include "stepblock.h"
 
+#include "heatmapcanvas.h"
 #include "numberdelegate.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
@@ -7,6 +8,7 @@
 
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QFutureWatcher>
 #include <QEvent>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -18,10 +20,13 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace ui {
 
@@ -30,6 +35,14 @@ namespace {
 /** The figure of a step model's matrix, with token labels where the model has them. With maxRows and
  *  maxCols, a larger matrix is shown as block means (a thumbnail has fewer pixels than a long
  *  sequence has cells), and the labels of an axis that was pooled are left out. */
+/** Weights are probabilities: their colours span [0, 1] whatever the values; other steps span their values. */
+std::optional<std::pair<double, double>> fixedRange(const StepTableModel& model)
+{
+    if (model.step() == core::Step::Weights && !model.isWeightedValues())
+        return std::make_pair(0.0, 1.0);
+    return std::nullopt;
+}
+
 render::HeatmapData figureData(const StepTableModel& model, int maxRows = 0, int maxCols = 0)
 {
     render::HeatmapData data;
@@ -40,18 +53,30 @@ render::HeatmapData figureData(const StepTableModel& model, int maxRows = 0, int
     if (data.values.cols() == model.columnCount())
         for (int c = 0; c < model.columnCount(); ++c)
             data.colLabels << model.headerData(c, Qt::Horizontal).toString();
-    if (model.step() == core::Step::Weights && !model.isWeightedValues())
-        data.range = std::make_pair(0.0, 1.0);
+    data.range = fixedRange(model);
     return data;
 }
 
 /** Paints a HeatmapRenderer filling the widget. A thumbnail builds its figure when it is painted, not
- *  when its step changes: a steps panel of 4096 tokens holds several, mostly scrolled out of view. */
+ *  when its step changes: a steps panel of 4096 tokens holds several, mostly scrolled out of view. The
+ *  block means of a very large matrix are taken on a worker thread while the previous figure stays. */
 class FigureWidget : public QWidget {
 public:
     using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
+    /** Called on a worker thread: must not touch any QObject. */
+    using WorkerSource = std::function<render::HeatmapData(QSize pixels)>;
 
-    FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail) {}
+    FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail)
+    {
+        connect(&m_job, &QFutureWatcherBase::finished, this, [this] {
+            render::HeatmapData data = m_job.result();
+            if (m_jobStamp == m_stamp)
+                setFigure(std::move(data), m_jobColormap);
+            else
+                update();  // a newer source came meanwhile: its paint starts it
+        });
+    }
+    ~FigureWidget() override { m_job.waitForFinished(); }
 
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
@@ -71,7 +96,19 @@ public:
     /** The figure comes from source at the next paint, sized for the widget's pixels. */
     void setSource(Source source)
     {
+        ++m_stamp;
+        m_workerSource = nullptr;
         m_source = std::move(source);
+        update();
+    }
+
+    /** The same, with the figure's values made by source on a worker thread. */
+    void setWorkerSource(WorkerSource source, render::ColormapId colormap)
+    {
+        ++m_stamp;
+        m_source = nullptr;
+        m_workerSource = std::move(source);
+        m_workerColormap = colormap;
         update();
     }
 
@@ -83,14 +120,28 @@ protected:
             m_source = nullptr;
             setFigure(std::move(data), colormap);
         }
+        if (m_workerSource && !m_job.isRunning()) {
+            m_jobStamp = m_stamp;
+            m_jobColormap = m_workerColormap;
+            m_job.setFuture(QtConcurrent::run(std::move(m_workerSource), size() * devicePixelRatioF()));
+            m_workerSource = nullptr;
+        }
         QPainter p(this);
         if (m_renderer)
             m_renderer->paint(&p, rect());
+        else
+            p.fillRect(rect(), palette().color(QPalette::Base));
     }
 
 private:
     bool m_thumbnail;
     Source m_source;
+    WorkerSource m_workerSource;
+    render::ColormapId m_workerColormap = render::ColormapId::Diverging;
+    QFutureWatcher<render::HeatmapData> m_job;
+    quint64 m_stamp = 0;     ///< counts sources; a worker's figure for an older one is dropped
+    quint64 m_jobStamp = 0;
+    render::ColormapId m_jobColormap = render::ColormapId::Diverging;
     std::unique_ptr<render::HeatmapRenderer> m_renderer;
 };
 
@@ -177,8 +228,22 @@ void StepBlock::refresh()
     m_table->setVisible(!thumbnail && !empty);
     m_thumbnail->setVisible(thumbnail);
     m_zoom->setVisible(thumbnail);
-    if (thumbnail)
-        static_cast<FigureWidget*>(m_thumbnail)->setSource([model = m_model](QSize pixels) {
+    auto* figure = static_cast<FigureWidget*>(m_thumbnail);
+    const auto pooled = m_model->pooledSource();
+    if (thumbnail && pooled
+        && Eigen::Index(m_model->rowCount()) * m_model->columnCount() > HeatmapCanvas::preparedOffThreadCells) {
+        // Block means of a matrix this large take tens of milliseconds on the GUI thread. The worker's figure
+        // has no labels: a thumbnail has no room for hundreds of them.
+        figure->setWorkerSource(
+            [pooled, range = fixedRange(*m_model)](QSize pixels) {
+                render::HeatmapData data;
+                data.values = pooled(pixels.height(), pixels.width());
+                data.range = range;
+                return data;
+            },
+            colormapOf(*m_model));
+    } else if (thumbnail)
+        figure->setSource([model = m_model](QSize pixels) {
             return std::make_pair(figureData(*model, pixels.height(), pixels.width()), colormapOf(*model));
         });
     else if (!empty)
