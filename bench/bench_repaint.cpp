@@ -82,12 +82,34 @@ double percentile(std::vector<double> v, double p)
     return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
 }
 
+/** With AE_BENCH_SLOW_EVENTS=ms set, names on standard error every event the GUI thread spent longer on:
+ *  where a stall comes from. */
+class Application : public QApplication {
+public:
+    using QApplication::QApplication;
+    qint64 slowNs = qEnvironmentVariableIntValue("AE_BENCH_SLOW_EVENTS") * qint64(1000000);
+
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (slowNs <= 0)
+            return QApplication::notify(receiver, event);
+        QElapsedTimer t;
+        t.start();
+        const int type = event->type();  // the event may be gone afterwards
+        const QByteArray what = receiver->metaObject()->className() + QByteArrayLiteral(" ") + receiver->objectName().toUtf8();
+        const bool result = QApplication::notify(receiver, event);
+        if (const qint64 ns = t.nsecsElapsed(); ns > slowNs)
+            std::fprintf(stderr, "slow event: %.1f ms, type %d, %s\n", double(ns) / 1e6, type, what.constData());
+        return result;
+    }
+};
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     core::keepFreedMemory();  // before any thread starts
-    QApplication app(argc, argv);
+    Application app(argc, argv);
     QTemporaryDir settings;  // the window's settings go here, not to the user's
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());

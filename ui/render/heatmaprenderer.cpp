@@ -302,10 +302,11 @@ struct HeatmapRenderer::Layout {
     QRectF legendBar;
     QFont annotationFont;
     bool annotate = false;
+    bool measuredValues = false;  ///< the printed values' widths went into it, not only labels and range
 };
 
 HeatmapRenderer::HeatmapRenderer(HeatmapData data, HeatmapStyle style)
-    : m_data(std::move(data)), m_style(std::move(style))
+    : m_data(std::move(data)), m_style(std::move(style)), m_shape(m_data.values.rows(), m_data.values.cols())
 {
     m_range = chooseRange(m_data, m_style.colormap);
 }
@@ -314,16 +315,28 @@ HeatmapRenderer::~HeatmapRenderer() = default;
 
 void HeatmapRenderer::setData(HeatmapData data)
 {
+    // The layout and preferred size come from the shape, labels, titles and range; the values count only
+    // when they are printed. New values in the same frame (an edit) keep them: measuring 4096 labels again
+    // would cost more than the new picture.
+    const bool sameFrame = data.values.rows() == m_shape.first && data.values.cols() == m_shape.second
+        && data.rowLabels == m_data.rowLabels && data.colLabels == m_data.colLabels && data.title == m_data.title
+        && data.rowAxisTitle == m_data.rowAxisTitle && data.colAxisTitle == m_data.colAxisTitle;
     m_data = std::move(data);
-    m_range = chooseRange(m_data, m_style.colormap);
-    invalidate(true);
+    m_shape = {m_data.values.rows(), m_data.values.cols()};
+    const auto range = chooseRange(m_data, m_style.colormap);
+    const bool keepLayout = sameFrame && range == m_range && !(m_layout && m_layout->measuredValues);
+    m_range = range;
+    if (!keepLayout)
+        invalidate(true);
+    else
+        forgetImage();
 }
 
 core::Matrix HeatmapRenderer::takeValues()
 {
     core::Matrix values = std::move(m_data.values);
     m_data.values.resize(0, 0);
-    invalidate(true);
+    forgetImage();  // the layout stays, for setData() to keep when the frame is the same
     return values;
 }
 
@@ -343,11 +356,16 @@ void HeatmapRenderer::setStyle(const HeatmapStyle& style)
 void HeatmapRenderer::invalidate(bool colours)
 {
     m_layout.reset();
-    if (colours) {
-        m_image = QImage();
-        m_imageUpscale = 0;
-        m_imageCells = QSize();
-    }
+    m_preferred.reset();
+    if (colours)
+        forgetImage();
+}
+
+void HeatmapRenderer::forgetImage()
+{
+    m_image = QImage();
+    m_imageUpscale = 0;
+    m_imageCells = QSize();
 }
 
 QRgb HeatmapRenderer::cellColor(int row, int col) const
@@ -359,6 +377,13 @@ QRgb HeatmapRenderer::cellColor(int row, int col) const
 }
 
 QSize HeatmapRenderer::preferredSize() const
+{
+    if (!m_preferred)
+        m_preferred = measurePreferredSize();
+    return *m_preferred;
+}
+
+QSize HeatmapRenderer::measurePreferredSize() const
 {
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
@@ -444,6 +469,7 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
     }
 
     if (m_style.annotate && rows * cols <= perCellLimit && l->cell >= 14.0) {
+        l->measuredValues = true;
         const double minPx = std::max(7.0, 0.55 * em);
         double px = std::min(0.95 * em, 0.36 * l->cell);
         if (px >= minPx) {

@@ -96,7 +96,9 @@ private:
     struct Layout;
 
     const Layout& layout(const QRectF& target) const;
+    QSize measurePreferredSize() const;
     void invalidate(bool colours);
+    void forgetImage();
     /** One pixel per cell (times upscale); past maxRows × maxCols cells, one per block mean (core::pooled). */
     const QImage& cellImage(int upscale, int maxRows, int maxCols) const;
     /** cellImage() for a matrix covering pixels (device-independent) on a raster device. */
@@ -109,11 +111,13 @@ private:
 
     HeatmapData m_data;
     HeatmapStyle m_style;
+    std::pair<Eigen::Index, Eigen::Index> m_shape;  ///< rows × cols the layout is for (kept by takeValues())
     std::pair<double, double> m_range{0.0, 1.0};
     mutable QImage m_image;  ///< rows × cols pixels, times the upscale factor of m_imageUpscale
     mutable int m_imageUpscale = 0;
     mutable QSize m_imageCells;  ///< the columns × rows of values m_image shows (fewer when pooled)
     mutable std::unique_ptr<Layout> m_layout;
+    mutable std::optional<QSize> m_preferred;  ///< preferredSize(), once measured
 };
 
 }  // namespace render

@@ -1,6 +1,5 @@
 #include "stepblock.h"
 
-#include "heatmapcanvas.h"
 #include "numberdelegate.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
@@ -32,9 +31,6 @@ namespace ui {
 
 namespace {
 
-/** The figure of a step model's matrix, with token labels where the model has them. With maxRows and
- *  maxCols, a larger matrix is shown as block means (a thumbnail has fewer pixels than a long
- *  sequence has cells), and the labels of an axis that was pooled are left out. */
 /** Weights are probabilities: their colours span [0, 1] whatever the values; other steps span their values. */
 std::optional<std::pair<double, double>> fixedRange(const StepTableModel& model)
 {
@@ -43,18 +39,52 @@ std::optional<std::pair<double, double>> fixedRange(const StepTableModel& model)
     return std::nullopt;
 }
 
+QStringList axisLabels(const StepTableModel& model, Qt::Orientation orientation)
+{
+    QStringList labels;
+    const int count = orientation == Qt::Vertical ? model.rowCount() : model.columnCount();
+    for (int i = 0; i < count; ++i)
+        labels << model.headerData(i, orientation).toString();
+    return labels;
+}
+
+/** The figure of a step model's matrix, with token labels where the model has them. With maxRows and
+ *  maxCols, a larger matrix is shown as block means (a thumbnail has fewer pixels than a long
+ *  sequence has cells), and the labels of an axis that was pooled are left out. */
 render::HeatmapData figureData(const StepTableModel& model, int maxRows = 0, int maxCols = 0)
 {
     render::HeatmapData data;
     data.values = maxRows > 0 && maxCols > 0 ? model.pooledMatrix(maxRows, maxCols) : model.matrix();
     if (data.values.rows() == model.rowCount())
-        for (int r = 0; r < model.rowCount(); ++r)
-            data.rowLabels << model.headerData(r, Qt::Vertical).toString();
+        data.rowLabels = axisLabels(model, Qt::Vertical);
     if (data.values.cols() == model.columnCount())
-        for (int c = 0; c < model.columnCount(); ++c)
-            data.colLabels << model.headerData(c, Qt::Horizontal).toString();
+        data.colLabels = axisLabels(model, Qt::Horizontal);
     data.range = fixedRange(model);
     return data;
+}
+
+/** figureData() for a thumbnail of `pixels`, as a function any thread may call; empty when the model's
+ *  matrix is not one its trace stores. Axes longer than a thumbnail can be tall or wide are always pooled,
+ *  so their labels are not made. */
+std::function<render::HeatmapData(QSize)> thumbnailSource(const StepTableModel& model)
+{
+    auto pooled = model.pooledSource();
+    if (!pooled)
+        return {};
+    constexpr int maxLabels = 1024;
+    const int rows = model.rowCount(), cols = model.columnCount();
+    return [pooled = std::move(pooled), rows, cols, range = fixedRange(model),
+            rowLabels = rows <= maxLabels ? axisLabels(model, Qt::Vertical) : QStringList(),
+            colLabels = cols <= maxLabels ? axisLabels(model, Qt::Horizontal) : QStringList()](QSize pixels) {
+        render::HeatmapData data;
+        data.values = pooled(pixels.height(), pixels.width());
+        if (data.values.rows() == rows)
+            data.rowLabels = rowLabels;
+        if (data.values.cols() == cols)
+            data.colLabels = colLabels;
+        data.range = range;
+        return data;
+    };
 }
 
 /** Paints a HeatmapRenderer filling the widget. A thumbnail builds its figure when it is painted, not
@@ -102,12 +132,12 @@ public:
         update();
     }
 
-    /** The same, with the figure's values made by source on a worker thread. */
-    void setWorkerSource(WorkerSource source, render::ColormapId colormap)
+    /** The same, with the figure made on a worker thread by the source that make() returns at the paint. */
+    void setWorkerSource(std::function<WorkerSource()> make, render::ColormapId colormap)
     {
         ++m_stamp;
         m_source = nullptr;
-        m_workerSource = std::move(source);
+        m_workerSource = std::move(make);
         m_workerColormap = colormap;
         update();
     }
@@ -121,9 +151,11 @@ protected:
             setFigure(std::move(data), colormap);
         }
         if (m_workerSource && !m_job.isRunning()) {
-            m_jobStamp = m_stamp;
-            m_jobColormap = m_workerColormap;
-            m_job.setFuture(QtConcurrent::run(std::move(m_workerSource), size() * devicePixelRatioF()));
+            if (WorkerSource source = m_workerSource()) {
+                m_jobStamp = m_stamp;
+                m_jobColormap = m_workerColormap;
+                m_job.setFuture(QtConcurrent::run(std::move(source), size() * devicePixelRatioF()));
+            }
             m_workerSource = nullptr;
         }
         QPainter p(this);
@@ -136,7 +168,7 @@ protected:
 private:
     bool m_thumbnail;
     Source m_source;
-    WorkerSource m_workerSource;
+    std::function<WorkerSource()> m_workerSource;
     render::ColormapId m_workerColormap = render::ColormapId::Diverging;
     QFutureWatcher<render::HeatmapData> m_job;
     quint64 m_stamp = 0;     ///< counts sources; a worker's figure for an older one is dropped
@@ -229,23 +261,15 @@ void StepBlock::refresh()
     m_thumbnail->setVisible(thumbnail);
     m_zoom->setVisible(thumbnail);
     auto* figure = static_cast<FigureWidget*>(m_thumbnail);
-    const auto pooled = m_model->pooledSource();
-    if (thumbnail && pooled
-        && Eigen::Index(m_model->rowCount()) * m_model->columnCount() > HeatmapCanvas::preparedOffThreadCells) {
-        // Block means of a matrix this large take tens of milliseconds on the GUI thread. The worker's figure
-        // has no labels: a thumbnail has no room for hundreds of them.
-        figure->setWorkerSource(
-            [pooled, range = fixedRange(*m_model)](QSize pixels) {
-                render::HeatmapData data;
-                data.values = pooled(pixels.height(), pixels.width());
-                data.range = range;
-                return data;
-            },
-            colormapOf(*m_model));
-    } else if (thumbnail)
-        figure->setSource([model = m_model](QSize pixels) {
-            return std::make_pair(figureData(*model, pixels.height(), pixels.width()), colormapOf(*model));
-        });
+    if (thumbnail) {
+        // Block means of a long sequence's matrix take milliseconds to tens of them: a worker takes them.
+        if (m_model->pooledSource())
+            figure->setWorkerSource([model = m_model] { return thumbnailSource(*model); }, colormapOf(*m_model));
+        else
+            figure->setSource([model = m_model](QSize pixels) {
+                return std::make_pair(figureData(*model, pixels.height(), pixels.width()), colormapOf(*model));
+            });
+    }
     else if (!empty)
         fitTable();
 }
