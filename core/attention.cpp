@@ -1,5 +1,7 @@
 #include "attention.h"
 
+#include "gemm.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -115,13 +117,6 @@ void parallelFor(int count, int threads, const Task& task)
 }
 
 #if defined(AE_AVX2_KERNELS)
-/** True when the processor has AVX2 and FMA (the build itself assumes only SSE2). */
-bool haveAvx2()
-{
-    static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return have;
-}
-
 /** out[j] = exp((in[j] − max) · factor) for j < count, four at a time; returns their sum. Every exponent must
  *  lie in [vectorExpFloor, 0]. exp(x) = 2^k · exp(r) with x = k·ln 2 + r, |r| ≤ ln 2 / 2, and exp(r) from
  *  its Taylor series to r¹³ (error below 1e-17); exp(0) is exactly 1. Agrees with std::exp to an ulp or two. */
@@ -201,7 +196,7 @@ void softmaxRow(const double* inData, double* outData, Index limit, Index cols, 
     const bool separate = inData != outData;
     if (!std::isnan(lowest) && std::isfinite(factor) && (lowest >= vectorExpFloor || separate)) {
 #if defined(AE_AVX2_KERNELS)
-        if (lowest >= vectorExpFloor && haveAvx2()) {
+        if (lowest >= vectorExpFloor && haveAvx2Fma()) {
             divideAvx2(outData, limit, expShiftedAvx2(inData, outData, limit, max, factor));
             return;
         }
@@ -403,11 +398,11 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         HeadTrace& ht = t.heads[std::size_t(head)];
         const auto x = t.x.middleRows(r0, rows);  // rows × d_model
         if (plan.fullQ)
-            ht.queries.middleRows(r0, rows).noalias() = x * model.wq.middleCols(Index(head) * dk, dk);
+            multiply(x, model.wq.middleCols(Index(head) * dk, dk), ht.queries.middleRows(r0, rows));
         if (plan.fullK)
-            ht.keys.middleRows(r0, rows).noalias() = x * model.wk.middleCols(Index(head) * dk, dk);
+            multiply(x, model.wk.middleCols(Index(head) * dk, dk), ht.keys.middleRows(r0, rows));
         if (plan.fullV)
-            ht.values.middleRows(r0, rows).noalias() = x * model.wv.middleCols(Index(head) * dv, dv);
+            multiply(x, model.wv.middleCols(Index(head) * dv, dv), ht.values.middleRows(r0, rows));
     });
     // … or the rows and columns an edit touched
     for (int head = 0; head < h; ++head) {
@@ -447,6 +442,13 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         }
     }
 
+    // Kᵀ of each head whose scores are all computed, as rows (d_k × n): the product kernel reads its right
+    // factor row by row.
+    std::vector<Matrix> keysT{static_cast<std::size_t>(h)};
+    for (int head = 0; head < h; ++head)
+        if (plans[std::size_t(head)].fullScores)
+            keysT[std::size_t(head)] = t.heads[std::size_t(head)].keys.transpose();
+
     // steps 2–5 per head and block of query rows, the largest blocks of a causal mask first
     parallelFor(h * blocks, threads, [&](int task) {
         const int head = task / blocks;
@@ -456,7 +458,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
 
         // step 2: scores = Q·Kᵀ (rows × n; masked entries too, the trace shows them)
         if (plan.fullScores)
-            ht.scores.middleRows(r0, rows).noalias() = ht.queries.middleRows(r0, rows) * ht.keys.transpose();
+            multiply(ht.queries.middleRows(r0, rows), keysT[std::size_t(head)], ht.scores.middleRows(r0, rows));
 
         // steps 3–4: scaled, then softmax of each row into weights (masked entries exactly 0)
         if (plan.softmax)
@@ -468,7 +470,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
             return;
         const Index live = causal ? r0 + rows : n;
         const auto w = ht.weights.block(r0, 0, rows, live);
-        ht.outputs.middleRows(r0, rows).noalias() = w * ht.values.topRows(live);
+        multiply(w, ht.values.topRows(live), ht.outputs.middleRows(r0, rows));
         if (!valuesFinite[std::size_t(head)]) {
             // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed:
             // the product above would give 0 · ∞ = NaN.
@@ -499,7 +501,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         t.output.resize(n, model.wo->cols());
         parallelFor(blocks, threads, [&](int block) {
             const Index r0 = block * blockRows, rows = std::min<Index>(blockRows, n - r0);
-            t.output.middleRows(r0, rows).noalias() = t.concat.middleRows(r0, rows) * *model.wo;
+            multiply(t.concat.middleRows(r0, rows), *model.wo, t.output.middleRows(r0, rows));
         });
     } else {
         t.output = t.concat;

@@ -1,0 +1,119 @@
+/** core::multiply, the engine's own product kernel, against a plain sum of products. */
+
+#include "core/gemm.h"
+#include "testutil.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace core;
+
+namespace {
+
+/** c(i, j) = Σ_p a(i, p) · b(p, j) in long double: the reference every kernel must agree with. */
+Matrix reference(const Matrix& a, const Matrix& b)
+{
+    Matrix c(a.rows(), b.cols());
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        for (Eigen::Index j = 0; j < b.cols(); ++j) {
+            long double sum = 0;
+            for (Eigen::Index p = 0; p < a.cols(); ++p)
+                sum += static_cast<long double>(a(i, p)) * b(p, j);
+            c(i, j) = double(sum);
+        }
+    return c;
+}
+
+}  // namespace
+
+class TestGemm : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        qInfo("kernel: %s", haveAvx2Fma() ? "AVX2" : "Eigen (no AVX2 and FMA on this processor)");
+    }
+
+    void agreesWithPlainSums_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("n");
+        // Row counts around the 4-row tiles, column counts around the 8-column tiles, inner sizes around a
+        // 256-step pass; and the shapes the engine multiplies (a block of weights times V).
+        for (int m : {1, 3, 4, 5, 9})
+            for (int n : {1, 3, 7, 8, 9, 17, 64})
+                for (int k : {1, 2, 255, 256, 257, 600})
+                    QTest::addRow("%d x %d times %d x %d", m, k, k, n) << m << k << n;
+        QTest::addRow("weights block times V") << 128 << 512 << 64;
+        QTest::addRow("causal tail") << 37 << 1100 << 24;
+    }
+
+    void agreesWithPlainSums()
+    {
+        QFETCH(int, m);
+        QFETCH(int, k);
+        QFETCH(int, n);
+        std::mt19937_64 rng(std::uint64_t(m * 1000003 + k * 1009 + n));
+        const Matrix a = testutil::randomMatrix(rng, m, k, -3, 3);
+        const Matrix b = testutil::randomMatrix(rng, k, n, -3, 3);
+        Matrix c = Matrix::Constant(m, n, 99.0);  // overwritten, not added to
+        multiply(a, b, c);
+        // Each entry is a sum of k products of size ≤ 9: rounding stays within k · 9 · ε of the exact sum.
+        COMPARE_MATRIX(c, reference(a, b), 9.0 * k * std::numeric_limits<double>::epsilon() * 4);
+    }
+
+    void blocksOfLargerMatrices()
+    {
+        // The engine passes blocks: rows of a larger weights matrix, the top rows of V, a middle band of the
+        // outputs. Everything outside the target block must stay as it was.
+        std::mt19937_64 rng(11);
+        const Matrix weights = testutil::randomMatrix(rng, 300, 300);
+        const Matrix values = testutil::randomMatrix(rng, 300, 40);
+        Matrix outputs = Matrix::Constant(300, 40, -7.0);
+        multiply(weights.block(100, 0, 50, 260), values.topRows(260), outputs.middleRows(100, 50));
+        COMPARE_MATRIX(Matrix(outputs.middleRows(100, 50)),
+                       reference(weights.block(100, 0, 50, 260), values.topRows(260)), 1e-12);
+        QVERIFY((outputs.topRows(100).array() == -7.0).all());
+        QVERIFY((outputs.bottomRows(150).array() == -7.0).all());
+    }
+
+    void emptyInnerDimensionGivesZeros()
+    {
+        Matrix a(5, 0), b(0, 9);
+        Matrix c = Matrix::Constant(5, 9, 3.0);
+        multiply(a, b, c);
+        QVERIFY((c.array() == 0.0).all());
+    }
+
+    void overflowIsNotHiddenByFusing()
+    {
+        // big · big + (−big) · big: both products overflow, to +∞ and −∞, and their sum is NaN, as the
+        // engine's overflow handling expects (a fused multiply-add would give +∞).
+        const double big = 1e300;
+        const Matrix a = testutil::mat({{big, -big}, {0, 0}, {1, 1}, {2, 0}, {0, 3}});
+        const Matrix b = testutil::mat({{big, 1, 2, 3, 4, 5, 6, 7, 8}, {big, 1, 2, 3, 4, 5, 6, 7, 8}});
+        Matrix c(5, 9);
+        multiply(a, b, c);
+        QVERIFY(std::isnan(c(0, 0)));
+        QCOMPARE(c(0, 8), 0.0);
+        QCOMPARE(c(2, 8), 16.0);
+        QCOMPARE(c(4, 3), 9.0);
+    }
+
+    void exactProductsStayExact()
+    {
+        // Small integers multiply and add without rounding: the worked example's scores are exact.
+        const Matrix q = testutil::mat({{1, 0, 2}, {2, 2, 2}, {2, 1, 3}});
+        const Matrix kt = testutil::mat({{0, 4, 2}, {1, 4, 3}, {1, 0, 1}});
+        Matrix s(3, 3);
+        multiply(q, kt, s);
+        COMPARE_MATRIX(s, reference(q, kt), 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGemm)
+#include "tst_gemm.moc"
