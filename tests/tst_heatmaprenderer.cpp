@@ -1,3 +1,4 @@
+#include "core/pooling.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/heatmaprenderer.h"
@@ -115,6 +116,7 @@ private slots:
     void highlightsOutlineWithoutRecolouring();
     void largeMatrixPaintsQuickly();
     void cellsSmallerThanPixelsAreAveraged();
+    void preparedFigurePaintsTheSame();
     void awkwardInputsPaint_data();
     void awkwardInputsPaint();
 
@@ -570,6 +572,40 @@ void TestHeatmapRenderer::cellsSmallerThanPixelsAreAveraged()
         }
     }
     QVERIFY(checked > 50);
+}
+
+void TestHeatmapRenderer::preparedFigurePaintsTheSame()
+{
+    // A figure prepared off the GUI thread (layout and cell image first, painted later) paints exactly what
+    // one painted directly does, also when given the block means taken elsewhere, and given means of the
+    // wrong shape are not used.
+    const int n = 1500;
+    QRandomGenerator rng(5);
+    HeatmapData data;
+    data.values = core::Matrix(n, n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+            data.values(r, c) = rng.generateDouble() * (1 + r % 7);
+    const QRectF target(0, 0, 500, 450);
+    auto paintOf = [&](const HeatmapRenderer& renderer) {
+        QImage image(500, 450, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        renderer.paint(&painter, target);
+        return image;
+    };
+    const HeatmapRenderer direct(data, lightStyle(ColormapId::Magma));
+    const QImage want = paintOf(direct);
+    const HeatmapRenderer prepared(data, lightStyle(ColormapId::Magma));
+    prepared.prepare(target, 1.0);
+    QCOMPARE(paintOf(prepared), want);
+    const QSize limit = direct.pooledCellLimit(target, 1.0);
+    QVERIFY(limit.width() < n && limit.height() < n);  // the case pools
+    const HeatmapRenderer given(data, lightStyle(ColormapId::Magma));
+    given.prepare(target, 1.0, core::pooled(data.values, limit.height(), limit.width()));
+    QCOMPARE(paintOf(given), want);
+    const HeatmapRenderer wrong(data, lightStyle(ColormapId::Magma));
+    wrong.prepare(target, 1.0, core::Matrix::Constant(3, 3, 1e9));
+    QCOMPARE(paintOf(wrong), want);
 }
 
 void TestHeatmapRenderer::awkwardInputsPaint_data()

@@ -510,7 +510,7 @@ std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, c
     return std::pair{row, col};
 }
 
-const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols) const
+const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, const core::Matrix* blockMeans) const
 {
     const auto [pooledRows, pooledCols] = core::pooledShape(m_data.values.rows(), m_data.values.cols(), maxRows, maxCols);
     const QSize cells{int(pooledCols), int(pooledRows)};
@@ -521,8 +521,12 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols) 
     core::Matrix pooledValues;
     const core::Matrix* source = &m_data.values;
     if (pooledRows < m_data.values.rows() || pooledCols < m_data.values.cols()) {
-        pooledValues = core::pooled(m_data.values, maxRows, maxCols);
-        source = &pooledValues;
+        if (blockMeans && blockMeans->rows() == pooledRows && blockMeans->cols() == pooledCols) {
+            source = blockMeans;
+        } else {
+            pooledValues = core::pooled(m_data.values, maxRows, maxCols);
+            source = &pooledValues;
+        }
     }
     const int rows = int(source->rows());
     const int cols = int(source->cols());
@@ -550,19 +554,37 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols) 
     return m_image;
 }
 
-const QImage& HeatmapRenderer::rasterCellImage(const QRectF& pixels, double dpr) const
+namespace {
+
+/** Up to two cells per device pixel are kept. */
+QSize rasterCellLimit(const QRectF& pixels, double dpr)
 {
-    // Up to two cells per device pixel are kept.
-    const int maxRows = std::max(1, int(std::ceil(2 * dpr * pixels.height())));
-    const int maxCols = std::max(1, int(std::ceil(2 * dpr * pixels.width())));
-    return cellImage(1, maxRows, maxCols);
+    return {std::max(1, int(std::ceil(2 * dpr * pixels.width()))), std::max(1, int(std::ceil(2 * dpr * pixels.height())))};
+}
+
+}  // namespace
+
+const QImage& HeatmapRenderer::rasterCellImage(const QRectF& pixels, double dpr, const core::Matrix* blockMeans) const
+{
+    const QSize limit = rasterCellLimit(pixels, dpr);
+    return cellImage(1, limit.height(), limit.width(), blockMeans);
+}
+
+QSize HeatmapRenderer::pooledCellLimit(const QRectF& target, double devicePixelRatio) const
+{
+    return rasterCellLimit(layout(target).matrix, devicePixelRatio);
 }
 
 void HeatmapRenderer::prepare(const QRectF& target, double devicePixelRatio) const
 {
+    prepare(target, devicePixelRatio, core::Matrix());
+}
+
+void HeatmapRenderer::prepare(const QRectF& target, double devicePixelRatio, const core::Matrix& blockMeans) const
+{
     const Layout& l = layout(target);
     if (l.cell > 0 && m_data.values.size() > perCellRasterLimit)
-        rasterCellImage(l.matrix, devicePixelRatio);
+        rasterCellImage(l.matrix, devicePixelRatio, &blockMeans);
 }
 
 void HeatmapRenderer::paint(QPainter* painter, const QRectF& target) const

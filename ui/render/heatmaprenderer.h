@@ -85,6 +85,13 @@ public:
      *  without painting: the layout and the cells' image. Lets a worker thread build a large figure that
      *  the GUI thread then only draws; the renderer must not be used by two threads at once. */
     void prepare(const QRectF& target, double devicePixelRatio) const;
+    /** The same with the block means of the cells already taken (core::pooled of the values at
+     *  pooledCellLimit()), for a caller that could take them from where the values were copied from, at the
+     *  same time as the copy; ignored when their shape is not the one the layout asks for. */
+    void prepare(const QRectF& target, double devicePixelRatio, const core::Matrix& blockMeans) const;
+    /** At most how many rows (height) and columns (width) of cells an image of the figure in target keeps on a
+     *  screen or image of that device pixel ratio: past that, it shows block means. */
+    QSize pooledCellLimit(const QRectF& target, double devicePixelRatio) const;
     /** Paints the whole figure into target (painter units), filling it with the background. */
     void paint(QPainter* painter, const QRectF& target) const;
     /** Where cell (row, col) lies when the figure is painted into target; empty when out of range. */
@@ -100,9 +107,10 @@ private:
     void invalidate(bool colours);
     void forgetImage();
     /** One pixel per cell (times upscale); past maxRows × maxCols cells, one per block mean (core::pooled). */
-    const QImage& cellImage(int upscale, int maxRows, int maxCols) const;
+    /** blockMeans, when given with the pooled shape, are the block means to colour. */
+    const QImage& cellImage(int upscale, int maxRows, int maxCols, const core::Matrix* blockMeans = nullptr) const;
     /** cellImage() for a matrix covering pixels (device-independent) on a raster device. */
-    const QImage& rasterCellImage(const QRectF& pixels, double dpr) const;
+    const QImage& rasterCellImage(const QRectF& pixels, double dpr, const core::Matrix* blockMeans = nullptr) const;
     void paintCells(QPainter* p, const Layout& l) const;
     void paintAnnotations(QPainter* p, const Layout& l) const;
     void paintHighlights(QPainter* p, const Layout& l) const;

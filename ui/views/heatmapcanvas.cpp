@@ -4,6 +4,8 @@
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
 
+#include "core/pooling.h"
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <utility>
 
 namespace ui {
@@ -172,12 +175,24 @@ void HeatmapCanvas::startPreparing()
     const core::Step step = m_viewState->heatmapStep();
     const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
     render::HeatmapStyle style = baseStyle();
+    const QRectF target(rect());
+    const double dpr = devicePixelRatioF();
+    // The figure shown is laid out as the new one will be (same shape and labels after an edit): its image
+    // size says how finely to take the block means.
+    const QSize pool = m_renderer ? m_renderer->pooledCellLimit(target, dpr) : QSize();
     m_prepared.setFuture(QtConcurrent::run(
-        [trace, step, head, style, target = QRectF(rect()), dpr = devicePixelRatioF(),
-         reuse = std::move(m_spareValues)]() mutable {
-            auto renderer = std::make_shared<render::HeatmapRenderer>(heatmapData(*trace, step, head, std::move(reuse)),
-                                                                      style);
-            renderer->prepare(target, dpr);
+        [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
+            // Copying the values (128 MiB at 4096 tokens) and taking the block means from the trace run at once,
+            // the copy on a thread of its own (the pool's threads may all be busy with thumbnails).
+            std::future<render::HeatmapData> copy = std::async(
+                std::launch::async, [&] { return heatmapData(*trace, step, head, std::move(reuse)); });
+            core::Matrix means;
+            const core::Matrix* stored = trace->storedMatrix(step, head);
+            const double factor = step == core::Step::ScaledScores ? trace->scoreFactor : 1.0;
+            if (stored && std::isfinite(factor) && !pool.isEmpty())
+                means = core::pooled(*stored, pool.height(), pool.width(), factor);
+            auto renderer = std::make_shared<render::HeatmapRenderer>(copy.get(), style);
+            renderer->prepare(target, dpr, means);
             return renderer;
         }));
 }
