@@ -655,6 +655,10 @@
             <translation>注意力热力图</translation>
         </message>
         <message>
+            <source>Not enough memory to draw the heatmap of %1 tokens; it shows the state before.</source>
+            <translation>内存不足，无法绘制 %1 个词元的热力图；图中仍是修改之前的状态。</translation>
+        </message>
+        <message>
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>

@@ -182,18 +182,22 @@ void HeatmapCanvas::startPreparing()
     const QSize pool = m_renderer ? m_renderer->pooledCellLimit(target, dpr) : QSize();
     m_prepared.setFuture(QtConcurrent::run(
         [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
-            // Copying the values (128 MiB at 4096 tokens) and taking the block means from the trace run at once,
-            // the copy on a thread of its own (the pool's threads may all be busy with thumbnails).
-            std::future<render::HeatmapData> copy = std::async(
-                std::launch::async, [&] { return heatmapData(*trace, step, head, std::move(reuse)); });
-            core::Matrix means;
-            const core::Matrix* stored = trace->storedMatrix(step, head);
-            const double factor = step == core::Step::ScaledScores ? trace->scoreFactor : 1.0;
-            if (stored && std::isfinite(factor) && !pool.isEmpty())
-                means = core::pooled(*stored, pool.height(), pool.width(), factor);
-            auto renderer = std::make_shared<render::HeatmapRenderer>(copy.get(), style);
-            renderer->prepare(target, dpr, means);
-            return renderer;
+            try {
+                // Copying the values (128 MiB at 4096 tokens) and taking the block means from the trace run at
+                // once, the copy on a thread of its own (the pool's threads may all be busy with thumbnails).
+                std::future<render::HeatmapData> copy = std::async(
+                    std::launch::async, [&] { return heatmapData(*trace, step, head, std::move(reuse)); });
+                core::Matrix means;
+                const core::Matrix* stored = trace->storedMatrix(step, head);
+                const double factor = step == core::Step::ScaledScores ? trace->scoreFactor : 1.0;
+                if (stored && std::isfinite(factor) && !pool.isEmpty())
+                    means = core::pooled(*stored, pool.height(), pool.width(), factor);
+                auto renderer = std::make_shared<render::HeatmapRenderer>(copy.get(), style);
+                renderer->prepare(target, dpr, means);
+                return renderer;
+            } catch (const std::exception&) {
+                return std::shared_ptr<render::HeatmapRenderer>();  // out of memory or threads: the figure stays
+            }
         }));
 }
 
@@ -201,14 +205,23 @@ void HeatmapCanvas::preparedFinished()
 {
     const quint64 stamp = std::exchange(m_running, 0);
     auto renderer = m_prepared.result();
-    if (stamp == m_wanted && m_preparing) {
+    if (!renderer) {
+        // The worker ran out of memory: the figure shown stays, and the status bar says why.
+        if (stamp == m_wanted && m_preparing) {
+            m_preparing = false;
+            emit figureFailed(tr("Not enough memory to draw the heatmap of %1 tokens; it shows the state before.")
+                                  .arg(m_document->trace() ? m_document->trace()->n() : 0));
+            return;
+        }
+    } else if (stamp == m_wanted && m_preparing) {
         m_preparing = false;
         if (m_renderer)
             m_spareValues = m_renderer->takeValues();
         showFigure(std::move(renderer));
         return;
+    } else {
+        m_spareValues = renderer->takeValues();  // stale: a newer state or step is wanted
     }
-    m_spareValues = renderer->takeValues();  // stale: a newer state or step is wanted
     if (m_preparing)
         startPreparing();
 }

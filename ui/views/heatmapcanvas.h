@@ -65,6 +65,8 @@ signals:
     void zoomRequested(int angleDelta, const QPoint& pos);
     /** The figure's data or style changed in a way that may change its preferred size. */
     void figureChanged();
+    /** A figure prepared off the GUI thread could not be made (memory); message says so. */
+    void figureFailed(const QString& message);
 
 protected:
     bool event(QEvent* event) override;

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "core/presets.h"
+#include "heatmapcanvas.h"
 #include "heatmapwidget.h"
 #include "optionspanel.h"
 #include "tokenbar.h"
@@ -103,6 +104,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &Document::traceChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::errorChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(m_heatmap->canvas(), &HeatmapCanvas::figureFailed, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
         const QUndoStack* stack = m_document->undoStack();
         if (index > m_undoIndex && !stack->undoText().isEmpty())

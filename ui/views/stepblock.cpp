@@ -154,7 +154,14 @@ protected:
             if (WorkerSource source = m_workerSource()) {
                 m_jobStamp = m_stamp;
                 m_jobColormap = m_workerColormap;
-                m_job.setFuture(QtConcurrent::run(std::move(source), size() * devicePixelRatioF()));
+                m_job.setFuture(QtConcurrent::run(
+                    [source = std::move(source), pixels = size() * devicePixelRatioF()] {
+                        try {
+                            return source(pixels);
+                        } catch (const std::exception&) {
+                            return render::HeatmapData();  // out of memory: an empty thumbnail, the window goes on
+                        }
+                    }));
             }
             m_workerSource = nullptr;
         }
