@@ -19,6 +19,9 @@
 #include <QSignalSpy>
 #include <QStyleFactory>
 #include <QTableView>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QTabWidget>
 #include <QTest>
 
 using namespace ui;
@@ -39,6 +42,7 @@ private slots:
     void walkthroughFollowsQuery();
     void editorPasteAndFill();
     void editorRefusesText();
+    void editorTypingCommitsToItsOwnMatrix();
     void screenshots();
 };
 
@@ -334,6 +338,35 @@ void TestStepsPanel::editorRefusesText()
     QVERIFY(!model->setData(model->index(0, 0), QStringLiteral("abc")));
     QVERIFY2(editor.message().contains(QStringLiteral("abc")), qPrintable(editor.message()));
     QCOMPARE(doc.matrix(MatrixId::Key)(0, 0), 0.0);
+}
+
+void TestStepsPanel::editorTypingCommitsToItsOwnMatrix()
+{
+    // Typing into a cell of W_Q and pressing Enter sets that cell, and only the view that owns the editor
+    // hears of it (the views once shared one delegate, and the others warned on every edit).
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("does not belong to this view")));
+    Document doc;
+    ViewState view;
+    MatrixEditorPanel editor(&doc, &view);
+    editor.resize(700, 400);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    QTableView* table = editor.tableView(MatrixId::Query);
+    auto* tabs = editor.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->widget(i) == table || tabs->widget(i)->isAncestorOf(table))
+            tabs->setCurrentIndex(i);
+    QVERIFY(table->isVisible());
+    const QModelIndex cell = table->model()->index(1, 2);
+    table->setCurrentIndex(cell);
+    table->edit(cell);
+    auto* line = table->findChild<QLineEdit*>();
+    QVERIFY(line);
+    line->setText(QStringLiteral("7.5"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QTRY_COMPARE(doc.matrix(MatrixId::Query)(1, 2), 7.5);
+    QCOMPARE(doc.matrix(MatrixId::Key)(1, 2), doc.model().wk(1, 2));
 }
 
 void TestStepsPanel::screenshots()

@@ -70,12 +70,13 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
       m_seed(new QSpinBox(this)), m_factor(new QDoubleSpinBox(this)), m_precision(new QSpinBox(this)),
       m_message(new QLabel(this))
 {
-    auto* delegate = new NumberDelegate(this);
     for (MatrixId id : allMatrices) {
         auto* model = new MatrixTableModel(document, id, view, this);
         auto* table = new QTableView(this);
         table->setModel(model);
-        table->setItemDelegate(delegate);
+        // One delegate per view: a shared one sends every view each editor's commit, and the views other
+        // than the editor's own warn about it.
+        table->setItemDelegate(new NumberDelegate(table));
         table->setObjectName(QStringLiteral("matrix_%1").arg(matrixKey(id)));
         table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                                | QAbstractItemView::AnyKeyPressed);
