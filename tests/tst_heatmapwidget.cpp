@@ -322,6 +322,9 @@ void TestHeatmapWidget::longSequenceIsPreparedOffThread()
     QVERIFY(f.canvas()->isPreparing());  // the worker has at least 1.21 million values to copy
     QCOMPARE(f.widget.figureData().values, f.document.trace()->heads[0].weights);
     QVERIFY(!f.canvas()->isPreparing());
+    // The worker's finished signal still arrives after the export took its result: the figure stays.
+    QTest::qWait(100);
+    QCOMPARE(f.canvas()->renderer()->data().values, f.document.trace()->heads[0].weights);
     const QImage shown = f.canvas()->grab().toImage();
     QVERIFY(!shown.isNull());
 }

@@ -203,6 +203,9 @@ void HeatmapCanvas::startPreparing()
 
 void HeatmapCanvas::preparedFinished()
 {
+    // finishPreparing() may have taken this result already; then the watcher's signal for it still comes.
+    if (m_running == 0 || !m_prepared.isFinished())
+        return;
     const quint64 stamp = std::exchange(m_running, 0);
     auto renderer = m_prepared.result();
     if (!renderer) {
