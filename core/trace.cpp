@@ -119,6 +119,15 @@ void Trace::stepInto(Step s, int head, Matrix& into) const
         into = *stored;
 }
 
+const Matrix* Trace::storedMatrix(Step s, int head, double* factor) const
+{
+    const bool scaled = s == Step::ScaledScores;
+    if (scaled && !std::isfinite(scoreFactor))
+        return nullptr;
+    *factor = scaled ? scoreFactor : 1.0;
+    return storedMatrix(s, head);
+}
+
 std::pair<int, int> Trace::stepShape(Step s, int head) const
 {
     const Matrix* m = storedMatrix(s, head);

@@ -65,6 +65,10 @@ struct Trace {
     /** The stored matrix a step is read from, any step: for the scaled scores, the scores they are
      *  scoreFactor times. Null for W_O when there is none. */
     const Matrix* storedMatrix(Step step, int head = 0) const;
+    /** The same with what its entries are multiplied by to give the step (scoreFactor for the scaled
+     *  scores, else 1). Null also when s / T overflowed: then step() forms each scaled score so that
+     *  0 stays 0, which no single factor does. */
+    const Matrix* storedMatrix(Step step, int head, double* factor) const;
 };
 
 }  // namespace core

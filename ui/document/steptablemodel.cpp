@@ -11,18 +11,6 @@ namespace ui {
 
 namespace {
 
-/** The matrix a trace stores for step, and what its entries are multiplied by to show it (the scaled
- *  scores are the scores times the trace's factor). Null when s / T overflowed: then Trace::step()
- *  forms each scaled score so that 0 stays 0. */
-const core::Matrix* storedMatrix(const core::Trace& trace, core::Step step, int head, double* factor)
-{
-    const bool scaled = step == core::Step::ScaledScores;
-    if (scaled && !std::isfinite(trace.scoreFactor))
-        return nullptr;
-    *factor = scaled ? trace.scoreFactor : 1.0;
-    return trace.storedMatrix(step, head);
-}
-
 bool tokenRows(core::Step step)
 {
     using core::Step;
@@ -76,7 +64,7 @@ void StepTableModel::refresh()
         if (m_weighted) {
             owned = trace->weightedValues(head, query);
         } else {
-            matrix = storedMatrix(*trace, m_step, head, &factor);
+            matrix = trace->storedMatrix(m_step, head, &factor);
             if (!matrix && core::isPerHead(m_step))
                 owned = trace->step(m_step, head);
         }

@@ -188,9 +188,9 @@ void HeatmapCanvas::startPreparing()
                 std::future<render::HeatmapData> copy = std::async(
                     std::launch::async, [&] { return heatmapData(*trace, step, head, std::move(reuse)); });
                 core::Matrix means;
-                const core::Matrix* stored = trace->storedMatrix(step, head);
-                const double factor = step == core::Step::ScaledScores ? trace->scoreFactor : 1.0;
-                if (stored && std::isfinite(factor) && !pool.isEmpty())
+                double factor = 1.0;
+                const core::Matrix* stored = trace->storedMatrix(step, head, &factor);
+                if (stored && !pool.isEmpty())
                     means = core::pooled(*stored, pool.height(), pool.width(), factor);
                 auto renderer = std::make_shared<render::HeatmapRenderer>(copy.get(), style);
                 renderer->prepare(target, dpr, means);
