@@ -117,34 +117,93 @@ void parallelFor(int count, int threads, const Task& task)
 }
 
 #if defined(AE_AVX2_KERNELS)
-/** out[j] = exp((in[j] − max) · factor) for j < count, four at a time; returns their sum. Every exponent must
- *  lie in [vectorExpFloor, 0]. exp(x) = 2^k · exp(r) with x = k·ln 2 + r, |r| ≤ ln 2 / 2, and exp(r) from
- *  its Taylor series to r¹³ (error below 1e-17); exp(0) is exactly 1. Agrees with std::exp to an ulp or two. */
+/** What pass 1 of the softmax needs of a row, in one sweep: its largest entry not NaN (−∞ when there is
+ *  none), its smallest, and whether any entry is NaN. */
+struct RowRange {
+    double max, min;
+    bool nan;
+};
+
+__attribute__((target("avx2"))) RowRange rangeAvx2(const double* in, Index count)
+{
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    // max_pd / min_pd return their second operand when either is NaN: a NaN entry never replaces the running
+    // extremes, and the unordered compare records it instead.
+    __m256d hi = _mm256_set1_pd(-inf), lo = _mm256_set1_pd(inf), nan = _mm256_setzero_pd();
+    Index j = 0;
+    for (; j + 4 <= count; j += 4) {
+        const __m256d x = _mm256_loadu_pd(in + j);
+        hi = _mm256_max_pd(x, hi);
+        lo = _mm256_min_pd(x, lo);
+        nan = _mm256_or_pd(nan, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+    }
+    alignas(32) double his[4], los[4];
+    _mm256_store_pd(his, hi);
+    _mm256_store_pd(los, lo);
+    RowRange r{std::max({his[0], his[1], his[2], his[3]}), std::min({los[0], los[1], los[2], los[3]}),
+               _mm256_movemask_pd(nan) != 0};
+    for (; j < count; ++j) {
+        if (std::isnan(in[j])) {
+            r.nan = true;
+            continue;
+        }
+        r.max = std::max(r.max, in[j]);
+        r.min = std::min(r.min, in[j]);
+    }
+    return r;
+}
+
+/** exp(x) for four x in [vectorExpFloor, 0]: exp(x) = 2^k · exp(r) with x = k·ln 2 + r, |r| ≤ ln 2 / 2, and
+ *  exp(r) from its Taylor series to r¹³ (error below 1e-17), evaluated in four independent parts (Estrin's
+ *  scheme) so that four products are in flight instead of a chain of thirteen. k comes from adding
+ *  1.5·2⁵² + 1023: the sum's low bits are then k + 1023, which shifted into the exponent field is 2^k.
+ *  exp(0) is exactly 1. Agrees with std::exp to an ulp or two. */
+__attribute__((target("avx2,fma"))) inline __m256d expAvx2(__m256d x)
+{
+    constexpr double ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
+    const __m256d shifter = _mm256_set1_pd(6755399441055744.0 + 1023.0);
+    const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(1.4426950408889634), shifter);
+    const __m256d k = _mm256_sub_pd(t, shifter);
+    const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Lo), _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Hi), x));
+    const auto c = _mm256_set1_pd;
+    const __m256d r2 = _mm256_mul_pd(r, r), r4 = _mm256_mul_pd(r2, r2), r8 = _mm256_mul_pd(r4, r4);
+    // 1/0! … 1/13! in pairs c_i + c_{i+1}·r, then pairs of pairs, then the halves
+    const __m256d p01 = _mm256_fmadd_pd(r, c(1.0), c(1.0)), p23 = _mm256_fmadd_pd(r, c(1.0 / 6), c(0.5));
+    const __m256d p45 = _mm256_fmadd_pd(r, c(1.0 / 120), c(1.0 / 24)), p67 = _mm256_fmadd_pd(r, c(1.0 / 5040), c(1.0 / 720));
+    const __m256d p89 = _mm256_fmadd_pd(r, c(1.0 / 362880), c(1.0 / 40320));
+    const __m256d p1011 = _mm256_fmadd_pd(r, c(1.0 / 39916800), c(1.0 / 3628800));
+    const __m256d p1213 = _mm256_fmadd_pd(r, c(1.0 / 6227020800), c(1.0 / 479001600));
+    const __m256d p03 = _mm256_fmadd_pd(r2, p23, p01), p47 = _mm256_fmadd_pd(r2, p67, p45);
+    const __m256d p811 = _mm256_fmadd_pd(r2, p1011, p89);
+    const __m256d p07 = _mm256_fmadd_pd(r4, p47, p03), p813 = _mm256_fmadd_pd(r4, p1213, p811);
+    const __m256d p = _mm256_fmadd_pd(r8, p813, p07);
+    return _mm256_mul_pd(p, _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(t), 52)));
+}
+
+/** out[j] = exp((in[j] − max) · factor) for j < count, eight at a time; returns their sum. Every exponent must
+ *  lie in [vectorExpFloor, 0]. */
 __attribute__((target("avx2,fma"))) double expShiftedAvx2(const double* in, double* out, Index count, double max,
                                                          double factor)
 {
-    constexpr double ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
-    constexpr double c[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
-                            1.0 / 40320,      1.0 / 5040,      1.0 / 720,      1.0 / 120,     1.0 / 24,
-                            1.0 / 6,          0.5,             1.0,            1.0};  // 1/13! … 1/0!
     const __m256d vmax = _mm256_set1_pd(max), vfactor = _mm256_set1_pd(factor);
-    __m256d acc = _mm256_setzero_pd();
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
     Index j = 0;
-    for (; j + 4 <= count; j += 4) {
-        const __m256d x = _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(in + j), vmax), vfactor);
-        const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Lo), _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2Hi), x));
-        __m256d p = _mm256_set1_pd(c[0]);
-        for (int i = 1; i < 14; ++i)
-            p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(c[i]));
-        const __m256i biased = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k)), _mm256_set1_epi64x(1023));
-        const __m256d e = _mm256_mul_pd(p, _mm256_castsi256_pd(_mm256_slli_epi64(biased, 52)));
+    for (; j + 8 <= count; j += 8) {
+        const __m256d e0 = expAvx2(_mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(in + j), vmax), vfactor));
+        const __m256d e1 = expAvx2(_mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(in + j + 4), vmax), vfactor));
+        _mm256_storeu_pd(out + j, e0);
+        _mm256_storeu_pd(out + j + 4, e1);
+        acc0 = _mm256_add_pd(acc0, e0);
+        acc1 = _mm256_add_pd(acc1, e1);
+    }
+    if (j + 4 <= count) {
+        const __m256d e = expAvx2(_mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(in + j), vmax), vfactor));
         _mm256_storeu_pd(out + j, e);
-        acc = _mm256_add_pd(acc, e);
+        acc0 = _mm256_add_pd(acc0, e);
+        j += 4;
     }
     alignas(32) double lanes[4];
-    _mm256_store_pd(lanes, acc);
+    _mm256_store_pd(lanes, _mm256_add_pd(acc0, acc1));
     double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     for (; j < count; ++j) {
         out[j] = std::exp((in[j] - max) * factor);
@@ -153,11 +212,15 @@ __attribute__((target("avx2,fma"))) double expShiftedAvx2(const double* in, doub
     return sum;
 }
 
-/** out[j] /= sum for j < count, four at a time. */
-__attribute__((target("avx2,fma"))) void divideAvx2(double* out, Index count, double sum)
+/** out[j] ·= scale for j < count, four at a time. */
+__attribute__((target("avx2"))) void scaleAvx2(double* out, Index count, double scale)
 {
-    for (Index j = 0; j < count; ++j)
-        out[j] /= sum;
+    const __m256d s = _mm256_set1_pd(scale);
+    Index j = 0;
+    for (; j + 4 <= count; j += 4)
+        _mm256_storeu_pd(out + j, _mm256_mul_pd(_mm256_loadu_pd(out + j), s));
+    for (; j < count; ++j)
+        out[j] *= scale;
 }
 #endif
 
@@ -174,8 +237,20 @@ void softmaxRow(const double* inData, double* outData, Index limit, Index cols, 
     const ConstRowMap in(inData, limit);
     RowMap out(outData, limit);
 
-    // pass 1: the row maximum (NaN counts as −∞, so it can never win) and the smallest exponent
-    const double max = in.maxCoeff<Eigen::PropagateNumbers>();
+    // pass 1: the row maximum (NaN counts as −∞, so it can never win) and the smallest exponent (NaN when any
+    // entry is)
+    double max = 0, lowest = 0;
+#if defined(AE_AVX2_KERNELS)
+    if (haveAvx2Fma()) {
+        const RowRange range = rangeAvx2(inData, limit);
+        max = range.max;
+        lowest = range.nan ? std::numeric_limits<double>::quiet_NaN() : (range.min - max) * factor;
+    } else
+#endif
+    {
+        max = in.maxCoeff<Eigen::PropagateNumbers>();
+        lowest = (in.minCoeff<Eigen::PropagateNaN>() - max) * factor;
+    }
     if (!(std::fabs(max) < inf)) {
         // Overflowed scores: the softmax's limit puts all weight on the +∞ entries, or, when every entry is
         // −∞ or NaN, spreads it evenly.
@@ -189,7 +264,6 @@ void softmaxRow(const double* inData, double* outData, Index limit, Index cols, 
         out /= count;
         return;
     }
-    const double lowest = (in.minCoeff<Eigen::PropagateNaN>() - max) * factor;  // NaN when any entry is
 
     // pass 2: exp((s − max) · factor) and its sum
     double sum = 0;
@@ -197,7 +271,7 @@ void softmaxRow(const double* inData, double* outData, Index limit, Index cols, 
     if (!std::isnan(lowest) && std::isfinite(factor) && (lowest >= vectorExpFloor || separate)) {
 #if defined(AE_AVX2_KERNELS)
         if (lowest >= vectorExpFloor && haveAvx2Fma()) {
-            divideAvx2(outData, limit, expShiftedAvx2(inData, outData, limit, max, factor));
+            scaleAvx2(outData, limit, 1.0 / expShiftedAvx2(inData, outData, limit, max, factor));
             return;
         }
 #endif
@@ -345,8 +419,19 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         throw std::invalid_argument(*error);
 
     Trace t;
-    t.model = model;
-    t.x = model.x();
+    if (recycle && recycle != previous) {
+        // A spent trace's buffers: already faulted in, so filling them costs no page zeroing.
+        t.model = std::move(recycle->model);
+        t.encodedX = std::move(recycle->encodedX);
+        t.heads = std::move(recycle->heads);
+        recycle->heads.clear();
+    }
+    t.model = model;  // into the storage taken over, when the shapes are the same
+    if (model.options.positionalEncoding != PositionalEncoding::None)
+        model.xInto(t.encodedX);
+    else
+        t.encodedX.resize(0, 0);
+    const Matrix& x = t.x();
 
     const int n = model.n();
     const int h = model.heads();
@@ -366,11 +451,6 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     // Everything the trace holds is allocated before any thread starts; the n × n matrices on huge pages.
     // From a previous trace, only what will not be computed again is copied (fresh buffers on huge pages
     // take a copy faster than the previous ones could be shared).
-    if (recycle && recycle != previous) {
-        // A spent trace's buffers: already faulted in, so filling them costs no page zeroing.
-        t.heads = std::move(recycle->heads);
-        recycle->heads.clear();
-    }
     t.heads.resize(std::size_t(h));
     for (int head = 0; head < h; ++head) {
         HeadTrace& ht = t.heads[std::size_t(head)];
@@ -390,19 +470,31 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         allocate(ht.outputs, n, dv, !plan.fullOutputs, old ? &old->outputs : nullptr);
     }
 
-    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V; whole projections per head and block of rows …
+    // step 1: Q = X·W_Q, K = X·W_K, V = X·W_V; whole projections per head and block of rows (each head's
+    // weights packed once for all its blocks) …
+    std::vector<PackedMatrix> packedWeights{static_cast<std::size_t>(3 * h)};
+    parallelFor(3 * h, threads, [&](int task) {
+        const int head = task / 3, which = task % 3;
+        const HeadPlan& plan = plans[std::size_t(head)];
+        const bool full[] = {plan.fullQ, plan.fullK, plan.fullV};
+        const Matrix* w[] = {&model.wq, &model.wk, &model.wv};
+        const Index width = which == 2 ? dv : dk;
+        if (full[which])
+            packedWeights[std::size_t(task)].pack(w[which]->middleCols(Index(head) * width, width));
+    });
     parallelFor(h * blocks, threads, [&](int task) {
         const int head = task / blocks;
         const HeadPlan& plan = plans[std::size_t(head)];
         const Index r0 = (task % blocks) * blockRows, rows = std::min<Index>(blockRows, n - r0);
         HeadTrace& ht = t.heads[std::size_t(head)];
-        const auto x = t.x.middleRows(r0, rows);  // rows × d_model
+        const auto xRows = x.middleRows(r0, rows);  // rows × d_model
+        const PackedMatrix* w = &packedWeights[std::size_t(3 * head)];
         if (plan.fullQ)
-            multiply(x, model.wq.middleCols(Index(head) * dk, dk), ht.queries.middleRows(r0, rows));
+            multiply(xRows, w[0], ht.queries.middleRows(r0, rows));
         if (plan.fullK)
-            multiply(x, model.wk.middleCols(Index(head) * dk, dk), ht.keys.middleRows(r0, rows));
+            multiply(xRows, w[1], ht.keys.middleRows(r0, rows));
         if (plan.fullV)
-            multiply(x, model.wv.middleCols(Index(head) * dv, dv), ht.values.middleRows(r0, rows));
+            multiply(xRows, w[2], ht.values.middleRows(r0, rows));
     });
     // … or the rows and columns an edit touched
     for (int head = 0; head < h; ++head) {
@@ -414,9 +506,9 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
                 return;
             const auto wh = w.middleCols(first, width);
             for (Index r : plan.rows)
-                out.row(r).noalias() = t.x.row(r) * wh;
+                out.row(r).noalias() = x.row(r) * wh;
             for (Index c : cols)
-                out.col(c).noalias() = t.x * wh.col(c);
+                out.col(c).noalias() = x * wh.col(c);
         };
         update(plan.fullQ, ht.queries, model.wq, Index(head) * dk, dk, plan.qCols);
         update(plan.fullK, ht.keys, model.wk, Index(head) * dk, dk, plan.kCols);
@@ -425,7 +517,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
 
     std::vector<char> valuesFinite(std::size_t(h), 0);
     for (int head = 0; head < h; ++head) {
-        valuesFinite[std::size_t(head)] = t.heads[std::size_t(head)].values.allFinite();
+        valuesFinite[std::size_t(head)] = allFinite(t.heads[std::size_t(head)].values);
         if (!valuesFinite[std::size_t(head)])
             plans[std::size_t(head)].fullOutputs = true;
     }
@@ -442,12 +534,18 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         }
     }
 
-    // Kᵀ of each head whose scores are all computed, as rows (d_k × n): the product kernel reads its right
-    // factor row by row.
-    std::vector<Matrix> keysT{static_cast<std::size_t>(h)};
-    for (int head = 0; head < h; ++head)
-        if (plans[std::size_t(head)].fullScores)
-            keysT[std::size_t(head)] = t.heads[std::size_t(head)].keys.transpose();
+    // Kᵀ of each head whose scores are all computed and V of each whose outputs are, packed once for all the
+    // blocks of query rows that multiply them.
+    std::vector<PackedMatrix> keysT{static_cast<std::size_t>(h)}, values{static_cast<std::size_t>(h)};
+    parallelFor(2 * h, threads, [&](int task) {
+        const int head = task / 2;
+        const HeadPlan& plan = plans[std::size_t(head)];
+        const HeadTrace& ht = t.heads[std::size_t(head)];
+        if (task % 2 == 0 && plan.fullScores)
+            keysT[std::size_t(head)].packTransposed(ht.keys);
+        if (task % 2 == 1 && plan.fullOutputs)
+            values[std::size_t(head)].pack(ht.values);
+    });
 
     // steps 2–5 per head and block of query rows, the largest blocks of a causal mask first
     parallelFor(h * blocks, threads, [&](int task) {
@@ -470,7 +568,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
             return;
         const Index live = causal ? r0 + rows : n;
         const auto w = ht.weights.block(r0, 0, rows, live);
-        multiply(w, ht.values.topRows(live), ht.outputs.middleRows(r0, rows));
+        multiply(w, values[std::size_t(head)], ht.outputs.middleRows(r0, rows));
         if (!valuesFinite[std::size_t(head)]) {
             // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed:
             // the product above would give 0 · ∞ = NaN.
@@ -499,9 +597,10 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
 
     if (model.wo) {
         t.output.resize(n, model.wo->cols());
+        const PackedMatrix wo(*model.wo);
         parallelFor(blocks, threads, [&](int block) {
             const Index r0 = block * blockRows, rows = std::min<Index>(blockRows, n - r0);
-            multiply(t.concat.middleRows(r0, rows), *model.wo, t.output.middleRows(r0, rows));
+            multiply(t.concat.middleRows(r0, rows), wo, t.output.middleRows(r0, rows));
         });
     } else {
         t.output = t.concat;

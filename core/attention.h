@@ -21,7 +21,7 @@ namespace core {
  *  nothing drifts over many edits. Otherwise previous is ignored.
  *
  *  With recycle, a trace nobody needs any more (not previous), its matrices' storage is reused for
- *  the new trace's heads (recycle is left without heads): the n × n matrices are then written into
+ *  the new trace (recycle is left without its matrices): the n × n matrices are then written into
  *  memory that is already faulted in instead of fresh pages the kernel must zero first. */
 Trace compute(const AttentionModel& model, const Trace* previous = nullptr, Trace* recycle = nullptr);
 

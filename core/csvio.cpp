@@ -153,7 +153,7 @@ std::vector<StepFile> stepFiles(const Trace& trace)
 {
     std::vector<StepFile> files;
     auto add = [&](const std::string& name, const MatrixCRef& m) { files.push_back({name + ".csv", formatCsv(m)}); };
-    add("x", trace.x);
+    add("x", trace.x());
     add("w_q", trace.model.wq);
     add("w_k", trace.model.wk);
     add("w_v", trace.model.wv);

@@ -188,7 +188,7 @@ Derivation derive(const Trace& trace, const CellRef& c)
                                                    : Step::WeightValue;
         d.name = cell(letter, i, j);
         d.symbolic = "x" + si + "·" + wname + "[:," + std::to_string(global + 1) + "]";
-        dotProduct(d, trace.x, i, w, global);
+        dotProduct(d, trace.x(), i, w, global);
         d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
         break;
     }

@@ -10,9 +10,16 @@ namespace core {
 
 Matrix AttentionModel::x() const
 {
+    Matrix out;
+    xInto(out);
+    return out;
+}
+
+void AttentionModel::xInto(Matrix& out) const
+{
+    out = embeddings;
     if (options.positionalEncoding == PositionalEncoding::Sinusoidal)
-        return embeddings + sinusoidalEncoding(int(embeddings.rows()), int(embeddings.cols()));
-    return embeddings;
+        out += sinusoidalEncoding(int(embeddings.rows()), int(embeddings.cols()));
 }
 
 bool AttentionModel::operator==(const AttentionModel& other) const
@@ -35,6 +42,8 @@ std::string shapeMessage(const char* key, const char* what, long expected, long 
 
 std::optional<std::string> nonFinite(const char* key, const Matrix& m)
 {
+    if (allFinite(m))  // the loop below only finds where
+        return std::nullopt;
     for (Eigen::Index r = 0; r < m.rows(); ++r)
         for (Eigen::Index c = 0; c < m.cols(); ++c)
             if (!std::isfinite(m(r, c)))

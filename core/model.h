@@ -52,6 +52,8 @@ struct AttentionModel {
 
     /** X as the computation sees it: embeddings plus positional encoding when that option is on. */
     Matrix x() const;
+    /** The same into out, in its storage when it has the size already. */
+    void xInto(Matrix& out) const;
 
     bool operator==(const AttentionModel& other) const;
 };

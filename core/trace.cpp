@@ -67,7 +67,7 @@ const std::vector<Step>& computedSteps()
 const Matrix* Trace::inputMatrix(Step s) const
 {
     switch (s) {
-    case Step::X: return &x;
+    case Step::X: return &x();
     case Step::Concat: return &concat;
     case Step::Output: return &output;
     case Step::WeightQuery: return &model.wq;

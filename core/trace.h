@@ -36,7 +36,7 @@ struct HeadTrace {
 
 struct Trace {
     AttentionModel model;          ///< the model this trace was computed from
-    Matrix x;                      ///< n × d_model, embeddings plus positional encoding
+    Matrix encodedX;               ///< embeddings plus positional encoding; empty when the model has none
     std::vector<HeadTrace> heads;  ///< one per head
     Matrix concat;                 ///< n × (h·d_v), the heads' outputs side by side
     Matrix output;                 ///< n × d_out: concat·W_O, or concat when there is no W_O
@@ -44,6 +44,13 @@ struct Trace {
 
     int n() const { return int(model.tokens.size()); }
     int headCount() const { return int(heads.size()); }
+
+    /** X as the computation saw it (n × d_model): the embeddings, plus the positional encoding when that is on
+     *  (the trace keeps no second copy of the embeddings otherwise). */
+    const Matrix& x() const
+    {
+        return model.options.positionalEncoding == PositionalEncoding::None ? model.embeddings : encodedX;
+    }
 
     /** scores · s / T (n × n), derived on demand. */
     Matrix scaledScores(int head) const;

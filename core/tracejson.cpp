@@ -20,7 +20,7 @@ json traceToJson(const Trace& trace)
 {
     json j;
     j["tokens"] = trace.model.tokens;
-    j["x"] = matrixToJson(trace.x);
+    j["x"] = matrixToJson(trace.x());
     json heads = json::array();
     for (int h = 0; h < trace.headCount(); ++h) {
         const HeadTrace& ht = trace.heads[std::size_t(h)];

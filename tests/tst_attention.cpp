@@ -536,13 +536,13 @@ void TestAttention::positionalEncoding()
     AttentionModel m = testutil::randomModel(rng, 4, 5, 1, 2, 2);
     m.options.positionalEncoding = PositionalEncoding::Sinusoidal;
     const Trace t = compute(m);
-    QVERIFY(std::fabs(t.x(pos, col) - (m.embeddings(pos, col) + pe)) < 1e-14);
+    QVERIFY(std::fabs(t.x()(pos, col) - (m.embeddings(pos, col) + pe)) < 1e-14);
     QVERIFY(std::fabs(sinusoidalEncoding(4, 5)(pos, col) - pe) < 1e-15);
     QVERIFY(std::fabs(m.x()(pos, col) - (m.embeddings(pos, col) + pe)) < 1e-14);
-    COMPARE_MATRIX(t.heads[0].queries, t.x * m.wq, 1e-13);
+    COMPARE_MATRIX(t.heads[0].queries, t.x() * m.wq, 1e-13);
 
     m.options.positionalEncoding = PositionalEncoding::None;
-    COMPARE_MATRIX(compute(m).x, m.embeddings, 0.0);
+    COMPARE_MATRIX(compute(m).x(), m.embeddings, 0.0);
 }
 
 void TestAttention::traceAccessorsAgree_data()

@@ -206,7 +206,7 @@ void TestDerivation::longSums()
     QVERIFY(q.text().find("(72 more)") != std::string::npos);
     double full = 0;
     for (int k = 0; k < 80; ++k)
-        full += t.x(2, k) * m.wq(k, 7);
+        full += t.x()(2, k) * m.wq(k, 7);
     QVERIFY(close(q.value, full, 1e-12));
 
     const Derivation w = derive(t, {Step::Weights, 0, 4, 4});
@@ -281,7 +281,7 @@ void TestDerivation::sources()
     // the values a derivation's sum uses are the cells its sources name
     const Derivation q = derive(t, {Step::Queries, 1, 2, 1});
     for (int k = 0; k < 3; ++k) {
-        QCOMPARE(q.terms[std::size_t(k)].a, t.x(2, k));
+        QCOMPARE(q.terms[std::size_t(k)].a, t.x()(2, k));
         QCOMPARE(q.terms[std::size_t(k)].b, m.wq(k, 3));
     }
 }

@@ -432,7 +432,7 @@ void TestDocument::largeModelRecomputesOffThread()
     const auto trace = doc.trace();
     QVERIFY(trace);
     QCOMPARE(trace->model, doc.model());
-    QCOMPARE(trace->x(3, 19), 19.5);
+    QCOMPARE(trace->x()(3, 19), 19.5);
     // The delivered trace is the final model's: compare one output row with a fresh computation.
     const core::Trace fresh = core::compute(doc.model());
     COMPARE_MATRIX(trace->heads[0].outputs.topRows(4), fresh.heads[0].outputs.topRows(4), 1e-12);

@@ -1,4 +1,4 @@
-/** core::multiply, the engine's own product kernel, against a plain sum of products. */
+/** core::multiply, the engine's own product kernel, against a plain sum of products; and core::allFinite. */
 
 #include "core/gemm.h"
 #include "testutil.h"
@@ -44,7 +44,7 @@ private slots:
         QTest::addColumn<int>("n");
         // Row counts around the 4-row tiles, column counts around the 8-column tiles, inner sizes around a
         // 256-step pass; and the shapes the engine multiplies (a block of weights times V).
-        for (int m : {1, 3, 4, 5, 9})
+        for (int m : {1, 3, 4, 5, 6, 7, 9, 13})
             for (int n : {1, 3, 7, 8, 9, 17, 64})
                 for (int k : {1, 2, 255, 256, 257, 600})
                     QTest::addRow("%d x %d times %d x %d", m, k, k, n) << m << k << n;
@@ -81,6 +81,65 @@ private slots:
         QVERIFY((outputs.bottomRows(150).array() == -7.0).all());
     }
 
+    void packedFactorsAgree_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("used");  // rows of the packed factor the product takes (a's columns)
+        // Q·Kᵀ of a block of queries, weights · V under a causal mask (fewer rows of V than it has), and
+        // shapes whose last panel is narrow or whose passes end mid-way.
+        QTest::addRow("queries times keys transposed") << 128 << 64 << 300 << 64;
+        QTest::addRow("causal weights times values") << 40 << 700 << 24 << 517;
+        QTest::addRow("narrow last panel") << 11 << 33 << 13 << 33;
+        QTest::addRow("one row of a second pass") << 7 << 257 << 9 << 257;
+        QTest::addRow("rows ending inside a pass") << 5 << 600 << 17 << 300;
+    }
+
+    void packedFactorsAgree()
+    {
+        QFETCH(int, m);
+        QFETCH(int, k);
+        QFETCH(int, n);
+        QFETCH(int, used);
+        std::mt19937_64 rng(std::uint64_t(m * 7 + k * 131 + n));
+        const Matrix a = testutil::randomMatrix(rng, m, used, -3, 3);
+        const Matrix b = testutil::randomMatrix(rng, k, n, -3, 3);
+        const Matrix want = reference(a, b.topRows(used));
+        const double tol = 9.0 * used * std::numeric_limits<double>::epsilon() * 4;
+
+        PackedMatrix packed(b);
+        QCOMPARE(packed.rows(), Eigen::Index(k));
+        QCOMPARE(packed.cols(), Eigen::Index(n));
+        Matrix c = Matrix::Constant(m, n, 99.0);
+        multiply(a, packed, c);
+        COMPARE_MATRIX(c, want, tol);
+
+        // The same factor laid out from its transpose (as K is for Q·Kᵀ), into storage used before for
+        // another shape.
+        PackedMatrix transposed(testutil::randomMatrix(rng, 3, 70));
+        transposed.packTransposed(Matrix(b.transpose()));
+        QCOMPARE(transposed.rows(), Eigen::Index(k));
+        QCOMPARE(transposed.cols(), Eigen::Index(n));
+        Matrix t = Matrix::Constant(m, n, -99.0);
+        multiply(a, transposed, t);
+        QCOMPARE(t, c);  // the same layout, so the very same sums
+    }
+
+    void blockOfAWiderMatrix()
+    {
+        // The target is a block of columns of a larger matrix (the heads' outputs side by side): the kernel's
+        // narrow last panel must not write past the block's columns.
+        std::mt19937_64 rng(5);
+        const Matrix a = testutil::randomMatrix(rng, 9, 20);
+        const Matrix b = testutil::randomMatrix(rng, 20, 5);
+        Matrix wide = Matrix::Constant(9, 16, -7.0);
+        multiply(a, b, wide.middleCols(3, 5));
+        COMPARE_MATRIX(Matrix(wide.middleCols(3, 5)), reference(a, b), 1e-12);
+        QVERIFY((wide.leftCols(3).array() == -7.0).all());
+        QVERIFY((wide.rightCols(8).array() == -7.0).all());
+    }
+
     void emptyInnerDimensionGivesZeros()
     {
         Matrix a(5, 0), b(0, 9);
@@ -102,6 +161,31 @@ private slots:
         QCOMPARE(c(0, 8), 0.0);
         QCOMPARE(c(2, 8), 16.0);
         QCOMPARE(c(4, 3), 9.0);
+    }
+
+    void allFiniteFindsEveryNonFiniteEntry()
+    {
+        // core::allFinite reads rows in runs of four: a bad entry in any lane, in a row's short tail, in the
+        // last row, or in a block of a larger matrix must be found.
+        const double bad[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                              std::numeric_limits<double>::quiet_NaN()};
+        for (int cols : {1, 3, 4, 7, 9}) {
+            Matrix m = Matrix::Constant(3, cols, 1e308);
+            QVERIFY(allFinite(m));
+            for (double v : bad)
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < cols; ++c) {
+                        Matrix x = m;
+                        x(r, c) = v;
+                        QVERIFY2(!allFinite(x), qPrintable(QStringLiteral("%1 at (%2, %3) of 3 × %4")
+                                                               .arg(v).arg(r).arg(c).arg(cols)));
+                    }
+        }
+        Matrix big = Matrix::Zero(6, 10);
+        big(0, 9) = std::numeric_limits<double>::quiet_NaN();  // outside the block below
+        QVERIFY(allFinite(big.block(1, 2, 5, 7)));
+        QVERIFY(!allFinite(big.block(0, 2, 5, 8)));
+        QVERIFY(allFinite(Matrix(0, 4)));
     }
 
     void exactProductsStayExact()

@@ -75,9 +75,9 @@ QByteArray checkTrace(const Trace& t)
         const HeadTrace& ht = t.heads[std::size_t(h)];
         const QByteArray head = "head " + QByteArray::number(h) + " ";
         QByteArray e;
-        if (!(e = checkProduct("queries", ht.queries, t.x, m.wq.middleCols(h * dk, dk))).isEmpty()
-            || !(e = checkProduct("keys", ht.keys, t.x, m.wk.middleCols(h * dk, dk))).isEmpty()
-            || !(e = checkProduct("values", ht.values, t.x, m.wv.middleCols(h * dv, dv))).isEmpty()
+        if (!(e = checkProduct("queries", ht.queries, t.x(), m.wq.middleCols(h * dk, dk))).isEmpty()
+            || !(e = checkProduct("keys", ht.keys, t.x(), m.wk.middleCols(h * dk, dk))).isEmpty()
+            || !(e = checkProduct("values", ht.values, t.x(), m.wv.middleCols(h * dv, dv))).isEmpty()
             || !(e = checkProduct("scores", ht.scores, ht.queries, ht.keys.transpose())).isEmpty())
             return head + e;
 

@@ -18,7 +18,7 @@ std::size_t traceBytes(const Trace& t)
     auto bytes = [](const Matrix& m) { return std::size_t(m.size()) * sizeof(double); };
     const AttentionModel& m = t.model;
     std::size_t total = bytes(m.embeddings) + bytes(m.wq) + bytes(m.wk) + bytes(m.wv) + (m.wo ? bytes(*m.wo) : 0)
-        + bytes(t.x) + bytes(t.concat) + bytes(t.output);
+        + bytes(t.encodedX) + bytes(t.concat) + bytes(t.output);
     for (const HeadTrace& ht : t.heads)
         total += bytes(ht.queries) + bytes(ht.keys) + bytes(ht.values) + bytes(ht.scores) + bytes(ht.weights)
             + bytes(ht.outputs);
@@ -45,7 +45,7 @@ void compareTraces(const Trace& got, const Trace& want, double tol)
     };
     QCOMPARE(got.headCount(), want.headCount());
     QCOMPARE(got.scoreFactor, want.scoreFactor);
-    same(got.x, want.x, "x");
+    same(got.x(), want.x(), "x");
     for (int h = 0; h < want.headCount(); ++h) {
         const HeadTrace &a = got.heads[std::size_t(h)], &b = want.heads[std::size_t(h)];
         same(a.queries, b.queries, "queries");
@@ -125,8 +125,8 @@ void TestPerformanceInvariants::blocksAgreeWithOneProduct()
     const int dk = m.dK();
     for (int h = 0; h < heads; ++h) {
         const HeadTrace& ht = t.heads[std::size_t(h)];
-        const Matrix q = t.x * m.wq.middleCols(h * dk, dk);
-        const Matrix k = t.x * m.wk.middleCols(h * dk, dk);
+        const Matrix q = t.x() * m.wq.middleCols(h * dk, dk);
+        const Matrix k = t.x() * m.wk.middleCols(h * dk, dk);
         COMPARE_MATRIX(ht.scores, Matrix(q * k.transpose()), 1e-10);
         Matrix w = ht.scores * t.scoreFactor;
         softmaxRows(w, causal);

@@ -163,7 +163,7 @@ private slots:
         QCOMPARE(o.value(QLatin1String("tokens")).toArray().last().toString(),
                  QString::fromStdString(model.tokens.back()));
         const double tol = 1e-9;
-        COMPARE_MATRIX(fromJson(o.value(QLatin1String("X"))), trace.x, tol);
+        COMPARE_MATRIX(fromJson(o.value(QLatin1String("X"))), trace.x(), tol);
         for (int h = 0; h < trace.headCount(); ++h) {
             const core::HeadTrace& ht = trace.heads[std::size_t(h)];
             COMPARE_MATRIX(headStep(o, "Q", h), ht.queries, tol);

@@ -199,7 +199,7 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
 bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& text)
 {
     const core::Matrix* m = matrixOf(model(), id);
-    if (!m || value.rows() != m->rows() || value.cols() != m->cols() || !value.allFinite())
+    if (!m || value.rows() != m->rows() || value.cols() != m->cols() || !core::allFinite(value))
         return false;
     if (value == *m)
         return true;

@@ -104,7 +104,7 @@ std::vector<StepPage> stepPages(const core::Trace& t)
                              "different rows: attention itself does not know the order of the tokens.")
                         : Report::tr("Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic "
                              "on these rows: one row per token, one column per feature.");
-    p1.figures.push_back(tokenRowsFigure(t, QStringLiteral("X"), t.x));
+    p1.figures.push_back(tokenRowsFigure(t, QStringLiteral("X"), t.x()));
     pages.push_back(std::move(p1));
 
     StepPage p2;

@@ -69,7 +69,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
             : Teaching::tr("X = one embedding row per token");
         s.explanation = Teaching::tr("Each token is a row of numbers. The model only ever sees these numbers: "
                            "everything that follows is arithmetic on the rows of X.");
-        s.matrices.push_back(matrix(QStringLiteral("X"), trace.x, tokens, indices(int(trace.x.cols()))));
+        s.matrices.push_back(matrix(QStringLiteral("X"), trace.x(), tokens, indices(int(trace.x().cols()))));
         slides.push_back(s);
     }
     {
