@@ -149,6 +149,22 @@ void PackedMatrix::resize(Index rows, Index cols)
     m_panels.resize(std::size_t(rows * panelsOf(cols) * panel));
 }
 
+namespace {
+
+/** Calls fill(out, k0, kk, j, width) for every panel of a rows × cols factor laid out in panels: out is where
+ *  panel j of the pass starting at row k0 begins (kk rows of eight, width of them columns of the factor, the
+ *  rest to be zeros). */
+template <typename Fill>
+void forEachPanel(Index rows, Index cols, double* panels, Fill fill)
+{
+    for (Index k0 = 0; k0 < rows; k0 += kc)
+        for (Index j = 0; j * panel < cols; ++j)
+            fill(panels + panelOffset(k0, rows, cols, j), k0, std::min(kc, rows - k0), j,
+                 std::min(panel, cols - j * panel));
+}
+
+}  // namespace
+
 void PackedMatrix::pack(MatrixCRef b)
 {
     if (!haveAvx2Fma()) {
@@ -158,17 +174,12 @@ void PackedMatrix::pack(MatrixCRef b)
         return;
     }
     resize(b.rows(), b.cols());
-    for (Index k0 = 0; k0 < m_rows; k0 += kc) {
-        const Index kk = std::min(kc, m_rows - k0);
-        for (Index j = 0; j * panel < m_cols; ++j) {
-            double* out = m_panels.data() + panelOffset(k0, m_rows, m_cols, j);
-            const Index width = std::min(panel, m_cols - j * panel);
-            for (Index p = 0; p < kk; ++p, out += panel) {
-                std::memcpy(out, b.row(k0 + p).data() + j * panel, std::size_t(width) * sizeof(double));
-                std::fill(out + width, out + panel, 0.0);
-            }
+    forEachPanel(m_rows, m_cols, m_panels.data(), [&](double* out, Index k0, Index kk, Index j, Index width) {
+        for (Index p = 0; p < kk; ++p, out += panel) {
+            std::memcpy(out, b.row(k0 + p).data() + j * panel, std::size_t(width) * sizeof(double));
+            std::fill(out + width, out + panel, 0.0);
         }
-    }
+    });
 }
 
 void PackedMatrix::packTransposed(MatrixCRef bt)
@@ -180,19 +191,14 @@ void PackedMatrix::packTransposed(MatrixCRef bt)
         return;
     }
     resize(bt.cols(), bt.rows());
-    for (Index k0 = 0; k0 < m_rows; k0 += kc) {
-        const Index kk = std::min(kc, m_rows - k0);
-        for (Index j = 0; j * panel < m_cols; ++j) {
-            double* out = m_panels.data() + panelOffset(k0, m_rows, m_cols, j);
-            const Index width = std::min(panel, m_cols - j * panel);
-            // Column l of the panel is row j·8 + l of bt, read along its contiguous row.
-            for (Index l = 0; l < panel; ++l) {
-                const double* row = l < width ? bt.row(j * panel + l).data() + k0 : nullptr;
-                for (Index p = 0; p < kk; ++p)
-                    out[p * panel + l] = row ? row[p] : 0.0;
-            }
+    forEachPanel(m_rows, m_cols, m_panels.data(), [&](double* out, Index k0, Index kk, Index j, Index width) {
+        // Column l of the panel is row j·8 + l of bt, read along its contiguous row.
+        for (Index l = 0; l < panel; ++l) {
+            const double* row = l < width ? bt.row(j * panel + l).data() + k0 : nullptr;
+            for (Index p = 0; p < kk; ++p)
+                out[p * panel + l] = row ? row[p] : 0.0;
         }
-    }
+    });
 }
 
 void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c)
