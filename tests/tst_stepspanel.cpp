@@ -22,9 +22,36 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QTabWidget>
+#include <QSet>
 #include <QTest>
 
 using namespace ui;
+
+namespace {
+
+/** A token line of 80 words: more rows than a step shows as numbers. */
+QString eightyTokens()
+{
+    QStringList words;
+    for (int i = 0; i < 80; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    return words.join(QLatin1Char(' '));
+}
+
+/** A shown steps panel over a document of eighty tokens. */
+struct EightyTokens {
+    Document doc;
+    ViewState view;
+    StepsPanel panel{&doc, &view};
+    bool ready = false;
+    EightyTokens()
+    {
+        panel.show();
+        ready = doc.setTokenText(eightyTokens()) && doc.waitForTrace(30000);
+    }
+};
+
+}  // namespace
 
 class TestStepsPanel : public QObject {
     Q_OBJECT
@@ -35,6 +62,7 @@ private slots:
     void scalingShowsStepFour();
     void hoverHighlightsSources();
     void largeMatrixIsThumbnail();
+    void thumbnailsFollowEdits();
     void tablesFitAfterReshape();
     void columnsFitTheirWidestNumber();
     void walkthroughSumsToOutput_data();
@@ -139,15 +167,10 @@ void TestStepsPanel::hoverHighlightsSources()
 
 void TestStepsPanel::largeMatrixIsThumbnail()
 {
-    Document doc;
-    ViewState view;
-    StepsPanel panel(&doc, &view);
-    panel.show();
-    QStringList words;
-    for (int i = 0; i < 80; ++i)
-        words << QStringLiteral("w%1").arg(i);
-    QVERIFY(doc.setTokenText(words.join(QLatin1Char(' '))));
-    QVERIFY(doc.waitForTrace(30000));
+    EightyTokens fixture;
+    QVERIFY(fixture.ready);
+    Document& doc = fixture.doc;
+    StepsPanel& panel = fixture.panel;
     StepBlock* scores = panel.stepBlocks(3).front();
     QTRY_VERIFY(scores->isThumbnail());
     QVERIFY(!scores->table()->isVisible());
@@ -157,6 +180,40 @@ void TestStepsPanel::largeMatrixIsThumbnail()
     doc.undoStack()->undo();
     QTRY_VERIFY(!scores->isThumbnail());
     QVERIFY(scores->table()->isVisible());
+}
+
+void TestStepsPanel::thumbnailsFollowEdits()
+{
+    // A thumbnail keeps its drawn picture between repaints: after an edit it must show the new matrix,
+    // and after the undo exactly the old picture again. Scores are drawn on a worker from the trace;
+    // the weighted values (made for the chosen query) on the GUI thread.
+    EightyTokens fixture;
+    QVERIFY(fixture.ready);
+    Document& doc = fixture.doc;
+    StepsPanel& panel = fixture.panel;
+    auto colours = [](const QImage& image) {
+        QSet<QRgb> seen;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                seen.insert(image.pixel(x, y));
+        return seen.size();
+    };
+    for (int step : {3, 6}) {
+        StepBlock* block = panel.stepBlocks(step).front();
+        QTRY_VERIFY(block->isThumbnail());
+        auto picture = [&] { return block->thumbnail()->grab().toImage(); };
+        QImage before;
+        QTRY_VERIFY2((before = picture(), colours(before) > 8), qPrintable(QString::number(step)));
+        for (int c = 0; c < doc.model().dModel(); ++c)
+            QVERIFY(doc.setCell(MatrixId::Embeddings, 0, c, 4.0 + c));
+        QVERIFY(doc.waitForTrace(30000));
+        QTRY_VERIFY2(picture() != before, qPrintable(QStringLiteral("step %1 after the edit").arg(step)));
+        QVERIFY(colours(picture()) > 8);
+        for (int c = 0; c < doc.model().dModel(); ++c)
+            doc.undoStack()->undo();
+        QVERIFY(doc.waitForTrace(30000));
+        QTRY_VERIFY2(picture() == before, qPrintable(QStringLiteral("step %1 after the undo").arg(step)));
+    }
 }
 
 void TestStepsPanel::tablesFitAfterReshape()

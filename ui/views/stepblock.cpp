@@ -19,7 +19,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
+#include "ui/document/background.h"
 
 #include <cmath>
 #include <functional>
@@ -87,9 +87,23 @@ std::function<render::HeatmapData(QSize)> thumbnailSource(const StepTableModel& 
     };
 }
 
+/** A figure drawn into an image of `pixels` device pixels (any thread may call it). */
+QImage renderPicture(const render::HeatmapRenderer& renderer, QSize pixels, double devicePixelRatio)
+{
+    QImage picture(pixels, QImage::Format_ARGB32_Premultiplied);
+    if (picture.isNull())
+        return picture;
+    picture.setDevicePixelRatio(devicePixelRatio);
+    QPainter p(&picture);
+    renderer.paint(&p, QRectF(QPointF(0, 0), QSizeF(pixels) / devicePixelRatio));
+    return picture;
+}
+
 /** Paints a HeatmapRenderer filling the widget. A thumbnail builds its figure when it is painted, not
  *  when its step changes: a steps panel of 4096 tokens holds several, mostly scrolled out of view. The
- *  block means of a very large matrix are taken on a worker thread while the previous figure stays. */
+ *  block means of a very large matrix are taken, and its picture drawn, on a worker thread while the
+ *  previous figure stays. A thumbnail keeps its picture: the window repaints it with every edit
+ *  elsewhere, and copying an image is far cheaper than drawing a figure. */
 class FigureWidget : public QWidget {
 public:
     using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
@@ -99,25 +113,20 @@ public:
     FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail)
     {
         connect(&m_job, &QFutureWatcherBase::finished, this, [this] {
-            render::HeatmapData data = m_job.result();
-            if (m_jobStamp == m_stamp)
-                setFigure(std::move(data), m_jobColormap);
-            else
-                update();  // a newer source came meanwhile: its paint starts it
+            Prepared prepared = m_job.result();
+            if (m_jobStamp == m_stamp) {  // null when the worker ran out of memory: an empty figure
+                m_renderer = std::move(prepared.renderer);
+                m_picture = std::move(prepared.picture);
+            }
+            update();  // the new figure, or a newer source came meanwhile: its paint starts it
         });
     }
     ~FigureWidget() override { m_job.waitForFinished(); }
 
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
-        render::HeatmapStyle style;
-        style.colormap = colormap;
-        style.font = font();
-        style.palette = palette();
-        style.showTitle = false;
-        style.showLegend = !m_thumbnail;
-        style.annotate = !m_thumbnail;
-        m_renderer = std::make_unique<render::HeatmapRenderer>(std::move(data), style);
+        m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
+        m_picture = QImage();
         if (!m_thumbnail)
             setMinimumSize(m_renderer->preferredSize());
         update();
@@ -145,43 +154,82 @@ public:
 protected:
     void paintEvent(QPaintEvent*) override
     {
+        const double dpr = devicePixelRatioF();
+        const QSize pixels = size() * dpr;
         if (m_source) {
-            auto [data, colormap] = m_source(size() * devicePixelRatioF());
+            auto [data, colormap] = m_source(pixels);
             m_source = nullptr;
             setFigure(std::move(data), colormap);
         }
         if (m_workerSource && !m_job.isRunning()) {
             if (WorkerSource source = m_workerSource()) {
                 m_jobStamp = m_stamp;
-                m_jobColormap = m_workerColormap;
-                m_job.setFuture(QtConcurrent::run(
-                    [source = std::move(source), pixels = size() * devicePixelRatioF()] {
-                        try {
-                            return source(pixels);
-                        } catch (const std::exception&) {
-                            return render::HeatmapData();  // out of memory: an empty thumbnail, the window goes on
-                        }
-                    }));
+                m_job.setFuture(runInBackground([source = std::move(source), style = figureStyle(m_workerColormap),
+                                                 pixels, dpr, picture = m_thumbnail]() -> Prepared {
+                    try {
+                        Prepared prepared;
+                        prepared.renderer = std::make_shared<render::HeatmapRenderer>(source(pixels), style);
+                        if (picture)
+                            prepared.picture = renderPicture(*prepared.renderer, pixels, dpr);
+                        return prepared;
+                    } catch (const std::exception&) {
+                        return {};  // out of memory: an empty thumbnail, the window goes on
+                    }
+                }));
             }
             m_workerSource = nullptr;
         }
         QPainter p(this);
-        if (m_renderer)
-            m_renderer->paint(&p, rect());
-        else
+        if (!m_renderer) {
             p.fillRect(rect(), palette().color(QPalette::Base));
+        } else if (m_thumbnail) {
+            if (m_picture.size() != pixels || m_picture.devicePixelRatio() != dpr)
+                m_picture = renderPicture(*m_renderer, pixels, dpr);
+            p.drawImage(QPointF(0, 0), m_picture);
+        } else {
+            m_renderer->paint(&p, rect());
+        }
+    }
+
+    void changeEvent(QEvent* event) override
+    {
+        // The figure's colours and labels follow the widget's.
+        if (m_renderer && (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)) {
+            m_renderer->setStyle(figureStyle(m_renderer->style().colormap));
+            m_picture = QImage();
+            update();
+        }
+        QWidget::changeEvent(event);
     }
 
 private:
+    /** What a worker hands back: the figure and, for a thumbnail, its picture. */
+    struct Prepared {
+        std::shared_ptr<render::HeatmapRenderer> renderer;
+        QImage picture;
+    };
+
+    render::HeatmapStyle figureStyle(render::ColormapId colormap) const
+    {
+        render::HeatmapStyle style;
+        style.colormap = colormap;
+        style.font = font();
+        style.palette = palette();
+        style.showTitle = false;
+        style.showLegend = !m_thumbnail;
+        style.annotate = !m_thumbnail;
+        return style;
+    }
+
     bool m_thumbnail;
     Source m_source;
     std::function<WorkerSource()> m_workerSource;
     render::ColormapId m_workerColormap = render::ColormapId::Diverging;
-    QFutureWatcher<render::HeatmapData> m_job;
+    QFutureWatcher<Prepared> m_job;
     quint64 m_stamp = 0;     ///< counts sources; a worker's figure for an older one is dropped
     quint64 m_jobStamp = 0;
-    render::ColormapId m_jobColormap = render::ColormapId::Diverging;
-    std::unique_ptr<render::HeatmapRenderer> m_renderer;
+    std::shared_ptr<render::HeatmapRenderer> m_renderer;
+    QImage m_picture;        ///< a thumbnail's figure as drawn at the widget's size; null until drawn
 };
 
 render::ColormapId colormapOf(const StepTableModel& model)

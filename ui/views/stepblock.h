@@ -26,6 +26,8 @@ public:
 
     StepTableModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
+    /** The heatmap thumbnail shown instead of the table for a large matrix. */
+    QWidget* thumbnail() const { return m_thumbnail; }
     /** True while the matrix is shown as a heatmap thumbnail instead of numbers. */
     bool isThumbnail() const;
     void setCaption(const QString& caption);
