@@ -3,16 +3,24 @@
 #include "core/attention.h"
 #include "core/presets.h"
 #include "testutil.h"
+#include "ui/document/background.h"
 #include "ui/document/document.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
+#include <QSemaphore>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTest>
 
+#include <limits>
+
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <thread>
 
 using namespace ui;
 using testutil::mat;
@@ -48,7 +56,49 @@ bool same(const Snapshot& a, const Document& d)
     return a.model == d.model() && a.tokenText == d.tokenText();
 }
 
+/** Waits for the document's trace and says how it differs from a fresh computation of its model
+ *  (the scores, weights and output of every head); empty when it does not. */
+QByteArray differenceFromFresh(Document& doc)
+{
+    if (!doc.waitForTrace(60000))
+        return "no trace within 60 s";
+    const auto trace = doc.trace();
+    if (!trace)
+        return "no trace";
+    if (!(trace->model == doc.model()))
+        return "the trace is of another model";
+    const core::Trace fresh = core::compute(doc.model());
+    for (int h = 0; h < fresh.headCount(); ++h) {
+        const auto& got = trace->heads[std::size_t(h)];
+        const auto& want = fresh.heads[std::size_t(h)];
+        if (QByteArray d = testutil::matrixDifference(got.scores, want.scores, 1e-11); !d.isEmpty())
+            return "scores: " + d;
+        if (QByteArray d = testutil::matrixDifference(got.weights, want.weights, 1e-12); !d.isEmpty())
+            return "weights: " + d;
+    }
+    if (QByteArray d = testutil::matrixDifference(trace->output, fresh.output, 1e-11); !d.isEmpty())
+        return "output: " + d;
+    return {};
+}
+
+/** Loads a random model of n tokens (d_model 32, two heads of 16, W_O to 8) and waits for its trace. */
+bool loadRandomModel(Document& doc, unsigned seed, int n)
+{
+    std::mt19937_64 rng(seed);
+    core::Session session;
+    session.model = testutil::randomModel(rng, n, 32, 2, 16, 16, 8);
+    doc.loadSession(session, QString());
+    return doc.waitForTrace(60000);
+}
+
 }  // namespace
+
+/** Fails the test, naming `after`, unless the document's trace is what a fresh computation gives. */
+#define VERIFY_MATCHES_FRESH(doc, after)                                                                  \
+    do {                                                                                                  \
+        const QByteArray difference = differenceFromFresh(doc);                                           \
+        QVERIFY2(difference.isEmpty(), (QByteArray(after) + ": " + difference).constData());              \
+    } while (false)
 
 class TestDocument : public QObject {
     Q_OBJECT
@@ -67,6 +117,9 @@ private slots:
     void saveFailureKeepsOldFile();
     void largeModelRecomputesOffThread();
     void workerStartsFromShownTrace();
+    void burstsOfEditsMeetTheWorker();
+    void changedCellNamesOnlyCellEdits();
+    void backgroundWorkRunsBelowTheGui();
 };
 
 void TestDocument::startsWithTheWorkedExample()
@@ -442,50 +495,141 @@ void TestDocument::workerStartsFromShownTrace()
 {
     // Edits computed on the worker start from the trace shown; after every kind of change the result
     // is what a fresh computation of the document's model gives.
-    std::mt19937_64 rng(11);
-    core::Session session;
-    session.model = testutil::randomModel(rng, 120, 32, 2, 16, 16, 8);
     Document doc;
-    doc.loadSession(session, QString());
-    QVERIFY(doc.waitForTrace(60000));
-    auto check = [&](const char* after) {
-        QVERIFY2(doc.waitForTrace(60000), after);
-        const auto trace = doc.trace();
-        QVERIFY2(trace && trace->model == doc.model(), after);
-        const core::Trace fresh = core::compute(doc.model());
-        for (int h = 0; h < fresh.headCount(); ++h) {
-            const QByteArray scores = testutil::matrixDifference(trace->heads[std::size_t(h)].scores,
-                                                                 fresh.heads[std::size_t(h)].scores, 1e-11);
-            QVERIFY2(scores.isEmpty(), (QByteArray(after) + ": scores: " + scores).constData());
-            const QByteArray weights = testutil::matrixDifference(trace->heads[std::size_t(h)].weights,
-                                                                  fresh.heads[std::size_t(h)].weights, 1e-12);
-            QVERIFY2(weights.isEmpty(), (QByteArray(after) + ": weights: " + weights).constData());
-        }
-        const QByteArray output = testutil::matrixDifference(trace->output, fresh.output, 1e-11);
-        QVERIFY2(output.isEmpty(), (QByteArray(after) + ": output: " + output).constData());
-    };
+    QVERIFY(loadRandomModel(doc, 11, 120));
     QVERIFY(doc.setCell(MatrixId::Embeddings, 7, 3, 1.25));
-    check("an embedding");
+    VERIFY_MATCHES_FRESH(doc, "an embedding");
     QVERIFY(doc.setCell(MatrixId::Query, 2, 17, -0.5));
-    check("a query weight");
+    VERIFY_MATCHES_FRESH(doc, "a query weight");
     QVERIFY(doc.setCell(MatrixId::Value, 30, 5, 2.0));
-    check("a value weight");
+    VERIFY_MATCHES_FRESH(doc, "a value weight");
     QVERIFY(doc.setCell(MatrixId::Output, 1, 1, 3.0));
-    check("an output weight");
+    VERIFY_MATCHES_FRESH(doc, "an output weight");
     doc.undoStack()->undo();
     doc.undoStack()->undo();
-    check("two undos");
+    VERIFY_MATCHES_FRESH(doc, "two undos");
     doc.undoStack()->redo();
-    check("a redo");
+    VERIFY_MATCHES_FRESH(doc, "a redo");
     core::Options options = doc.model().options;
     options.temperature = 0.5;
     options.mask = core::Mask::Causal;
     doc.setOptions(options);
-    check("temperature and mask");
+    VERIFY_MATCHES_FRESH(doc, "temperature and mask");
     QVERIFY(doc.setTokenText(doc.tokenText() + QStringLiteral(" more")));
-    check("one more token");
+    VERIFY_MATCHES_FRESH(doc, "one more token");
     QVERIFY(doc.setCell(MatrixId::Embeddings, 120, 0, -2.0));
-    check("the new token's embedding");
+    VERIFY_MATCHES_FRESH(doc, "the new token's embedding");
+}
+
+void TestDocument::burstsOfEditsMeetTheWorker()
+{
+    // Edits that come while the worker runs are handed to it as the cells set since the trace shown
+    // (the GUI thread does not copy the model); any other change makes it take the whole model. Bursts
+    // that mix both, set one cell twice, undo, and pass through an invalid value must all end in what a
+    // fresh computation of the document's model gives.
+    Document doc;
+    QVERIFY(loadRandomModel(doc, 23, 160));
+
+    const quint64 before = doc.computationsStarted();
+    for (int k = 0; k < 12; ++k) {
+        QVERIFY(doc.setCell(MatrixId::Embeddings, (5 * k) % 160, k % 32, 0.1 * k - 0.4));
+        QVERIFY(doc.setCell(MatrixId::Key, k % 32, (3 * k) % 16, -0.2 * k));
+    }
+    QVERIFY(doc.isComputing());
+    // The same cell twice: the later value is the one that counts.
+    QVERIFY(doc.setCell(MatrixId::Value, 4, 4, 9.0));
+    QVERIFY(doc.setCell(MatrixId::Query, 1, 1, 1.0));
+    QVERIFY(doc.setCell(MatrixId::Value, 4, 4, -3.0));
+    VERIFY_MATCHES_FRESH(doc, "a burst of cells");
+    QCOMPARE(doc.model().wv(4, 4), -3.0);
+    QVERIFY(doc.computationsStarted() - before < 12);  // coalesced, not one computation per edit
+
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 4.0));
+    core::Options options = doc.model().options;
+    options.temperature = 2.0;
+    doc.setOptions(options);
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 1, 1, -4.0));
+    QVERIFY(doc.setCell(MatrixId::Output, 2, 3, 0.75));
+    VERIFY_MATCHES_FRESH(doc, "cells around an option change");
+
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 9, 9, 2.5));
+    QVERIFY(doc.setCell(MatrixId::Query, 9, 9, 2.5));
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    doc.undoStack()->redo();
+    VERIFY_MATCHES_FRESH(doc, "cells, undos and a redo");
+
+    QVERIFY(doc.applyCell(MatrixId::Embeddings, 3, 3, std::numeric_limits<double>::quiet_NaN()));
+    QVERIFY(!doc.error().isEmpty());
+    QVERIFY(!doc.trace());
+    QVERIFY(doc.applyCell(MatrixId::Embeddings, 3, 3, 0.5));
+    QVERIFY(doc.setCell(MatrixId::Key, 3, 3, 0.25));
+    VERIFY_MATCHES_FRESH(doc, "through an invalid value");
+    QVERIFY(doc.error().isEmpty());
+}
+
+void TestDocument::changedCellNamesOnlyCellEdits()
+{
+    Document doc;
+    QVERIFY(!doc.changedCell());
+    std::vector<std::optional<CellChange>> seen;
+    connect(&doc, &Document::modelChanged, this, [&] { seen.push_back(doc.changedCell()); });
+    const double old = doc.model().wk(1, 2);
+    QVERIFY(doc.setCell(MatrixId::Key, 1, 2, old + 5));
+    QCOMPARE(seen.size(), std::size_t(1));
+    QVERIFY(seen[0]);
+    QCOMPARE(int(seen[0]->id), int(MatrixId::Key));
+    QCOMPARE(seen[0]->row, 1);
+    QCOMPARE(seen[0]->col, 2);
+    QCOMPARE(seen[0]->before, old);
+    QCOMPARE(seen[0]->after, old + 5);
+    QVERIFY(!doc.changedCell());  // only while the signal is emitted
+    doc.undoStack()->undo();
+    QCOMPARE(seen.size(), std::size_t(2));
+    QVERIFY(seen[1]);
+    QCOMPARE(seen[1]->before, old + 5);
+    QCOMPARE(seen[1]->after, old);
+    core::Matrix wq = doc.model().wq;
+    wq.setConstant(0.5);
+    QVERIFY(doc.setMatrix(MatrixId::Query, wq, QStringLiteral("Fill")));
+    QCOMPARE(seen.size(), std::size_t(3));
+    QVERIFY(!seen[2]);  // a whole matrix is not one cell
+}
+
+void TestDocument::backgroundWorkRunsBelowTheGui()
+{
+#if defined(__linux__)
+    // On two cores the recompute would otherwise share them evenly with the GUI thread and delay paints.
+    const int gui = getpriority(PRIO_PROCESS, 0);
+    auto job = runInBackground([] {
+        const int own = getpriority(PRIO_PROCESS, 0);
+        int started = 0;
+        std::thread inner([&] { started = getpriority(PRIO_PROCESS, 0); });  // as the engine's threads are
+        inner.join();
+        return std::pair{own, started};
+    });
+    QTRY_VERIFY(job.isFinished());  // not waitForFinished(): that would run a job not yet started here
+    const auto [own, started] = job.result();
+    QVERIFY2(own >= 10 && own >= gui, qPrintable(QStringLiteral("worker nice %1, GUI %2").arg(own).arg(gui)));
+    if (gui < 10)
+        QVERIFY(own > gui);
+    QCOMPARE(started, own);
+    QCOMPARE(getpriority(PRIO_PROCESS, 0), gui);  // the GUI thread keeps its own
+    // Waiting for a job that has not started runs it on the waiting thread: that must not lower it.
+    QSemaphore hold;
+    auto busy = std::vector<QFuture<void>>();
+    for (int i = 0; i < QThreadPool::globalInstance()->maxThreadCount(); ++i)
+        busy.push_back(runInBackground([&hold] { hold.acquire(); }));
+    auto queued = runInBackground([] { return getpriority(PRIO_PROCESS, 0); });
+    queued.waitForFinished();  // every pool thread is held: it runs here
+    hold.release(int(busy.size()));
+    for (auto& f : busy)
+        f.waitForFinished();
+    QCOMPARE(queued.result(), gui);
+    QCOMPARE(getpriority(PRIO_PROCESS, 0), gui);
+#else
+    QSKIP("thread priorities are only lowered on Linux");
+#endif
 }
 
 QTEST_MAIN(TestDocument)

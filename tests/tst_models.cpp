@@ -13,6 +13,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <functional>
+
 using namespace ui;
 using testutil::mat;
 
@@ -32,6 +34,7 @@ private slots:
     void acceptsNumbers();
     void editIsUndoable();
     void tintsDiffer();
+    void tintsFollowEveryCellEdit();
     void stepValuesAndShape();
     void scoreTooltip();
     void highlightFollowsHover();
@@ -229,6 +232,62 @@ void TestModels::tintsDiffer()
     StepTableModel weights(&doc2, &view, core::Step::Weights);
     // weights(1, 0) ≈ 0.000006 and weights(1, 1) ≈ 0.98 of SPEC §4.
     QVERIFY(weights.index(1, 0).data(Qt::BackgroundRole) != weights.index(1, 1).data(Qt::BackgroundRole));
+}
+
+void TestModels::tintsFollowEveryCellEdit()
+{
+    // A cell edit updates the tints' scale from that cell alone when it can; after each edit every
+    // tint must be what a model made afresh gives, and every cell whose tint changed must have been
+    // announced by dataChanged.
+    Document doc;
+    MatrixTableModel live(&doc, MatrixId::Value);
+    QAbstractItemModelTester tester(&live, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::vector<std::pair<QModelIndex, QModelIndex>> changed;
+    connect(&live, &QAbstractItemModel::dataChanged, this,
+            [&](const QModelIndex& a, const QModelIndex& b) { changed.emplace_back(a, b); });
+    auto tints = [](const MatrixTableModel& m) {
+        std::vector<QColor> out;
+        for (int r = 0; r < m.rowCount(); ++r)
+            for (int c = 0; c < m.columnCount(); ++c)
+                out.push_back(m.index(r, c).data(Qt::BackgroundRole).value<QColor>());
+        return out;
+    };
+    auto announced = [&](int r, int c) {
+        for (const auto& [a, b] : changed)
+            if (r >= a.row() && r <= b.row() && c >= a.column() && c <= b.column())
+                return true;
+        return false;
+    };
+    std::vector<QColor> before = tints(live);
+    auto check = [&](const std::function<void()>& action, const char* what) {
+        changed.clear();
+        action();
+        const MatrixTableModel fresh(&doc, MatrixId::Value);
+        const std::vector<QColor> now = tints(live);
+        QVERIFY2(now == tints(fresh), what);
+        const int cols = live.columnCount();
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (now[i] != before[i])
+                QVERIFY2(announced(int(i) / cols, int(i) % cols), what);
+        before = now;
+    };
+    auto edit = [&](MatrixId id, int r, int c, double v, const char* what) {
+        check([&] { QVERIFY2(doc.setCell(id, r, c, v), what); }, what);
+    };
+    const core::Matrix& wv = doc.matrix(MatrixId::Value);  // the worked example's: 0 … 3
+    edit(MatrixId::Value, 0, 0, 6.0, "a new largest magnitude");
+    edit(MatrixId::Value, 1, 2, -1.5, "a cell below the largest");
+    QCOMPARE(changed.size(), std::size_t(1));  // only that cell: the scale stayed
+    edit(MatrixId::Value, 0, 0, 0.5, "the largest cell shrinks");
+    edit(MatrixId::Value, 2, 1, -9.0, "a negative largest");
+    edit(MatrixId::Query, 0, 0, 50.0, "another matrix's cell");
+    QVERIFY(changed.empty());
+    for (int r = 0; r < wv.rows(); ++r)
+        for (int c = 0; c < wv.cols(); ++c)
+            edit(MatrixId::Value, r, c, 0.0, "every cell zero");
+    edit(MatrixId::Value, 1, 1, 0.25, "one small cell among zeros");
+    check([&] { doc.undoStack()->undo(); }, "an undo");
+    edit(MatrixId::Value, 2, 2, 0.0, "after an undo");
 }
 
 void TestModels::stepValuesAndShape()

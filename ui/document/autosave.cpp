@@ -9,7 +9,7 @@
 #include <QLockFile>
 #include <QSaveFile>
 #include <QStandardPaths>
-#include <QtConcurrent/QtConcurrentRun>
+#include "background.h"
 
 #include <algorithm>
 #include <atomic>
@@ -130,7 +130,7 @@ void Autosave::autosaveNow()
     m_removeAfterWrite = false;
     const QString path = m_path;
     // Serializing a large session takes long: the worker does it, on its own copy.
-    m_watcher.setFuture(QtConcurrent::run([path, session = std::move(session)]() {
+    m_watcher.setFuture(runInBackground([path, session = std::move(session)]() {
         return writeAtomically(path, core::serializeSession(session));
     }));
 }

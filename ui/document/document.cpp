@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include "document.h"
 
 #include "commands.h"
@@ -11,8 +12,9 @@
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
+#include "background.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ui {
@@ -155,7 +157,7 @@ void Document::startTokenJob()
 {
     m_tokenJob = m_tokenStamp;
     m_tokenJobModel = m_modelVersion;
-    m_tokenWatcher.setFuture(QtConcurrent::run([text = m_tokenRequest, model = m_session.model]() {
+    m_tokenWatcher.setFuture(runInBackground([text = m_tokenRequest, model = m_session.model]() {
         TokenJobResult result;
         result.after = retokenized(model, text, &result.error);
         return result;
@@ -256,9 +258,12 @@ bool Document::applyCell(MatrixId id, int row, int col, double value)
     core::Matrix* m = matrixOf(m_session.model, id);
     if (!m || row < 0 || col < 0 || row >= m->rows() || col >= m->cols())
         return false;
+    const CellChange change{id, row, col, (*m)(row, col), value};
     (*m)(row, col) = value;
+    m_changedCell = change;
     emit modelChanged();
-    recompute(std::isfinite(value));
+    m_changedCell.reset();
+    recompute(&change);
     return true;
 }
 
@@ -349,10 +354,19 @@ void Document::setError(const QString& message)
     emit errorChanged(m_error);
 }
 
-void Document::recompute(bool cellOnly)
+void Document::recompute(const CellChange* cell)
 {
     const quint64 stamp = ++m_requested;
-    // Validation reads every number for NaN; a cell edit of a valid model only needs its own checked.
+    // Past this many cells since the trace shown, setting them one by one costs more than copying the model.
+    constexpr std::size_t loggedCells = 4096;
+    if (cell && m_cellLog.size() < loggedCells) {
+        m_cellLog.push_back({stamp, *cell});
+    } else {
+        m_wholeChangeStamp = stamp;
+        m_cellLog.clear();
+    }
+    // Validation reads every number for NaN; a finite cell in a valid model only needs itself checked.
+    const bool cellOnly = cell && std::isfinite(cell->after);
     auto e = cellOnly && m_valid ? std::nullopt : core::validate(model());
     m_valid = !e;
     if (e) {
@@ -360,7 +374,7 @@ void Document::recompute(bool cellOnly)
         m_computing = false;
         setError(QString::fromStdString(*e));
         if (m_trace) {
-            m_trace.reset();
+            setTrace(nullptr, 0);
             emit traceChanged(nullptr);
         }
         return;
@@ -376,7 +390,7 @@ void Document::recompute(bool cellOnly)
         } catch (const std::exception&) {
             result = nullptr;  // validated before; only memory can run out here
         }
-        m_trace = std::move(result);
+        setTrace(std::move(result), stamp);
         if (!m_trace)
             setError(tr("Not enough memory to compute %1 tokens.").arg(model().n()));
         emit traceChanged(m_trace);
@@ -387,22 +401,46 @@ void Document::recompute(bool cellOnly)
         startWorker();
 }
 
+void Document::setTrace(std::shared_ptr<const core::Trace> trace, quint64 stamp)
+{
+    m_trace = std::move(trace);
+    m_traceStamp = m_trace ? stamp : 0;
+    // The cells set up to that request are in its model now.
+    const auto done = std::find_if(m_cellLog.begin(), m_cellLog.end(), [&](const LoggedCell& c) { return c.stamp > stamp; });
+    m_cellLog.erase(m_cellLog.begin(), done);
+}
+
 void Document::startWorker()
 {
     ++m_started;
     m_running = m_requested;
-    // One copy of the model for the worker (a lambda capturing it by value would copy it again as
-    // QtConcurrent stores the call). The trace shown is where the worker starts: an edit of one cell
-    // redoes only what it reaches; a spent trace, if one is kept, lends its buffers.
-    auto model = std::make_shared<const core::AttentionModel>(m_session.model);
-    m_watcher.setFuture(QtConcurrent::run(
-        [model, previous = m_trace, spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
-            try {
+    // The trace shown is where the worker starts: an edit of one cell redoes only what it reaches; a spent
+    // trace, if one is kept, lends its buffers. When only cells changed since that trace's model, the
+    // worker copies that model and sets them, and the GUI thread copies nothing large. Otherwise it takes
+    // one copy of the current model (a lambda capturing the model by value would copy it again as
+    // the pool stores the call).
+    std::shared_ptr<const core::AttentionModel> model;
+    std::vector<CellChange> cells;
+    if (m_trace && m_traceStamp > 0 && m_wholeChangeStamp <= m_traceStamp) {
+        cells.reserve(m_cellLog.size());
+        for (const LoggedCell& c : m_cellLog)
+            cells.push_back(c.change);
+    } else {
+        model = std::make_shared<const core::AttentionModel>(m_session.model);
+    }
+    m_watcher.setFuture(runInBackground([model, cells = std::move(cells), previous = m_trace,
+                                           spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
+        try {
+            if (model)
                 return core::computeShared(*model, previous.get(), spare.get());
-            } catch (const std::exception&) {
-                return nullptr;  // validated before; only memory can run out here
-            }
-        }));
+            core::AttentionModel edited = previous->model;
+            for (const CellChange& c : cells)
+                (*matrixOf(edited, c.id))(c.row, c.col) = c.after;
+            return core::computeShared(edited, previous.get(), spare.get());
+        } catch (const std::exception&) {
+            return nullptr;  // validated before; only memory can run out here
+        }
+    }));
 }
 
 void Document::keepAsSpare(std::shared_ptr<const core::Trace> spent)
@@ -425,8 +463,8 @@ void Document::workerFinished()
     if (stamp == m_requested && stamp > m_served) {
         m_served = stamp;
         m_computing = false;
-        std::shared_ptr<const core::Trace> spent = std::move(m_trace);
-        m_trace = std::move(result);
+        std::shared_ptr<const core::Trace> spent = m_trace;
+        setTrace(std::move(result), stamp);
         if (!m_trace)
             setError(tr("Not enough memory to compute %1 tokens.").arg(model().n()));
         emit traceChanged(m_trace);

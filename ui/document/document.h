@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace ui {
 
@@ -24,6 +25,15 @@ QString matrixKey(MatrixId id);
 /** The matrix of a model; null for W_O when the model has none. */
 core::Matrix* matrixOf(core::AttentionModel& model, MatrixId id);
 const core::Matrix* matrixOf(const core::AttentionModel& model, MatrixId id);
+
+/** One cell set by an edit, an undo or a redo. */
+struct CellChange {
+    MatrixId id = MatrixId::Embeddings;
+    int row = 0;
+    int col = 0;
+    double before = 0.0;
+    double after = 0.0;
+};
 
 class Document : public QObject {
     Q_OBJECT
@@ -42,6 +52,10 @@ public:
     QString error() const { return m_error; }
     /** True while a recompute of the current model has not finished. */
     bool isComputing() const { return m_computing; }
+
+    /** While modelChanged is being emitted for a change of one cell: that cell; empty for any other
+     *  change (views may then update only what the cell reaches). */
+    const std::optional<CellChange>& changedCell() const { return m_changedCell; }
 
     /** The text of the token line: what the user typed, or the tokens joined by spaces. */
     QString tokenText() const { return m_tokenText; }
@@ -114,10 +128,13 @@ signals:
     void message(const QString& text);
 
 private:
-    /** cellOnly: one finite number of a model already found valid changed, which cannot make it invalid. */
-    void recompute(bool cellOnly = false);
+    /** cell: the change was this one cell (a finite number in a model already found valid cannot make it
+     *  invalid; the worker can set it in its own copy of the last trace's model). */
+    void recompute(const CellChange* cell = nullptr);
     void startWorker();
     void workerFinished();
+    /** m_trace becomes trace, computed for request stamp (null: nothing to show). */
+    void setTrace(std::shared_ptr<const core::Trace> trace, quint64 stamp);
     /** Keeps spent as the next computation's buffers when nothing else holds it and it is not too large. */
     void keepAsSpare(std::shared_ptr<const core::Trace> spent);
     void setError(const QString& message);
@@ -141,6 +158,17 @@ private:
     quint64 m_started = 0;    ///< computations started, for tests
     bool m_computing = false;
     bool m_valid = false;  ///< the model passed core::validate() at the last recompute
+    // The cells set since the model m_trace was computed from, each with the request it made: the worker
+    // sets them in a copy of that model instead of the GUI thread copying the whole model (16 MiB at
+    // 4096 tokens) per edit. Any other change after m_traceStamp makes the worker take a full copy.
+    struct LoggedCell {
+        quint64 stamp;
+        CellChange change;
+    };
+    std::vector<LoggedCell> m_cellLog;
+    quint64 m_traceStamp = 0;        ///< the request m_trace was computed for
+    quint64 m_wholeChangeStamp = 0;  ///< the newest request made by a change other than one cell
+    std::optional<CellChange> m_changedCell;
 
     // Token line jobs: tokenizing and deriving embeddings for a long text, newest text wins.
     struct TokenJobResult {

@@ -36,14 +36,40 @@ core::Step MatrixTableModel::step() const
 void MatrixTableModel::updateRange()
 {
     const core::Matrix& m = matrix();
-    m_maxAbs = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
-    if (!(m_maxAbs > 0))
-        m_maxAbs = 1;
+    m_largest = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
+    m_maxAbs = m_largest > 0 ? m_largest : 1.0;
+}
+
+bool MatrixTableModel::cellChanged(const CellChange& cell)
+{
+    if (cell.id != m_id)
+        return true;  // another matrix's cell: nothing here moved
+    const double after = std::abs(cell.after);
+    const double before = std::abs(cell.before);
+    if (!std::isfinite(after) || !std::isfinite(before) || !std::isfinite(m_largest))
+        return false;
+    // The largest magnitude only needs the whole matrix read again when the cell that held it shrank.
+    const double scale = m_maxAbs;
+    if (after >= m_largest)
+        m_largest = after;
+    else if (before >= m_largest)
+        updateRange();
+    m_maxAbs = m_largest > 0 ? m_largest : 1.0;
+    if (m_maxAbs != scale) {
+        emitAllChanged();  // every tint moved with the scale
+    } else {
+        const QModelIndex at = index(cell.row, cell.col);
+        emit dataChanged(at, at);
+    }
+    return true;
 }
 
 void MatrixTableModel::documentChanged()
 {
     const int rows = int(matrix().rows()), cols = int(matrix().cols());
+    // One cell set (the shape, tokens and every other cell as they were): only what it reaches.
+    if (const auto& cell = m_document->changedCell(); cell && rows == m_rows && cols == m_cols && cellChanged(*cell))
+        return;
     // X's rows are labelled with the tokens; relabel only when they changed (a header measures its labels).
     const bool relabel = m_id == MatrixId::Embeddings && m_tokens != m_document->model().tokens;
     if (relabel)

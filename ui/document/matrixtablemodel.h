@@ -32,11 +32,14 @@ signals:
 private:
     void documentChanged();
     void updateRange();
+    /** Takes one cell's change; false when it needs the whole matrix looked at again. */
+    bool cellChanged(const CellChange& cell);
     const core::Matrix& matrix() const { return m_document->matrix(m_id); }
 
     Document* m_document;
     MatrixId m_id;
-    double m_maxAbs = 1;
+    double m_maxAbs = 1;       ///< the tint's scale: the largest magnitude, 1 when that is 0
+    double m_largest = 0;      ///< the largest magnitude in the matrix
     /** The tokens the row labels of X were last announced with. */
     std::vector<std::string> m_tokens;
 };

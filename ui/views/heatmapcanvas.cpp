@@ -12,7 +12,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
-#include <QtConcurrent/QtConcurrentRun>
+#include "ui/document/background.h"
 
 #include <algorithm>
 #include <cmath>
@@ -180,7 +180,7 @@ void HeatmapCanvas::startPreparing()
     // The figure shown is laid out as the new one will be (same shape and labels after an edit): its image
     // size says how finely to take the block means.
     const QSize pool = m_renderer ? m_renderer->pooledCellLimit(target, dpr) : QSize();
-    m_prepared.setFuture(QtConcurrent::run(
+    m_prepared.setFuture(runInBackground(
         [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
             try {
                 // Copying the values (128 MiB at 4096 tokens) and taking the block means from the trace run at

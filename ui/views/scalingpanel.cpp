@@ -6,7 +6,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QSpinBox>
-#include <QtConcurrent/QtConcurrentRun>
+#include "ui/document/background.h"
 
 #include <cmath>
 
@@ -169,7 +169,7 @@ void ScalingPanel::run(int keys)
         m_watcher.waitForFinished();
     core::ScalingStudyOptions options;
     options.keys = keys;
-    m_watcher.setFuture(QtConcurrent::run([options] { return core::runScalingStudy(options); }));
+    m_watcher.setFuture(runInBackground([options] { return core::runScalingStudy(options); }));
 }
 
 void ScalingPanel::finished()
