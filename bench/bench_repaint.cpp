@@ -229,7 +229,7 @@ int main(int argc, char** argv)
         const int warmup = 2;
         // AE_BENCH_EDITS overrides the count: many edits make a profile of this loop show the edits, not the start.
         const int edits = qEnvironmentVariableIsSet("AE_BENCH_EDITS") ? std::max(1, qEnvironmentVariableIntValue("AE_BENCH_EDITS"))
-                          : n >= 2048 ? 6 : n >= 512 ? 24 : 40;
+                          : n >= 2048 ? 20 : n >= 512 ? 24 : 40;
         const int timeoutMs = 30000;
         std::vector<double> ms, traceMs, warmupMs;
         // The longest an event waited for the GUI thread while the counted edits ran: what a user typing or

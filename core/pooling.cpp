@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace core {
@@ -24,20 +26,20 @@ std::pair<Eigen::Index, Eigen::Index> pooledShape(Eigen::Index rows, Eigen::Inde
     return {(rows + br - 1) / br, (cols + bc - 1) / bc};
 }
 
-Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
+namespace {
+
+/** Adds the rows [r0, r1) of m into the block sums and finite counts of their blocks (br × bc cells), and
+ *  with copy, writes factor · those rows into it. */
+void poolRows(MatrixCRef m, Eigen::Index br, Eigen::Index bc, Eigen::Index r0, Eigen::Index r1, Matrix& sum,
+              Matrix& count, double factor, Matrix* copy)
 {
-    const Eigen::Index rows = m.rows(), cols = m.cols();
-    const Eigen::Index br = blockSide(rows, maxRows), bc = blockSide(cols, maxCols);
-    if (br == 1 && bc == 1)
-        return factor * m;
-    const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
-    Matrix sum = Matrix::Zero(outRows, outCols);
-    Matrix count = Matrix::Zero(outRows, outCols);
+    const Eigen::Index cols = m.cols();
     // Row by row, so that the large matrix is read once, in memory order; a block's columns in one run.
-    for (Eigen::Index r = 0; r < rows; ++r) {
+    for (Eigen::Index r = r0; r < r1; ++r) {
         const double* in = m.row(r).data();
         double* s = sum.row(r / br).data();
         double* k = count.row(r / br).data();
+        double* out = copy ? copy->row(r).data() : nullptr;
         for (Eigen::Index b = 0, c0 = 0; c0 < cols; ++b, c0 += bc) {
             const Eigen::Index c1 = std::min(cols, c0 + bc);
             double total = 0, finite = 0;
@@ -47,15 +49,63 @@ Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
                 total += ok ? v : 0.0;
                 finite += ok ? 1.0 : 0.0;
             }
+            if (out)
+                for (Eigen::Index c = c0; c < c1; ++c)
+                    out[c] = factor * in[c];
             s[b] += total;
             k[b] += finite;
         }
     }
+}
+
+Matrix pool(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix* copy, int threads)
+{
+    const Eigen::Index rows = m.rows(), cols = m.cols();
+    const Eigen::Index br = blockSide(rows, maxRows), bc = blockSide(cols, maxCols);
+    if (copy) {
+        copy->resize(rows, cols);
+        if (br == 1 && bc == 1) {
+            copy->noalias() = factor * m;
+            return *copy;
+        }
+    } else if (br == 1 && bc == 1) {
+        return factor * m;
+    }
+    const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
+    Matrix sum = Matrix::Zero(outRows, outCols);
+    Matrix count = Matrix::Zero(outRows, outCols);
+    // Each thread takes whole rows of blocks, so that no two write one block's sum.
+    const Eigen::Index parts = std::clamp<Eigen::Index>(threads, 1, outRows);
+    std::vector<std::thread> helpers;
+    for (Eigen::Index t = 1; t < parts; ++t) {
+        const Eigen::Index r0 = std::min(rows, br * (outRows * t / parts));
+        const Eigen::Index r1 = std::min(rows, br * (outRows * (t + 1) / parts));
+        try {
+            helpers.emplace_back([&, r0, r1] { poolRows(m, br, bc, r0, r1, sum, count, factor, copy); });
+        } catch (const std::system_error&) {
+            poolRows(m, br, bc, r0, r1, sum, count, factor, copy);  // no thread to be had: this one does it
+        }
+    }
+    poolRows(m, br, bc, 0, std::min(rows, br * (outRows / parts)), sum, count, factor, copy);
+    for (auto& helper : helpers)
+        helper.join();
     Matrix out(outRows, outCols);
     for (Eigen::Index i = 0; i < out.size(); ++i)
         out.data()[i] = count.data()[i] > 0 ? factor * (sum.data()[i] / count.data()[i])
                                             : std::numeric_limits<double>::quiet_NaN();
     return out;
+}
+
+}  // namespace
+
+Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor)
+{
+    return pool(m, maxRows, maxCols, factor, nullptr, 1);
+}
+
+Matrix pooledWithCopy(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix& copy, int threads)
+{
+    return pool(m, maxRows, maxCols, factor, &copy, threads);
 }
 
 }  // namespace core

@@ -13,6 +13,11 @@ namespace core {
  *  maxRows and maxCols below 1 count as 1. */
 Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor = 1.0);
 
+/** pooled(m, maxRows, maxCols, factor), and factor · m written into `copy` (resized to m's shape) in the
+ *  same pass over m: a figure that keeps a large matrix's values and shows their block means reads it
+ *  once. Up to `threads` threads share the rows, the caller's among them. */
+Matrix pooledWithCopy(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix& copy, int threads = 1);
+
 /** The rows and columns pooled() gives for a rows × cols matrix, without pooling it. */
 std::pair<Eigen::Index, Eigen::Index> pooledShape(Eigen::Index rows, Eigen::Index cols, int maxRows, int maxCols);
 

@@ -5,8 +5,10 @@
 
 #include <QTest>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace core;
 
@@ -19,6 +21,43 @@ private slots:
         const Matrix m = testutil::mat({{1, -2, 3}, {4, 5, -6}});
         COMPARE_MATRIX(pooled(m, 2, 3), m, 0);
         COMPARE_MATRIX(pooled(m, 10, 10, 0.5), Matrix(0.5 * m), 0);
+    }
+
+    void copyWhilePoolingIsExact()
+    {
+        // pooledWithCopy gives pooled()'s block means and factor · m cell for cell, whatever the number of
+        // threads, for shapes whose last row and column blocks are short, with non-finite entries too.
+        std::mt19937_64 rng(5);
+        std::uniform_real_distribution<double> u(-3, 3);
+        const double inf = std::numeric_limits<double>::infinity();
+        for (const auto& [rows, cols, maxRows, maxCols] : {std::array{37, 23, 5, 4}, std::array{100, 64, 33, 64},
+                                                           std::array{9, 9, 1, 1}, std::array{6, 5, 10, 10},
+                                                           std::array{1, 50, 1, 7}, std::array{64, 3, 64, 1}}) {
+            Matrix m(rows, cols);
+            for (Eigen::Index i = 0; i < m.size(); ++i)
+                m.data()[i] = u(rng);
+            m(0, 0) = std::numeric_limits<double>::quiet_NaN();
+            m(rows - 1, cols - 1) = inf;
+            for (double factor : {1.0, 0.125, -2.5}) {
+                const Matrix want = pooled(m, maxRows, maxCols, factor);
+                for (int threads : {1, 2, 3, 8}) {
+                    const QByteArray what = QByteArray::number(rows) + "x" + QByteArray::number(cols) + " into "
+                        + QByteArray::number(maxRows) + "x" + QByteArray::number(maxCols) + ", factor "
+                        + QByteArray::number(factor) + ", " + QByteArray::number(threads) + " threads";
+                    Matrix copy(2, 2);  // another shape: resized
+                    const Matrix got = pooledWithCopy(m, maxRows, maxCols, factor, copy, threads);
+                    QVERIFY2(got.rows() == want.rows() && got.cols() == want.cols(), what.constData());
+                    for (Eigen::Index i = 0; i < want.size(); ++i)
+                        QVERIFY2(got.data()[i] == want.data()[i]
+                                     || (std::isnan(got.data()[i]) && std::isnan(want.data()[i])),
+                                 (what + ", mean " + QByteArray::number(qlonglong(i))).constData());
+                    QVERIFY2(copy.rows() == rows && copy.cols() == cols, what.constData());
+                    for (Eigen::Index i = 1; i < m.size(); ++i)
+                        QVERIFY2(copy.data()[i] == factor * m.data()[i], (what + ", cell " + QByteArray::number(qlonglong(i))).constData());
+                    QVERIFY2(std::isnan(copy(0, 0)), what.constData());
+                }
+            }
+        }
     }
 
     void blocksAreMeans()

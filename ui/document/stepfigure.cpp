@@ -37,10 +37,17 @@ QStringList tokenLabels(const core::Trace& trace)
 
 render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head, core::Matrix reuse)
 {
+    trace.stepInto(step, head, reuse);
+    const Eigen::Index rows = reuse.rows(), cols = reuse.cols();
+    render::HeatmapData data = heatmapFrame(trace, step, head, rows, cols);
+    data.values = std::move(reuse);
+    return data;
+}
+
+render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int head, Eigen::Index rows, Eigen::Index cols)
+{
     using core::Step;
     render::HeatmapData data;
-    data.values = std::move(reuse);
-    trace.stepInto(step, head, data.values);
     const bool square = step == Step::Scores || step == Step::ScaledScores || step == Step::Weights;
     const bool tokenRows = step != Step::WeightQuery && step != Step::WeightKey && step != Step::WeightValue
         && step != Step::WeightOutput;
@@ -50,10 +57,10 @@ render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int h
         data.rowAxisTitle = QCoreApplication::translate("Steps", "query");
         data.colAxisTitle = QCoreApplication::translate("Steps", "key");
     } else {
-        for (int c = 0; c < data.values.cols(); ++c)
+        for (Eigen::Index c = 0; c < cols; ++c)
             data.colLabels << QString::number(c + 1);
         if (!tokenRows)
-            for (int r = 0; r < data.values.rows(); ++r)
+            for (Eigen::Index r = 0; r < rows; ++r)
                 data.rowLabels << QString::number(r + 1);
         data.rowAxisTitle = tokenRows ? QCoreApplication::translate("Steps", "token")
                                       : QCoreApplication::translate("Steps", "row");

@@ -21,4 +21,7 @@ QStringList tokenLabels(const core::Trace& trace);
  *  The values are written into reuse's storage (a figure's previous values, HeatmapRenderer::takeValues()). */
 render::HeatmapData heatmapData(const core::Trace& trace, core::Step step, int head, core::Matrix reuse = {});
 
+/** heatmapData() without the values: the labels, titles and range of a rows × cols figure of the step. */
+render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int head, Eigen::Index rows, Eigen::Index cols);
+
 }  // namespace ui

@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <utility>
 
 namespace ui {
@@ -183,16 +182,20 @@ void HeatmapCanvas::startPreparing()
     m_prepared.setFuture(runInBackground(
         [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
             try {
-                // Copying the values (128 MiB at 4096 tokens) and taking the block means from the trace run at
-                // once, the copy on a thread of its own (the pool's threads may all be busy with thumbnails).
-                std::future<render::HeatmapData> copy = std::async(
-                    std::launch::async, [&] { return heatmapData(*trace, step, head, std::move(reuse)); });
+                // The values (128 MiB at 4096 tokens) are copied and their block means taken in one pass
+                // over the trace's matrix, on two threads (the pool's others may be busy with thumbnails).
                 core::Matrix means;
                 double factor = 1.0;
                 const core::Matrix* stored = trace->storedMatrix(step, head, &factor);
-                if (stored && !pool.isEmpty())
-                    means = core::pooled(*stored, pool.height(), pool.width(), factor);
-                auto renderer = std::make_shared<render::HeatmapRenderer>(copy.get(), style);
+                render::HeatmapData data;
+                if (stored && !pool.isEmpty()) {
+                    means = core::pooledWithCopy(*stored, pool.height(), pool.width(), factor, reuse, 2);
+                    data = heatmapFrame(*trace, step, head, reuse.rows(), reuse.cols());
+                    data.values = std::move(reuse);
+                } else {
+                    data = heatmapData(*trace, step, head, std::move(reuse));
+                }
+                auto renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), style);
                 renderer->prepare(target, dpr, means);
                 return renderer;
             } catch (const std::exception&) {
