@@ -214,6 +214,14 @@ void TestStepsPanel::thumbnailsFollowEdits()
         QVERIFY(doc.waitForTrace(30000));
         QTRY_VERIFY2(picture() == before, qPrintable(QStringLiteral("step %1 after the undo").arg(step)));
     }
+    // A new palette (a dark theme) draws the kept pictures again in its colours.
+    StepBlock* scores = panel.stepBlocks(3).front();
+    const QColor base(Qt::black);
+    QTRY_VERIFY(scores->thumbnail()->grab().toImage().pixelColor(1, 1) != base);
+    QPalette dark = panel.palette();
+    dark.setColor(QPalette::Base, base);
+    panel.setPalette(dark);
+    QTRY_COMPARE(scores->thumbnail()->grab().toImage().pixelColor(1, 1), base);
 }
 
 void TestStepsPanel::tablesFitAfterReshape()
