@@ -78,6 +78,7 @@ private slots:
     void softmaxShiftInvariant();
     void softmaxExtremeRows_data();
     void softmaxExtremeRows();
+    void nanAnywhereInARowLoses();
     void permutingTokensPermutesResult_data();
     void permutingTokensPermutesResult();
     void headsAreSeparateComputations_data();
@@ -318,6 +319,31 @@ void TestAttention::softmaxExtremeRows()
     softmaxRows(m, false);
     QVERIFY(m.allFinite());
     COMPARE_MATRIX(m, expected, 1e-15);
+}
+
+void TestAttention::nanAnywhereInARowLoses()
+{
+    // NaN counts as −∞ wherever it sits: in the lanes the softmax reads four at a time or in a row's tail
+    // after them. Rows of 2 to 13 entries, a NaN at every position in turn (a row of nothing but NaN
+    // spreads its weight evenly: softmaxExtremeRows).
+    std::mt19937_64 rng(17);
+    for (int n = 2; n <= 13; ++n) {
+        const Matrix s = testutil::randomMatrix(rng, 1, n, -4, 4);
+        for (int p = 0; p < n; ++p) {
+            Matrix m = s;
+            m(0, p) = NAN;
+            softmaxRows(m, false);
+            const QByteArray where = "n=" + QByteArray::number(n) + ", NaN at " + QByteArray::number(p);
+            QVERIFY2(m.allFinite(), where.constData());
+            QVERIFY2(m(0, p) == 0.0, where.constData());
+            double sum = 0;
+            for (int j = 0; j < n; ++j)
+                sum += j == p ? 0.0 : std::exp(s(0, j));
+            for (int j = 0; j < n; ++j)
+                if (j != p)
+                    QVERIFY2(std::abs(m(0, j) - std::exp(s(0, j)) / sum) <= 1e-15, where.constData());
+        }
+    }
 }
 
 void TestAttention::permutingTokensPermutesResult_data()
