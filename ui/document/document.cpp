@@ -1,4 +1,3 @@
-#include <sys/resource.h>
 #include "document.h"
 
 #include "commands.h"
