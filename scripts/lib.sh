@@ -6,7 +6,7 @@ BUILD="${AE_BUILD_DIR:-$ROOT/build/release}"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 # What building and running needs (Debian 12 package names).
-BUILD_PACKAGES=(g++ cmake ninja-build pkg-config
+BUILD_PACKAGES=(g++ cmake ninja-build pkg-config ccache
     qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n libgl-dev
     libeigen3-dev nlohmann-json3-dev
     fonts-dejavu-core fonts-wqy-microhei)
@@ -47,6 +47,12 @@ configure_and_build_source() {
     shift 3
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
+    # ccache keeps objects across builds and clones: paths are taken relative to the source folder,
+    # so a fresh clone of the same tree compiles from the cache.
+    if command -v ccache >/dev/null; then
+        gen+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+        export CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=1
+    fi
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         say "configuring $type build in ${dir#"$ROOT"/}"
         cmake -S "$src" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
