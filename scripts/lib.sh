@@ -52,9 +52,9 @@ ensure_locale() {
     wanted="$(printf '%s' "$name" | tr 'A-Z' 'a-z' | tr -d -- -)"  # "locale -a" writes de_DE.utf8
     locale -a 2>/dev/null | tr 'A-Z' 'a-z' | tr -d -- - | grep -qxF "$wanted" && return 0
     say "generating the $name locale"
-    if grep -q "^# *$name " /etc/locale.gen; then
+    if grep -q "^# *$name " /etc/locale.gen 2>/dev/null; then
         as_root sed -i "s/^# *$name /$name /" /etc/locale.gen
-    elif ! grep -q "^$name " /etc/locale.gen; then
+    elif ! grep -q "^$name " /etc/locale.gen 2>/dev/null; then
         printf '%s %s\n' "$name" "${name#*.}" | as_root tee -a /etc/locale.gen >/dev/null
     fi
     as_root locale-gen >/dev/null
