@@ -68,7 +68,8 @@ int main(int argc, char** argv)
         QGuiApplication application(argc, argv);
         setIdentity();
         // Scripted output stays English unless --lang asks otherwise; the saved choice is the window's.
-        ui::i18n::applyLanguage(app::languageArgument(arguments));
+        const QString language = app::languageArgument(arguments);
+        ui::i18n::applyLanguage(language.isEmpty() ? QStringLiteral("en") : language);
         const int status = app::runCommandLine(arguments, nullptr);
         return status < 0 ? app::ExitOk : status;
     }

@@ -1,5 +1,6 @@
 #include "csvio.h"
 
+#include "numbertext.h"
 #include "tracejson.h"
 
 #include <charconv>
@@ -136,13 +137,11 @@ std::optional<Matrix> parseCsv(std::string_view text, std::string& error, const 
 std::string formatCsv(const MatrixCRef& m, char delimiter)
 {
     std::string out;
-    char buf[32];
     for (Eigen::Index r = 0; r < m.rows(); ++r) {
         for (Eigen::Index c = 0; c < m.cols(); ++c) {
             if (c)
                 out += delimiter;
-            const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, m(r, c));
-            out.append(buf, ec == std::errc() ? ptr : buf);
+            out += machineNumber(m(r, c));
         }
         out += '\n';
     }

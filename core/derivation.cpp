@@ -1,40 +1,8 @@
 #include "derivation.h"
 
 #include <cmath>
-#include <cstdio>
 
 namespace core {
-
-std::string formatNumber(double v, int precision)
-{
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))  // a result beyond double range: say how large, not "∞"
-        return v > 0 ? ">1.79e308" : "<-1.79e308";
-    precision = std::clamp(precision, 0, 17);
-    char buf[64];
-    const double a = std::fabs(v);
-    if (v == std::round(v) && a < 1e15) {
-        std::snprintf(buf, sizeof buf, "%.0f", v + 0.0);
-        return buf;
-    }
-    const bool scientific = a >= 1e6 || a < std::pow(10.0, -precision) * 0.5;
-    std::snprintf(buf, sizeof buf, scientific ? "%.*e" : "%.*f", precision, v);
-    std::string s = buf;
-    // Trim trailing zeros of the mantissa.
-    const std::size_t e = s.find('e');
-    std::string mantissa = s.substr(0, e);
-    const std::string exponent = e == std::string::npos ? std::string() : s.substr(e);
-    if (mantissa.find('.') != std::string::npos) {
-        while (!mantissa.empty() && mantissa.back() == '0')
-            mantissa.pop_back();
-        if (!mantissa.empty() && mantissa.back() == '.')
-            mantissa.pop_back();
-    }
-    if (mantissa == "-0")
-        mantissa = "0";
-    return mantissa + exponent;
-}
 
 std::string subscript(int number)
 {

@@ -1,6 +1,7 @@
 #pragma once
 /** The arithmetic behind any cell of any step, as structured data the UI can render. */
 
+#include "numbertext.h"  // formatNumber, which the texts use and the views share
 #include "trace.h"
 
 #include <string>
@@ -60,10 +61,6 @@ struct Derivation {
 /** The derivation of one cell. Indices are 0-based; the texts count from 1 as the articles do.
  *  Out-of-range cells give a Derivation of Kind::Input with an empty name. */
 Derivation derive(const Trace& trace, const CellRef& cell);
-
-/** A number as the texts print it: integers without decimals, others with up to `precision`
- *  decimals and no trailing zeros, very large or small ones in scientific notation. */
-std::string formatNumber(double v, int precision = 4);
 
 /** Subscript digits: 12 → "₁₂". */
 std::string subscript(int number);

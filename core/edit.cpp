@@ -1,6 +1,7 @@
 #include "edit.h"
 
 #include "embedding.h"
+#include "numbertext.h"
 
 #include <charconv>
 #include <cmath>
@@ -167,13 +168,11 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
 std::string formatBlock(const MatrixCRef& block)
 {
     std::string out;
-    char buf[32];
     for (Eigen::Index r = 0; r < block.rows(); ++r) {
         for (Eigen::Index c = 0; c < block.cols(); ++c) {
             if (c)
                 out += '\t';
-            const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, block(r, c));
-            out.append(buf, ec == std::errc() ? ptr : buf);
+            out += machineNumber(block(r, c));
         }
         out += '\n';
     }

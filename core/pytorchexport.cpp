@@ -1,8 +1,9 @@
 #include "pytorchexport.h"
 
+#include "numbertext.h"
+
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <vector>
 
 namespace core {
@@ -10,22 +11,6 @@ namespace core {
 namespace {
 
 constexpr std::size_t kLineWidth = 100;
-
-std::string number17(double v)
-{
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-/** A Python float literal: 17 significant digits, with ".0" when the number is whole. */
-std::string pythonFloat(double v)
-{
-    std::string s = number17(v);
-    if (s.find_first_of(".en") == std::string::npos)
-        s += ".0";
-    return s;
-}
 
 /** Items joined by ", " and wrapped after kLineWidth characters, each line starting with indent. */
 std::string wrapped(const std::vector<std::string>& items, const std::string& indent)
@@ -56,7 +41,7 @@ std::string tensorLiteral(const std::string& name, const MatrixCRef& m, const st
         std::vector<std::string> cells;
         cells.reserve(std::size_t(m.cols()));
         for (Eigen::Index c = 0; c < m.cols(); ++c)
-            cells.push_back(number17(m(r, c)));
+            cells.push_back(pythonFloat(m(r, c)));
         const std::string row = wrapped(cells, std::string(9, ' '));
         out += "        [" + row.substr(9) + "],\n";
     }

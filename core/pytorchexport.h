@@ -11,8 +11,9 @@ namespace core {
  *  then computes every step of SPEC §1 with torch in float64. It leaves X, Q, K, V, scores,
  *  scaled_scores, weights, weighted_values, Z (lists with one tensor per head when the model has
  *  several heads, else tensors), concat and output, and prints a short summary when run as a
- *  script. Numbers are written with 17 significant digits. title, when not empty, names the session
- *  in the file's first lines. The model must pass validate(). */
+ *  script. Numbers are Python float literals, the shortest that read back to the same double ("0.9",
+ *  "1.0"), with a '.' whatever the locale. title, when not empty, names the session in the file's
+ *  first lines. The model must pass validate(). */
 std::string pytorchCode(const AttentionModel& model, const std::string& title = {});
 
 }  // namespace core

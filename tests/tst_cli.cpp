@@ -8,11 +8,14 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+
+#include "decimalcomma.h"
 
 namespace {
 
@@ -22,11 +25,14 @@ struct Run {
     QByteArray err;
 };
 
-/** Runs the program with no display and no QT_QPA_PLATFORM, as a bare script would. */
-Run run(const QStringList& arguments)
+/** Runs the program with no display and no QT_QPA_PLATFORM, as a bare script would; under LC_ALL=locale
+ *  when one is given. */
+Run run(const QStringList& arguments, const QString& locale = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!locale.isEmpty())
+        env.insert(QStringLiteral("LC_ALL"), locale);
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));
     env.remove(QStringLiteral("DISPLAY"));
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
@@ -133,6 +139,52 @@ private slots:
         const QJsonArray q = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("heads")).toArray()
                                  .at(0).toObject().value(QStringLiteral("queries")).toArray();
         QCOMPARE(q.at(0).toArray().at(0).toDouble(), 0.1 + 0.3333333333333333);
+    }
+
+    /** On a German desktop (decimal comma) the program reads the same session and writes the same
+     *  JSON and figures, byte for byte, as under C. */
+    void decimalCommaLocaleChangesNoOutput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("file");  // the output file to compare; empty: standard output
+        QTest::addRow("compute") << QStringList{QStringLiteral("--compute"), QStringLiteral("exact.json")} << QString();
+        QTest::addRow("annotated heatmap")
+            << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("out.svg"), QStringLiteral("--session"),
+                           QStringLiteral("exact.json"), QStringLiteral("--step"), QStringLiteral("scores"),
+                           QStringLiteral("--annotate")}
+            << QStringLiteral("out.svg");
+    }
+
+    void decimalCommaLocaleChangesNoOutput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, file);
+        QByteArray session = workedExample;
+        session.replace("[[1, 0, 1, 0], [0, 2", "[[0.1, 0.3333333333333333, 1.5, 0], [0, 2");
+        session.replace("\"temperature\": 1.0", "\"temperature\": 0.7");
+        const QString input = writeFile(m_dir, QStringLiteral("exact.json"), session);
+        arguments.replaceInStrings(QStringLiteral("exact.json"), input);
+        const QString output = m_dir.filePath(file);
+        if (!file.isEmpty())
+            arguments.replaceInStrings(file, output);
+        QByteArray texts[2];
+        const QString locales[2] = {QStringLiteral("C.UTF-8"), QString::fromLatin1(testutil::decimalCommaLocale)};
+        for (int i = 0; i < 2; ++i) {
+            const Run r = run(arguments, locales[i]);
+            QVERIFY2(r.status == 0, r.err.constData());
+            QFile f(output);
+            texts[i] = file.isEmpty() ? r.out : (f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray());
+            QVERIFY(!texts[i].isEmpty());
+        }
+        QCOMPARE(texts[1], texts[0]);
+        if (file.isEmpty()) {
+            const QJsonObject o = QJsonDocument::fromJson(texts[1]).object();
+            QCOMPARE(o.value(QStringLiteral("x")).toArray().at(0).toArray().at(0).toDouble(), 0.1);
+        } else {
+            const QString svg = QString::fromUtf8(texts[1]);  // the annotations: ">0.57<", not ">0,57<"
+            QVERIFY2(svg.contains(QRegularExpression(QStringLiteral(">−?[0-9]+\\.[0-9]{2}<"))), qPrintable(svg));
+            QVERIFY(!svg.contains(QRegularExpression(QStringLiteral(">−?[0-9]+,[0-9]{2}<"))));
+        }
     }
 
     void refusals_data()

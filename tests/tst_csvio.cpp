@@ -5,6 +5,7 @@
 #include "core/tracejson.h"
 #include "ui/export/exportfiles.h"
 
+#include "decimalcomma.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -244,6 +245,34 @@ private slots:
         QVERIFY2(error.startsWith(bad.fileName()) && error.contains(QLatin1String("row 3, column 2")), qPrintable(error));
         QVERIFY(!exports::readMatrixFile(dir.filePath(QStringLiteral("absent.npy")), &error));
         QVERIFY(error.contains(QLatin1String("absent.npy")));
+    }
+
+    /** On a German desktop (decimal comma) the files are byte for byte the same and read back exactly. */
+    void decimalCommaLocaleWritesTheSameFiles()
+    {
+        auto session = core::preset("multi-head");
+        QVERIFY(session);
+        session->model.embeddings(0, 0) = 0.9;
+        session->model.options.temperature = 0.7;
+        const core::Trace trace = core::compute(session->model);
+        const std::vector<core::StepFile> underC = core::stepFiles(trace);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        testutil::DecimalCommaLocale de;
+        QVERIFY2(de.active(), de.missing());
+        QString error;
+        QVERIFY2(exports::writeStepFiles(trace, dir.path(), &error), qPrintable(error));
+        for (const core::StepFile& file : underC) {
+            QFile written(QDir(dir.path()).filePath(QString::fromStdString(file.name)));
+            QVERIFY(written.open(QIODevice::ReadOnly));
+            QVERIFY2(written.readAll().toStdString() == file.text, file.name.c_str());
+        }
+        const auto x = exports::readMatrixFile(QDir(dir.path()).filePath(QStringLiteral("x.csv")), &error);
+        QVERIFY2(x, qPrintable(error));
+        QVERIFY(*x == trace.x());  // bit for bit
+        const auto weights = exports::readMatrixFile(QDir(dir.path()).filePath(QStringLiteral("head2_weights.csv")), &error);
+        QVERIFY2(weights, qPrintable(error));
+        QVERIFY(*weights == trace.heads[1].weights);
     }
 
     void randomTextNeverCrashes()

@@ -39,8 +39,6 @@ private slots:
     void maskedWeight();
     void overflowedScoresAddUp();
     void sources();
-    void formatNumber_data();
-    void formatNumber();
     void subscripts();
     void outOfRange_data();
     void outOfRange();
@@ -284,42 +282,6 @@ void TestDerivation::sources()
         QCOMPARE(q.terms[std::size_t(k)].a, t.x()(2, k));
         QCOMPARE(q.terms[std::size_t(k)].b, m.wq(k, 3));
     }
-}
-
-void TestDerivation::formatNumber_data()
-{
-    QTest::addColumn<double>("value");
-    QTest::addColumn<int>("precision");
-    QTest::addColumn<QString>("text");
-    QTest::addRow("integer") << 4.0 << 4 << QStringLiteral("4");
-    QTest::addRow("negative integer") << -12.0 << 4 << QStringLiteral("-12");
-    QTest::addRow("large integer") << 123456789.0 << 4 << QStringLiteral("123456789");
-    QTest::addRow("zero") << 0.0 << 4 << QStringLiteral("0");
-    QTest::addRow("negative zero") << -0.0 << 4 << QStringLiteral("0");
-    QTest::addRow("half") << 0.5 << 4 << QStringLiteral("0.5");
-    QTest::addRow("trim zeros") << 2.25 << 4 << QStringLiteral("2.25");
-    QTest::addRow("third") << 1.0 / 3.0 << 4 << QStringLiteral("0.3333");
-    QTest::addRow("negative") << -2.0 / 3.0 << 4 << QStringLiteral("-0.6667");
-    QTest::addRow("rounds to integer") << 0.99999 << 4 << QStringLiteral("1");
-    QTest::addRow("precision 2") << 3.14159 << 2 << QStringLiteral("3.14");
-    QTest::addRow("0.1 + 0.2") << 0.1 + 0.2 << 4 << QStringLiteral("0.3");
-    QTest::addRow("tiny") << 6.0337e-6 << 4 << QStringLiteral("6.0337e-06");
-    QTest::addRow("tiny negative") << -1e-10 << 4 << QStringLiteral("-1e-10");
-    QTest::addRow("small but shown") << 0.0003 << 4 << QStringLiteral("0.0003");
-    QTest::addRow("huge") << 1e20 << 4 << QStringLiteral("1e+20");
-    QTest::addRow("large fraction") << 1234567.5 << 4 << QStringLiteral("1.2346e+06");
-    QTest::addRow("NaN") << double(NAN) << 4 << QStringLiteral("NaN");
-    // beyond double range: how large, never "inf" or "∞" (DBL_MAX is 1.7976931348623157e308)
-    QTest::addRow("infinity") << double(INFINITY) << 4 << QStringLiteral(">1.79e308");
-    QTest::addRow("minus infinity") << -double(INFINITY) << 4 << QStringLiteral("<-1.79e308");
-}
-
-void TestDerivation::formatNumber()
-{
-    QFETCH(double, value);
-    QFETCH(int, precision);
-    QFETCH(QString, text);
-    QCOMPARE(QString::fromStdString(core::formatNumber(value, precision)), text);
 }
 
 void TestDerivation::subscripts()

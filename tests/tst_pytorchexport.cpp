@@ -2,8 +2,10 @@
 
 #include "core/attention.h"
 #include "core/embedding.h"
+#include "core/numbertext.h"
 #include "core/presets.h"
 
+#include "decimalcomma.h"
 #include "python.h"
 #include "testutil.h"
 
@@ -13,9 +15,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <charconv>
+#include <cmath>
 #include <random>
 
 namespace {
@@ -38,6 +43,9 @@ for path in sys.argv[1:]:
     out["lists"] = isinstance(g["Q"], list)
     out["dtype"] = str(g["output"].dtype)
     out["tokens"] = g["tokens"]
+    out["inputs"] = {k: plain(g[k]) for k in ("embeddings", "W_Q", "W_K", "W_V")}
+    out["inputs"]["W_O"] = plain(g["W_O"]) if g["W_O"] is not None else None
+    out["temperature"] = g["temperature"]
     result[path] = out
 print(json.dumps(result))
 )PY";
@@ -62,6 +70,45 @@ core::Matrix fromJson(const QJsonValue& value)
 core::Matrix headStep(const QJsonObject& o, const char* key, int head)
 {
     return fromJson(o.value(QLatin1String(key)).toArray().at(head));
+}
+
+/** The numbers of the tensor literal `name = torch.tensor(...)` in code, read with std::from_chars (no
+ *  locale), row after row; a NaN where a number does not read. */
+std::vector<double> literalNumbers(const std::string& code, const std::string& name)
+{
+    const std::size_t start = code.find("\n    [\n", code.find(name + " = torch.tensor("));
+    const std::size_t end = code.find("\n    ],", start);
+    std::vector<double> numbers;
+    if (start == std::string::npos || end == std::string::npos)
+        return numbers;
+    const std::string body = code.substr(start, end - start);
+    std::size_t i = 0;
+    while ((i = body.find_first_not_of("[], \n", i)) != std::string::npos) {
+        const std::size_t j = std::min(body.find_first_of("[], \n", i), body.size());
+        double v = std::nan("");
+        const auto [ptr, ec] = std::from_chars(body.data() + i, body.data() + j, v);
+        numbers.push_back(ec == std::errc() && ptr == body.data() + j ? v : std::nan(""));
+        i = j;
+    }
+    return numbers;
+}
+
+/** The matrix's entries row after row. */
+std::vector<double> rowMajor(const core::MatrixCRef& m)
+{
+    std::vector<double> v;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            v.push_back(m(r, c));
+    return v;
+}
+
+/** A data column "name" with one row per case. */
+void addCaseRows()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* name : kCases)
+        QTest::newRow(name) << QString::fromLatin1(name);
 }
 
 /** Multi-head, causal, sinusoidal, W_O and a temperature, all at once. */
@@ -133,17 +180,80 @@ private slots:
         // A title cannot escape its comment line.
         QVERIFY(text.contains(QLatin1String("# Session: Illustrated import os\n")));
         QVERIFY(!text.contains(QLatin1String("\nimport os")));
-        // 17 significant digits.
-        core::AttentionModel m = core::illustratedModel();
+    }
+
+    /** Numbers as a person writes them ("0.9", not "0.90000000000000002"), yet every one exact. */
+    void numbersAreShortestAndExact_data()
+    {
+        addCaseRows();
+    }
+
+    void numbersAreShortestAndExact()
+    {
+        QFETCH(QString, name);
+        core::AttentionModel m = caseModel(name);
+        m.embeddings(0, 0) = 0.9;
         m.wq(0, 0) = 0.1;
-        QVERIFY(QString::fromStdString(core::pytorchCode(m)).contains(QLatin1String("0.10000000000000001")));
+        m.wk(0, 0) = 1;
+        m.wv(0, 0) = 1.0 / 3.0;
+        const std::string code = core::pytorchCode(m);
+        const QString text = QString::fromStdString(code);
+        QVERIFY2(text.contains(QLatin1String("[0.9, ")), qPrintable(text));
+        QVERIFY(text.contains(QLatin1String("[0.1, ")));
+        QVERIFY(text.contains(QLatin1String("[1.0, ")));  // a float literal, as the comment says
+        QVERIFY(text.contains(QLatin1String("[0.3333333333333333, ")));
+        QVERIFY(!text.contains(QLatin1String("0.90000000000000002")));
+        QVERIFY(!text.contains(QLatin1String("0.10000000000000001")));
+        QVERIFY(text.contains(QLatin1String("\ntemperature = ") + QString::fromStdString(core::machineNumber(m.options.temperature))));
+        const std::pair<const char*, core::MatrixCRef> inputs[] = {
+            {"embeddings", m.embeddings}, {"W_Q", m.wq}, {"W_K", m.wk}, {"W_V", m.wv}};
+        for (const auto& [key, matrix] : inputs) {
+            const std::vector<double> printed = literalNumbers(code, key);
+            const std::vector<double> expected = rowMajor(matrix);
+            QCOMPARE(printed.size(), expected.size());
+            for (std::size_t i = 0; i < printed.size(); ++i)
+                QVERIFY2(printed[i] == expected[i], qPrintable(QStringLiteral("%1 entry %2: %3 printed, %4 held")
+                                                                   .arg(QLatin1String(key))
+                                                                   .arg(i)
+                                                                   .arg(printed[i], 0, 'g', 17)
+                                                                   .arg(expected[i], 0, 'g', 17)));
+        }
+        if (m.wo)
+            QCOMPARE(literalNumbers(code, "W_O"), rowMajor(*m.wo));
+    }
+
+    /** A program on a German desktop (decimal comma) writes the same file, and Python runs it there. */
+    void decimalCommaLocaleWritesTheSameCode()
+    {
+        const core::AttentionModel model = everythingModel();
+        const std::string underC = core::pytorchCode(model, "everything");
+        std::string underDe;
+        {
+            testutil::DecimalCommaLocale de;
+            QVERIFY2(de.active(), de.missing());
+            underDe = core::pytorchCode(model, "everything");
+        }
+        QCOMPARE(underDe, underC);
+        if (m_python.isEmpty())
+            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
+        const QString path = m_dir.filePath(QStringLiteral("de.py"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(underDe));
+        file.close();
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LC_ALL"), QString::fromLatin1(testutil::decimalCommaLocale));
+        p.setProcessEnvironment(env);
+        p.start(m_python, {path});
+        QVERIFY(p.waitForFinished(240000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains(QLatin1String("output: (5, 4)")));
     }
 
     void reproducesCompute_data()
     {
-        QTest::addColumn<QString>("name");
-        for (const char* name : kCases)
-            QTest::newRow(name) << QString::fromLatin1(name);
+        addCaseRows();
     }
 
     void reproducesCompute()
@@ -156,6 +266,17 @@ private slots:
         const core::Trace trace = core::compute(model);
         const QJsonObject o = m_results.value(casePath(name)).toObject();
         QVERIFY(!o.isEmpty());
+
+        // What Python read from the file is every bit of the model: torch.tensor parsed the literals.
+        const QJsonObject inputs = o.value(QLatin1String("inputs")).toObject();
+        COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("embeddings"))), model.embeddings, 0);
+        COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("W_Q"))), model.wq, 0);
+        COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("W_K"))), model.wk, 0);
+        COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("W_V"))), model.wv, 0);
+        QCOMPARE(inputs.value(QLatin1String("W_O")).isNull(), !model.wo);
+        if (model.wo)
+            COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("W_O"))), *model.wo, 0);
+        QCOMPARE(o.value(QLatin1String("temperature")).toDouble(), model.options.temperature);
 
         QCOMPARE(o.value(QLatin1String("dtype")).toString(), QStringLiteral("torch.float64"));
         QCOMPARE(o.value(QLatin1String("lists")).toBool(), trace.headCount() > 1);
@@ -224,10 +345,24 @@ private slots:
         QVERIFY2(out.contains(QLatin1String("output: (6, 8)")), qPrintable(out));
     }
 
+    void commandLineWritesTheCode_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::newRow("the test's locale") << QString();
+        // A German desktop: the program's C locale writes "0,9" with printf.
+        QTest::newRow("decimal comma") << QString::fromLatin1(testutil::decimalCommaLocale);
+    }
+
     void commandLineWritesTheCode()
     {
+        QFETCH(QString, locale);
         const QString out = m_dir.filePath(QStringLiteral("cli.py"));
         QProcess p;
+        if (!locale.isEmpty()) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("LC_ALL"), locale);
+            p.setProcessEnvironment(env);
+        }
         p.start(QStringLiteral(AE_BINARY), {QStringLiteral("--export-code"), out, QStringLiteral("--preset"),
                                             QStringLiteral("causal-sentence")});
         QVERIFY(p.waitForFinished(60000));

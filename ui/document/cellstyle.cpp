@@ -1,5 +1,7 @@
 #include "cellstyle.h"
 
+#include "ui/render/displaynumber.h"
+
 #include <QLocale>
 
 #include <cmath>
@@ -8,15 +10,7 @@ namespace ui {
 
 QString formatCell(double value, int precision)
 {
-    if (std::isnan(value))
-        return QStringLiteral("NaN");
-    if (std::isinf(value))  // a result beyond double range (a score of two overflowing vectors)
-        return value > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<−1.79e308");
-    QString s = QString::number(value, 'f', precision);
-    // "-0.00" reads as a sign error; a rounded zero has no sign.
-    if (s.startsWith(QLatin1Char('-')) && s.count(QLatin1Char('0')) + s.count(QLatin1Char('.')) == s.size() - 1)
-        s.remove(0, 1);
-    return s;
+    return render::displayNumber(value, 'f', precision);
 }
 
 QColor cellTint(double value, double lo, double hi, render::ColormapId colormap, const QColor& base)
@@ -47,12 +41,12 @@ bool parseCellText(const QString& text, double* value)
     // Group separators are refused: "1,500" must not silently become 1500.
     QLocale c = QLocale::c();
     c.setNumberOptions(QLocale::RejectGroupSeparator);
-    QLocale system;
-    system.setNumberOptions(QLocale::RejectGroupSeparator);
+    QLocale ui;  // the default locale, which the language switch sets
+    ui.setNumberOptions(QLocale::RejectGroupSeparator);
     bool ok = false;
     double v = c.toDouble(t, &ok);
     if (!ok)
-        v = system.toDouble(t, &ok);
+        v = ui.toDouble(t, &ok);
     if (!ok || !std::isfinite(v))
         return false;
     *value = v;

@@ -16,7 +16,8 @@ enum CellRole {
     HoveredRole,                   ///< bool: this is the hovered cell itself
 };
 
-/** The value with exactly `precision` decimals, C locale, and no "-0". */
+/** The value as every table shows it: render::displayNumber() with exactly `precision` decimals,
+ *  the UI locale's decimal separator, no group separators and no "-0". */
 QString formatCell(double value, int precision);
 
 /** The background of a cell: colormap's colour for value in [lo, hi], laid lightly over base so
@@ -27,8 +28,10 @@ QColor cellTint(double value, double lo, double hi, render::ColormapId colormap,
  *  (row, col) of step in head; head is ignored for steps that are not per head. */
 bool covers(const core::CellRef& source, core::Step step, int head, int row, int col);
 
-/** Parses what a user typed into a cell: C-locale or the system locale's decimal separator,
- *  surrounding spaces ignored. Returns false for anything that is not a finite number. */
+/** Parses what a user typed into a cell: a C-locale number ("0.5", "1e-3") always, else one in the
+ *  UI locale (QLocale(), which the language switch sets), so that what a table or cell editor shows
+ *  reads back. Surrounding spaces are ignored; group separators are refused ("1,500" is not 1500).
+ *  Returns false for anything that is not a finite number. */
 bool parseCellText(const QString& text, double* value);
 
 }  // namespace ui

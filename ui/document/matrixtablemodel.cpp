@@ -3,7 +3,7 @@
 #include "cellstyle.h"
 #include "viewstate.h"
 
-#include <QLocale>
+#include "ui/render/displaynumber.h"
 
 #include <cmath>
 
@@ -104,7 +104,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
         return render::contrastingTextColor(cellTint(v, -m_maxAbs, m_maxAbs, render::ColormapId::Diverging, baseColor()).rgb());
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole: {
-        const QString number = QString::number(v, 'g', QLocale::FloatingPointShortest);
+        const QString number = render::displayNumber(v, 'g', render::shortestPrecision);
         if (m_id == MatrixId::Embeddings && r < m_document->model().n())
             return tr("%1(%2,%3) = %4 (token “%5”)")
                 .arg(matrixKey(m_id))

@@ -109,7 +109,9 @@ bool applyLanguage(const QString& code)
     if (!availableLanguages().contains(code))
         return false;
     Translators& s = state();
-    if (code == s.current && (code == QLatin1String("en") || s.app))
+    // English is applied again each time: its locale, which numbers are shown in, must become the
+    // default at the first call too, not stay the system's.
+    if (code == s.current && s.app)
         return true;
     removeTranslator(s.app);
     removeTranslator(s.qt);

@@ -1,5 +1,7 @@
 #include "heatmaprenderer.h"
 
+#include "displaynumber.h"
+
 #include "core/pooling.h"
 
 #include <QFontInfo>
@@ -21,7 +23,6 @@ namespace {
 enum class ColumnMode { Horizontal, Diagonal, Vertical };
 
 constexpr double kSqrtHalf = 0.70710678118654752440;
-constexpr QChar kMinus(0x2212);
 
 std::pair<double, double> defaultRange(const core::Matrix& m, ColormapId id)
 {
@@ -60,18 +61,9 @@ std::pair<double, double> chooseRange(const HeatmapData& data, ColormapId id)
 }
 
 /** A number as printed in the figure: typographic minus, no "−0". */
-QString formatNumber(double v, char format, int precision)
+QString figureNumber(double v, char format, int precision)
 {
-    if (std::isinf(v))  // a result beyond double range, as the tables show it
-        return v > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<") + kMinus + QStringLiteral("1.79e308");
-    QString s = QString::number(v, format, precision);
-    if (s.startsWith(QLatin1Char('-'))) {
-        if (s.toDouble() == 0.0)
-            s.remove(0, 1);
-        else
-            s[0] = kMinus;
-    }
-    return s;
+    return displayNumber(v, format, precision, Minus::Typographic);
 }
 
 QString displayLabel(QString s)
@@ -239,7 +231,7 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
         m.barW = 0.9 * m.em;
         double tickW = 0.0;
         for (double v : {range.first, 0.5 * (range.first + range.second), range.second}) {
-            m.tickTexts << formatNumber(v, 'g', 4);
+            m.tickTexts << figureNumber(v, 'g', 4);
             tickW = std::max(tickW, lfm.horizontalAdvance(m.tickTexts.last()));
         }
         m.legendW = 1.1 * m.em + m.barW + 0.35 * m.em + 0.3 * m.em + tickW;
@@ -478,7 +470,7 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
             const QFontMetricsF afm(font);
             const double* v = m_data.values.data();
             for (Eigen::Index i = 0, n = m_data.values.size(); i < n; ++i)
-                widest = std::max(widest, afm.horizontalAdvance(formatNumber(v[i], 'f', m_style.precision)));
+                widest = std::max(widest, afm.horizontalAdvance(figureNumber(v[i], 'f', m_style.precision)));
             if (widest > 0.86 * l->cell)
                 px = std::floor(px * 0.86 * l->cell / widest);
             if (px >= minPx) {
@@ -665,7 +657,7 @@ void HeatmapRenderer::paintAnnotations(QPainter* p, const Layout& l) const
         for (int c = 0; c < cols; ++c) {
             const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell, l.cell, l.cell);
             p->setPen(contrastingTextColor(cellColor(r, c)));
-            p->drawText(rect, Qt::AlignCenter, formatNumber(m_data.values(r, c), 'f', m_style.precision));
+            p->drawText(rect, Qt::AlignCenter, figureNumber(m_data.values(r, c), 'f', m_style.precision));
         }
     }
 }

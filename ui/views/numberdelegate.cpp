@@ -1,13 +1,23 @@
 #include "numberdelegate.h"
 
 #include "ui/document/cellstyle.h"
+#include "ui/render/displaynumber.h"
 
 #include <QApplication>
 #include <QLineEdit>
-#include <QLocale>
 #include <QPainter>
 
 namespace ui {
+
+namespace {
+
+/** What the editor starts with: every digit of the value, in the UI locale, which parseCellText() reads. */
+QString editorText(const QModelIndex& index)
+{
+    return render::displayNumber(index.data(Qt::EditRole).toDouble(), 'g', render::shortestPrecision);
+}
+
+}  // namespace
 
 void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const
 {
@@ -63,14 +73,14 @@ QWidget* NumberDelegate::createEditor(QWidget* parent, const QStyleOptionViewIte
 void NumberDelegate::setEditorData(QWidget* editor, const QModelIndex& index) const
 {
     auto* edit = static_cast<QLineEdit*>(editor);
-    edit->setText(QString::number(index.data(Qt::EditRole).toDouble(), 'g', QLocale::FloatingPointShortest));
+    edit->setText(editorText(index));
     edit->selectAll();
 }
 
 void NumberDelegate::setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const
 {
     const QString text = static_cast<QLineEdit*>(editor)->text();
-    if (text == QString::number(index.data(Qt::EditRole).toDouble(), 'g', QLocale::FloatingPointShortest))
+    if (text == editorText(index))
         return;  // unchanged: no undo step
     model->setData(index, text, Qt::EditRole);
 }

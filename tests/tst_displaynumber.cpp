@@ -1,0 +1,141 @@
+/** Numbers as people read them (tables, tooltips, editors, figures) and what a person types back. */
+
+#include "ui/document/cellstyle.h"
+#include "ui/render/displaynumber.h"
+
+#include <QLocale>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+using render::Minus;
+
+Q_DECLARE_METATYPE(render::Minus)
+
+class TestDisplayNumber : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cleanup() { QLocale::setDefault(QLocale::c()); }
+
+    void rules_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<char>("format");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<Minus>("minus");
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<QString>("text");
+        const int shortest = render::shortestPrecision;
+        const QString c = QStringLiteral("C"), en = QStringLiteral("en_US"), de = QStringLiteral("de_DE"),
+                      fr = QStringLiteral("fr_FR");
+        QTest::addRow("decimals") << 0.5 << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("0.50");
+        QTest::addRow("rounded") << 2.0 / 3.0 << 'f' << 3 << Minus::Hyphen << c << QStringLiteral("0.667");
+        QTest::addRow("negative") << -0.25 << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("-0.25");
+        QTest::addRow("typographic minus") << -0.25 << 'f' << 2 << Minus::Typographic << c << QStringLiteral("−0.25");
+        QTest::addRow("rounds to zero") << -0.001 << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("0.00");
+        QTest::addRow("rounds to zero, figure") << -0.001 << 'f' << 2 << Minus::Typographic << c << QStringLiteral("0.00");
+        QTest::addRow("negative zero") << -0.0 << 'f' << 0 << Minus::Hyphen << c << QStringLiteral("0");
+        QTest::addRow("negative zero, shortest") << -0.0 << 'g' << shortest << Minus::Hyphen << c << QStringLiteral("0");
+        QTest::addRow("NaN") << double(NAN) << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("NaN");
+        QTest::addRow("overflow") << double(INFINITY) << 'f' << 2 << Minus::Hyphen << c << QStringLiteral(">1.79e308");
+        QTest::addRow("negative overflow") << -double(INFINITY) << 'g' << 4 << Minus::Typographic << c
+                                           << QStringLiteral("<−1.79e308");
+        QTest::addRow("significant digits") << 1234567.5 << 'g' << 4 << Minus::Hyphen << c << QStringLiteral("1.235e+06");
+        QTest::addRow("small, typographic") << -1e-5 << 'g' << 4 << Minus::Typographic << c << QStringLiteral("−1e-05");
+        QTest::addRow("shortest") << 0.9 << 'g' << shortest << Minus::Hyphen << c << QStringLiteral("0.9");
+        // English as the tables showed it before: no group separators, "e" in exponents.
+        QTest::addRow("English, thousands") << 1234.5 << 'f' << 2 << Minus::Hyphen << en << QStringLiteral("1234.50");
+        QTest::addRow("English, exponent") << 1e-5 << 'g' << shortest << Minus::Hyphen << en << QStringLiteral("1e-05");
+        // A decimal comma where the locale writes one, and nothing else of the locale.
+        QTest::addRow("German") << 0.5 << 'f' << 2 << Minus::Hyphen << de << QStringLiteral("0,50");
+        QTest::addRow("German, thousands") << -1234.5 << 'f' << 1 << Minus::Hyphen << de << QStringLiteral("-1234,5");
+        QTest::addRow("German, shortest") << 1.0 / 3.0 << 'g' << shortest << Minus::Hyphen << de
+                                          << QStringLiteral("0,3333333333333333");
+        QTest::addRow("German, exponent") << 2.5e-7 << 'g' << shortest << Minus::Hyphen << de << QStringLiteral("2,5e-07");
+        QTest::addRow("German, rounds to zero") << -0.004 << 'f' << 2 << Minus::Typographic << de << QStringLiteral("0,00");
+        QTest::addRow("French, figure") << -0.75 << 'f' << 2 << Minus::Typographic << fr << QStringLiteral("−0,75");
+    }
+
+    void rules()
+    {
+        QFETCH(double, value);
+        QFETCH(char, format);
+        QFETCH(int, precision);
+        QFETCH(Minus, minus);
+        QFETCH(QString, locale);
+        QFETCH(QString, text);
+        QCOMPARE(render::displayNumber(value, format, precision, minus, QLocale(locale)), text);
+    }
+
+    /** The tables follow the UI locale, which the language switch sets as the default. */
+    void tablesFollowTheUiLocale()
+    {
+        QCOMPARE(ui::formatCell(-1234.567, 2), QStringLiteral("-1234.57"));
+        QCOMPARE(ui::formatCell(-0.0001, 3), QStringLiteral("0.000"));
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(ui::formatCell(-1234.567, 2), QStringLiteral("-1234,57"));
+        QCOMPARE(ui::formatCell(double(INFINITY), 2), QStringLiteral(">1.79e308"));
+    }
+
+    void parseCellText_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<double>("value");
+        const QString en = QStringLiteral("en_US"), de = QStringLiteral("de_DE");
+        QTest::addRow("C style") << en << QStringLiteral("0.5") << true << 0.5;
+        QTest::addRow("spaces, sign, exponent") << en << QStringLiteral("  -2.5e-3 ") << true << -2.5e-3;
+        QTest::addRow("English refuses a group separator") << en << QStringLiteral("1,500") << false << 0.0;
+        QTest::addRow("German decimal comma") << de << QStringLiteral("0,5") << true << 0.5;
+        QTest::addRow("German takes C style too") << de << QStringLiteral("0.5") << true << 0.5;
+        QTest::addRow("German comma and exponent") << de << QStringLiteral("-1,25e-3") << true << -1.25e-3;
+        QTest::addRow("German refuses a group separator") << de << QStringLiteral("1.500,5") << false << 0.0;
+        QTest::addRow("not a number") << de << QStringLiteral("eins") << false << 0.0;
+        QTest::addRow("empty") << en << QStringLiteral("  ") << false << 0.0;
+        QTest::addRow("overflow") << en << QStringLiteral("1e400") << false << 0.0;
+    }
+
+    void parseCellText()
+    {
+        QFETCH(QString, locale);
+        QFETCH(QString, typed);
+        QFETCH(bool, ok);
+        QFETCH(double, value);
+        QLocale::setDefault(QLocale(locale));
+        double v = 0;
+        QCOMPARE(ui::parseCellText(typed, &v), ok);
+        if (ok)
+            QCOMPARE(v, value);
+    }
+
+    /** What a cell editor shows (the shortest text in the UI locale) reads back to every bit. */
+    void editorTextReadsBack_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::newRow("C") << QStringLiteral("C");
+        QTest::newRow("English") << QStringLiteral("en_US");
+        QTest::newRow("German") << QStringLiteral("de_DE");
+        QTest::newRow("Chinese") << QStringLiteral("zh_CN");
+    }
+
+    void editorTextReadsBack()
+    {
+        QFETCH(QString, locale);
+        QLocale::setDefault(QLocale(locale));
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<double> unit(-1, 1);
+        for (int i = 0; i < 500; ++i) {
+            const double v = unit(rng) * std::pow(10.0, int(rng() % 40) - 20);
+            const QString text = render::displayNumber(v, 'g', render::shortestPrecision);
+            double back = 0;
+            QVERIFY2(ui::parseCellText(text, &back), qPrintable(text));
+            QVERIFY2(back == v, qPrintable(text + QStringLiteral(" read back as ") + QString::number(back, 'g', 17)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDisplayNumber)
+#include "tst_displaynumber.moc"

@@ -1,0 +1,30 @@
+#include "displaynumber.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace render {
+
+QString displayNumber(double v, char format, int precision, Minus minus, const QLocale& locale)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))  // a result beyond double range (a score of two overflowing vectors): say how large
+        return v > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<−1.79e308");
+    QString s = QString::number(v, format, precision);  // C locale: digits, '.', 'e'
+    if (s.startsWith(QLatin1Char('-'))) {
+        // "-0.00" reads as a sign error: a number rounded to zero has no sign.
+        const QStringView mantissa = QStringView(s).left(s.indexOf(QLatin1Char('e')));
+        const bool zero = std::all_of(mantissa.begin() + 1, mantissa.end(),
+                                      [](QChar c) { return c == QLatin1Char('0') || c == QLatin1Char('.'); });
+        if (zero)
+            s.remove(0, 1);
+        else if (minus == Minus::Typographic)
+            s[0] = QChar(0x2212);
+    }
+    if (const QString point = locale.decimalPoint(); point != QLatin1String("."))
+        s.replace(QLatin1Char('.'), point);
+    return s;
+}
+
+}  // namespace render

@@ -1,0 +1,27 @@
+#pragma once
+/** Numbers as people read them: the tables, tooltips, cell editors, heatmap annotations and legends.
+ *  Text for machines (files, the command line) comes from core/numbertext.h instead. */
+
+#include <QLocale>
+#include <QString>
+
+namespace render {
+
+/** How a displayed number writes its sign. */
+enum class Minus {
+    Hyphen,       ///< "-", as the tables and cell editors show it
+    Typographic,  ///< "−" (U+2212), as the figures print it
+};
+
+/** Precision for displayNumber() that gives the shortest text that reads back to the same double. */
+inline constexpr int shortestPrecision = QLocale::FloatingPointShortest;
+
+/** v for a person: format 'f' with `precision` decimals, or 'g' with `precision` significant digits
+ *  (shortestPrecision: the shortest text that reads back to v). The decimal separator is locale's
+ *  (by default the UI locale, which the language switch sets); everything else is as in the C locale
+ *  ("1234.5", "1e-05": no group separators). A number that rounds to zero has no sign ("0.00", never
+ *  "-0.00"); NaN is "NaN"; an infinity, a result beyond double range, is ">1.79e308" or "<−1.79e308". */
+QString displayNumber(double v, char format, int precision, Minus minus = Minus::Hyphen,
+                      const QLocale& locale = QLocale());
+
+}  // namespace render
