@@ -418,10 +418,6 @@
             <translation>（已跳过：缩放已关闭）</translation>
         </message>
         <message>
-            <source>skipped (scaling off): the softmax takes the scores as they are.</source>
-            <translation>已跳过（缩放关闭）：softmax 直接使用原始分数。</translation>
-        </message>
-        <message>
             <source>n × n</source>
             <translation>n × n</translation>
         </message>
@@ -684,6 +680,135 @@
         </message>
     </context>
     <context>
+        <name>ui::FileActions</name>
+        <message>
+            <source>There is no heatmap to export: %1</source>
+            <translation>没有可导出的热力图：%1</translation>
+        </message>
+        <message>
+            <source>Nothing to export</source>
+            <translation>没有可导出的内容</translation>
+        </message>
+        <message>
+            <source>PNG image (*.png)</source>
+            <translation>PNG 图像 (*.png)</translation>
+        </message>
+        <message>
+            <source>SVG drawing (*.svg)</source>
+            <translation>SVG 矢量图 (*.svg)</translation>
+        </message>
+        <message>
+            <source>PDF document (*.pdf)</source>
+            <translation>PDF 文档 (*.pdf)</translation>
+        </message>
+        <message>
+            <source>Export Heatmap</source>
+            <translation>导出热力图</translation>
+        </message>
+        <message>
+            <source>Width of the PNG in pixels (the height follows the figure):</source>
+            <translation>PNG 的宽度（像素，高度随图形比例）：</translation>
+        </message>
+        <message>
+            <source>Could not export the heatmap</source>
+            <translation>无法导出热力图</translation>
+        </message>
+        <message>
+            <source>Exported %1</source>
+            <translation>已导出 %1</translation>
+        </message>
+        <message>
+            <source>Copied the heatmap (%1 × %2 pixels)</source>
+            <translation>已复制热力图（%1 × %2 像素）</translation>
+        </message>
+        <message>
+            <source>Export Report</source>
+            <translation>导出报告</translation>
+        </message>
+        <message>
+            <source>Could not write the report</source>
+            <translation>无法写入报告</translation>
+        </message>
+        <message>
+            <source>Wrote the report %1</source>
+            <translation>已写入报告 %1</translation>
+        </message>
+        <message>
+            <source>Export Step Matrices into Folder</source>
+            <translation>将各步骤矩阵导出到文件夹</translation>
+        </message>
+        <message>
+            <source>Could not export the step matrices</source>
+            <translation>无法导出各步骤矩阵</translation>
+        </message>
+        <message numerus="yes">
+            <source>Wrote %n file(s) into %1</source>
+            <translation>
+                <numerusform>已将 %n 个文件写入 %1</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Export PyTorch Code</source>
+            <translation>导出 PyTorch 代码</translation>
+        </message>
+        <message>
+            <source>Python file (*.py)</source>
+            <translation>Python 文件 (*.py)</translation>
+        </message>
+        <message>
+            <source>Could not write the code</source>
+            <translation>无法写入代码</translation>
+        </message>
+        <message>
+            <source>Wrote %1</source>
+            <translation>已写入 %1</translation>
+        </message>
+        <message>
+            <source>Copied PyTorch code for this session</source>
+            <translation>已复制本会话的 PyTorch 代码</translation>
+        </message>
+        <message>
+            <source>Nothing to replace</source>
+            <translation>没有可替换的内容</translation>
+        </message>
+        <message>
+            <source>This session has no %1.</source>
+            <translation>本会话没有 %1。</translation>
+        </message>
+        <message>
+            <source>Import Matrix into %1</source>
+            <translation>将矩阵导入 %1</translation>
+        </message>
+        <message>
+            <source>Matrices (*.npy *.csv *.tsv *.txt);;All files (*)</source>
+            <translation>矩阵 (*.npy *.csv *.tsv *.txt);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Could not import the matrix</source>
+            <translation>无法导入矩阵</translation>
+        </message>
+        <message>
+            <source>%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.</source>
+            <translation>%1 是 %2 × %3，但 %4 需要 %5 × %6。请先更改维度，或粘贴一个块。</translation>
+        </message>
+        <message>
+            <source>Import %1</source>
+            <translation>导入 %1</translation>
+        </message>
+        <message>
+            <source>Export %1</source>
+            <translation>导出 %1</translation>
+        </message>
+        <message>
+            <source>NumPy array (*.npy);;CSV (*.csv)</source>
+            <translation>NumPy 数组 (*.npy);;CSV (*.csv)</translation>
+        </message>
+        <message>
+            <source>Could not export the matrix</source>
+            <translation>无法导出矩阵</translation>
+        </message>
+    </context>
+    <context>
         <name>ui::HeatmapCanvas</name>
         <message>
             <source>Attention heatmap</source>
@@ -798,22 +923,22 @@
         </message>
     </context>
     <context>
-        <name>ui::MainWindow</name>
-        <message>
-            <source>Attention Explorer sessions (*.json);;All files (*)</source>
-            <translation>注意力探索器会话 (*.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Undone: %1</source>
-            <translation>已撤销：%1</translation>
-        </message>
+        <name>ui::MainMenus</name>
         <message>
             <source>&amp;New</source>
             <translation>新建(&amp;N)</translation>
         </message>
         <message>
+            <source>Start again from the worked example</source>
+            <translation>从示例重新开始</translation>
+        </message>
+        <message>
             <source>&amp;Open…</source>
             <translation>打开(&amp;O)…</translation>
+        </message>
+        <message>
+            <source>Open a session file</source>
+            <translation>打开会话文件</translation>
         </message>
         <message>
             <source>&amp;Save</source>
@@ -828,8 +953,60 @@
             <translation>导出热力图(&amp;E)…</translation>
         </message>
         <message>
+            <source>Write the heatmap as shown to a PNG, SVG or PDF file</source>
+            <translation>把当前显示的热力图写入 PNG、SVG 或 PDF 文件</translation>
+        </message>
+        <message>
             <source>&amp;Copy Heatmap Image</source>
             <translation>复制热力图图像(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Copy the heatmap to the clipboard as an image</source>
+            <translation>把热力图作为图像复制到剪贴板</translation>
+        </message>
+        <message>
+            <source>Export &amp;Report (PDF)…</source>
+            <translation>导出报告 (PDF)(&amp;R)…</translation>
+        </message>
+        <message>
+            <source>A handout: one page per step with its formula, matrix and explanation</source>
+            <translation>讲义：每个步骤一页，包含公式、矩阵和解释</translation>
+        </message>
+        <message>
+            <source>Export Step &amp;Matrices…</source>
+            <translation>导出各步骤矩阵(&amp;M)…</translation>
+        </message>
+        <message>
+            <source>One CSV file per step and head, and the whole computation as JSON, into a folder</source>
+            <translation>每个步骤和每个头一个 CSV 文件，外加整个计算的 JSON，写入一个文件夹</translation>
+        </message>
+        <message>
+            <source>Export &amp;PyTorch Code…</source>
+            <translation>导出 PyTorch 代码(&amp;P)…</translation>
+        </message>
+        <message>
+            <source>Copy as PyTorch &amp;Code</source>
+            <translation>复制为 PyTorch 代码(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Python that reproduces every step of this session with torch</source>
+            <translation>用 torch 重现本会话每个步骤的 Python 代码</translation>
+        </message>
+        <message>
+            <source>&amp;Import Matrix…</source>
+            <translation>导入矩阵(&amp;I)…</translation>
+        </message>
+        <message>
+            <source>Replace the matrix of the current editor tab with one from a .npy or .csv file</source>
+            <translation>用 .npy 或 .csv 文件中的矩阵替换当前编辑器标签页的矩阵</translation>
+        </message>
+        <message>
+            <source>Export Mat&amp;rix…</source>
+            <translation>导出矩阵(&amp;R)…</translation>
+        </message>
+        <message>
+            <source>Write the matrix of the current editor tab as .npy or .csv</source>
+            <translation>把当前编辑器标签页的矩阵写成 .npy 或 .csv</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -844,32 +1021,12 @@
             <translation>教学模式(&amp;T)</translation>
         </message>
         <message>
+            <source>Step through the seven steps full screen, one per slide</source>
+            <translation>全屏逐步讲解七个步骤，每页幻灯片一个步骤</translation>
+        </message>
+        <message>
             <source>&amp;Why Divide by √d_k?</source>
             <translation>为什么除以 √d_k？(&amp;W)</translation>
-        </message>
-        <message>
-            <source>Export &amp;Report (PDF)…</source>
-            <translation>导出报告 (PDF)(&amp;R)…</translation>
-        </message>
-        <message>
-            <source>Export Step &amp;Matrices…</source>
-            <translation>导出各步骤矩阵(&amp;M)…</translation>
-        </message>
-        <message>
-            <source>Export &amp;PyTorch Code…</source>
-            <translation>导出 PyTorch 代码(&amp;P)…</translation>
-        </message>
-        <message>
-            <source>Copy as PyTorch &amp;Code</source>
-            <translation>复制为 PyTorch 代码(&amp;C)</translation>
-        </message>
-        <message>
-            <source>&amp;Import Matrix…</source>
-            <translation>导入矩阵(&amp;I)…</translation>
-        </message>
-        <message>
-            <source>Export Mat&amp;rix…</source>
-            <translation>导出矩阵(&amp;R)…</translation>
         </message>
         <message>
             <source>&amp;Reset Layout</source>
@@ -880,48 +1037,16 @@
             <translation>关于注意力探索器(&amp;A)</translation>
         </message>
         <message>
+            <source>About Attention Explorer</source>
+            <translation>关于注意力探索器</translation>
+        </message>
+        <message>
+            <source>&lt;h3&gt;Attention Explorer %1&lt;/h3&gt;&lt;p&gt;See and touch every number of self-attention: type tokens, edit X and the weight matrices, and watch the scores, the softmax and the outputs follow.&lt;/p&gt;&lt;p&gt;Hover any number to see the arithmetic behind it.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;注意力探索器 %1&lt;/h3&gt;&lt;p&gt;看见并触摸自注意力的每一个数字：输入词元，编辑 X 和权重矩阵，观察分数、softmax 和输出随之变化。&lt;/p&gt;&lt;p&gt;把鼠标悬停在任意数字上，即可看到它背后的算式。&lt;/p&gt;</translation>
+        </message>
+        <message>
             <source>About &amp;Qt</source>
             <translation>关于 Qt(&amp;Q)</translation>
-        </message>
-        <message>
-            <source>Start again from the worked example</source>
-            <translation>从示例重新开始</translation>
-        </message>
-        <message>
-            <source>Open a session file</source>
-            <translation>打开会话文件</translation>
-        </message>
-        <message>
-            <source>Write the heatmap as shown to a PNG, SVG or PDF file</source>
-            <translation>把当前显示的热力图写入 PNG、SVG 或 PDF 文件</translation>
-        </message>
-        <message>
-            <source>Copy the heatmap to the clipboard as an image</source>
-            <translation>把热力图作为图像复制到剪贴板</translation>
-        </message>
-        <message>
-            <source>Step through the seven steps full screen, one per slide</source>
-            <translation>全屏逐步讲解七个步骤，每页幻灯片一个步骤</translation>
-        </message>
-        <message>
-            <source>A handout: one page per step with its formula, matrix and explanation</source>
-            <translation>讲义：每个步骤一页，包含公式、矩阵和解释</translation>
-        </message>
-        <message>
-            <source>One CSV file per step and head, and the whole computation as JSON, into a folder</source>
-            <translation>每个步骤和每个头一个 CSV 文件，外加整个计算的 JSON，写入一个文件夹</translation>
-        </message>
-        <message>
-            <source>Python that reproduces every step of this session with torch</source>
-            <translation>用 torch 重现本会话每个步骤的 Python 代码</translation>
-        </message>
-        <message>
-            <source>Replace the matrix of the current editor tab with one from a .npy or .csv file</source>
-            <translation>用 .npy 或 .csv 文件中的矩阵替换当前编辑器标签页的矩阵</translation>
-        </message>
-        <message>
-            <source>Write the matrix of the current editor tab as .npy or .csv</source>
-            <translation>把当前编辑器标签页的矩阵写成 .npy 或 .csv</translation>
         </message>
         <message>
             <source>&amp;File</source>
@@ -952,16 +1077,39 @@
             <translation>面板(&amp;P)</translation>
         </message>
         <message>
-            <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
-        </message>
-        <message>
             <source>&amp;Presets</source>
             <translation>预设(&amp;P)</translation>
         </message>
         <message>
+            <source>&amp;Language</source>
+            <translation>语言(&amp;L)</translation>
+        </message>
+        <message>
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <source>&amp;Undo</source>
+            <translation>撤销(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Undo %1</source>
+            <translation>撤销 %1(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo</source>
+            <translation>重做(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo %1</source>
+            <translation>重做 %1(&amp;R)</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::MainWindow</name>
+        <message>
+            <source>Undone: %1</source>
+            <translation>已撤销：%1</translation>
         </message>
         <message>
             <source>Tokens</source>
@@ -1004,278 +1152,8 @@
             <translation>注意力探索器 — 教学模式</translation>
         </message>
         <message>
-            <source>&amp;Undo</source>
-            <translation>撤销(&amp;U)</translation>
-        </message>
-        <message>
-            <source>&amp;Undo %1</source>
-            <translation>撤销 %1(&amp;U)</translation>
-        </message>
-        <message>
-            <source>&amp;Redo</source>
-            <translation>重做(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Redo %1</source>
-            <translation>重做 %1(&amp;R)</translation>
-        </message>
-        <message>
-            <source>Opened %1</source>
-            <translation>已打开 %1</translation>
-        </message>
-        <message>
-            <source>Saved %1</source>
-            <translation>已保存 %1</translation>
-        </message>
-        <message>
-            <source>There is no heatmap to export: %1</source>
-            <translation>没有可导出的热力图：%1</translation>
-        </message>
-        <message>
-            <source>Loaded the preset %1</source>
-            <translation>已载入预设 %1</translation>
-        </message>
-        <message>
-            <source>&amp;%1 %2</source>
-            <translation>&amp;%1 %2</translation>
-        </message>
-        <message>
-            <source>No recent files</source>
-            <translation>没有最近文件</translation>
-        </message>
-        <message>
-            <source>&amp;Clear List</source>
-            <translation>清除列表(&amp;C)</translation>
-        </message>
-        <message>
-            <source>Unsaved changes</source>
-            <translation>未保存的更改</translation>
-        </message>
-        <message>
-            <source>The session has changes that are not saved.</source>
-            <translation>会话中有尚未保存的更改。</translation>
-        </message>
-        <message>
-            <source>Do you want to save them first?</source>
-            <translation>要先保存吗？</translation>
-        </message>
-        <message>
-            <source>Open Session</source>
-            <translation>打开会话</translation>
-        </message>
-        <message>
-            <source>Could not open the session</source>
-            <translation>无法打开会话</translation>
-        </message>
-        <message>
-            <source>Could not save the session</source>
-            <translation>无法保存会话</translation>
-        </message>
-        <message>
-            <source>Save Session As</source>
-            <translation>会话另存为</translation>
-        </message>
-        <message>
-            <source>attention</source>
-            <translation>注意力</translation>
-        </message>
-        <message>
-            <source>Nothing to export</source>
-            <translation>没有可导出的内容</translation>
-        </message>
-        <message>
-            <source>PNG image (*.png)</source>
-            <translation>PNG 图像 (*.png)</translation>
-        </message>
-        <message>
-            <source>SVG drawing (*.svg)</source>
-            <translation>SVG 矢量图 (*.svg)</translation>
-        </message>
-        <message>
-            <source>PDF document (*.pdf)</source>
-            <translation>PDF 文档 (*.pdf)</translation>
-        </message>
-        <message>
-            <source>Export Heatmap</source>
-            <translation>导出热力图</translation>
-        </message>
-        <message>
-            <source>Width of the PNG in pixels (the height follows the figure):</source>
-            <translation>PNG 的宽度（像素，高度随图形比例）：</translation>
-        </message>
-        <message>
-            <source>Could not export the heatmap</source>
-            <translation>无法导出热力图</translation>
-        </message>
-        <message>
-            <source>Exported %1</source>
-            <translation>已导出 %1</translation>
-        </message>
-        <message>
-            <source>Copied the heatmap (%1 × %2 pixels)</source>
-            <translation>已复制热力图（%1 × %2 像素）</translation>
-        </message>
-        <message>
-            <source>About Attention Explorer</source>
-            <translation>关于注意力探索器</translation>
-        </message>
-        <message>
-            <source>&lt;h3&gt;Attention Explorer %1&lt;/h3&gt;&lt;p&gt;See and touch every number of self-attention: type tokens, edit X and the weight matrices, and watch the scores, the softmax and the outputs follow.&lt;/p&gt;&lt;p&gt;Hover any number to see the arithmetic behind it.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;注意力探索器 %1&lt;/h3&gt;&lt;p&gt;看见并触摸自注意力的每一个数字：输入词元，编辑 X 和权重矩阵，观察分数、softmax 和输出随之变化。&lt;/p&gt;&lt;p&gt;把鼠标悬停在任意数字上，即可看到它背后的算式。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Untitled</source>
-            <translation>未命名</translation>
-        </message>
-        <message>
             <source>n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5</source>
             <translation>n %1 · d_model %2 · d_k %3 · d_v %4 · 头数 %5</translation>
-        </message>
-        <message>
-            <source>Export Report</source>
-            <translation>导出报告</translation>
-        </message>
-        <message>
-            <source>Could not write the report</source>
-            <translation>无法写入报告</translation>
-        </message>
-        <message>
-            <source>Wrote the report %1</source>
-            <translation>已写入报告 %1</translation>
-        </message>
-        <message>
-            <source>Export Step Matrices into Folder</source>
-            <translation>将各步骤矩阵导出到文件夹</translation>
-        </message>
-        <message>
-            <source>Could not export the step matrices</source>
-            <translation>无法导出各步骤矩阵</translation>
-        </message>
-        <message numerus="yes">
-            <source>Wrote %n file(s) into %1</source>
-            <translation>
-                <numerusform>已将 %n 个文件写入 %1</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Export PyTorch Code</source>
-            <translation>导出 PyTorch 代码</translation>
-        </message>
-        <message>
-            <source>Python file (*.py)</source>
-            <translation>Python 文件 (*.py)</translation>
-        </message>
-        <message>
-            <source>Could not write the code</source>
-            <translation>无法写入代码</translation>
-        </message>
-        <message>
-            <source>Wrote %1</source>
-            <translation>已写入 %1</translation>
-        </message>
-        <message>
-            <source>Copied PyTorch code for this session</source>
-            <translation>已复制本会话的 PyTorch 代码</translation>
-        </message>
-        <message>
-            <source>Nothing to replace</source>
-            <translation>没有可替换的内容</translation>
-        </message>
-        <message>
-            <source>This session has no %1.</source>
-            <translation>本会话没有 %1。</translation>
-        </message>
-        <message>
-            <source>Import Matrix into %1</source>
-            <translation>将矩阵导入 %1</translation>
-        </message>
-        <message>
-            <source>Matrices (*.npy *.csv *.tsv *.txt);;All files (*)</source>
-            <translation>矩阵 (*.npy *.csv *.tsv *.txt);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Could not import the matrix</source>
-            <translation>无法导入矩阵</translation>
-        </message>
-        <message>
-            <source>%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.</source>
-            <translation>%1 是 %2 × %3，但 %4 需要 %5 × %6。请先更改维度，或粘贴一个块。</translation>
-        </message>
-        <message>
-            <source>Import %1</source>
-            <translation>导入 %1</translation>
-        </message>
-        <message>
-            <source>Export %1</source>
-            <translation>导出 %1</translation>
-        </message>
-        <message>
-            <source>NumPy array (*.npy);;CSV (*.csv)</source>
-            <translation>NumPy 数组 (*.npy);;CSV (*.csv)</translation>
-        </message>
-        <message>
-            <source>Could not export the matrix</source>
-            <translation>无法导出矩阵</translation>
-        </message>
-        <message>
-            <source>Autosave failed</source>
-            <translation>自动保存失败</translation>
-        </message>
-        <message>
-            <source>%1 (recovered)</source>
-            <translation>%1（已恢复）</translation>
-        </message>
-        <message>
-            <source>Recover Unsaved Changes</source>
-            <translation>恢复未保存的更改</translation>
-        </message>
-        <message>
-            <source>Attention Explorer did not close properly. It kept a session with changes that were not saved.</source>
-            <translation>注意力探索器上次没有正常关闭。它保留了一个含有未保存更改的会话。</translation>
-        </message>
-        <message>
-            <source>Kept at %1, with %2.</source>
-            <translation>保留于 %1，共 %2。</translation>
-        </message>
-        <message>
-            <source>1 token</source>
-            <translation>1 个词元</translation>
-        </message>
-        <message>
-            <source>%1 tokens</source>
-            <translation>%1 个词元</translation>
-        </message>
-        <message>
-            <source>It was never saved to a file.</source>
-            <translation>它从未保存到文件。</translation>
-        </message>
-        <message>
-            <source>It came from %1; that file does not have these changes.</source>
-            <translation>它来自 %1；该文件中没有这些更改。</translation>
-        </message>
-        <message>
-            <source>Other kept sessions: %1. They will be offered at the next start.</source>
-            <translation>其他保留的会话：%1 个。下次启动时会再询问。</translation>
-        </message>
-        <message>
-            <source>&amp;Recover</source>
-            <translation>恢复(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Discard</source>
-            <translation>丢弃(&amp;D)</translation>
-        </message>
-        <message>
-            <source>Decide &amp;Later</source>
-            <translation>以后再说(&amp;L)</translation>
-        </message>
-        <message>
-            <source>Discarded the kept session</source>
-            <translation>已丢弃保留的会话</translation>
-        </message>
-        <message>
-            <source>Recovered the session kept at %1; it is not saved yet.</source>
-            <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
         </message>
     </context>
     <context>
@@ -1604,6 +1482,133 @@
         <message>
             <source>Size of the softmax gradient</source>
             <translation>softmax 梯度的大小</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::SessionController</name>
+        <message>
+            <source>Attention Explorer sessions (*.json);;All files (*)</source>
+            <translation>注意力探索器会话 (*.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Autosave failed</source>
+            <translation>自动保存失败</translation>
+        </message>
+        <message>
+            <source>Opened %1</source>
+            <translation>已打开 %1</translation>
+        </message>
+        <message>
+            <source>Saved %1</source>
+            <translation>已保存 %1</translation>
+        </message>
+        <message>
+            <source>Loaded the preset %1</source>
+            <translation>已载入预设 %1</translation>
+        </message>
+        <message>
+            <source>&amp;%1 %2</source>
+            <translation>&amp;%1 %2</translation>
+        </message>
+        <message>
+            <source>No recent files</source>
+            <translation>没有最近文件</translation>
+        </message>
+        <message>
+            <source>&amp;Clear List</source>
+            <translation>清除列表(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Unsaved changes</source>
+            <translation>未保存的更改</translation>
+        </message>
+        <message>
+            <source>The session has changes that are not saved.</source>
+            <translation>会话中有尚未保存的更改。</translation>
+        </message>
+        <message>
+            <source>Do you want to save them first?</source>
+            <translation>要先保存吗？</translation>
+        </message>
+        <message>
+            <source>Open Session</source>
+            <translation>打开会话</translation>
+        </message>
+        <message>
+            <source>Could not open the session</source>
+            <translation>无法打开会话</translation>
+        </message>
+        <message>
+            <source>Could not save the session</source>
+            <translation>无法保存会话</translation>
+        </message>
+        <message>
+            <source>Save Session As</source>
+            <translation>会话另存为</translation>
+        </message>
+        <message>
+            <source>attention</source>
+            <translation>注意力</translation>
+        </message>
+        <message>
+            <source>Untitled</source>
+            <translation>未命名</translation>
+        </message>
+        <message>
+            <source>%1 (recovered)</source>
+            <translation>%1（已恢复）</translation>
+        </message>
+        <message>
+            <source>Recover Unsaved Changes</source>
+            <translation>恢复未保存的更改</translation>
+        </message>
+        <message>
+            <source>Attention Explorer did not close properly. It kept a session with changes that were not saved.</source>
+            <translation>注意力探索器上次没有正常关闭。它保留了一个含有未保存更改的会话。</translation>
+        </message>
+        <message>
+            <source>Kept at %1, with %2.</source>
+            <translation>保留于 %1，共 %2。</translation>
+        </message>
+        <message>
+            <source>1 token</source>
+            <translation>1 个词元</translation>
+        </message>
+        <message>
+            <source>%1 tokens</source>
+            <translation>%1 个词元</translation>
+        </message>
+        <message>
+            <source>It was never saved to a file.</source>
+            <translation>它从未保存到文件。</translation>
+        </message>
+        <message>
+            <source>It came from %1; that file does not have these changes.</source>
+            <translation>它来自 %1；该文件中没有这些更改。</translation>
+        </message>
+        <message>
+            <source>Other kept sessions: %1. They will be offered at the next start.</source>
+            <translation>其他保留的会话：%1 个。下次启动时会再询问。</translation>
+        </message>
+        <message>
+            <source>&amp;Recover</source>
+            <translation>恢复(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Discard</source>
+            <translation>丢弃(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Decide &amp;Later</source>
+            <translation>以后再说(&amp;L)</translation>
+        </message>
+        <message>
+            <source>Discarded the kept session</source>
+            <translation>已丢弃保留的会话</translation>
+        </message>
+        <message>
+            <source>Recovered the session kept at %1; it is not saved yet.</source>
+            <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
         </message>
     </context>
     <context>

@@ -132,10 +132,8 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
             s.formula += tr(" ÷ √<i>d</i><sub>k</sub> = scores ÷ √%1").arg(model.dK());
         if (temperature != 1.0)
             s.formula += tr(" ÷ <i>T</i> (<i>T</i> = %1)").arg(number(temperature));
-        if (!scale && temperature == 1.0) {
+        if (!scale && temperature == 1.0)
             s.formula += tr(" (skipped: scaling is off)");
-            s.note = tr("skipped (scaling off): the softmax takes the scores as they are.");
-        }
         s.shape = tr("n × n");
         s.explanation = scale ? tr("Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them "
                                    "near 1, so the softmax in the next step does not saturate.")

@@ -18,7 +18,7 @@ struct StepText {
     QString shape;        ///< the symbolic shape of its matrix, e.g. "n × n"
     QString explanation;  ///< one or two sentences in plain words (slides)
     QString details;      ///< a paragraph in plain words (the report)
-    QString note;         ///< what this model does differently here (skipped, masked), or empty
+    QString note;         ///< what this model does differently here (the causal mask), or empty
 
     /** The formula as plain text, for painters that cannot draw rich text (see plainFormula()). */
     QString plainFormula() const;
