@@ -1,6 +1,5 @@
 #include "mainmenus.h"
 
-#include "actiontable.h"
 #include "core/presets.h"
 #include "fileactions.h"
 #include "heatmapwidget.h"
@@ -21,7 +20,7 @@ namespace ui {
 MainMenus::MainMenus(QMainWindow* window, Document* document, HeatmapWidget* heatmap, SessionController* session,
                      FileActions* files, const QList<QDockWidget*>& docks, WindowHooks hooks)
     : QObject(window), m_window(window), m_document(document), m_heatmap(heatmap), m_session(session), m_files(files),
-      m_hooks(std::move(hooks))
+      m_hooks(std::move(hooks)), m_actions("ui::MainMenus", window)
 {
     createActions();
     createMenus(docks);
@@ -38,8 +37,7 @@ void MainMenus::createActions()
 {
     using Keys = QList<QKeySequence>;
     auto keys = [](QKeySequence::StandardKey key) { return QKeySequence::keyBindings(key); };
-    m_actions = new ActionTable("ui::MainMenus", m_window);
-    ActionTable& t = *m_actions;
+    ActionTable& t = m_actions;
     FileActions* f = m_files;
     SessionController* s = m_session;
     QUndoStack* stack = m_document->undoStack();
@@ -194,7 +192,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
 
 void MainMenus::retranslate()
 {
-    m_actions->retranslate();
+    m_actions.retranslate();
     updateUndoTexts();
     for (const TitledMenu& entry : m_menus)
         entry.menu->setTitle(tr(entry.title));

@@ -3,6 +3,8 @@
  *  tip, shortcuts, icon, what it does), put into the File, Edit, View, Presets and Help menus and
  *  translated again from the same entries when the language changes. */
 
+#include "actiontable.h"
+
 #include <QList>
 #include <QObject>
 
@@ -16,7 +18,6 @@ class QMenu;
 
 namespace ui {
 
-class ActionTable;
 class Document;
 class FileActions;
 class HeatmapWidget;
@@ -54,7 +55,7 @@ private:
     SessionController* m_session;
     FileActions* m_files;
     WindowHooks m_hooks;
-    ActionTable* m_actions = nullptr;
+    ActionTable m_actions;
 
     struct TitledMenu {
         QMenu* menu;
