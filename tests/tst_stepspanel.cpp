@@ -80,7 +80,7 @@ void TestStepsPanel::sevenSteps_data()
     QTest::addColumn<QString>("shape");
     QTest::addColumn<QString>("formula");
     QTest::addRow("1 tokens → X") << 1 << QStringLiteral("3 × 4") << QStringLiteral("X = embedding(tokens)");
-    QTest::addRow("2 Q, K, V") << 2 << QStringLiteral("3 × 3") << QStringLiteral("Q = X·WQ");
+    QTest::addRow("2 Q, K, V") << 2 << QStringLiteral("3 × 3") << QStringLiteral("Q = X·W_Q");
     QTest::addRow("3 scores") << 3 << QStringLiteral("3 × 3") << QStringLiteral("scores = Q·Kᵀ");
     QTest::addRow("4 scale, skipped") << 4 << QString() << QStringLiteral("scaled = scores");
     QTest::addRow("5 softmax") << 5 << QStringLiteral("3 × 3") << QStringLiteral("softmax(");

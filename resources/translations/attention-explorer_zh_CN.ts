@@ -76,144 +76,24 @@
             <translation>%1：%2 × %3（%4）</translation>
         </message>
         <message>
-            <source>Step 1 · Tokens → X</source>
-            <translation>步骤 1 · 词元 → X</translation>
-        </message>
-        <message>
-            <source>X = embeddings + PE,   PE(pos, 2i) = sin(pos / 10000^(2i/d)),   PE(pos, 2i+1) = cos(…)</source>
-            <translation>X = 嵌入 + PE,   PE(pos, 2i) = sin(pos / 10000^(2i/d)),   PE(pos, 2i+1) = cos(…)</translation>
-        </message>
-        <message>
-            <source>X = embeddings: row i is the vector of token i</source>
-            <translation>X = 嵌入：第 i 行是词元 i 的向量</translation>
-        </message>
-        <message>
-            <source>n × d_model</source>
-            <translation>n × d_model</translation>
-        </message>
-        <message>
-            <source>Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that depends only on the position is added to it, so the same word in two places gets two different rows: attention itself does not know the order of the tokens.</source>
-            <translation>每个词元变成一行数字，即它的嵌入。再加上一组只取决于位置的正弦和余弦，于是同一个词出现在两个位置会得到两行不同的数字：注意力本身并不知道词元的顺序。</translation>
-        </message>
-        <message>
-            <source>Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic on these rows: one row per token, one column per feature.</source>
-            <translation>每个词元变成一行数字，即它的嵌入。之后的一切都是对这些行的算术：每个词元一行，每个特征一列。</translation>
-        </message>
-        <message>
-            <source>Step 2 · Queries, keys and values</source>
-            <translation>步骤 2 · 查询、键和值</translation>
-        </message>
-        <message>
-            <source>Q = X · W_Q,    K = X · W_K,    V = X · W_V</source>
-            <translation>Q = X · W_Q,    K = X · W_K,    V = X · W_V</translation>
-        </message>
-        <message>
             <source>Q and K: %1 × %2 (n × d_k);  V: %1 × %3 (n × d_v)</source>
             <translation>Q 和 K：%1 × %2（n × d_k）；V：%1 × %3（n × d_v）</translation>
-        </message>
-        <message>
-            <source>Three weight matrices turn every row of X into three new rows. The query q_i says what token i is looking for, the key k_j what token j offers, and the value v_j what token j passes on when it is attended to.</source>
-            <translation>三个权重矩阵把 X 的每一行变成三个新行。查询 q_i 表示词元 i 在寻找什么，键 k_j 表示词元 j 能提供什么，值 v_j 表示词元 j 被关注时传递出去的内容。</translation>
-        </message>
-        <message>
-            <source> With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.</source>
-            <translation> 共有 %1 个头时，第 i 个头使用 W_Q 和 W_K 中属于它的 d_k 列，以及 W_V 中属于它的 d_v 列。</translation>
-        </message>
-        <message>
-            <source>Step 3 · Scores</source>
-            <translation>步骤 3 · 分数</translation>
-        </message>
-        <message>
-            <source>scores = Q · Kᵀ,    score(i, j) = q_i · k_j</source>
-            <translation>分数 = Q · Kᵀ,    分数(i, j) = q_i · k_j</translation>
         </message>
         <message>
             <source>scores</source>
             <translation>分数</translation>
         </message>
         <message>
-            <source>n × n: rows are queries, columns keys</source>
-            <translation>n × n：行是查询，列是键</translation>
-        </message>
-        <message>
-            <source>Every query is compared with every key by a dot product: multiply them entry by entry and add up. A large score means that token i's query and token j's key point the same way, so token i will pay attention to token j.</source>
-            <translation>每个查询都通过点积与每个键比较：逐个元素相乘再求和。分数大意味着词元 i 的查询与词元 j 的键方向一致，因此词元 i 会关注词元 j。</translation>
-        </message>
-        <message>
-            <source>Step 4 · Divide by √d_k</source>
-            <translation>步骤 4 · 除以 √d_k</translation>
-        </message>
-        <message>
-            <source> / T,   T = %1</source>
-            <translation> / T,   T = %1</translation>
-        </message>
-        <message>
-            <source>scaled = scores / √d_k = scores / √%1 = scores × %2</source>
-            <translation>缩放后 = 分数 / √d_k = 分数 / √%1 = 分数 × %2</translation>
-        </message>
-        <message>
-            <source>scaled = scores (scaling is off in this session)</source>
-            <translation>缩放后 = 分数（本会话关闭了缩放）</translation>
-        </message>
-        <message>
             <source>scaled scores</source>
             <translation>缩放后的分数</translation>
-        </message>
-        <message>
-            <source>n × n</source>
-            <translation>n × n</translation>
-        </message>
-        <message>
-            <source>The dot product of two random vectors with d_k entries grows like √d_k: the longer the vectors, the more extreme the scores, and the softmax of extreme scores puts almost all weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the scores near unit size whatever d_k is.</source>
-            <translation>两个有 d_k 个元素的随机向量的点积按 √d_k 增长：向量越长，分数越极端；而极端分数的 softmax 几乎把全部权重放在一个键上，梯度也几乎为零，无从学习。除以 √d_k 后，无论 d_k 多大，分数都保持在 1 左右。</translation>
-        </message>
-        <message>
-            <source> This session leaves the scaling off, so the scores pass through unchanged.</source>
-            <translation> 本会话关闭了缩放，所以分数原样通过。</translation>
-        </message>
-        <message>
-            <source> Dividing by the temperature T as well makes the weights softer (T &gt; 1) or sharper (T &lt; 1).</source>
-            <translation> 再除以温度 T，会让权重更平缓（T &gt; 1）或更尖锐（T &lt; 1）。</translation>
-        </message>
-        <message>
-            <source>Step 5 · Softmax</source>
-            <translation>步骤 5 · Softmax</translation>
-        </message>
-        <message>
-            <source>weight(i, j) = exp(s_ij − max_k s_ik) / Σ_k exp(s_ik − max_k s_ik)</source>
-            <translation>权重(i, j) = exp(s_ij − max_k s_ik) / Σ_k exp(s_ik − max_k s_ik)</translation>
         </message>
         <message>
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <source>n × n, every row sums to 1</source>
-            <translation>n × n，每行之和为 1</translation>
-        </message>
-        <message>
-            <source>The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, the larger the score the larger its share. Subtracting the row's maximum first changes nothing in the result but keeps exp from overflowing.</source>
-            <translation>softmax 把缩放后分数的每一行变成权重：和为 1 的正数，分数越大，所占份额越大。先减去该行的最大值不会改变结果，但能防止 exp 溢出。</translation>
-        </message>
-        <message>
-            <source> Under the causal mask a token may only look at itself and the tokens before it: every weight above the diagonal is exactly 0.</source>
-            <translation> 在因果掩码下，词元只能看到自己和它之前的词元：对角线以上的每个权重都恰好为 0。</translation>
-        </message>
-        <message>
-            <source>Step 6 · Weighted values</source>
-            <translation>步骤 6 · 加权值</translation>
-        </message>
-        <message>
-            <source>weighted value(i, j) = weight(i, j) · v_j</source>
-            <translation>加权值(i, j) = 权重(i, j) · v_j</translation>
-        </message>
-        <message>
             <source>for each query i: %1 × %2 (n × d_v), one row per key j</source>
             <translation>每个查询 i：%1 × %2（n × d_v），每个键 j 一行</translation>
-        </message>
-        <message>
-            <source>Each query now takes every value vector v_j and multiplies it by the weight it gave to token j. Values of tokens it barely attends to shrink to almost nothing; the ones it attends to keep most of their size.</source>
-            <translation>现在每个查询取出每个值向量 v_j，乘以它给词元 j 的权重。几乎不被关注的词元，其值缩小到几乎为零；被关注的词元则保留大部分大小。</translation>
         </message>
         <message>
             <source>query %1 (%2)</source>
@@ -226,34 +106,6 @@
         <message>
             <source> and heads</source>
             <translation>和其他头</translation>
-        </message>
-        <message>
-            <source>Step 7 · Sum → Z</source>
-            <translation>步骤 7 · 求和 → Z</translation>
-        </message>
-        <message>
-            <source>z_i = Σ_j weight(i, j) · v_j,   that is Z = weights · V</source>
-            <translation>z_i = Σ_j 权重(i, j) · v_j，即 Z = 权重 · V</translation>
-        </message>
-        <message>
-            <source>n × d_v</source>
-            <translation>n × d_v</translation>
-        </message>
-        <message>
-            <source>Adding up the weighted values of each query gives its output row z_i: a blend of the values of the tokens it attended to. This is the new representation of token i, informed by the whole sequence.</source>
-            <translation>把每个查询的加权值相加，就得到它的输出行 z_i：它所关注词元的值的混合。这就是词元 i 的新表示，融合了整个序列的信息。</translation>
-        </message>
-        <message>
-            <source>Step 8 · Concatenate the heads and project</source>
-            <translation>步骤 8 · 拼接各头并投影</translation>
-        </message>
-        <message>
-            <source>concat = [Z_1 … Z_h],    output = concat · W_O</source>
-            <translation>拼接 = [Z_1 … Z_h],    输出 = 拼接 · W_O</translation>
-        </message>
-        <message>
-            <source>output = concat = [Z_1 … Z_h]</source>
-            <translation>输出 = 拼接 = [Z_1 … Z_h]</translation>
         </message>
         <message>
             <source>concat</source>
@@ -270,14 +122,6 @@
         <message>
             <source>n × d_out</source>
             <translation>n × d_out</translation>
-        </message>
-        <message>
-            <source>The outputs of the heads are set side by side, one block of columns per head.</source>
-            <translation>各个头的输出并排放在一起，每个头占一块列。</translation>
-        </message>
-        <message>
-            <source> The output projection W_O then mixes what the heads found into one row per token.</source>
-            <translation> 随后输出投影 W_O 把各个头的发现混合成每个词元一行。</translation>
         </message>
         <message>
             <source>Attention Explorer · %1</source>
@@ -476,70 +320,146 @@
         </message>
     </context>
     <context>
-        <name>Teaching</name>
+        <name>StepWording</name>
         <message>
-            <source>… and %1 more</source>
-            <translation>… 另有 %1 项</translation>
+            <source>Tokens → X</source>
+            <translation>词元 → X</translation>
         </message>
         <message>
-            <source>Step 1 · Tokens become rows of X</source>
-            <translation>步骤 1 · 词元变成 X 的行</translation>
+            <source>&lt;i&gt;X&lt;/i&gt; = embedding(tokens) + PE &amp;nbsp;&amp;nbsp; one row per token</source>
+            <translation>&lt;i&gt;X&lt;/i&gt; = 嵌入(词元) + PE &amp;nbsp;&amp;nbsp; 每个词元一行</translation>
         </message>
         <message>
-            <source>X = embeddings + positional encoding</source>
-            <translation>X = 嵌入 + 位置编码</translation>
+            <source>&lt;i&gt;X&lt;/i&gt; = embedding(tokens) &amp;nbsp;&amp;nbsp; one row per token</source>
+            <translation>&lt;i&gt;X&lt;/i&gt; = 嵌入(词元) &amp;nbsp;&amp;nbsp; 每个词元一行</translation>
         </message>
         <message>
-            <source>X = one embedding row per token</source>
-            <translation>X = 每个词元一行嵌入</translation>
+            <source>n × d_model</source>
+            <translation>n × d_model</translation>
         </message>
         <message>
             <source>Each token is a row of numbers. The model only ever sees these numbers: everything that follows is arithmetic on the rows of X.</source>
             <translation>每个词元是一行数字。模型看到的只有这些数字：之后的一切都是对 X 各行的算术。</translation>
         </message>
         <message>
-            <source>Step 2 · Queries, keys and values</source>
-            <translation>步骤 2 · 查询、键和值</translation>
+            <source>Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that depends only on the position is added to it, so the same word in two places gets two different rows: attention itself does not know the order of the tokens.</source>
+            <translation>每个词元变成一行数字，即它的嵌入。再加上一组只取决于位置的正弦和余弦，于是同一个词出现在两个位置会得到两行不同的数字：注意力本身并不知道词元的顺序。</translation>
+        </message>
+        <message>
+            <source> PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)).</source>
+            <translation> PE(pos, 2i) = sin(pos / 10000^(2i/d_model))，PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))。</translation>
+        </message>
+        <message>
+            <source>Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic on these rows: one row per token, one column per feature.</source>
+            <translation>每个词元变成一行数字，即它的嵌入。之后的一切都是对这些行的算术：每个词元一行，每个特征一列。</translation>
+        </message>
+        <message>
+            <source>Queries, keys and values</source>
+            <translation>查询、键和值</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;</source>
+            <translation>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>Q, K: n × d_k · V: n × d_v</source>
+            <translation>Q、K：n × d_k · V：n × d_v</translation>
         </message>
         <message>
             <source>Three weight matrices turn every token into three new rows: a query (what it looks for), a key (what it offers to be found by) and a value (what it passes on).</source>
             <translation>三个权重矩阵把每个词元变成三个新行：查询（它在寻找什么）、键（它凭什么被找到）和值（它传递什么）。</translation>
         </message>
         <message>
-            <source>Step 3 · Scores of “%1” against every key</source>
-            <translation>步骤 3 · “%1”对每个键的分数</translation>
+            <source>Three weight matrices turn every row of X into three new rows. The query q_i says what token i is looking for, the key k_j what token j offers, and the value v_j what token j passes on when it is attended to.</source>
+            <translation>三个权重矩阵把 X 的每一行变成三个新行。查询 q_i 表示词元 i 在寻找什么，键 k_j 表示词元 j 能提供什么，值 v_j 表示词元 j 被关注时传递出去的内容。</translation>
+        </message>
+        <message>
+            <source> With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.</source>
+            <translation> 共有 %1 个头时，第 i 个头使用 W_Q 和 W_K 中属于它的 d_k 列，以及 W_V 中属于它的 d_v 列。</translation>
+        </message>
+        <message>
+            <source>Scores</source>
+            <translation>分数</translation>
+        </message>
+        <message>
+            <source>scores = &lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ &amp;nbsp;&amp;nbsp; score(&lt;i&gt;i&lt;/i&gt;,&lt;i&gt;j&lt;/i&gt;) = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
+            <translation>分数 = &lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ &amp;nbsp;&amp;nbsp; 分数(&lt;i&gt;i&lt;/i&gt;,&lt;i&gt;j&lt;/i&gt;) = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>n × n: rows are queries, columns keys</source>
+            <translation>n × n：行是查询，列是键</translation>
         </message>
         <message>
             <source>The query of one token is compared with the key of every token by a dot product. A large score means: this key matches what the query looks for.</source>
             <translation>一个词元的查询通过点积与每个词元的键比较。分数大意味着：这个键符合查询所寻找的内容。</translation>
         </message>
         <message>
-            <source>scores</source>
-            <translation>分数</translation>
+            <source>Every query is compared with every key by a dot product: multiply them entry by entry and add up. A large score means that token i's query and token j's key point the same way, so token i will pay attention to token j.</source>
+            <translation>每个查询都通过点积与每个键比较：逐个元素相乘再求和。分数大意味着词元 i 的查询与词元 j 的键方向一致，因此词元 i 会关注词元 j。</translation>
         </message>
         <message>
-            <source>Step 4 · Divide by √d_k</source>
-            <translation>步骤 4 · 除以 √d_k</translation>
+            <source>Divide by √d_k</source>
+            <translation>除以 √d_k</translation>
+        </message>
+        <message>
+            <source>scaled = scores</source>
+            <translation>缩放后 = 分数</translation>
+        </message>
+        <message>
+            <source> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt; = scores ÷ √%1</source>
+            <translation> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt; = 分数 ÷ √%1</translation>
+        </message>
+        <message>
+            <source> ÷ &lt;i&gt;T&lt;/i&gt; (&lt;i&gt;T&lt;/i&gt; = %1)</source>
+            <translation> ÷ &lt;i&gt;T&lt;/i&gt;（&lt;i&gt;T&lt;/i&gt; = %1）</translation>
+        </message>
+        <message>
+            <source> (skipped: scaling is off)</source>
+            <translation>（已跳过：缩放已关闭）</translation>
+        </message>
+        <message>
+            <source>n × n</source>
+            <translation>n × n</translation>
         </message>
         <message>
             <source>Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them near 1, so the softmax in the next step does not saturate.</source>
             <translation>长向量的点积随长度 d_k 增大。除以 √d_k 让它们保持在 1 左右，这样下一步的 softmax 就不会饱和。</translation>
         </message>
         <message>
-            <source>skipped (scaling is off)</source>
-            <translation>已跳过（缩放已关闭）</translation>
-        </message>
-        <message>
             <source>The worked example skips this step, so the scores go to the softmax as they are. Switch scaling on to divide them by √d_k = √%1.</source>
             <translation>这个示例跳过了此步骤，所以分数原样进入 softmax。打开缩放即可将其除以 √d_k = √%1。</translation>
+        </message>
+        <message>
+            <source>The dot product of two random vectors with d_k entries grows like √d_k: the longer the vectors, the more extreme the scores, and the softmax of extreme scores puts almost all weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the scores near unit size whatever d_k is.</source>
+            <translation>两个有 d_k 个元素的随机向量的点积按 √d_k 增长：向量越长，分数越极端；而极端分数的 softmax 几乎把全部权重放在一个键上，梯度也几乎为零，无从学习。除以 √d_k 后，无论 d_k 多大，分数都保持在 1 左右。</translation>
+        </message>
+        <message>
+            <source> This session leaves the scaling off, so the scores pass through unchanged.</source>
+            <translation> 本会话关闭了缩放，所以分数原样通过。</translation>
+        </message>
+        <message>
+            <source> Dividing by the temperature T as well makes the weights softer (T &gt; 1) or sharper (T &lt; 1).</source>
+            <translation> 再除以温度 T，会让权重更平缓（T &gt; 1）或更尖锐（T &lt; 1）。</translation>
+        </message>
+        <message>
+            <source>Softmax</source>
+            <translation>Softmax</translation>
+        </message>
+        <message>
+            <source>weights = softmax(%1), row by row: &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; = exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;) ÷ Σ&lt;sub&gt;k&lt;/sub&gt; exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ik&lt;/sub&gt;)</source>
+            <translation>权重 = softmax(%1)，逐行计算：&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; = exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;) ÷ Σ&lt;sub&gt;k&lt;/sub&gt; exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ik&lt;/sub&gt;)</translation>
         </message>
         <message>
             <source>scaled</source>
             <translation>缩放后</translation>
         </message>
         <message>
-            <source>Step 5 · Softmax turns the scores of “%1” into weights</source>
-            <translation>步骤 5 · Softmax 把“%1”的分数变成权重</translation>
+            <source>scores</source>
+            <translation>分数</translation>
+        </message>
+        <message>
+            <source>n × n, every row sums to 1</source>
+            <translation>n × n，每行之和为 1</translation>
         </message>
         <message>
             <source>Each row becomes positive weights that add up to 1. Under the causal mask a token may only look back: the weights of later tokens are exactly 0.</source>
@@ -550,28 +470,135 @@
             <translation>每一行变成和为 1 的正权重：表示这个词元对其他每个词元投入多少注意力。</translation>
         </message>
         <message>
-            <source>weights</source>
-            <translation>权重</translation>
+            <source>The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, the larger the score the larger its share. Subtracting the row's maximum first changes nothing in the result but keeps exp from overflowing.</source>
+            <translation>softmax 把缩放后分数的每一行变成权重：和为 1 的正数，分数越大，所占份额越大。先减去该行的最大值不会改变结果，但能防止 exp 溢出。</translation>
         </message>
         <message>
-            <source>Step 6 · Weigh each value row for “%1”</source>
-            <translation>步骤 6 · 为“%1”给每个值行加权</translation>
+            <source> Under the causal mask a token may only look at itself and the tokens before it: every weight above the diagonal is exactly 0.</source>
+            <translation> 在因果掩码下，词元只能看到自己和它之前的词元：对角线以上的每个权重都恰好为 0。</translation>
+        </message>
+        <message>
+            <source>Causal mask: a query sees only itself and the keys before it; later keys get weight 0.</source>
+            <translation>因果掩码：查询只能看到自己和它之前的键；之后的键权重为 0。</translation>
+        </message>
+        <message>
+            <source>Weighted values</source>
+            <translation>加权值</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; for every key &lt;i&gt;j&lt;/i&gt;</source>
+            <translation>对每个键 &lt;i&gt;j&lt;/i&gt;：&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>n × d_v for each query, one row per key</source>
+            <translation>每个查询 n × d_v，每个键一行</translation>
         </message>
         <message>
             <source>Every value row is multiplied by the weight the query gave its token. Rows with a weight near 0 all but vanish.</source>
             <translation>每个值行乘以查询给该词元的权重。权重接近 0 的行几乎消失。</translation>
         </message>
         <message>
-            <source>weighted values</source>
-            <translation>加权值</translation>
+            <source>Each query now takes every value vector v_j and multiplies it by the weight it gave to token j. Values of tokens it barely attends to shrink to almost nothing; the ones it attends to keep most of their size.</source>
+            <translation>现在每个查询取出每个值向量 v_j，乘以它给词元 j 的权重。几乎不被关注的词元，其值缩小到几乎为零；被关注的词元则保留大部分大小。</translation>
         </message>
         <message>
-            <source>Step 7 · Sum the weighted values: the output of “%1”</source>
-            <translation>步骤 7 · 对加权值求和：“%1”的输出</translation>
+            <source>Sum → Z</source>
+            <translation>求和 → Z</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;z&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;·&lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;Z&lt;/i&gt; = weights·&lt;i&gt;V&lt;/i&gt;</source>
+            <translation>&lt;i&gt;z&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;·&lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;Z&lt;/i&gt; = 权重·&lt;i&gt;V&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</source>
+            <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt; of every head)</source>
+            <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(各个头的 &lt;i&gt;Z&lt;/i&gt;)</translation>
+        </message>
+        <message>
+            <source>n × d_v</source>
+            <translation>n × d_v</translation>
         </message>
         <message>
             <source>Adding the weighted rows gives one new row for this token: a blend of the values of the tokens it attended to.</source>
             <translation>把加权后的行相加，得到这个词元的一个新行：它所关注词元的值的混合。</translation>
+        </message>
+        <message>
+            <source>Adding up the weighted values of each query gives its output row z_i: a blend of the values of the tokens it attended to. This is the new representation of token i, informed by the whole sequence.</source>
+            <translation>把每个查询的加权值相加，就得到它的输出行 z_i：它所关注词元的值的混合。这就是词元 i 的新表示，融合了整个序列的信息。</translation>
+        </message>
+        <message>
+            <source>%1 · %2</source>
+            <translation>%1 · %2</translation>
+        </message>
+        <message>
+            <source>Step %1 · %2</source>
+            <translation>步骤 %1 · %2</translation>
+        </message>
+        <message>
+            <source>Concatenate the heads and project</source>
+            <translation>拼接各头并投影</translation>
+        </message>
+        <message>
+            <source>concat = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;] &amp;nbsp;&amp;nbsp; output = concat·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</source>
+            <translation>拼接 = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;] &amp;nbsp;&amp;nbsp; 输出 = 拼接·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>output = concat = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;]</source>
+            <translation>输出 = 拼接 = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;]</translation>
+        </message>
+        <message>
+            <source>The outputs of the heads are set side by side, one block of columns per head.</source>
+            <translation>各个头的输出并排放在一起，每个头占一块列。</translation>
+        </message>
+        <message>
+            <source> The output projection W_O then mixes what the heads found into one row per token.</source>
+            <translation> 随后输出投影 W_O 把各个头的发现混合成每个词元一行。</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ</source>
+            <translation>&lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ</translation>
+        </message>
+        <message>
+            <source> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt;</source>
+            <translation> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source> ÷ &lt;i&gt;T&lt;/i&gt;</source>
+            <translation> ÷ &lt;i&gt;T&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Z&lt;/i&gt; = softmax(%1)·&lt;i&gt;V&lt;/i&gt;</source>
+            <translation>&lt;i&gt;Z&lt;/i&gt; = softmax(%1)·&lt;i&gt;V&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>query %1 “%2”</source>
+            <translation>查询 %1 “%2”</translation>
+        </message>
+    </context>
+    <context>
+        <name>Teaching</name>
+        <message>
+            <source>… and %1 more</source>
+            <translation>… 另有 %1 项</translation>
+        </message>
+        <message>
+            <source>scores</source>
+            <translation>分数</translation>
+        </message>
+        <message>
+            <source>scaled</source>
+            <translation>缩放后</translation>
+        </message>
+        <message>
+            <source>weights</source>
+            <translation>权重</translation>
+        </message>
+        <message>
+            <source>weighted values</source>
+            <translation>加权值</translation>
         </message>
         <message>
             <source>Every token at once</source>
@@ -580,6 +607,10 @@
         <message>
             <source>The same steps run for every query together: one matrix product for the scores, a softmax per row, and one product with V.</source>
             <translation>同样的步骤对所有查询一起进行：一次矩阵乘法得到分数，每行一次 softmax，再与 V 相乘一次。</translation>
+        </message>
+        <message>
+            <source>%1 · %2</source>
+            <translation>%1 · %2</translation>
         </message>
     </context>
     <context>
@@ -646,6 +677,135 @@
         <message>
             <source>Not enough memory to compute %1 tokens.</source>
             <translation>内存不足，无法计算 %1 个词元。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::FileActions</name>
+        <message>
+            <source>There is no heatmap to export: %1</source>
+            <translation>没有可导出的热力图：%1</translation>
+        </message>
+        <message>
+            <source>Nothing to export</source>
+            <translation>没有可导出的内容</translation>
+        </message>
+        <message>
+            <source>PNG image (*.png)</source>
+            <translation>PNG 图像 (*.png)</translation>
+        </message>
+        <message>
+            <source>SVG drawing (*.svg)</source>
+            <translation>SVG 矢量图 (*.svg)</translation>
+        </message>
+        <message>
+            <source>PDF document (*.pdf)</source>
+            <translation>PDF 文档 (*.pdf)</translation>
+        </message>
+        <message>
+            <source>Export Heatmap</source>
+            <translation>导出热力图</translation>
+        </message>
+        <message>
+            <source>Width of the PNG in pixels (the height follows the figure):</source>
+            <translation>PNG 的宽度（像素，高度随图形比例）：</translation>
+        </message>
+        <message>
+            <source>Could not export the heatmap</source>
+            <translation>无法导出热力图</translation>
+        </message>
+        <message>
+            <source>Exported %1</source>
+            <translation>已导出 %1</translation>
+        </message>
+        <message>
+            <source>Copied the heatmap (%1 × %2 pixels)</source>
+            <translation>已复制热力图（%1 × %2 像素）</translation>
+        </message>
+        <message>
+            <source>Export Report</source>
+            <translation>导出报告</translation>
+        </message>
+        <message>
+            <source>Could not write the report</source>
+            <translation>无法写入报告</translation>
+        </message>
+        <message>
+            <source>Wrote the report %1</source>
+            <translation>已写入报告 %1</translation>
+        </message>
+        <message>
+            <source>Export Step Matrices into Folder</source>
+            <translation>将各步骤矩阵导出到文件夹</translation>
+        </message>
+        <message>
+            <source>Could not export the step matrices</source>
+            <translation>无法导出各步骤矩阵</translation>
+        </message>
+        <message numerus="yes">
+            <source>Wrote %n file(s) into %1</source>
+            <translation>
+                <numerusform>已将 %n 个文件写入 %1</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Export PyTorch Code</source>
+            <translation>导出 PyTorch 代码</translation>
+        </message>
+        <message>
+            <source>Python file (*.py)</source>
+            <translation>Python 文件 (*.py)</translation>
+        </message>
+        <message>
+            <source>Could not write the code</source>
+            <translation>无法写入代码</translation>
+        </message>
+        <message>
+            <source>Wrote %1</source>
+            <translation>已写入 %1</translation>
+        </message>
+        <message>
+            <source>Copied PyTorch code for this session</source>
+            <translation>已复制本会话的 PyTorch 代码</translation>
+        </message>
+        <message>
+            <source>Nothing to replace</source>
+            <translation>没有可替换的内容</translation>
+        </message>
+        <message>
+            <source>This session has no %1.</source>
+            <translation>本会话没有 %1。</translation>
+        </message>
+        <message>
+            <source>Import Matrix into %1</source>
+            <translation>将矩阵导入 %1</translation>
+        </message>
+        <message>
+            <source>Matrices (*.npy *.csv *.tsv *.txt);;All files (*)</source>
+            <translation>矩阵 (*.npy *.csv *.tsv *.txt);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Could not import the matrix</source>
+            <translation>无法导入矩阵</translation>
+        </message>
+        <message>
+            <source>%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.</source>
+            <translation>%1 是 %2 × %3，但 %4 需要 %5 × %6。请先更改维度，或粘贴一个块。</translation>
+        </message>
+        <message>
+            <source>Import %1</source>
+            <translation>导入 %1</translation>
+        </message>
+        <message>
+            <source>Export %1</source>
+            <translation>导出 %1</translation>
+        </message>
+        <message>
+            <source>NumPy array (*.npy);;CSV (*.csv)</source>
+            <translation>NumPy 数组 (*.npy);;CSV (*.csv)</translation>
+        </message>
+        <message>
+            <source>Could not export the matrix</source>
+            <translation>无法导出矩阵</translation>
         </message>
     </context>
     <context>
@@ -763,22 +923,22 @@
         </message>
     </context>
     <context>
-        <name>ui::MainWindow</name>
-        <message>
-            <source>Attention Explorer sessions (*.json);;All files (*)</source>
-            <translation>注意力探索器会话 (*.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Undone: %1</source>
-            <translation>已撤销：%1</translation>
-        </message>
+        <name>ui::MainMenus</name>
         <message>
             <source>&amp;New</source>
             <translation>新建(&amp;N)</translation>
         </message>
         <message>
+            <source>Start again from the worked example</source>
+            <translation>从示例重新开始</translation>
+        </message>
+        <message>
             <source>&amp;Open…</source>
             <translation>打开(&amp;O)…</translation>
+        </message>
+        <message>
+            <source>Open a session file</source>
+            <translation>打开会话文件</translation>
         </message>
         <message>
             <source>&amp;Save</source>
@@ -793,8 +953,60 @@
             <translation>导出热力图(&amp;E)…</translation>
         </message>
         <message>
+            <source>Write the heatmap as shown to a PNG, SVG or PDF file</source>
+            <translation>把当前显示的热力图写入 PNG、SVG 或 PDF 文件</translation>
+        </message>
+        <message>
             <source>&amp;Copy Heatmap Image</source>
             <translation>复制热力图图像(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Copy the heatmap to the clipboard as an image</source>
+            <translation>把热力图作为图像复制到剪贴板</translation>
+        </message>
+        <message>
+            <source>Export &amp;Report (PDF)…</source>
+            <translation>导出报告 (PDF)(&amp;R)…</translation>
+        </message>
+        <message>
+            <source>A handout: one page per step with its formula, matrix and explanation</source>
+            <translation>讲义：每个步骤一页，包含公式、矩阵和解释</translation>
+        </message>
+        <message>
+            <source>Export Step &amp;Matrices…</source>
+            <translation>导出各步骤矩阵(&amp;M)…</translation>
+        </message>
+        <message>
+            <source>One CSV file per step and head, and the whole computation as JSON, into a folder</source>
+            <translation>每个步骤和每个头一个 CSV 文件，外加整个计算的 JSON，写入一个文件夹</translation>
+        </message>
+        <message>
+            <source>Export &amp;PyTorch Code…</source>
+            <translation>导出 PyTorch 代码(&amp;P)…</translation>
+        </message>
+        <message>
+            <source>Copy as PyTorch &amp;Code</source>
+            <translation>复制为 PyTorch 代码(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Python that reproduces every step of this session with torch</source>
+            <translation>用 torch 重现本会话每个步骤的 Python 代码</translation>
+        </message>
+        <message>
+            <source>&amp;Import Matrix…</source>
+            <translation>导入矩阵(&amp;I)…</translation>
+        </message>
+        <message>
+            <source>Replace the matrix of the current editor tab with one from a .npy or .csv file</source>
+            <translation>用 .npy 或 .csv 文件中的矩阵替换当前编辑器标签页的矩阵</translation>
+        </message>
+        <message>
+            <source>Export Mat&amp;rix…</source>
+            <translation>导出矩阵(&amp;R)…</translation>
+        </message>
+        <message>
+            <source>Write the matrix of the current editor tab as .npy or .csv</source>
+            <translation>把当前编辑器标签页的矩阵写成 .npy 或 .csv</translation>
         </message>
         <message>
             <source>&amp;Quit</source>
@@ -809,32 +1021,12 @@
             <translation>教学模式(&amp;T)</translation>
         </message>
         <message>
+            <source>Step through the seven steps full screen, one per slide</source>
+            <translation>全屏逐步讲解七个步骤，每页幻灯片一个步骤</translation>
+        </message>
+        <message>
             <source>&amp;Why Divide by √d_k?</source>
             <translation>为什么除以 √d_k？(&amp;W)</translation>
-        </message>
-        <message>
-            <source>Export &amp;Report (PDF)…</source>
-            <translation>导出报告 (PDF)(&amp;R)…</translation>
-        </message>
-        <message>
-            <source>Export Step &amp;Matrices…</source>
-            <translation>导出各步骤矩阵(&amp;M)…</translation>
-        </message>
-        <message>
-            <source>Export &amp;PyTorch Code…</source>
-            <translation>导出 PyTorch 代码(&amp;P)…</translation>
-        </message>
-        <message>
-            <source>Copy as PyTorch &amp;Code</source>
-            <translation>复制为 PyTorch 代码(&amp;C)</translation>
-        </message>
-        <message>
-            <source>&amp;Import Matrix…</source>
-            <translation>导入矩阵(&amp;I)…</translation>
-        </message>
-        <message>
-            <source>Export Mat&amp;rix…</source>
-            <translation>导出矩阵(&amp;R)…</translation>
         </message>
         <message>
             <source>&amp;Reset Layout</source>
@@ -845,48 +1037,16 @@
             <translation>关于注意力探索器(&amp;A)</translation>
         </message>
         <message>
+            <source>About Attention Explorer</source>
+            <translation>关于注意力探索器</translation>
+        </message>
+        <message>
+            <source>&lt;h3&gt;Attention Explorer %1&lt;/h3&gt;&lt;p&gt;See and touch every number of self-attention: type tokens, edit X and the weight matrices, and watch the scores, the softmax and the outputs follow.&lt;/p&gt;&lt;p&gt;Hover any number to see the arithmetic behind it.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;注意力探索器 %1&lt;/h3&gt;&lt;p&gt;看见并触摸自注意力的每一个数字：输入词元，编辑 X 和权重矩阵，观察分数、softmax 和输出随之变化。&lt;/p&gt;&lt;p&gt;把鼠标悬停在任意数字上，即可看到它背后的算式。&lt;/p&gt;</translation>
+        </message>
+        <message>
             <source>About &amp;Qt</source>
             <translation>关于 Qt(&amp;Q)</translation>
-        </message>
-        <message>
-            <source>Start again from the worked example</source>
-            <translation>从示例重新开始</translation>
-        </message>
-        <message>
-            <source>Open a session file</source>
-            <translation>打开会话文件</translation>
-        </message>
-        <message>
-            <source>Write the heatmap as shown to a PNG, SVG or PDF file</source>
-            <translation>把当前显示的热力图写入 PNG、SVG 或 PDF 文件</translation>
-        </message>
-        <message>
-            <source>Copy the heatmap to the clipboard as an image</source>
-            <translation>把热力图作为图像复制到剪贴板</translation>
-        </message>
-        <message>
-            <source>Step through the seven steps full screen, one per slide</source>
-            <translation>全屏逐步讲解七个步骤，每页幻灯片一个步骤</translation>
-        </message>
-        <message>
-            <source>A handout: one page per step with its formula, matrix and explanation</source>
-            <translation>讲义：每个步骤一页，包含公式、矩阵和解释</translation>
-        </message>
-        <message>
-            <source>One CSV file per step and head, and the whole computation as JSON, into a folder</source>
-            <translation>每个步骤和每个头一个 CSV 文件，外加整个计算的 JSON，写入一个文件夹</translation>
-        </message>
-        <message>
-            <source>Python that reproduces every step of this session with torch</source>
-            <translation>用 torch 重现本会话每个步骤的 Python 代码</translation>
-        </message>
-        <message>
-            <source>Replace the matrix of the current editor tab with one from a .npy or .csv file</source>
-            <translation>用 .npy 或 .csv 文件中的矩阵替换当前编辑器标签页的矩阵</translation>
-        </message>
-        <message>
-            <source>Write the matrix of the current editor tab as .npy or .csv</source>
-            <translation>把当前编辑器标签页的矩阵写成 .npy 或 .csv</translation>
         </message>
         <message>
             <source>&amp;File</source>
@@ -917,16 +1077,39 @@
             <translation>面板(&amp;P)</translation>
         </message>
         <message>
-            <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
-        </message>
-        <message>
             <source>&amp;Presets</source>
             <translation>预设(&amp;P)</translation>
         </message>
         <message>
+            <source>&amp;Language</source>
+            <translation>语言(&amp;L)</translation>
+        </message>
+        <message>
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <source>&amp;Undo</source>
+            <translation>撤销(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Undo %1</source>
+            <translation>撤销 %1(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo</source>
+            <translation>重做(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo %1</source>
+            <translation>重做 %1(&amp;R)</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::MainWindow</name>
+        <message>
+            <source>Undone: %1</source>
+            <translation>已撤销：%1</translation>
         </message>
         <message>
             <source>Tokens</source>
@@ -969,278 +1152,8 @@
             <translation>注意力探索器 — 教学模式</translation>
         </message>
         <message>
-            <source>&amp;Undo</source>
-            <translation>撤销(&amp;U)</translation>
-        </message>
-        <message>
-            <source>&amp;Undo %1</source>
-            <translation>撤销 %1(&amp;U)</translation>
-        </message>
-        <message>
-            <source>&amp;Redo</source>
-            <translation>重做(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Redo %1</source>
-            <translation>重做 %1(&amp;R)</translation>
-        </message>
-        <message>
-            <source>Opened %1</source>
-            <translation>已打开 %1</translation>
-        </message>
-        <message>
-            <source>Saved %1</source>
-            <translation>已保存 %1</translation>
-        </message>
-        <message>
-            <source>There is no heatmap to export: %1</source>
-            <translation>没有可导出的热力图：%1</translation>
-        </message>
-        <message>
-            <source>Loaded the preset %1</source>
-            <translation>已载入预设 %1</translation>
-        </message>
-        <message>
-            <source>&amp;%1 %2</source>
-            <translation>&amp;%1 %2</translation>
-        </message>
-        <message>
-            <source>No recent files</source>
-            <translation>没有最近文件</translation>
-        </message>
-        <message>
-            <source>&amp;Clear List</source>
-            <translation>清除列表(&amp;C)</translation>
-        </message>
-        <message>
-            <source>Unsaved changes</source>
-            <translation>未保存的更改</translation>
-        </message>
-        <message>
-            <source>The session has changes that are not saved.</source>
-            <translation>会话中有尚未保存的更改。</translation>
-        </message>
-        <message>
-            <source>Do you want to save them first?</source>
-            <translation>要先保存吗？</translation>
-        </message>
-        <message>
-            <source>Open Session</source>
-            <translation>打开会话</translation>
-        </message>
-        <message>
-            <source>Could not open the session</source>
-            <translation>无法打开会话</translation>
-        </message>
-        <message>
-            <source>Could not save the session</source>
-            <translation>无法保存会话</translation>
-        </message>
-        <message>
-            <source>Save Session As</source>
-            <translation>会话另存为</translation>
-        </message>
-        <message>
-            <source>attention</source>
-            <translation>注意力</translation>
-        </message>
-        <message>
-            <source>Nothing to export</source>
-            <translation>没有可导出的内容</translation>
-        </message>
-        <message>
-            <source>PNG image (*.png)</source>
-            <translation>PNG 图像 (*.png)</translation>
-        </message>
-        <message>
-            <source>SVG drawing (*.svg)</source>
-            <translation>SVG 矢量图 (*.svg)</translation>
-        </message>
-        <message>
-            <source>PDF document (*.pdf)</source>
-            <translation>PDF 文档 (*.pdf)</translation>
-        </message>
-        <message>
-            <source>Export Heatmap</source>
-            <translation>导出热力图</translation>
-        </message>
-        <message>
-            <source>Width of the PNG in pixels (the height follows the figure):</source>
-            <translation>PNG 的宽度（像素，高度随图形比例）：</translation>
-        </message>
-        <message>
-            <source>Could not export the heatmap</source>
-            <translation>无法导出热力图</translation>
-        </message>
-        <message>
-            <source>Exported %1</source>
-            <translation>已导出 %1</translation>
-        </message>
-        <message>
-            <source>Copied the heatmap (%1 × %2 pixels)</source>
-            <translation>已复制热力图（%1 × %2 像素）</translation>
-        </message>
-        <message>
-            <source>About Attention Explorer</source>
-            <translation>关于注意力探索器</translation>
-        </message>
-        <message>
-            <source>&lt;h3&gt;Attention Explorer %1&lt;/h3&gt;&lt;p&gt;See and touch every number of self-attention: type tokens, edit X and the weight matrices, and watch the scores, the softmax and the outputs follow.&lt;/p&gt;&lt;p&gt;Hover any number to see the arithmetic behind it.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;注意力探索器 %1&lt;/h3&gt;&lt;p&gt;看见并触摸自注意力的每一个数字：输入词元，编辑 X 和权重矩阵，观察分数、softmax 和输出随之变化。&lt;/p&gt;&lt;p&gt;把鼠标悬停在任意数字上，即可看到它背后的算式。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Untitled</source>
-            <translation>未命名</translation>
-        </message>
-        <message>
             <source>n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5</source>
             <translation>n %1 · d_model %2 · d_k %3 · d_v %4 · 头数 %5</translation>
-        </message>
-        <message>
-            <source>Export Report</source>
-            <translation>导出报告</translation>
-        </message>
-        <message>
-            <source>Could not write the report</source>
-            <translation>无法写入报告</translation>
-        </message>
-        <message>
-            <source>Wrote the report %1</source>
-            <translation>已写入报告 %1</translation>
-        </message>
-        <message>
-            <source>Export Step Matrices into Folder</source>
-            <translation>将各步骤矩阵导出到文件夹</translation>
-        </message>
-        <message>
-            <source>Could not export the step matrices</source>
-            <translation>无法导出各步骤矩阵</translation>
-        </message>
-        <message numerus="yes">
-            <source>Wrote %n file(s) into %1</source>
-            <translation>
-                <numerusform>已将 %n 个文件写入 %1</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Export PyTorch Code</source>
-            <translation>导出 PyTorch 代码</translation>
-        </message>
-        <message>
-            <source>Python file (*.py)</source>
-            <translation>Python 文件 (*.py)</translation>
-        </message>
-        <message>
-            <source>Could not write the code</source>
-            <translation>无法写入代码</translation>
-        </message>
-        <message>
-            <source>Wrote %1</source>
-            <translation>已写入 %1</translation>
-        </message>
-        <message>
-            <source>Copied PyTorch code for this session</source>
-            <translation>已复制本会话的 PyTorch 代码</translation>
-        </message>
-        <message>
-            <source>Nothing to replace</source>
-            <translation>没有可替换的内容</translation>
-        </message>
-        <message>
-            <source>This session has no %1.</source>
-            <translation>本会话没有 %1。</translation>
-        </message>
-        <message>
-            <source>Import Matrix into %1</source>
-            <translation>将矩阵导入 %1</translation>
-        </message>
-        <message>
-            <source>Matrices (*.npy *.csv *.tsv *.txt);;All files (*)</source>
-            <translation>矩阵 (*.npy *.csv *.tsv *.txt);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Could not import the matrix</source>
-            <translation>无法导入矩阵</translation>
-        </message>
-        <message>
-            <source>%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.</source>
-            <translation>%1 是 %2 × %3，但 %4 需要 %5 × %6。请先更改维度，或粘贴一个块。</translation>
-        </message>
-        <message>
-            <source>Import %1</source>
-            <translation>导入 %1</translation>
-        </message>
-        <message>
-            <source>Export %1</source>
-            <translation>导出 %1</translation>
-        </message>
-        <message>
-            <source>NumPy array (*.npy);;CSV (*.csv)</source>
-            <translation>NumPy 数组 (*.npy);;CSV (*.csv)</translation>
-        </message>
-        <message>
-            <source>Could not export the matrix</source>
-            <translation>无法导出矩阵</translation>
-        </message>
-        <message>
-            <source>Autosave failed</source>
-            <translation>自动保存失败</translation>
-        </message>
-        <message>
-            <source>%1 (recovered)</source>
-            <translation>%1（已恢复）</translation>
-        </message>
-        <message>
-            <source>Recover Unsaved Changes</source>
-            <translation>恢复未保存的更改</translation>
-        </message>
-        <message>
-            <source>Attention Explorer did not close properly. It kept a session with changes that were not saved.</source>
-            <translation>注意力探索器上次没有正常关闭。它保留了一个含有未保存更改的会话。</translation>
-        </message>
-        <message>
-            <source>Kept at %1, with %2.</source>
-            <translation>保留于 %1，共 %2。</translation>
-        </message>
-        <message>
-            <source>1 token</source>
-            <translation>1 个词元</translation>
-        </message>
-        <message>
-            <source>%1 tokens</source>
-            <translation>%1 个词元</translation>
-        </message>
-        <message>
-            <source>It was never saved to a file.</source>
-            <translation>它从未保存到文件。</translation>
-        </message>
-        <message>
-            <source>It came from %1; that file does not have these changes.</source>
-            <translation>它来自 %1；该文件中没有这些更改。</translation>
-        </message>
-        <message>
-            <source>Other kept sessions: %1. They will be offered at the next start.</source>
-            <translation>其他保留的会话：%1 个。下次启动时会再询问。</translation>
-        </message>
-        <message>
-            <source>&amp;Recover</source>
-            <translation>恢复(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Discard</source>
-            <translation>丢弃(&amp;D)</translation>
-        </message>
-        <message>
-            <source>Decide &amp;Later</source>
-            <translation>以后再说(&amp;L)</translation>
-        </message>
-        <message>
-            <source>Discarded the kept session</source>
-            <translation>已丢弃保留的会话</translation>
-        </message>
-        <message>
-            <source>Recovered the session kept at %1; it is not saved yet.</source>
-            <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
         </message>
     </context>
     <context>
@@ -1572,6 +1485,133 @@
         </message>
     </context>
     <context>
+        <name>ui::SessionController</name>
+        <message>
+            <source>Attention Explorer sessions (*.json);;All files (*)</source>
+            <translation>注意力探索器会话 (*.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Autosave failed</source>
+            <translation>自动保存失败</translation>
+        </message>
+        <message>
+            <source>Opened %1</source>
+            <translation>已打开 %1</translation>
+        </message>
+        <message>
+            <source>Saved %1</source>
+            <translation>已保存 %1</translation>
+        </message>
+        <message>
+            <source>Loaded the preset %1</source>
+            <translation>已载入预设 %1</translation>
+        </message>
+        <message>
+            <source>&amp;%1 %2</source>
+            <translation>&amp;%1 %2</translation>
+        </message>
+        <message>
+            <source>No recent files</source>
+            <translation>没有最近文件</translation>
+        </message>
+        <message>
+            <source>&amp;Clear List</source>
+            <translation>清除列表(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Unsaved changes</source>
+            <translation>未保存的更改</translation>
+        </message>
+        <message>
+            <source>The session has changes that are not saved.</source>
+            <translation>会话中有尚未保存的更改。</translation>
+        </message>
+        <message>
+            <source>Do you want to save them first?</source>
+            <translation>要先保存吗？</translation>
+        </message>
+        <message>
+            <source>Open Session</source>
+            <translation>打开会话</translation>
+        </message>
+        <message>
+            <source>Could not open the session</source>
+            <translation>无法打开会话</translation>
+        </message>
+        <message>
+            <source>Could not save the session</source>
+            <translation>无法保存会话</translation>
+        </message>
+        <message>
+            <source>Save Session As</source>
+            <translation>会话另存为</translation>
+        </message>
+        <message>
+            <source>attention</source>
+            <translation>注意力</translation>
+        </message>
+        <message>
+            <source>Untitled</source>
+            <translation>未命名</translation>
+        </message>
+        <message>
+            <source>%1 (recovered)</source>
+            <translation>%1（已恢复）</translation>
+        </message>
+        <message>
+            <source>Recover Unsaved Changes</source>
+            <translation>恢复未保存的更改</translation>
+        </message>
+        <message>
+            <source>Attention Explorer did not close properly. It kept a session with changes that were not saved.</source>
+            <translation>注意力探索器上次没有正常关闭。它保留了一个含有未保存更改的会话。</translation>
+        </message>
+        <message>
+            <source>Kept at %1, with %2.</source>
+            <translation>保留于 %1，共 %2。</translation>
+        </message>
+        <message>
+            <source>1 token</source>
+            <translation>1 个词元</translation>
+        </message>
+        <message>
+            <source>%1 tokens</source>
+            <translation>%1 个词元</translation>
+        </message>
+        <message>
+            <source>It was never saved to a file.</source>
+            <translation>它从未保存到文件。</translation>
+        </message>
+        <message>
+            <source>It came from %1; that file does not have these changes.</source>
+            <translation>它来自 %1；该文件中没有这些更改。</translation>
+        </message>
+        <message>
+            <source>Other kept sessions: %1. They will be offered at the next start.</source>
+            <translation>其他保留的会话：%1 个。下次启动时会再询问。</translation>
+        </message>
+        <message>
+            <source>&amp;Recover</source>
+            <translation>恢复(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Discard</source>
+            <translation>丢弃(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Decide &amp;Later</source>
+            <translation>以后再说(&amp;L)</translation>
+        </message>
+        <message>
+            <source>Discarded the kept session</source>
+            <translation>已丢弃保留的会话</translation>
+        </message>
+        <message>
+            <source>Recovered the session kept at %1; it is not saved yet.</source>
+            <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
+        </message>
+    </context>
+    <context>
         <name>ui::StepBlock</name>
         <message>
             <source>Too many numbers to read: the matrix as a heatmap. Zoom for a larger view.</source>
@@ -1628,50 +1668,6 @@
             <translation>所有数字显示的小数位数；悬停在数字上可查看其精确算式</translation>
         </message>
         <message>
-            <source>Tokens → X</source>
-            <translation>词元 → X</translation>
-        </message>
-        <message>
-            <source>Queries, keys and values</source>
-            <translation>查询、键和值</translation>
-        </message>
-        <message>
-            <source>Scores</source>
-            <translation>分数</translation>
-        </message>
-        <message>
-            <source>Scale</source>
-            <translation>缩放</translation>
-        </message>
-        <message>
-            <source>Softmax</source>
-            <translation>Softmax</translation>
-        </message>
-        <message>
-            <source>Weighted values</source>
-            <translation>加权值</translation>
-        </message>
-        <message>
-            <source>Sum → Z</source>
-            <translation>求和 → Z</translation>
-        </message>
-        <message>
-            <source>%1 · %2</source>
-            <translation>%1 · %2</translation>
-        </message>
-        <message>
-            <source>rows × columns</source>
-            <translation>行 × 列</translation>
-        </message>
-        <message>
-            <source>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;</source>
-            <translation>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;</translation>
-        </message>
-        <message>
-            <source>scores = &lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ &amp;nbsp;&amp;nbsp; score(&lt;i&gt;i&lt;/i&gt;,&lt;i&gt;j&lt;/i&gt;) = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
-            <translation>分数 = &lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ &amp;nbsp;&amp;nbsp; 分数(&lt;i&gt;i&lt;/i&gt;,&lt;i&gt;j&lt;/i&gt;) = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
-        </message>
-        <message>
             <source>&lt;i&gt;X&lt;/i&gt;</source>
             <translation>&lt;i&gt;X&lt;/i&gt;</translation>
         </message>
@@ -1716,68 +1712,12 @@
             <translation>正在计算…</translation>
         </message>
         <message>
-            <source>&lt;i&gt;X&lt;/i&gt; = embedding(tokens) + PE &amp;nbsp;&amp;nbsp; one row per token</source>
-            <translation>&lt;i&gt;X&lt;/i&gt; = 嵌入(词元) + PE &amp;nbsp;&amp;nbsp; 每个词元一行</translation>
-        </message>
-        <message>
-            <source>&lt;i&gt;X&lt;/i&gt; = embedding(tokens) &amp;nbsp;&amp;nbsp; one row per token</source>
-            <translation>&lt;i&gt;X&lt;/i&gt; = 嵌入(词元) &amp;nbsp;&amp;nbsp; 每个词元一行</translation>
-        </message>
-        <message>
             <source>Q, K: %1 · V: %2</source>
             <translation>Q、K：%1 · V：%2</translation>
         </message>
         <message>
-            <source>scaled = scores</source>
-            <translation>缩放后 = 分数</translation>
-        </message>
-        <message>
-            <source> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt; = scores ÷ √%1</source>
-            <translation> ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt; = 分数 ÷ √%1</translation>
-        </message>
-        <message>
-            <source> ÷ &lt;i&gt;T&lt;/i&gt; (&lt;i&gt;T&lt;/i&gt; = %1)</source>
-            <translation> ÷ &lt;i&gt;T&lt;/i&gt;（&lt;i&gt;T&lt;/i&gt; = %1）</translation>
-        </message>
-        <message>
-            <source>skipped (scaling off): the softmax takes the scores as they are.</source>
-            <translation>已跳过（缩放关闭）：softmax 直接使用原始分数。</translation>
-        </message>
-        <message>
-            <source>weights = softmax(%1), row by row: &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; = exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;) ÷ Σ&lt;sub&gt;k&lt;/sub&gt; exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ik&lt;/sub&gt;)</source>
-            <translation>权重 = softmax(%1)，逐行计算：&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt; = exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;) ÷ Σ&lt;sub&gt;k&lt;/sub&gt; exp(&lt;i&gt;s&lt;/i&gt;&lt;sub&gt;ik&lt;/sub&gt;)</translation>
-        </message>
-        <message>
-            <source>scores</source>
-            <translation>分数</translation>
-        </message>
-        <message>
-            <source>scaled</source>
-            <translation>缩放后</translation>
-        </message>
-        <message>
-            <source>Causal mask: a query sees only itself and the keys before it; later keys get weight 0.</source>
-            <translation>因果掩码：查询只能看到自己和它之前的键；之后的键权重为 0。</translation>
-        </message>
-        <message>
-            <source>query %1 “%2”</source>
-            <translation>查询 %1 “%2”</translation>
-        </message>
-        <message>
-            <source>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; for every key &lt;i&gt;j&lt;/i&gt;</source>
-            <translation>对每个键 &lt;i&gt;j&lt;/i&gt;：&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
-        </message>
-        <message>
-            <source>&lt;i&gt;z&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;·&lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;Z&lt;/i&gt; = weights·&lt;i&gt;V&lt;/i&gt;</source>
-            <translation>&lt;i&gt;z&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;ij&lt;/sub&gt;·&lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;Z&lt;/i&gt; = 权重·&lt;i&gt;V&lt;/i&gt;</translation>
-        </message>
-        <message>
-            <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</source>
-            <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
-        </message>
-        <message>
-            <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt; of every head)</source>
-            <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(各个头的 &lt;i&gt;Z&lt;/i&gt;)</translation>
+            <source>rows × columns: %1</source>
+            <translation>行 × 列：%1</translation>
         </message>
     </context>
     <context>
@@ -1868,24 +1808,12 @@
             <translation>键 &lt;i&gt;j&lt;/i&gt;</translation>
         </message>
         <message>
-            <source>4 · score = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;%1&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
-            <translation>4 · 分数 = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;%1&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
-        </message>
-        <message>
             <source>scaled ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt;</source>
             <translation>缩放 ÷ √&lt;i&gt;d&lt;/i&gt;&lt;sub&gt;k&lt;/sub&gt;</translation>
         </message>
         <message>
             <source>scaled ÷ &lt;i&gt;T&lt;/i&gt;</source>
             <translation>缩放 ÷ &lt;i&gt;T&lt;/i&gt;</translation>
-        </message>
-        <message>
-            <source>5 · softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</source>
-            <translation>5 · softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</translation>
-        </message>
-        <message>
-            <source>6 · &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
-            <translation>6 · &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
         </message>
         <message>
             <source>%1 “%2”</source>
@@ -1904,12 +1832,28 @@
             <translation>… 另有 %1 个键</translation>
         </message>
         <message>
-            <source>7 · sum of the weighted values: z%1 = Σⱼ w%1ⱼ·vⱼ = %2</source>
-            <translation>7 · 加权值之和：z%1 = Σⱼ w%1ⱼ·vⱼ = %2</translation>
-        </message>
-        <message>
             <source>Row %1 of Z, the output of this head for “%2”</source>
             <translation>Z 的第 %1 行，即这个头对“%2”的输出</translation>
+        </message>
+        <message>
+            <source>key j</source>
+            <translation>键 j</translation>
+        </message>
+        <message>
+            <source>score = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;%1&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
+            <translation>分数 = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;%1&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</source>
+            <translation>softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
+            <translation>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
+        </message>
+        <message>
+            <source>%1: z%2 = Σⱼ w%2ⱼ·vⱼ = %3</source>
+            <translation>%1：z%2 = Σⱼ w%2ⱼ·vⱼ = %3</translation>
         </message>
     </context>
 </TS>

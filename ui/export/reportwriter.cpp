@@ -3,6 +3,7 @@
 #include "core/derivation.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/heatmaprenderer.h"
+#include "ui/render/stepwording.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -12,7 +13,6 @@
 #include <QPdfWriter>
 #include <QSaveFile>
 
-#include <cmath>
 #include <vector>
 
 namespace exports {
@@ -84,39 +84,35 @@ Figure weightFigure(const QString& caption, const core::Matrix& m)
     return {caption, m, indexLabels(int(m.rows())), indexLabels(int(m.cols())), false};
 }
 
+/** A page of step number (1 … 7) with its heading, formula and explanation from the one wording of the
+ *  steps, and the shape of its matrix name (rows × cols) in numbers and symbols; no name: the caller
+ *  writes the shape. */
+StepPage wordedPage(const core::Trace& t, int number, const QString& name = QString(), Eigen::Index rows = 0,
+                    Eigen::Index cols = 0)
+{
+    const render::StepText text = render::StepWording::step(number, t.model);
+    StepPage page;
+    page.title = render::StepWording::heading(number, text.title);
+    page.formula = text.plainFormula();
+    page.explanation = text.details;
+    if (!name.isEmpty())
+        page.shape = shapeText(name, rows, cols, text.shape);
+    return page;
+}
+
 /** The pages of the seven steps and, with several heads or W_O, the eighth. */
 std::vector<StepPage> stepPages(const core::Trace& t)
 {
     const core::AttentionModel& model = t.model;
     const int n = t.n(), h = t.headCount(), dk = model.dK(), dv = model.dV();
-    const bool pe = model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal;
-    const bool causal = model.options.mask == core::Mask::Causal;
-    const double temperature = model.options.temperature;
     std::vector<StepPage> pages;
 
-    StepPage p1;
-    p1.title = Report::tr("Step 1 · Tokens → X");
-    p1.formula = pe ? Report::tr("X = embeddings + PE,   PE(pos, 2i) = sin(pos / 10000^(2i/d)),   PE(pos, 2i+1) = cos(…)")
-                    : Report::tr("X = embeddings: row i is the vector of token i");
-    p1.shape = shapeText(QStringLiteral("X"), n, model.dModel(), Report::tr("n × d_model"));
-    p1.explanation = pe ? Report::tr("Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that "
-                             "depends only on the position is added to it, so the same word in two places gets two "
-                             "different rows: attention itself does not know the order of the tokens.")
-                        : Report::tr("Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic "
-                             "on these rows: one row per token, one column per feature.");
+    StepPage p1 = wordedPage(t, 1, QStringLiteral("X"), n, model.dModel());
     p1.figures.push_back(tokenRowsFigure(t, QStringLiteral("X"), t.x()));
     pages.push_back(std::move(p1));
 
-    StepPage p2;
-    p2.title = Report::tr("Step 2 · Queries, keys and values");
-    p2.formula = Report::tr("Q = X · W_Q,    K = X · W_K,    V = X · W_V");
+    StepPage p2 = wordedPage(t, 2);
     p2.shape = Report::tr("Q and K: %1 × %2 (n × d_k);  V: %1 × %3 (n × d_v)").arg(n).arg(dk).arg(dv);
-    p2.explanation = Report::tr("Three weight matrices turn every row of X into three new rows. The query q_i says what token i "
-                        "is looking for, the key k_j what token j offers, and the value v_j what token j passes on when "
-                        "it is attended to.")
-        + (h > 1 ? Report::tr(" With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.")
-                       .arg(h)
-                 : QString());
     p2.figures.push_back(weightFigure(QStringLiteral("W_Q"), model.wq));
     p2.figures.push_back(weightFigure(QStringLiteral("W_K"), model.wk));
     p2.figures.push_back(weightFigure(QStringLiteral("W_V"), model.wv));
@@ -129,60 +125,23 @@ std::vector<StepPage> stepPages(const core::Trace& t)
     }
     pages.push_back(std::move(p2));
 
-    StepPage p3;
-    p3.title = Report::tr("Step 3 · Scores");
-    p3.formula = Report::tr("scores = Q · Kᵀ,    score(i, j) = q_i · k_j");
-    p3.shape = shapeText(Report::tr("scores"), n, n, Report::tr("n × n: rows are queries, columns keys"));
-    p3.explanation = Report::tr("Every query is compared with every key by a dot product: multiply them entry by entry and "
-                        "add up. A large score means that token i's query and token j's key point the same way, so "
-                        "token i will pay attention to token j.");
+    StepPage p3 = wordedPage(t, 3, Report::tr("scores"), n, n);
     for (int head = 0; head < h; ++head)
         p3.figures.push_back(squareFigure(t, Report::tr("scores") + headSuffix(t, head), t.heads[std::size_t(head)].scores, false));
     pages.push_back(std::move(p3));
 
-    StepPage p4;
-    p4.title = Report::tr("Step 4 · Divide by √d_k");
-    const QString temperaturePart = temperature != 1.0 ? Report::tr(" / T,   T = %1").arg(QString::fromStdString(core::formatNumber(temperature)))
-                                                       : QString();
-    p4.formula = model.options.scale
-        ? Report::tr("scaled = scores / √d_k = scores / √%1 = scores × %2").arg(dk).arg(QString::fromStdString(core::formatNumber(1 / std::sqrt(dk))))
-            + temperaturePart
-        : Report::tr("scaled = scores (scaling is off in this session)") + temperaturePart;
-    p4.shape = shapeText(Report::tr("scaled scores"), n, n, Report::tr("n × n"));
-    p4.explanation = Report::tr("The dot product of two random vectors with d_k entries grows like √d_k: the longer the "
-                        "vectors, the more extreme the scores, and the softmax of extreme scores puts almost all "
-                        "weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the "
-                        "scores near unit size whatever d_k is.")
-        + (model.options.scale ? QString()
-                               : Report::tr(" This session leaves the scaling off, so the scores pass through unchanged."))
-        + (temperature != 1.0 ? Report::tr(" Dividing by the temperature T as well makes the weights softer (T > 1) or "
-                                   "sharper (T < 1).")
-                              : QString());
+    StepPage p4 = wordedPage(t, 4, Report::tr("scaled scores"), n, n);
     for (int head = 0; head < h; ++head)
         p4.figures.push_back(squareFigure(t, Report::tr("scaled scores") + headSuffix(t, head), t.scaledScores(head), false));
     pages.push_back(std::move(p4));
 
-    StepPage p5;
-    p5.title = Report::tr("Step 5 · Softmax");
-    p5.formula = Report::tr("weight(i, j) = exp(s_ij − max_k s_ik) / Σ_k exp(s_ik − max_k s_ik)");
-    p5.shape = shapeText(Report::tr("weights"), n, n, Report::tr("n × n, every row sums to 1"));
-    p5.explanation = Report::tr("The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, "
-                        "the larger the score the larger its share. Subtracting the row's maximum first changes "
-                        "nothing in the result but keeps exp from overflowing.")
-        + (causal ? Report::tr(" Under the causal mask a token may only look at itself and the tokens before it: every weight "
-                       "above the diagonal is exactly 0.")
-                  : QString());
+    StepPage p5 = wordedPage(t, 5, Report::tr("weights"), n, n);
     for (int head = 0; head < h; ++head)
         p5.figures.push_back(squareFigure(t, Report::tr("weights") + headSuffix(t, head), t.heads[std::size_t(head)].weights, true));
     pages.push_back(std::move(p5));
 
-    StepPage p6;
-    p6.title = Report::tr("Step 6 · Weighted values");
-    p6.formula = Report::tr("weighted value(i, j) = weight(i, j) · v_j");
+    StepPage p6 = wordedPage(t, 6);
     p6.shape = Report::tr("for each query i: %1 × %2 (n × d_v), one row per key j").arg(n).arg(dv);
-    p6.explanation = Report::tr("Each query now takes every value vector v_j and multiplies it by the weight it gave to token "
-                        "j. Values of tokens it barely attends to shrink to almost nothing; the ones it attends to "
-                        "keep most of their size.");
     const int shownQueries = n <= 4 ? n : 1;
     const int shownHeads = std::min(h, 2);
     for (int head = 0; head < shownHeads; ++head)
@@ -196,26 +155,19 @@ std::vector<StepPage> stepPages(const core::Trace& t)
                       .arg(shownHeads < h ? Report::tr(" and heads") : QString());
     pages.push_back(std::move(p6));
 
-    StepPage p7;
-    p7.title = Report::tr("Step 7 · Sum → Z");
-    p7.formula = Report::tr("z_i = Σ_j weight(i, j) · v_j,   that is Z = weights · V");
-    p7.shape = shapeText(QStringLiteral("Z"), n, dv, Report::tr("n × d_v"));
-    p7.explanation = Report::tr("Adding up the weighted values of each query gives its output row z_i: a blend of the values of "
-                        "the tokens it attended to. This is the new representation of token i, informed by the whole "
-                        "sequence.");
+    StepPage p7 = wordedPage(t, 7, QStringLiteral("Z"), n, dv);
     for (int head = 0; head < h; ++head)
         p7.figures.push_back(tokenRowsFigure(t, QStringLiteral("Z") + headSuffix(t, head), t.heads[std::size_t(head)].outputs));
     pages.push_back(std::move(p7));
 
-    if (h > 1 || model.wo) {
+    if (render::StepWording::hasProjection(model)) {
+        // The end of step 7 on a page of its own: the concatenated heads and the projection.
         StepPage p8;
-        p8.title = Report::tr("Step 8 · Concatenate the heads and project");
-        p8.formula = model.wo ? Report::tr("concat = [Z_1 … Z_h],    output = concat · W_O") : Report::tr("output = concat = [Z_1 … Z_h]");
+        p8.title = render::StepWording::heading(8, render::StepWording::projectionTitle());
+        p8.formula = render::plainFormula(render::StepWording::projectionFormula(model));
         p8.shape = shapeText(Report::tr("concat"), n, t.concat.cols(), Report::tr("n × h·d_v")) + QStringLiteral(";  ")
             + shapeText(Report::tr("output"), n, t.output.cols(), Report::tr("n × d_out"));
-        p8.explanation = Report::tr("The outputs of the heads are set side by side, one block of columns per head.")
-            + (model.wo ? Report::tr(" The output projection W_O then mixes what the heads found into one row per token.")
-                        : QString());
+        p8.explanation = render::StepWording::projectionDetails(model);
         if (h > 1)
             p8.figures.push_back(tokenRowsFigure(t, Report::tr("concat"), t.concat));
         if (model.wo)
@@ -572,6 +524,14 @@ QStringList reportStepTitles(const core::Trace& trace)
     for (const StepPage& page : stepPages(trace))
         titles << page.title;
     return titles;
+}
+
+QStringList reportStepFormulas(const core::Trace& trace)
+{
+    QStringList formulas;
+    for (const StepPage& page : stepPages(trace))
+        formulas << page.formula;
+    return formulas;
 }
 
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error)

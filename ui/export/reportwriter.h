@@ -18,6 +18,8 @@ inline constexpr int reportMaxTableRows = 24;
 /** The titles of the step pages in order, e.g. "Step 3 · Scores" (translated): seven steps, and an
  *  eighth (concatenate and project) when the model has several heads or W_O. */
 QStringList reportStepTitles(const core::Trace& trace);
+/** The formulas of the step pages in the same order, as printed (plain text). */
+QStringList reportStepFormulas(const core::Trace& trace);
 
 /** Writes the report (A4 portrait, fonts embedded) to device, which must be open for writing.
  *  title names the session on the title page and in the footers; empty gives a default.

@@ -1,22 +1,27 @@
 #pragma once
-/** The main window: the document's views around the attention heatmap, with menus, docks and files. */
+/** The main window: the document's views around the attention heatmap, with menus and docks. Its
+ *  session files live in SessionController, its exports and imports in FileActions, its menus in
+ *  MainMenus. */
 
 #include <QMainWindow>
 #include <QSize>
 
-class QAction;
+#include <vector>
+
 class QDockWidget;
 class QLabel;
-class QMenu;
 class QUndoView;
 
 namespace ui {
 
 class Autosave;
 class Document;
+class FileActions;
 class HeatmapWidget;
+class MainMenus;
 class MatrixEditorPanel;
 class OptionsPanel;
+class SessionController;
 class TeachingView;
 class TokenBar;
 class ViewState;
@@ -32,29 +37,26 @@ public:
     HeatmapWidget* heatmap() const { return m_heatmap; }
     TokenBar* tokenBar() const { return m_tokenBar; }
     OptionsPanel* optionsPanel() const { return m_options; }
+    SessionController* session() const { return m_session; }
+    FileActions* fileActions() const { return m_files; }
 
-    /** Opens a session file without asking about unsaved changes; on failure the current document
-     *  is untouched and error says why. A successful open is added to the recent files. */
+    /** See SessionController::openFile(). */
     bool openFile(const QString& path, QString* error);
-    /** Saves to path; false and a message in error when it could not be written. */
+    /** See SessionController::saveFile(). */
     bool saveFile(const QString& path, QString* error);
-    /** Writes the heatmap as shown to path (.png, .svg or .pdf); false and a message on failure. */
+    /** See FileActions::exportHeatmap(). */
     bool exportHeatmap(const QString& path, QString* error, QSize pixelSize = QSize());
-    /** The size the heatmap figure is drawn at by default (what an empty pixelSize means). */
+    /** See FileActions::heatmapPreferredSize(). */
     QSize heatmapPreferredSize() const;
-    /** Loads a built-in preset without asking; false for an unknown name. */
+    /** See SessionController::loadPreset(). */
     bool loadPreset(const QString& name);
-    /** The recent session files, newest first. */
+    /** See SessionController::recentFiles(). */
     QStringList recentFiles() const;
-
-    /** Asks to save unsaved changes: true when it is fine to go on (saved or discarded). */
+    /** See SessionController::maybeSave(). */
     bool maybeSave();
-
-    /** This window's autosave (every 30 s or so while there are unsaved changes). */
-    Autosave* autosave() const { return m_autosave; }
-    /** When a window that is gone (crashed, killed) left unsaved changes, asks whether to recover
-     *  them: Recover loads them as an unsaved document, Discard deletes them, Decide Later keeps
-     *  them for the next start. The app calls it once at start. True when a session was recovered. */
+    /** See SessionController::autosave(). */
+    Autosave* autosave() const;
+    /** See SessionController::offerRecovery(); the app calls it once at start. */
     bool offerRecovery();
 
 protected:
@@ -64,92 +66,36 @@ protected:
 
 private:
     void createDocks();
-    void createActions();
-    void createMenus();
-    void createStatusBar();
+    QDockWidget* addDock(QWidget* content, const char* title, const QString& name, Qt::DockWidgetArea area);
     void readSettings();
     void writeSettings() const;
-    QDockWidget* addDock(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area);
-
-    void newSession();
-    void openDialog();
-    void openInteractively(const QString& path);
-    void openAsked(const QString& path);
-    bool save();
-    bool saveAs();
-    void exportDialog();
-    void copyHeatmap();
-    void about();
-    void resetLayout();
-    void toggleFullScreen(bool on);
     void startTeaching();
-    QString askSavePath(const QString& title, const QString& suffix, const QString& filter);
-    void exportReportDialog();
-    void exportStepsDialog();
-    void exportCodeDialog();
-    void copyCode();
-    void importMatrixDialog();
-    void exportMatrixDialog();
-
-    /** Sets every text of the window in the current language. */
     void retranslate();
-    void updateUndoTexts();
     void updateTitle();
     void updateStatus();
-    void updateRecentMenu();
-    void addRecentFile(const QString& path);
-    void showError(const QString& title, const QString& text);
-    QString sessionTitle() const;
     /** The window dialogs belong to: the teaching slides while they are up, else this one. */
     QWidget* dialogParent();
-    QString suggestedBaseName() const;
+
+    /** A dock with its untranslated title, set in every language. */
+    struct TitledDock {
+        QDockWidget* dock;
+        const char* title;
+    };
 
     Document* m_document;
     ViewState* m_viewState;
-    Autosave* m_autosave = nullptr;
-    bool m_recovered = false;  ///< the document came from an autosave and is not saved yet
+    SessionController* m_session = nullptr;
+    FileActions* m_files = nullptr;
+    MainMenus* m_menus = nullptr;
     HeatmapWidget* m_heatmap = nullptr;
     TokenBar* m_tokenBar = nullptr;
     OptionsPanel* m_options = nullptr;
-    QList<QDockWidget*> m_docks;
-    QByteArray m_defaultState;
-
-    QMenu* m_fileMenu = nullptr;
-    QMenu* m_recentMenu = nullptr;
-    QMenu* m_editMenu = nullptr;
-    QMenu* m_viewMenu = nullptr;
-    QMenu* m_stepMenu = nullptr;
-    QMenu* m_colourMenu = nullptr;
-    QMenu* m_panelsMenu = nullptr;
-    QMenu* m_languageMenu = nullptr;
-    QMenu* m_presetsMenu = nullptr;
-    QMenu* m_helpMenu = nullptr;
-    QUndoView* m_history = nullptr;
-    QAction* m_newAction = nullptr;
-    QAction* m_openAction = nullptr;
-    QAction* m_saveAction = nullptr;
-    QAction* m_saveAsAction = nullptr;
-    QAction* m_exportAction = nullptr;
-    QAction* m_copyAction = nullptr;
-    QAction* m_quitAction = nullptr;
-    QAction* m_undoAction = nullptr;
-    QAction* m_redoAction = nullptr;
-    QAction* m_fullScreenAction = nullptr;
-    QAction* m_resetLayoutAction = nullptr;
-    QAction* m_teachingAction = nullptr;
-    QAction* m_scalingAction = nullptr;
-    QAction* m_exportReportAction = nullptr;
-    QAction* m_exportStepsAction = nullptr;
-    QAction* m_exportCodeAction = nullptr;
-    QAction* m_copyCodeAction = nullptr;
-    QAction* m_importMatrixAction = nullptr;
-    QAction* m_exportMatrixAction = nullptr;
     MatrixEditorPanel* m_matrices = nullptr;
     TeachingView* m_teaching = nullptr;
     QDockWidget* m_scalingDock = nullptr;
-    QAction* m_aboutAction = nullptr;
-    QAction* m_aboutQtAction = nullptr;
-    QList<QAction*> m_presetActions;
+    QUndoView* m_history = nullptr;
+    std::vector<TitledDock> m_docks;
+    QByteArray m_defaultState;
 
     QLabel* m_dimensions = nullptr;
     QLabel* m_computing = nullptr;

@@ -6,6 +6,7 @@
 #include "ui/i18n/language.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
+#include "ui/render/stepwording.h"
 
 #include <QComboBox>
 #include <QFrame>
@@ -13,7 +14,6 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSpinBox>
-#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
 namespace ui {
@@ -109,15 +109,6 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
         m_head->setToolTip(tr("The attention head whose steps are shown"));
         m_query->setToolTip(tr("The query token whose weighted values step 6 shows"));
         m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
-        const QString titles[] = {tr("Tokens → X"), tr("Queries, keys and values"), tr("Scores"), tr("Scale"),
-                                  tr("Softmax"), tr("Weighted values"), tr("Sum → Z")};
-        for (std::size_t i = 0; i < m_steps.size(); ++i) {
-            m_steps[i].title->setText(tr("%1 · %2").arg(i + 1).arg(titles[i]));
-            m_steps[i].shape->setToolTip(tr("rows × columns"));
-        }
-        m_steps[1].formula->setText(tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
-                                       " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>"));
-        m_steps[2].formula->setText(tr("scores = <i>Q</i>·<i>K</i>ᵀ &nbsp;&nbsp; score(<i>i</i>,<i>j</i>) = <i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>"));
         m_steps[0].blocks[0]->setCaption(tr("<i>X</i>"));
         m_steps[1].blocks[0]->setCaption(tr("<i>Q</i>"));
         m_steps[1].blocks[1]->setCaption(tr("<i>K</i>"));
@@ -192,7 +183,7 @@ QString StepsPanel::stepFormula(int number) const
 {
     if (number < 1 || number > stepCount())
         return {};
-    return QTextDocumentFragment::fromHtml(m_steps[std::size_t(number - 1)].formula->text()).toPlainText();
+    return render::plainFormula(m_steps[std::size_t(number - 1)].formula->text());
 }
 
 QString StepsPanel::stepShape(int number) const
@@ -233,22 +224,26 @@ void StepsPanel::refresh()
 {
     updateChoosers();
     const auto trace = m_document->trace();
-    for (StepWidgets& s : m_steps) {
+    const core::AttentionModel& model = trace ? trace->model : m_document->model();
+
+    // Titles, formulas and notes from the one wording of the steps; the shapes in numbers.
+    for (int number = 1; number <= stepCount(); ++number) {
+        const render::StepText text = render::StepWording::step(number, model);
+        StepWidgets& s = m_steps[std::size_t(number - 1)];
+        s.title->setText(render::StepWording::numberedTitle(number, model));
+        s.title->setToolTip(text.explanation);
+        s.formula->setText(text.formula);
         s.shape->setText(trace && !s.blocks.empty() ? shapeOf(s.blocks.front()) : QString());
-        s.note->hide();
+        s.shape->setToolTip(tr("rows × columns: %1").arg(text.shape));
+        s.note->setText(text.note);
+        s.note->setVisible(trace && !text.note.isEmpty());
     }
     if (!trace) {
         m_steps[0].note->setText(m_document->error().isEmpty() ? tr("Computing…") : m_document->error());
         m_steps[0].note->show();
         return;
     }
-    const core::AttentionModel& model = trace->model;
     const int query = std::clamp(m_view->selectedQuery(), 0, std::max(0, trace->n() - 1));
-
-    // 1 · tokens → X
-    const bool pe = model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal;
-    m_steps[0].formula->setText(pe ? tr("<i>X</i> = embedding(tokens) + PE &nbsp;&nbsp; one row per token")
-                                   : tr("<i>X</i> = embedding(tokens) &nbsp;&nbsp; one row per token"));
 
     // 2 · Q, K, V: one shape when they agree.
     const std::vector<StepBlock*>& qkv = m_steps[1].blocks;
@@ -257,50 +252,17 @@ void StepsPanel::refresh()
     else
         m_steps[1].shape->setText(tr("Q, K: %1 · V: %2").arg(shapeOf(qkv[0]), shapeOf(qkv[2])));
 
-    // 4 · scale: say when it is skipped.
-    const bool scale = model.options.scale;
-    const bool temperature = model.options.temperature != 1.0;
-    StepWidgets& s4 = m_steps[3];
-    QString formula = tr("scaled = scores");
-    if (scale)
-        formula += tr(" ÷ √<i>d</i><sub>k</sub> = scores ÷ √%1").arg(model.dK());
-    if (temperature)
-        formula += tr(" ÷ <i>T</i> (<i>T</i> = %1)").arg(QString::fromStdString(core::formatNumber(model.options.temperature)));
-    s4.formula->setText(formula);
-    const bool skipped = !scale && !temperature;
-    s4.blocks.front()->setVisible(!skipped);
-    if (skipped) {
-        s4.note->setText(tr("skipped (scaling off): the softmax takes the scores as they are."));
-        s4.note->show();
-        s4.shape->clear();
-    }
-
-    // 5 · softmax
-    const bool causal = model.options.mask == core::Mask::Causal;
-    m_steps[4].formula->setText(tr("weights = softmax(%1), row by row: <i>w</i><sub>ij</sub> = "
-                                   "exp(<i>s</i><sub>ij</sub>) ÷ Σ<sub>k</sub> exp(<i>s</i><sub>ik</sub>)")
-                                    .arg(skipped ? tr("scores") : tr("scaled")));
-    if (causal) {
-        m_steps[4].note->setText(tr("Causal mask: a query sees only itself and the keys before it; later keys get weight 0."));
-        m_steps[4].note->show();
-    }
+    // 4 · scale: hidden when skipped.
+    const bool skipped = !model.options.scale && model.options.temperature == 1.0;
+    m_steps[3].blocks.front()->setVisible(!skipped);
+    if (skipped)
+        m_steps[3].shape->clear();
 
     // 6 · weighted values of the selected query
-    const QString who = tr("query %1 “%2”").arg(query + 1).arg(tokenName(*trace, query));
-    m_steps[5].formula->setText(tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub> for every key <i>j</i>")
-                                    .arg(query + 1));
-    m_steps[5].blocks.front()->setCaption(who.toHtmlEscaped());
+    m_steps[5].blocks.front()->setCaption(render::StepWording::queryName(query, tokenName(*trace, query)).toHtmlEscaped());
 
     // 7 · sum → Z, and the projection when there is one.
-    const bool projected = model.wo.has_value() || trace->headCount() > 1;
-    QString sum = tr("<i>z</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub>·<i>v</i><sub>j</sub> &nbsp;&nbsp; "
-                     "<i>Z</i> = weights·<i>V</i>");
-    if (model.wo)
-        sum += tr(" &nbsp;&nbsp; output = concat(<i>Z</i>)·<i>W</i><sub>O</sub>");
-    else if (trace->headCount() > 1)
-        sum += tr(" &nbsp;&nbsp; output = concat(<i>Z</i> of every head)");
-    m_steps[6].formula->setText(sum);
-    m_steps[6].blocks[1]->setVisible(projected);
+    m_steps[6].blocks[1]->setVisible(render::StepWording::hasProjection(model));
 }
 
 }  // namespace ui

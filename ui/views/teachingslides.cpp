@@ -2,6 +2,7 @@
 
 #include "core/derivation.h"
 #include "ui/document/stepfigure.h"
+#include "ui/render/stepwording.h"
 
 #include <QCoreApplication>
 
@@ -42,6 +43,21 @@ QStringList derivations(const core::Trace& trace, core::Step step, int head, int
     return lines;
 }
 
+/** A slide of step number with its heading, formula and explanation from the one wording of the steps;
+ *  from step 3 on the slides walk one query (0-based), and the heading names it. */
+Slide wordedSlide(int number, const core::AttentionModel& model, int query, const QString& token)
+{
+    const render::StepText text = render::StepWording::step(number, model);
+    Slide s;
+    s.step = number;
+    s.title = render::StepWording::heading(number, text.title);
+    if (number >= 3)
+        s.title = Teaching::tr("%1 · %2").arg(s.title, render::StepWording::queryName(query, token));
+    s.formula = text.plainFormula();
+    s.explanation = text.explanation;
+    return s;
+}
+
 }  // namespace
 
 std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
@@ -56,29 +72,16 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     const QString q = tokens.value(query);
     const int n = trace.n();
     const bool causal = trace.model.options.mask == core::Mask::Causal;
-    const int dk = trace.model.dK();
     const QStringList keyCols = indices(int(ht.keys.cols()));
     const QStringList valueCols = indices(int(ht.values.cols()));
 
     {
-        Slide s;
-        s.step = 1;
-        s.title = Teaching::tr("Step 1 · Tokens become rows of X");
-        s.formula = trace.model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal
-            ? Teaching::tr("X = embeddings + positional encoding")
-            : Teaching::tr("X = one embedding row per token");
-        s.explanation = Teaching::tr("Each token is a row of numbers. The model only ever sees these numbers: "
-                           "everything that follows is arithmetic on the rows of X.");
+        Slide s = wordedSlide(1, trace.model, query, q);
         s.matrices.push_back(matrix(QStringLiteral("X"), trace.x(), tokens, indices(int(trace.x().cols()))));
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 2;
-        s.title = Teaching::tr("Step 2 · Queries, keys and values");
-        s.formula = QStringLiteral("Q = X·W_Q    K = X·W_K    V = X·W_V");
-        s.explanation = Teaching::tr("Three weight matrices turn every token into three new rows: a query (what it looks for), "
-                           "a key (what it offers to be found by) and a value (what it passes on).");
+        Slide s = wordedSlide(2, trace.model, query, q);
         SlideMatrix qm = matrix(QStringLiteral("Q"), ht.queries, tokens, keyCols);
         SlideMatrix km = matrix(QStringLiteral("K"), ht.keys, tokens, keyCols);
         SlideMatrix vm = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
@@ -89,12 +92,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 3;
-        s.title = Teaching::tr("Step 3 · Scores of “%1” against every key").arg(q);
-        s.formula = QStringLiteral("score(%1, j) = q%2·kⱼ").arg(query + 1).arg(QString::fromStdString(core::subscript(query + 1)));
-        s.explanation = Teaching::tr("The query of one token is compared with the key of every token by a dot product. "
-                           "A large score means: this key matches what the query looks for.");
+        Slide s = wordedSlide(3, trace.model, query, q);
         SlideMatrix qm = matrix(QStringLiteral("Q"), ht.queries, tokens, keyCols);
         qm.highlightRow = query;
         SlideMatrix kt = matrix(QStringLiteral("Kᵀ"), ht.keys.transpose(), keyCols, tokens);
@@ -106,21 +104,8 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 4;
-        s.title = Teaching::tr("Step 4 · Divide by √d_k");
+        Slide s = wordedSlide(4, trace.model, query, q);
         const core::Matrix scaled = trace.scaledScores(head);
-        if (trace.model.options.scale) {
-            s.formula = QStringLiteral("scores / √%1").arg(dk);
-            s.explanation = Teaching::tr("Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them "
-                               "near 1, so the softmax in the next step does not saturate.");
-        } else {
-            s.formula = Teaching::tr("skipped (scaling is off)");
-            s.explanation = Teaching::tr("The worked example skips this step, so the scores go to the softmax as they are. "
-                               "Switch scaling on to divide them by √d_k = √%1.").arg(dk);
-        }
-        if (trace.model.options.temperature != 1.0)
-            s.formula += QStringLiteral("  / T = %1").arg(QString::fromStdString(core::formatNumber(trace.model.options.temperature)));
         SlideMatrix before = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         SlideMatrix after = matrix(Teaching::tr("scaled"), scaled, tokens, tokens);
         before.highlightRow = after.highlightRow = query;
@@ -130,15 +115,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 5;
-        s.title = Teaching::tr("Step 5 · Softmax turns the scores of “%1” into weights").arg(q);
-        s.formula = QStringLiteral("w(%1, j) = exp(sⱼ − max) / Σₖ exp(sₖ − max)").arg(query + 1);
-        s.explanation = causal
-            ? Teaching::tr("Each row becomes positive weights that add up to 1. Under the causal mask a token may only look "
-                 "back: the weights of later tokens are exactly 0.")
-            : Teaching::tr("Each row becomes positive weights that add up to 1: how much attention this token pays to each "
-                 "of the others.");
+        Slide s = wordedSlide(5, trace.model, query, q);
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.highlightRow = query;
         w.masked = causal;
@@ -147,12 +124,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 6;
-        s.title = Teaching::tr("Step 6 · Weigh each value row for “%1”").arg(q);
-        s.formula = QStringLiteral("w(%1, j) · vⱼ").arg(query + 1);
-        s.explanation = Teaching::tr("Every value row is multiplied by the weight the query gave its token. Rows with a "
-                           "weight near 0 all but vanish.");
+        Slide s = wordedSlide(6, trace.model, query, q);
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
         s.matrices = {v, wv};
@@ -163,12 +135,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s;
-        s.step = 7;
-        s.title = Teaching::tr("Step 7 · Sum the weighted values: the output of “%1”").arg(q);
-        s.formula = QStringLiteral("z%1 = Σⱼ w(%2, j) · vⱼ").arg(QString::fromStdString(core::subscript(query + 1))).arg(query + 1);
-        s.explanation = Teaching::tr("Adding the weighted rows gives one new row for this token: a blend of the values of "
-                           "the tokens it attended to.");
+        Slide s = wordedSlide(7, trace.model, query, q);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
         SlideMatrix z = matrix(QStringLiteral("z%1").arg(QString::fromStdString(core::subscript(query + 1))),
                                ht.outputs.row(query), {q}, valueCols);
@@ -181,7 +148,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         Slide s;
         s.step = 7;
         s.title = Teaching::tr("Every token at once");
-        s.formula = QStringLiteral("Z = softmax(Q·Kᵀ%1)·V").arg(trace.model.options.scale ? QStringLiteral(" / √d_k") : QString());
+        s.formula = render::plainFormula(render::StepWording::overallFormula(trace.model));
         s.explanation = Teaching::tr("The same steps run for every query together: one matrix product for the scores, a "
                            "softmax per row, and one product with V.");
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);

@@ -6,6 +6,7 @@
 #include "ui/document/document.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
+#include "ui/render/stepwording.h"
 
 #include <QClipboard>
 #include <QComboBox>
@@ -161,13 +162,20 @@ void WalkthroughPanel::build()
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(18);
     grid->setVerticalSpacing(4);
+    // Each column is one step, numbered and titled as the steps panel does, above its formula for this query.
+    QStringList header{tr("key j")};
     int col = 0;
     grid->addWidget(heading(tr("key <i>j</i>"), page), 0, col++);
-    grid->addWidget(heading(tr("4 · score = <i>q</i><sub>%1</sub>·<i>k</i><sub>j</sub>").arg(i + 1), page), 0, col++);
+    auto addHeading = [&](int step, const QString& formula) {
+        header << render::StepWording::numberedTitle(step, model);
+        grid->addWidget(heading(header.back().toHtmlEscaped() + QStringLiteral("<br>") + formula, page), 0, col++);
+    };
+    addHeading(3, tr("score = <i>q</i><sub>%1</sub>·<i>k</i><sub>j</sub>").arg(i + 1));
     if (scaled)
-        grid->addWidget(heading(model.options.scale ? tr("scaled ÷ √<i>d</i><sub>k</sub>") : tr("scaled ÷ <i>T</i>"), page), 0, col++);
-    grid->addWidget(heading(tr("5 · softmax <i>w</i><sub>%1j</sub>").arg(i + 1), page), 0, col++);
-    grid->addWidget(heading(tr("6 · <i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1), page), 0, col++);
+        addHeading(4, model.options.scale ? tr("scaled ÷ √<i>d</i><sub>k</sub>") : tr("scaled ÷ <i>T</i>"));
+    addHeading(5, tr("softmax <i>w</i><sub>%1j</sub>").arg(i + 1));
+    addHeading(6, tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1));
+    lines << header.join(QLatin1Char('\t'));
 
     const core::HeadTrace& ht = trace->heads[std::size_t(h)];
     const int shown = std::min(n, maxKeys);
@@ -211,8 +219,8 @@ void WalkthroughPanel::build()
     }
     column->addLayout(grid);
 
-    const QString sum = tr("7 · sum of the weighted values: z%1 = Σⱼ w%1ⱼ·vⱼ = %2")
-                            .arg(sub, vectorText(ht.outputs.row(i), precision));
+    const QString sum = tr("%1: z%2 = Σⱼ w%2ⱼ·vⱼ = %3")
+                            .arg(render::StepWording::numberedTitle(7, model), sub, vectorText(ht.outputs.row(i), precision));
     auto* total = heading(sum.toHtmlEscaped(), page);
     total->setToolTip(tr("Row %1 of Z, the output of this head for “%2”").arg(i + 1).arg(query));
     column->addWidget(total);

@@ -1,0 +1,148 @@
+/** The one wording of the seven steps: the steps panel, the teaching slides, the PDF report and the
+ *  walkthrough say the same title and formula for each step, for every kind of model. */
+
+#include "core/attention.h"
+#include "core/presets.h"
+#include "ui/document/document.h"
+#include "ui/document/viewstate.h"
+#include "ui/export/reportwriter.h"
+#include "ui/render/stepwording.h"
+#include "ui/views/stepspanel.h"
+#include "ui/views/teachingslides.h"
+#include "ui/views/walkthroughpanel.h"
+
+#include <QRegularExpression>
+#include <QTest>
+
+
+class TestStepWording : public QObject {
+    Q_OBJECT
+private slots:
+    void plainFormula_data()
+    {
+        QTest::addColumn<QString>("rich");
+        QTest::addColumn<QString>("plain");
+        QTest::addRow("index subscripts") << QStringLiteral("<i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>") << QStringLiteral("qᵢ·kⱼ");
+        QTest::addRow("two letters") << QStringLiteral("<i>w</i><sub>ij</sub>") << QStringLiteral("wᵢⱼ");
+        QTest::addRow("numbers") << QStringLiteral("<i>z</i><sub>12</sub>") << QStringLiteral("z₁₂");
+        QTest::addRow("no Unicode subscript") << QStringLiteral("<i>W</i><sub>Q</sub>") << QStringLiteral("W_Q");
+        QTest::addRow("one letter lacks one") << QStringLiteral("d<sub>model</sub>") << QStringLiteral("d_model");
+        QTest::addRow("superscript") << QStringLiteral("10000<sup>2</sup>, K<sup>T</sup>") << QStringLiteral("10000², Kᵀ");
+        QTest::addRow("entities") << QStringLiteral("a &nbsp;&nbsp; b &lt; c &amp; d") << QStringLiteral("a    b < c & d");
+    }
+
+    void plainFormula()
+    {
+        QFETCH(QString, rich);
+        QFETCH(QString, plain);
+        QCOMPARE(render::plainFormula(rich), plain);
+    }
+
+    void sameWordingEverywhere_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("temperature");
+        QTest::addRow("unscaled") << QStringLiteral("illustrated") << 1.0;
+        QTest::addRow("scaled") << QStringLiteral("illustrated-scaled") << 1.0;
+        QTest::addRow("temperature") << QStringLiteral("illustrated-scaled") << 2.5;
+        QTest::addRow("temperature, unscaled") << QStringLiteral("illustrated") << 0.5;
+        QTest::addRow("multi-head and W_O") << QStringLiteral("multi-head") << 1.0;
+        QTest::addRow("causal, positional encoding") << QStringLiteral("causal-sentence") << 1.0;
+    }
+
+    void sameWordingEverywhere()
+    {
+        QFETCH(QString, preset);
+        QFETCH(double, temperature);
+        core::Session session = *core::preset(preset.toStdString());
+        session.model.options.temperature = temperature;
+        ui::Document doc;
+        ui::ViewState view;
+        ui::StepsPanel panel(&doc, &view);
+        doc.loadSession(session, QString());
+        QVERIFY(doc.waitForTrace(30000));
+        const auto trace = doc.trace();
+        QVERIFY(trace);
+        QVERIFY(trace->model == session.model);
+
+        const std::vector<ui::Slide> slides = ui::buildSlides(*trace, 0, 0);
+        const QStringList reportFormulas = exports::reportStepFormulas(*trace);
+        const QStringList reportTitles = exports::reportStepTitles(*trace);
+        QVERIFY(slides.size() >= 7);
+        QVERIFY(reportFormulas.size() >= 7);
+        QCOMPARE(panel.stepCount(), render::StepWording::count);
+        for (int number = 1; number <= 7; ++number) {
+            const render::StepText text = render::StepWording::step(number, session.model);
+            const ui::Slide& slide = slides[std::size_t(number - 1)];
+            const QString at = QStringLiteral("step %1").arg(number);
+            QCOMPARE(slide.step, number);
+            // The formula: the panel's label, the slide and the report page say the same.
+            QVERIFY2(!text.formula.isEmpty(), qPrintable(at));
+            QCOMPARE(panel.stepFormula(number), text.plainFormula());
+            QCOMPARE(slide.formula, panel.stepFormula(number));
+            QCOMPARE(reportFormulas[number - 1], panel.stepFormula(number));
+            // The title: "3 · Scores" in the panel, "Step 3 · Scores" on the slide and the report page.
+            QCOMPARE(panel.stepTitle(number), QStringLiteral("%1 · %2").arg(number).arg(text.title));
+            QCOMPARE(reportTitles[number - 1], QStringLiteral("Step %1 · %2").arg(number).arg(text.title));
+            QVERIFY2(slide.title.startsWith(reportTitles[number - 1]), qPrintable(slide.title));
+            QCOMPARE(slide.explanation, text.explanation);
+        }
+        // Concatenating the heads and W_O end step 7 wherever it is shown.
+        const bool projected = session.model.wo.has_value() || session.model.heads() > 1;
+        QCOMPARE(panel.stepFormula(7).contains(QLatin1String("concat")), projected);
+        QCOMPARE(reportFormulas.size(), projected ? 8 : 7);
+    }
+
+    void wordingFollowsTheModel()
+    {
+        core::AttentionModel model = core::preset("illustrated")->model;
+        auto formula = [&](int number) { return render::StepWording::step(number, model).plainFormula(); };
+        QVERIFY2(formula(4).contains(QLatin1String("skipped")), qPrintable(formula(4)));
+        model.options.scale = true;
+        QVERIFY2(formula(4).contains(QStringLiteral("√dₖ = scores ÷ √3")), qPrintable(formula(4)));
+        model.options.temperature = 2.5;
+        QVERIFY2(formula(4).contains(QStringLiteral("T = 2.5")), qPrintable(formula(4)));
+        QVERIFY(!formula(1).contains(QLatin1String("PE")));
+        model.options.positionalEncoding = core::PositionalEncoding::Sinusoidal;
+        QVERIFY(formula(1).contains(QLatin1String("+ PE")));
+        QVERIFY(render::StepWording::step(5, model).note.isEmpty());
+        model.options.mask = core::Mask::Causal;
+        QVERIFY(!render::StepWording::step(5, model).note.isEmpty());
+        QVERIFY(render::StepWording::step(0, model).title.isEmpty());
+        QVERIFY(render::StepWording::step(8, model).title.isEmpty());
+    }
+
+    void walkthroughNumbersAsThePanel_data()
+    {
+        QTest::addColumn<bool>("scale");
+        QTest::addRow("unscaled") << false;
+        QTest::addRow("scaled") << true;
+    }
+
+    void walkthroughNumbersAsThePanel()
+    {
+        QFETCH(bool, scale);
+        ui::Document doc;
+        ui::ViewState view;
+        ui::StepsPanel panel(&doc, &view);
+        ui::WalkthroughPanel walkthrough(&doc, &view);
+        core::Options options = doc.model().options;
+        options.scale = scale;
+        doc.setOptions(options);
+        QVERIFY(doc.waitForTrace(30000));
+        const QString text = walkthrough.plainText();
+        // Every "k · Title" the walkthrough shows is the panel's title of step k.
+        QList<int> numbers;
+        static const QRegularExpression numbered(QStringLiteral("(?:^|\\t|\\n)(\\d) · ([^\\t\\n:]+)"));
+        for (auto it = numbered.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const int number = m.captured(1).toInt();
+            QCOMPARE(QStringLiteral("%1 · %2").arg(number).arg(m.captured(2)), panel.stepTitle(number));
+            numbers << number;
+        }
+        QCOMPARE(numbers, scale ? (QList<int>{3, 4, 5, 6, 7}) : (QList<int>{3, 5, 6, 7}));
+    }
+};
+
+QTEST_MAIN(TestStepWording)
+#include "tst_stepwording.moc"

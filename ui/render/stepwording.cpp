@@ -1,0 +1,252 @@
+#include "stepwording.h"
+
+#include "core/derivation.h"
+
+#include <QHash>
+#include <QRegularExpression>
+
+namespace render {
+
+namespace {
+
+QString number(double v)
+{
+    return QString::fromStdString(core::formatNumber(v));
+}
+
+/** Every character of text in its Unicode sub- or superscript form, or empty when one has none. */
+QString shifted(const QString& text, bool sub)
+{
+    static const QHash<QChar, QChar> subscripts = [] {
+        QHash<QChar, QChar> map;
+        const QString from = QStringLiteral("0123456789aehijklmnoprstuvx+−=()");
+        const QString to = QStringLiteral("₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎");
+        for (qsizetype i = 0; i < from.size(); ++i)
+            map.insert(from[i], to[i]);
+        return map;
+    }();
+    static const QHash<QChar, QChar> superscripts = [] {
+        QHash<QChar, QChar> map;
+        const QString from = QStringLiteral("0123456789inT+−=()");
+        const QString to = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹ⁱⁿᵀ⁺⁻⁼⁽⁾");
+        for (qsizetype i = 0; i < from.size(); ++i)
+            map.insert(from[i], to[i]);
+        return map;
+    }();
+    const QHash<QChar, QChar>& map = sub ? subscripts : superscripts;
+    QString out;
+    for (const QChar c : text) {
+        const auto it = map.find(c);
+        if (it == map.end())
+            return {};
+        out += *it;
+    }
+    return out;
+}
+
+}  // namespace
+
+QString plainFormula(const QString& rich)
+{
+    static const QRegularExpression script(QStringLiteral("<(sub|sup)>(.*?)</\\1>"));
+    static const QRegularExpression tag(QStringLiteral("<[^>]*>"));
+    QString text;
+    qsizetype from = 0;
+    for (auto it = script.globalMatch(rich); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        text += rich.mid(from, m.capturedStart() - from);
+        const bool sub = m.captured(1) == QLatin1String("sub");
+        const QString inner = QString(m.captured(2)).remove(tag);
+        const QString unicode = shifted(inner, sub);
+        text += !unicode.isEmpty() ? unicode : (sub ? QStringLiteral("_") : QStringLiteral("^")) + inner;
+        from = m.capturedEnd();
+    }
+    text += rich.mid(from);
+    text.remove(tag);
+    text.replace(QLatin1String("&nbsp;"), QLatin1String(" "))
+        .replace(QLatin1String("&lt;"), QLatin1String("<"))
+        .replace(QLatin1String("&gt;"), QLatin1String(">"))
+        .replace(QLatin1String("&quot;"), QLatin1String("\""))
+        .replace(QLatin1String("&amp;"), QLatin1String("&"));
+    return text;
+}
+
+QString StepText::plainFormula() const
+{
+    return render::plainFormula(formula);
+}
+
+StepText StepWording::step(int n, const core::AttentionModel& model)
+{
+    const bool pe = model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal;
+    const bool causal = model.options.mask == core::Mask::Causal;
+    const bool scale = model.options.scale;
+    const double temperature = model.options.temperature;
+    StepText s;
+    s.number = n;
+    switch (n) {
+    case 1:
+        s.title = tr("Tokens → X");
+        s.formula = pe ? tr("<i>X</i> = embedding(tokens) + PE &nbsp;&nbsp; one row per token")
+                       : tr("<i>X</i> = embedding(tokens) &nbsp;&nbsp; one row per token");
+        s.shape = tr("n × d_model");
+        s.explanation = tr("Each token is a row of numbers. The model only ever sees these numbers: "
+                           "everything that follows is arithmetic on the rows of X.");
+        s.details = pe ? tr("Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that "
+                            "depends only on the position is added to it, so the same word in two places gets two "
+                            "different rows: attention itself does not know the order of the tokens.")
+                             + tr(" PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and PE(pos, 2i+1) = cos(pos / "
+                                  "10000^(2i/d_model)).")
+                       : tr("Each token becomes a row of numbers, its embedding. Everything that follows is arithmetic "
+                            "on these rows: one row per token, one column per feature.");
+        break;
+    case 2:
+        s.title = tr("Queries, keys and values");
+        s.formula = tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
+                       " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>");
+        s.shape = tr("Q, K: n × d_k · V: n × d_v");
+        s.explanation = tr("Three weight matrices turn every token into three new rows: a query (what it looks for), "
+                           "a key (what it offers to be found by) and a value (what it passes on).");
+        s.details = tr("Three weight matrices turn every row of X into three new rows. The query q_i says what token i "
+                       "is looking for, the key k_j what token j offers, and the value v_j what token j passes on when "
+                       "it is attended to.")
+            + (model.heads() > 1
+                   ? tr(" With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.")
+                         .arg(model.heads())
+                   : QString());
+        break;
+    case 3:
+        s.title = tr("Scores");
+        s.formula = tr("scores = <i>Q</i>·<i>K</i>ᵀ &nbsp;&nbsp; score(<i>i</i>,<i>j</i>) = <i>q</i><sub>i</sub>·<i>k</i><sub>j</sub>");
+        s.shape = tr("n × n: rows are queries, columns keys");
+        s.explanation = tr("The query of one token is compared with the key of every token by a dot product. "
+                           "A large score means: this key matches what the query looks for.");
+        s.details = tr("Every query is compared with every key by a dot product: multiply them entry by entry and "
+                       "add up. A large score means that token i's query and token j's key point the same way, so "
+                       "token i will pay attention to token j.");
+        break;
+    case 4:
+        s.title = tr("Divide by √d_k");
+        s.formula = tr("scaled = scores");
+        if (scale)
+            s.formula += tr(" ÷ √<i>d</i><sub>k</sub> = scores ÷ √%1").arg(model.dK());
+        if (temperature != 1.0)
+            s.formula += tr(" ÷ <i>T</i> (<i>T</i> = %1)").arg(number(temperature));
+        if (!scale && temperature == 1.0)
+            s.formula += tr(" (skipped: scaling is off)");
+        s.shape = tr("n × n");
+        s.explanation = scale ? tr("Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them "
+                                   "near 1, so the softmax in the next step does not saturate.")
+                              : tr("The worked example skips this step, so the scores go to the softmax as they are. "
+                                   "Switch scaling on to divide them by √d_k = √%1.")
+                                    .arg(model.dK());
+        s.details = tr("The dot product of two random vectors with d_k entries grows like √d_k: the longer the "
+                       "vectors, the more extreme the scores, and the softmax of extreme scores puts almost all "
+                       "weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the "
+                       "scores near unit size whatever d_k is.")
+            + (scale ? QString() : tr(" This session leaves the scaling off, so the scores pass through unchanged."))
+            + (temperature != 1.0 ? tr(" Dividing by the temperature T as well makes the weights softer (T > 1) or "
+                                       "sharper (T < 1).")
+                                  : QString());
+        break;
+    case 5:
+        s.title = tr("Softmax");
+        s.formula = tr("weights = softmax(%1), row by row: <i>w</i><sub>ij</sub> = "
+                       "exp(<i>s</i><sub>ij</sub>) ÷ Σ<sub>k</sub> exp(<i>s</i><sub>ik</sub>)")
+                        .arg(scale || temperature != 1.0 ? tr("scaled") : tr("scores"));
+        s.shape = tr("n × n, every row sums to 1");
+        s.explanation = causal
+            ? tr("Each row becomes positive weights that add up to 1. Under the causal mask a token may only look "
+                 "back: the weights of later tokens are exactly 0.")
+            : tr("Each row becomes positive weights that add up to 1: how much attention this token pays to each "
+                 "of the others.");
+        s.details = tr("The softmax turns each row of scaled scores into weights: positive numbers that add up to 1, "
+                       "the larger the score the larger its share. Subtracting the row's maximum first changes "
+                       "nothing in the result but keeps exp from overflowing.")
+            + (causal ? tr(" Under the causal mask a token may only look at itself and the tokens before it: every weight "
+                           "above the diagonal is exactly 0.")
+                      : QString());
+        if (causal)
+            s.note = tr("Causal mask: a query sees only itself and the keys before it; later keys get weight 0.");
+        break;
+    case 6:
+        s.title = tr("Weighted values");
+        s.formula = tr("<i>w</i><sub>ij</sub> · <i>v</i><sub>j</sub> for every key <i>j</i>");
+        s.shape = tr("n × d_v for each query, one row per key");
+        s.explanation = tr("Every value row is multiplied by the weight the query gave its token. Rows with a "
+                           "weight near 0 all but vanish.");
+        s.details = tr("Each query now takes every value vector v_j and multiplies it by the weight it gave to token "
+                       "j. Values of tokens it barely attends to shrink to almost nothing; the ones it attends to "
+                       "keep most of their size.");
+        break;
+    case 7:
+        s.title = tr("Sum → Z");
+        s.formula = tr("<i>z</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub>·<i>v</i><sub>j</sub> &nbsp;&nbsp; "
+                       "<i>Z</i> = weights·<i>V</i>");
+        if (model.wo)
+            s.formula += tr(" &nbsp;&nbsp; output = concat(<i>Z</i>)·<i>W</i><sub>O</sub>");
+        else if (model.heads() > 1)
+            s.formula += tr(" &nbsp;&nbsp; output = concat(<i>Z</i> of every head)");
+        s.shape = tr("n × d_v");
+        s.explanation = tr("Adding the weighted rows gives one new row for this token: a blend of the values of "
+                           "the tokens it attended to.");
+        s.details = tr("Adding up the weighted values of each query gives its output row z_i: a blend of the values of "
+                       "the tokens it attended to. This is the new representation of token i, informed by the whole "
+                       "sequence.");
+        break;
+    default: return {};
+    }
+    return s;
+}
+
+QString StepWording::numberedTitle(int number, const core::AttentionModel& model)
+{
+    return tr("%1 · %2").arg(number).arg(step(number, model).title);
+}
+
+QString StepWording::heading(int number, const QString& title)
+{
+    return tr("Step %1 · %2").arg(number).arg(title);
+}
+
+bool StepWording::hasProjection(const core::AttentionModel& model)
+{
+    return model.wo.has_value() || model.heads() > 1;
+}
+
+QString StepWording::projectionTitle()
+{
+    return tr("Concatenate the heads and project");
+}
+
+QString StepWording::projectionFormula(const core::AttentionModel& model)
+{
+    if (model.wo)
+        return tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>");
+    if (model.heads() > 1)
+        return tr("output = concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>]");
+    return {};
+}
+
+QString StepWording::projectionDetails(const core::AttentionModel& model)
+{
+    return tr("The outputs of the heads are set side by side, one block of columns per head.")
+        + (model.wo ? tr(" The output projection W_O then mixes what the heads found into one row per token.") : QString());
+}
+
+QString StepWording::overallFormula(const core::AttentionModel& model)
+{
+    QString scaled = tr("<i>Q</i>·<i>K</i>ᵀ");
+    if (model.options.scale)
+        scaled += tr(" ÷ √<i>d</i><sub>k</sub>");
+    if (model.options.temperature != 1.0)
+        scaled += tr(" ÷ <i>T</i>");
+    return tr("<i>Z</i> = softmax(%1)·<i>V</i>").arg(scaled);
+}
+
+QString StepWording::queryName(int query, const QString& token)
+{
+    return tr("query %1 “%2”").arg(query + 1).arg(token);
+}
+
+}  // namespace render

@@ -1,0 +1,245 @@
+#include "fileactions.h"
+
+#include "core/pytorchexport.h"
+#include "heatmapwidget.h"
+#include "matrixeditor.h"
+#include "sessioncontroller.h"
+#include "ui/document/document.h"
+#include "ui/document/viewstate.h"
+#include "ui/export/exportfiles.h"
+#include "ui/export/reportwriter.h"
+#include "ui/render/heatmapexport.h"
+#include "ui/render/heatmaprenderer.h"
+
+#include <QClipboard>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QInputDialog>
+#include <QMainWindow>
+#include <QSettings>
+
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+QString settingsKey(FileActions::Folder kind)
+{
+    return kind == FileActions::Folder::Export ? QStringLiteral("exportDirectory") : QStringLiteral("importDirectory");
+}
+
+}  // namespace
+
+FileActions::FileActions(Document* document, ViewState* view, HeatmapWidget* heatmap, MatrixEditorPanel* matrices,
+                         SessionController* session, QMainWindow* window)
+    : QObject(window), m_document(document), m_view(view), m_heatmap(heatmap), m_matrices(matrices), m_session(session),
+      m_window(window)
+{
+}
+
+QString FileActions::lastFolder(Folder kind, QStandardPaths::StandardLocation fallback)
+{
+    return QSettings().value(settingsKey(kind), QStandardPaths::writableLocation(fallback)).toString();
+}
+
+void FileActions::rememberFolder(Folder kind, const QString& path, bool isFile)
+{
+    QSettings().setValue(settingsKey(kind), isFile ? QFileInfo(path).absolutePath() : path);
+}
+
+bool FileActions::exportHeatmap(const QString& path, QString* error, QSize pixelSize) const
+{
+    if (!m_heatmap->hasFigure()) {
+        if (error)
+            *error = tr("There is no heatmap to export: %1").arg(m_document->error());
+        return false;
+    }
+    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize, error);
+}
+
+QSize FileActions::heatmapPreferredSize() const
+{
+    return m_heatmap->hasFigure()
+        ? render::HeatmapRenderer(m_heatmap->figureData(), m_heatmap->figureStyle()).preferredSize()
+        : QSize();
+}
+
+QString FileActions::askSavePath(const QString& title, const QString& suffix, const QString& filter)
+{
+    const QString dir = lastFolder(Folder::Export, QStandardPaths::DocumentsLocation);
+    QString path = QFileDialog::getSaveFileName(m_window, title, dir + QLatin1Char('/') + m_session->suggestedBaseName() + suffix,
+                                                filter);
+    if (path.isEmpty())
+        return {};
+    if (QFileInfo(path).suffix().isEmpty())
+        path += suffix;
+    rememberFolder(Folder::Export, path);
+    return path;
+}
+
+void FileActions::exportHeatmapDialog()
+{
+    if (!m_heatmap->hasFigure()) {
+        m_session->showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    const QString dir = lastFolder(Folder::Export, QStandardPaths::PicturesLocation);
+    const QString base = m_session->suggestedBaseName() + QLatin1Char('-')
+        + QString::fromLatin1(core::stepKey(m_view->heatmapStep())).replace(QLatin1Char('_'), QLatin1Char('-'));
+    const QString png = tr("PNG image (*.png)"), svg = tr("SVG drawing (*.svg)"), pdf = tr("PDF document (*.pdf)");
+    QString filter = png;
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export Heatmap"), dir + QLatin1Char('/') + base + QStringLiteral(".png"),
+                                                QStringList{png, svg, pdf}.join(QStringLiteral(";;")), &filter);
+    if (path.isEmpty())
+        return;
+    if (!render::heatmapExportFormats().contains(QFileInfo(path).suffix().toLower()))
+        path += filter == svg ? QStringLiteral(".svg") : filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
+    rememberFolder(Folder::Export, path);
+    QSize size;
+    if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0) {
+        // A PNG has a pixel size: ask for its width, the height follows the figure.
+        const QSize preferred = heatmapPreferredSize();
+        QSettings settings;
+        bool ok = false;
+        const int width = QInputDialog::getInt(m_window, tr("Export Heatmap"),
+                                               tr("Width of the PNG in pixels (the height follows the figure):"),
+                                               settings.value(QStringLiteral("exportPngWidth"), preferred.width() * 2).toInt(),
+                                               64, 16384, 100, &ok);
+        if (!ok)
+            return;
+        settings.setValue(QStringLiteral("exportPngWidth"), width);
+        size = QSize(width, std::max(16, int(std::lround(double(width) * preferred.height() / std::max(1, preferred.width())))));
+    }
+    QString error;
+    if (!exportHeatmap(path, &error, size)) {
+        m_session->showError(tr("Could not export the heatmap"), error);
+        return;
+    }
+    m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::copyHeatmap()
+{
+    if (!m_heatmap->hasFigure())
+        return;
+    const QImage image = render::renderHeatmapImage(m_heatmap->figureData(), m_heatmap->figureStyle(), QSize());
+    if (image.isNull())
+        return;
+    QGuiApplication::clipboard()->setImage(image);
+    m_session->showStatus(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()));
+}
+
+void FileActions::exportReportDialog()
+{
+    const auto trace = m_document->trace();
+    if (!trace) {
+        m_session->showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    const QString path = askSavePath(tr("Export Report"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writeReport(*trace, m_session->sessionTitle(), path, &error)) {
+        m_session->showError(tr("Could not write the report"), error);
+        return;
+    }
+    m_session->showStatus(tr("Wrote the report %1").arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::exportStepsDialog()
+{
+    const auto trace = m_document->trace();
+    if (!trace) {
+        m_session->showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    const QString start = lastFolder(Folder::Export, QStandardPaths::DocumentsLocation);
+    const QString folder = QFileDialog::getExistingDirectory(m_window, tr("Export Step Matrices into Folder"), start);
+    if (folder.isEmpty())
+        return;
+    rememberFolder(Folder::Export, folder, false);
+    QString error;
+    QStringList written;
+    if (!exports::writeStepFiles(*trace, folder, &error, &written)) {
+        m_session->showError(tr("Could not export the step matrices"), error);
+        return;
+    }
+    m_session->showStatus(tr("Wrote %n file(s) into %1", nullptr, int(written.size())).arg(folder));
+}
+
+void FileActions::exportCodeDialog()
+{
+    const QString path = askSavePath(tr("Export PyTorch Code"), QStringLiteral(".py"), tr("Python file (*.py)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writePytorchFile(m_document->model(), m_session->sessionTitle(), path, &error)) {
+        m_session->showError(tr("Could not write the code"), error);
+        return;
+    }
+    m_session->showStatus(tr("Wrote %1").arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::copyCode()
+{
+    const std::string code = core::pytorchCode(m_document->model(), m_session->sessionTitle().toStdString());
+    QGuiApplication::clipboard()->setText(QString::fromStdString(code));
+    m_session->showStatus(tr("Copied PyTorch code for this session"));
+}
+
+void FileActions::importMatrixDialog()
+{
+    const MatrixId id = m_matrices->currentMatrix();
+    const core::Matrix& current = m_document->matrix(id);
+    if (current.size() == 0) {
+        m_session->showError(tr("Nothing to replace"), tr("This session has no %1.").arg(matrixKey(id)));
+        return;
+    }
+    const QString start = lastFolder(Folder::Import, QStandardPaths::DocumentsLocation);
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Import Matrix into %1").arg(matrixKey(id)), start,
+                                                      tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(Folder::Import, path);
+    QString error;
+    const auto matrix = exports::readMatrixFile(path, &error);
+    if (!matrix) {
+        m_session->showError(tr("Could not import the matrix"), error);
+        return;
+    }
+    if (matrix->rows() != current.rows() || matrix->cols() != current.cols()) {
+        m_session->showError(tr("Could not import the matrix"),
+                             tr("%1 is %2 × %3, but %4 needs %5 × %6. Change the dimensions first, or paste a block.")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(matrix->rows())
+                                 .arg(matrix->cols())
+                                 .arg(matrixKey(id))
+                                 .arg(current.rows())
+                                 .arg(current.cols()));
+        return;
+    }
+    m_document->setMatrix(id, *matrix, tr("Import %1").arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::exportMatrixDialog()
+{
+    const MatrixId id = m_matrices->currentMatrix();
+    const core::Matrix& current = m_document->matrix(id);
+    if (current.size() == 0)
+        return;
+    const QString path = askSavePath(tr("Export %1").arg(matrixKey(id)), QStringLiteral(".npy"),
+                                     tr("NumPy array (*.npy);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exports::writeMatrixFile(path, current, &error)) {
+        m_session->showError(tr("Could not export the matrix"), error);
+        return;
+    }
+    m_session->showStatus(tr("Wrote %1").arg(QFileInfo(path).fileName()));
+}
+
+}  // namespace ui

@@ -1,0 +1,61 @@
+#pragma once
+/** FileActions: what the window writes and reads besides sessions. The heatmap as PNG, SVG or PDF or
+ *  on the clipboard, the PDF report, the step matrices, PyTorch code, one matrix in or out. The
+ *  dialogs start in the folder last used, remembered in one place. */
+
+#include <QObject>
+#include <QSize>
+#include <QStandardPaths>
+#include <QString>
+
+class QMainWindow;
+
+namespace ui {
+
+class Document;
+class HeatmapWidget;
+class MatrixEditorPanel;
+class SessionController;
+class ViewState;
+
+class FileActions : public QObject {
+    Q_OBJECT
+public:
+    FileActions(Document* document, ViewState* view, HeatmapWidget* heatmap, MatrixEditorPanel* matrices,
+                SessionController* session, QMainWindow* window);
+
+    /** Writes the heatmap as shown to path (.png, .svg or .pdf); false and a message on failure. */
+    bool exportHeatmap(const QString& path, QString* error, QSize pixelSize = QSize()) const;
+    /** The size the heatmap figure is drawn at by default (what an empty pixelSize means). */
+    QSize heatmapPreferredSize() const;
+
+    void exportHeatmapDialog();
+    void copyHeatmap();
+    void exportReportDialog();
+    void exportStepsDialog();
+    void exportCodeDialog();
+    void copyCode();
+    void importMatrixDialog();
+    void exportMatrixDialog();
+
+    /** Which last-used folder a dialog starts in. */
+    enum class Folder { Export, Import };
+    /** The folder last used for kind, or the standard location fallback the first time. */
+    static QString lastFolder(Folder kind, QStandardPaths::StandardLocation fallback);
+    /** Remembers folder for kind (a file's path remembers the folder it is in). */
+    static void rememberFolder(Folder kind, const QString& path, bool isFile = true);
+
+private:
+    /** Asks where to write a file (starting in the export folder with the suggested name and suffix);
+     *  empty when cancelled. A name without a suffix gets suffix. */
+    QString askSavePath(const QString& title, const QString& suffix, const QString& filter);
+
+    Document* m_document;
+    ViewState* m_view;
+    HeatmapWidget* m_heatmap;
+    MatrixEditorPanel* m_matrices;
+    SessionController* m_session;
+    QMainWindow* m_window;
+};
+
+}  // namespace ui

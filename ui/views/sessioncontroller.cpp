@@ -1,0 +1,332 @@
+#include "sessioncontroller.h"
+
+#include "core/presets.h"
+#include "ui/document/autosave.h"
+#include "ui/document/document.h"
+#include "ui/i18n/language.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLocale>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace ui {
+
+namespace {
+
+constexpr int maxRecentFiles = 8;
+
+QString sessionFilter()
+{
+    return SessionController::tr("Attention Explorer sessions (*.json);;All files (*)");
+}
+
+}  // namespace
+
+SessionController::SessionController(Document* document, QMainWindow* window, std::function<QWidget*()> dialogParent)
+    : QObject(window), m_document(document), m_window(window), m_dialogParent(std::move(dialogParent)),
+      m_autosave(new Autosave(document, Autosave::defaultFolder(), Autosave::defaultIntervalMs, this))
+{
+    connect(m_document, &Document::modifiedChanged, this, [this](bool modified) {
+        if (!modified && m_recovered) {
+            m_recovered = false;  // saved, or replaced by another session
+            emit titleChanged();
+        }
+    });
+    connect(m_autosave, &Autosave::failed, this, [this](const QString& message) {
+        showStatus(message, 0);
+        showError(tr("Autosave failed"), message);
+    });
+}
+
+SessionController::~SessionController()
+{
+    // The autosave looks at the document when it goes, so it goes while the document is still there.
+    delete m_autosave;
+}
+
+bool SessionController::openFile(const QString& path, QString* error)
+{
+    if (!m_document->openFile(path, error))
+        return false;
+    addRecentFile(m_document->filePath());
+    showStatus(tr("Opened %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool SessionController::saveFile(const QString& path, QString* error)
+{
+    if (!m_document->saveFile(path, error))
+        return false;
+    addRecentFile(m_document->filePath());
+    showStatus(tr("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool SessionController::loadPreset(const QString& name)
+{
+    auto session = core::preset(name.toStdString());
+    if (!session)
+        return false;
+    m_document->loadSession(*session, QString());
+    showStatus(tr("Loaded the preset %1").arg(name));
+    return true;
+}
+
+QStringList SessionController::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void SessionController::addRecentFile(const QString& path)
+{
+    if (path.isEmpty())
+        return;
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > maxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    updateRecentMenu();
+}
+
+void SessionController::setRecentMenu(QMenu* menu)
+{
+    m_recentMenu = menu;
+    connect(menu, &QMenu::aboutToShow, this, &SessionController::updateRecentMenu);
+    i18n::onLanguageChange(this, [this] { updateRecentMenu(); });
+}
+
+void SessionController::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    int number = 1;
+    for (const QString& path : files) {
+        const QString label = tr("&%1 %2").arg(number).arg(QFileInfo(path).fileName());
+        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openInteractively(path); });
+        action->setStatusTip(path);
+        if (number <= 9)
+            action->setShortcut(QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key(Qt::Key_0 + number)));
+        ++number;
+    }
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+    m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        updateRecentMenu();
+    });
+    clear->setEnabled(!files.isEmpty());
+}
+
+bool SessionController::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), tr("The session has changes that are not saved."),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, m_dialogParent());
+    box.setObjectName(QStringLiteral("unsavedChangesBox"));
+    box.setInformativeText(tr("Do you want to save them first?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: return save();
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
+}
+
+bool SessionController::closing()
+{
+    if (!maybeSave())
+        return false;
+    m_autosave->remove();  // saved, discarded or nothing to save: nothing left to recover
+    return true;
+}
+
+void SessionController::newSession()
+{
+    choosePreset(QStringLiteral("illustrated"));
+}
+
+void SessionController::choosePreset(const QString& name)
+{
+    if (maybeSave())
+        loadPreset(name);
+}
+
+void SessionController::openDialog()
+{
+    const QString dir = m_document->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+        : QFileInfo(m_document->filePath()).absolutePath();
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Session"), dir, sessionFilter());
+    if (!path.isEmpty())
+        openAsked(path);
+}
+
+void SessionController::openInteractively(const QString& path)
+{
+    if (maybeSave())
+        openAsked(path);
+}
+
+void SessionController::openAsked(const QString& path)
+{
+    QString error;
+    if (!openFile(path, &error))
+        showError(tr("Could not open the session"), error);
+}
+
+bool SessionController::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAs();
+    QString error;
+    if (!saveFile(m_document->filePath(), &error)) {
+        showError(tr("Could not save the session"), error);
+        return false;
+    }
+    return true;
+}
+
+bool SessionController::saveAs()
+{
+    const QString start = m_document->filePath().isEmpty()
+        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + QLatin1Char('/') + suggestedBaseName()
+            + QStringLiteral(".json")
+        : m_document->filePath();
+    QString path = QFileDialog::getSaveFileName(m_dialogParent(), tr("Save Session As"), start, sessionFilter());
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    QString error;
+    if (!saveFile(path, &error)) {
+        showError(tr("Could not save the session"), error);
+        return false;
+    }
+    return true;
+}
+
+QString SessionController::localFileOf(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls())
+        return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile())
+            return url.toLocalFile();
+    return {};
+}
+
+QString SessionController::sessionTitle() const
+{
+    const auto& extras = m_document->session().extras;
+    if (extras.is_object() && extras.contains("title") && extras["title"].is_string())
+        return QString::fromStdString(extras["title"].get<std::string>());
+    return {};
+}
+
+QString SessionController::suggestedBaseName() const
+{
+    if (!m_document->filePath().isEmpty())
+        return QFileInfo(m_document->filePath()).completeBaseName();
+    QString name;
+    for (const QChar c : sessionTitle())
+        name += c.isLetterOrNumber() ? c.toLower() : QLatin1Char('-');
+    name = name.split(QLatin1Char('-'), Qt::SkipEmptyParts).join(QLatin1Char('-'));
+    return name.isEmpty() ? tr("attention") : name;
+}
+
+QString SessionController::windowTitle() const
+{
+    QString name = m_document->filePath().isEmpty() ? sessionTitle() : QFileInfo(m_document->filePath()).fileName();
+    if (name.isEmpty())
+        name = tr("Untitled");
+    if (m_recovered)
+        name = tr("%1 (recovered)").arg(name);
+    return name + QStringLiteral("[*]");
+}
+
+void SessionController::showError(const QString& title, const QString& text)
+{
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_dialogParent());
+    box->setObjectName(QStringLiteral("errorBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void SessionController::showStatus(const QString& text, int timeoutMs)
+{
+    m_window->statusBar()->showMessage(text, timeoutMs);
+}
+
+bool SessionController::offerRecovery()
+{
+    std::vector<RecoverableSession> found = Autosave::findRecoverable(m_autosave->folder());
+    if (found.empty())
+        return false;
+    RecoverableSession& kept = found.front();  // the newest; any others wait for the next start
+    const int tokens = kept.session.model.n();
+    QMessageBox box(QMessageBox::Question, tr("Recover Unsaved Changes"),
+                    tr("Attention Explorer did not close properly. It kept a session with changes that were not "
+                       "saved."),
+                    QMessageBox::NoButton, m_window);
+    box.setObjectName(QStringLiteral("recoveryBox"));
+    QString details = tr("Kept at %1, with %2.")
+                          .arg(QLocale().toString(kept.savedAt, QLocale::LongFormat),
+                               tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
+    details += QLatin1Char('\n');
+    details += kept.originalPath.isEmpty()
+        ? tr("It was never saved to a file.")
+        : tr("It came from %1; that file does not have these changes.").arg(QDir::toNativeSeparators(kept.originalPath));
+    if (found.size() > 1)
+        details += QLatin1Char('\n') + tr("Other kept sessions: %1. They will be offered at the next start.")
+                                           .arg(found.size() - 1);
+    box.setInformativeText(details);
+    QPushButton* recover = box.addButton(tr("&Recover"), QMessageBox::AcceptRole);
+    recover->setObjectName(QStringLiteral("recoverButton"));
+    QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+    discard->setObjectName(QStringLiteral("discardRecoveryButton"));
+    QPushButton* later = box.addButton(tr("Decide &Later"), QMessageBox::RejectRole);
+    later->setObjectName(QStringLiteral("laterButton"));
+    box.setDefaultButton(recover);
+    box.setEscapeButton(later);
+    box.exec();
+
+    if (box.clickedButton() == discard) {
+        Autosave::removeRecoverable(kept);
+        showStatus(tr("Discarded the kept session"));
+        return false;
+    }
+    if (box.clickedButton() != recover)
+        return false;  // the lock goes with found: the next start offers it again
+    m_document->loadRecovered(kept.session, kept.originalPath);
+    m_recovered = true;
+    emit titleChanged();
+    // Keep it under this window's name before the old file goes, so no moment holds it nowhere;
+    // when that cannot be written the old file stays, for the next start.
+    m_autosave->autosaveNow();
+    m_autosave->waitForWrite();
+    if (QFileInfo::exists(m_autosave->filePath()))
+        Autosave::removeRecoverable(kept);
+    showStatus(tr("Recovered the session kept at %1; it is not saved yet.")
+                   .arg(QLocale().toString(kept.savedAt, QLocale::ShortFormat)));
+    return true;
+}
+
+}  // namespace ui
