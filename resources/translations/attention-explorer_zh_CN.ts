@@ -643,10 +643,6 @@
             <source>Saved %1</source>
             <translation>已保存 %1</translation>
         </message>
-        <message>
-            <source>Not enough memory to compute %1 tokens.</source>
-            <translation>内存不足，无法计算 %1 个词元。</translation>
-        </message>
     </context>
     <context>
         <name>ui::HeatmapCanvas</name>
@@ -1569,6 +1565,13 @@
         <message>
             <source>Size of the softmax gradient</source>
             <translation>softmax 梯度的大小</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::Scheduler</name>
+        <message>
+            <source>Not enough memory to compute %1 tokens.</source>
+            <translation>内存不足，无法计算 %1 个词元。</translation>
         </message>
     </context>
     <context>
