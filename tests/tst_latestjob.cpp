@@ -125,11 +125,14 @@ void TestLatestJob::nothingAfterDestruction()
     auto delivered = std::make_shared<int>(0);
     auto discarded = std::make_shared<int>(0);
     {
-        LatestJob<int> job([] { return LatestJob<int>::Job([] {
-                               QThread::msleep(100);
-                               return 1;
-                           }); },
-                           [delivered](int) { ++*delivered; }, [discarded](int) { ++*discarded; });
+        LatestJob<int> job(
+            [] {
+                return LatestJob<int>::Job([] {
+                    QThread::msleep(100);
+                    return 1;
+                });
+            },
+            [delivered](int) { ++*delivered; }, [discarded](int) { ++*discarded; });
         job.request();
         QVERIFY(job.isRunning());
     }  // waits for the job, and drops its result

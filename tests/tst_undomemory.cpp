@@ -32,6 +32,7 @@ private slots:
     void optionStepsKeepOnlyOptions();
     void oldestStepsGoPastTheBound();
     void cleanStateKeepsItsPlace();
+    void macrosSurviveARebuild();
 };
 
 void TestUndoMemory::optionStepsKeepOnlyOptions()
@@ -112,6 +113,37 @@ void TestUndoMemory::cleanStateKeepsItsPlace()
     QVERIFY(!doc.isModified());  // back at the saved state
     QCOMPARE(doc.matrix(MatrixId::Embeddings)(0, 0), 36.0);
     QCOMPARE(modified.last().at(0).toBool(), false);
+}
+
+void TestUndoMemory::macrosSurviveARebuild()
+{
+    // A macro (a slider drag, say) among the steps kept is rebuilt with its children.
+    Document doc;
+    doc.loadSession(session(4, 512, 1024), QString());
+    const int n = doc.model().n(), d = doc.model().dModel();
+    const double wq = doc.model().wq(0, 0);
+    auto fill = [&](double k) {
+        return doc.setMatrix(MatrixId::Embeddings, core::Matrix::Constant(n, d, k), QStringLiteral("Fill"));
+    };
+    for (int k = 1; k <= 30; ++k)
+        QVERIFY(fill(k));
+    doc.undoStack()->beginMacro(QStringLiteral("Drag"));
+    QVERIFY(fill(100));
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, wq + 5));
+    doc.undoStack()->endMacro();
+    for (int k = 31; k <= 36; ++k)
+        QVERIFY(fill(k));
+    QVERIFY(doc.undoStack()->count() < 37);  // older steps went
+    QVERIFY(doc.undoBytes() <= Document::undoMemoryBound);
+    for (int i = 0; i < 6; ++i)
+        doc.undoStack()->undo();
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Drag"));
+    QCOMPARE(doc.matrix(MatrixId::Embeddings)(0, 0), 100.0);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.matrix(MatrixId::Embeddings)(0, 0), 30.0);
+    QCOMPARE(doc.model().wq(0, 0), wq);
+    doc.undoStack()->redo();
+    QCOMPARE(doc.model().wq(0, 0), wq + 5);
 }
 
 QTEST_MAIN(TestUndoMemory)

@@ -203,8 +203,9 @@ private:
 
 }  // namespace
 
-DocumentCommand::DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text)
-    : m_document(document), m_edit(std::move(edit))
+DocumentCommand::DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text,
+                                 QUndoCommand* parent)
+    : QUndoCommand(parent), m_document(document), m_edit(std::move(edit))
 {
     Q_ASSERT(m_edit);
     setText(text);
@@ -229,11 +230,32 @@ bool DocumentCommand::mergeWith(const QUndoCommand* other)
     return true;
 }
 
+/** The command, its private part and the edit object: a few hundred bytes however small the edit. */
+constexpr std::size_t commandOverhead = 256;
+
 std::size_t DocumentCommand::byteSize() const
 {
-    // The command, its private part and the edit object: a few hundred bytes however small the edit.
-    constexpr std::size_t overhead = 256;
-    return overhead + sizeof(*this) + bytesOf(text()) + m_edit->heapBytes();
+    return commandOverhead + sizeof(*this) + bytesOf(text()) + m_edit->heapBytes();
+}
+
+std::size_t commandBytes(const QUndoCommand* command)
+{
+    if (const auto* step = dynamic_cast<const DocumentCommand*>(command))
+        return step->byteSize();
+    std::size_t bytes = commandOverhead + sizeof(QUndoCommand) + bytesOf(command->text());
+    for (int i = 0; i < command->childCount(); ++i)
+        bytes += commandBytes(command->child(i));
+    return bytes;
+}
+
+QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent)
+{
+    if (const auto* step = dynamic_cast<const DocumentCommand*>(command))
+        return new DocumentCommand(step->m_document, step->m_edit, step->text(), parent);
+    auto* copy = new QUndoCommand(command->text(), parent);
+    for (int i = 0; i < command->childCount(); ++i)
+        copyOfCommand(command->child(i), copy);
+    return copy;
 }
 
 std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, double after)

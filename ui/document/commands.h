@@ -43,21 +43,27 @@ public:
  *  started makes the step obsolete. */
 class DocumentCommand : public QUndoCommand {
 public:
-    DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text);
+    DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text,
+                    QUndoCommand* parent = nullptr);
     void undo() override;
     void redo() override;
     int id() const override { return m_edit->mergeId(); }
     bool mergeWith(const QUndoCommand* other) override;
 
-    /** The edit (shared: the document rebuilds its history from the edits when it drops old steps). */
-    const std::shared_ptr<Edit>& edit() const { return m_edit; }
     /** Bytes this step keeps: the command, its text and its edit's data. */
     std::size_t byteSize() const;
 
 private:
+    friend QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent);
     Document* m_document;
-    std::shared_ptr<Edit> m_edit;
+    std::shared_ptr<Edit> m_edit;  ///< shared by the copy made when the history is rebuilt
 };
+
+/** Bytes an undo step keeps: a DocumentCommand's own count, or a macro's and its children's. */
+std::size_t commandBytes(const QUndoCommand* command);
+/** A new step doing what command does, sharing its edits (for a history rebuilt without its oldest
+ *  steps); a macro is copied with its children. */
+QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent = nullptr);
 
 /** One cell of one matrix: two numbers. Consecutive edits of the same cell merge. */
 std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, double after);

@@ -139,10 +139,8 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
         return false;
     if (m(row, col) == value)
         return true;
-    push(cellEdit(id, row, col, m(row, col), value), QCoreApplication::translate("Document", "Edit %1(%2, %3)")
-                                                         .arg(matrixKey(id))
-                                                         .arg(row + 1)
-                                                         .arg(col + 1));
+    push(cellEdit(id, row, col, m(row, col), value),
+         QCoreApplication::translate("Document", "Edit %1(%2, %3)").arg(matrixKey(id)).arg(row + 1).arg(col + 1));
     return true;
 }
 
@@ -211,17 +209,19 @@ std::size_t Document::undoBytes() const
 {
     std::size_t bytes = 0;
     for (int i = 0; i < m_undo.count(); ++i)
-        bytes += static_cast<const DocumentCommand*>(m_undo.command(i))->byteSize();
+        bytes += commandBytes(m_undo.command(i));
     return bytes;
 }
 
 void Document::trimHistory()
 {
     const int count = m_undo.count();
+    if (count > 0 && !m_undo.canUndo() && !m_undo.canRedo())
+        return;  // a macro is open (a slider being dragged): its steps are counted once it is closed
     std::vector<std::size_t> sizes(std::size_t(count), 0);
     std::size_t total = 0;
     for (int i = 0; i < count; ++i)
-        total += sizes[std::size_t(i)] = static_cast<const DocumentCommand*>(m_undo.command(i))->byteSize();
+        total += sizes[std::size_t(i)] = commandBytes(m_undo.command(i));
     if (total <= undoMemoryBound)
         return;
     // Drop the oldest steps until the rest fit, the newest always kept; and at least a sixteenth of
@@ -236,11 +236,9 @@ void Document::trimHistory()
     // index is at the top; the clean state keeps its place, or is gone with the steps dropped.
     Q_ASSERT(m_undo.index() == count);
     const int clean = m_undo.cleanIndex() - drop;  // negative: dropped
-    std::vector<std::pair<std::shared_ptr<Edit>, QString>> kept;
-    for (int i = drop; i < count; ++i) {
-        const auto* command = static_cast<const DocumentCommand*>(m_undo.command(i));
-        kept.emplace_back(command->edit(), command->text());
-    }
+    std::vector<QUndoCommand*> kept;
+    for (int i = drop; i < count; ++i)
+        kept.push_back(copyOfCommand(m_undo.command(i)));
     {
         // The state seen from outside stays as it was (the model, clean or not, the texts to undo and
         // redo): the stack's signals wait until it is rebuilt.
@@ -250,7 +248,7 @@ void Document::trimHistory()
         for (std::size_t i = 0; i < kept.size(); ++i) {
             if (int(i) == clean)
                 m_undo.setClean();
-            m_undo.push(new DocumentCommand(this, std::move(kept[i].first), kept[i].second));
+            m_undo.push(kept[i]);
         }
         if (clean == int(kept.size()))
             m_undo.setClean();

@@ -72,7 +72,8 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
     if (change.kind == ModelChange::Kind::Cell && sameShape && cellChanged(change))
         return;
     // X's rows are labelled with the tokens; relabel only when they changed (a header measures its labels).
-    const bool relabel = m_id == MatrixId::Embeddings && !change.isValuesOf(m_id) && m_tokens != m_document->model().tokens;
+    const bool relabel =
+        m_id == MatrixId::Embeddings && !change.isValuesOf(m_id) && m_tokens != m_document->model().tokens;
     if (relabel)
         m_tokens = m_document->model().tokens;
     if (!sameShape) {

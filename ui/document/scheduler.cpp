@@ -97,7 +97,8 @@ void Scheduler::setTrace(std::shared_ptr<const core::Trace> trace, quint64 stamp
     m_trace = std::move(trace);
     m_traceStamp = m_trace ? stamp : 0;
     // The cells set up to that request are in its state now.
-    const auto done = std::find_if(m_cellLog.begin(), m_cellLog.end(), [&](const LoggedCell& c) { return c.stamp > stamp; });
+    const auto done =
+        std::find_if(m_cellLog.begin(), m_cellLog.end(), [&](const LoggedCell& c) { return c.stamp > stamp; });
     m_cellLog.erase(m_cellLog.begin(), done);
 }
 
