@@ -48,6 +48,20 @@ core::AttentionModel workerSized(unsigned seed)
     return testutil::randomModel(rng, 200, 32, 2, 8, 8);
 }
 
+/** A scheduler over a worker-sized state whose compute never waits, with its first trace made. */
+struct Computed {
+    core::AttentionModel state;
+    GatedCompute compute;
+    Scheduler scheduler;
+    bool ready = false;
+    explicit Computed(unsigned seed) : state(workerSized(seed)), scheduler(state, compute.function())
+    {
+        compute.gate->release(1000);
+        scheduler.changed(ModelChange::of(ModelChange::Kind::Model));
+        ready = scheduler.waitForTrace(30000) && scheduler.trace();
+    }
+};
+
 }  // namespace
 
 class TestScheduler : public QObject {
@@ -90,12 +104,9 @@ void TestScheduler::cellsReachTheWorkerAsChanges()
 {
     // After a first trace, cells set in the state reach the worker as changes to the trace's state;
     // the result is what a fresh computation of the state gives.
-    core::AttentionModel state = workerSized(2);
-    GatedCompute compute;
-    compute.gate->release(1000);
-    Scheduler scheduler(state, compute.function());
-    scheduler.changed(ModelChange::of(ModelChange::Kind::Model));
-    QVERIFY(scheduler.waitForTrace(30000));
+    Computed fixture(2);
+    QVERIFY(fixture.ready);
+    auto& [state, compute, scheduler, ready] = fixture;
     const auto cell = [&](MatrixId id, int r, int c, double v) {
         core::Matrix& m = *matrixOf(state, id);
         const double before = m(r, c);
@@ -120,13 +131,9 @@ void TestScheduler::cellsReachTheWorkerAsChanges()
 
 void TestScheduler::refusedStateIsNotComputed()
 {
-    core::AttentionModel state = workerSized(3);
-    GatedCompute compute;
-    compute.gate->release(1000);
-    Scheduler scheduler(state, compute.function());
-    scheduler.changed(ModelChange::of(ModelChange::Kind::Model));
-    QVERIFY(scheduler.waitForTrace(30000));
-    QVERIFY(scheduler.trace());
+    Computed fixture(3);
+    QVERIFY(fixture.ready);
+    auto& [state, compute, scheduler, ready] = fixture;
     const std::size_t computed = compute.states().size();
 
     QSignalSpy traces(&scheduler, &Scheduler::traceReady);
