@@ -114,6 +114,8 @@ void Autosave::autosaveNow()
 {
     if (!m_document->isModified() || m_generation == m_savedGeneration)
         return;
+    if (m_writer.isPending() && m_generation == m_writingGeneration)
+        return;  // the write in flight holds these changes already
     m_writer.request();
 }
 
