@@ -1,7 +1,6 @@
 #include "document.h"
 
 #include "commands.h"
-#include "core/attention.h"
 #include "core/edit.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"

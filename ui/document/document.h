@@ -1,7 +1,8 @@
 #pragma once
-/** Document: the one owner of the session's state. Every edit is an undoable command; after each
- *  one the model is recomputed (off the GUI thread when large, coalesced, stamped) and the new
- *  trace announced. */
+/** Document: the one owner of the session's state, its undo history and its file. Every edit is an
+ *  undoable command whose edit is the only way the model changes; each change is announced as a
+ *  ModelChange value, and its Scheduler recomputes the trace (off the GUI thread when large,
+ *  coalesced, stamped) that the document announces after it. */
 
 #include "latestjob.h"
 #include "modelchange.h"
