@@ -240,6 +240,22 @@ void TestDocument::cellEditsMerge()
     QCOMPARE(doc.undoStack()->count(), 1);
     doc.undoStack()->undo();
     QCOMPARE(doc.model(), core::illustratedModel());
+
+    // A burst that starts with a space (the same tokens, another text) and then adds a token is one
+    // step too, and its undo brings back the tokens, X and the text.
+    QVERIFY(doc.setTokenText(QStringLiteral("one two")));
+    doc.undoStack()->clear();
+    const core::AttentionModel start = doc.model();
+    QVERIFY(doc.setTokenText(QStringLiteral("one two ")));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two more")));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.model().n(), 3);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model(), start);
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two"));
+    doc.undoStack()->redo();
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two more"));
+    QCOMPARE(doc.model().n(), 3);
 }
 
 void TestDocument::retokenizeKeepsEditedRows()

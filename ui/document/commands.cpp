@@ -151,6 +151,9 @@ public:
         if (!o)
             return false;
         if (o->m_before.tokens != o->m_after.tokens) {
+            // This edit kept the tokens, so the X before it is the X before the next one.
+            if (m_before.tokens == m_after.tokens)
+                m_before.embeddings = o->m_before.embeddings;
             m_after = o->m_after;
         } else {
             m_after.text = o->m_after.text;  // the same tokens: X as this edit leaves it
@@ -158,8 +161,6 @@ public:
         if (m_before.tokens == m_after.tokens) {
             m_before.embeddings = core::Matrix();
             m_after.embeddings = core::Matrix();
-        } else if (m_before.embeddings.size() == 0) {
-            return false;  // cannot happen: a change of tokens always keeps both sides' X
         }
         return true;
     }
