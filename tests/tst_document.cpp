@@ -256,6 +256,17 @@ void TestDocument::cellEditsMerge()
     doc.undoStack()->redo();
     QCOMPARE(doc.tokenText(), QStringLiteral("one two more"));
     QCOMPARE(doc.model().n(), 3);
+
+    // A burst that drops a token whose row the user gave and types it again ends with the same
+    // tokens and text but a row derived anew: still a step, whose undo brings the user's row back.
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 2, 0, 42));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two")));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two more")));
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QVERIFY(doc.matrix(MatrixId::Embeddings)(2, 0) != 42);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.matrix(MatrixId::Embeddings)(2, 0), 42.0);
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two more"));
 }
 
 void TestDocument::retokenizeKeepsEditedRows()

@@ -123,14 +123,18 @@ class TokensEdit final : public Edit {
 public:
     struct Side {
         std::vector<std::string> tokens;
-        core::Matrix embeddings;  ///< n × d_model; empty when the tokens are those of the other side
+        core::Matrix embeddings;  ///< n × d_model; empty when the edit keeps tokens and X as they were
         QString text;
     };
-    TokensEdit(Side before, Side after) : m_before(std::move(before)), m_after(std::move(after)) {}
+    /** keepsModel: the tokens and X are those of before and after; false: only the text changes. */
+    TokensEdit(Side before, Side after, bool keepsModel)
+        : m_before(std::move(before)), m_after(std::move(after)), m_keepsModel(keepsModel)
+    {
+    }
     ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) override
     {
         const Side& to = forward ? m_after : m_before;
-        if (m_before.tokens != m_after.tokens) {
+        if (m_keepsModel) {
             model.tokens = to.tokens;
             model.embeddings = to.embeddings;
         }
@@ -150,24 +154,27 @@ public:
         const auto* o = dynamic_cast<const TokensEdit*>(&next);
         if (!o)
             return false;
-        if (o->m_before.tokens != o->m_after.tokens) {
-            // This edit kept the tokens, so the X before it is the X before the next one.
-            if (m_before.tokens == m_after.tokens)
-                m_before.embeddings = o->m_before.embeddings;
+        if (o->m_keepsModel) {
+            // When this edit changed the text alone, the tokens and X before it are those before the next.
+            if (!m_keepsModel)
+                m_before = {o->m_before.tokens, o->m_before.embeddings, m_before.text};
             m_after = o->m_after;
+            m_keepsModel = true;
         } else {
-            m_after.text = o->m_after.text;  // the same tokens: X as this edit leaves it
+            m_after.text = o->m_after.text;
         }
-        if (m_before.tokens == m_after.tokens) {
-            m_before.embeddings = core::Matrix();
-            m_after.embeddings = core::Matrix();
+        // Back at the tokens and X of the start (a user's row lost on the way would differ): the text alone.
+        if (m_keepsModel && m_before.tokens == m_after.tokens && m_before.embeddings == m_after.embeddings) {
+            m_before.embeddings = m_after.embeddings = core::Matrix();
+            m_keepsModel = false;
         }
         return true;
     }
-    bool isNull() const override { return m_before.tokens == m_after.tokens && m_before.text == m_after.text; }
+    bool isNull() const override { return !m_keepsModel && m_before.text == m_after.text; }
 
 private:
     Side m_before, m_after;
+    bool m_keepsModel;
 };
 
 class ShapeEdit final : public Edit {
@@ -301,10 +308,10 @@ std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bo
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
                                  std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText)
 {
-    const bool same = tokens == model.tokens;
+    const bool same = tokens == model.tokens && embeddings == model.embeddings;
     TokensEdit::Side before{model.tokens, same ? core::Matrix() : model.embeddings, beforeText};
     TokensEdit::Side after{std::move(tokens), same ? core::Matrix() : std::move(embeddings), afterText};
-    return std::make_shared<TokensEdit>(std::move(before), std::move(after));
+    return std::make_shared<TokensEdit>(std::move(before), std::move(after), !same);
 }
 
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after)
