@@ -119,7 +119,7 @@ private slots:
     void largeModelRecomputesOffThread();
     void workerStartsFromShownTrace();
     void burstsOfEditsMeetTheWorker();
-    void changedCellNamesOnlyCellEdits();
+    void changesSayWhatChanged();
     void backgroundWorkRunsBelowTheGui();
 };
 
@@ -240,6 +240,33 @@ void TestDocument::cellEditsMerge()
     QCOMPARE(doc.undoStack()->count(), 1);
     doc.undoStack()->undo();
     QCOMPARE(doc.model(), core::illustratedModel());
+
+    // A burst that starts with a space (the same tokens, another text) and then adds a token is one
+    // step too, and its undo brings back the tokens, X and the text.
+    QVERIFY(doc.setTokenText(QStringLiteral("one two")));
+    doc.undoStack()->clear();
+    const core::AttentionModel start = doc.model();
+    QVERIFY(doc.setTokenText(QStringLiteral("one two ")));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two more")));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.model().n(), 3);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model(), start);
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two"));
+    doc.undoStack()->redo();
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two more"));
+    QCOMPARE(doc.model().n(), 3);
+
+    // A burst that drops a token whose row the user gave and types it again ends with the same
+    // tokens and text but a row derived anew: still a step, whose undo brings the user's row back.
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 2, 0, 42));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two")));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two more")));
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QVERIFY(doc.matrix(MatrixId::Embeddings)(2, 0) != 42);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.matrix(MatrixId::Embeddings)(2, 0), 42.0);
+    QCOMPARE(doc.tokenText(), QStringLiteral("one two more"));
 }
 
 void TestDocument::retokenizeKeepsEditedRows()
@@ -560,41 +587,90 @@ void TestDocument::burstsOfEditsMeetTheWorker()
     doc.undoStack()->redo();
     VERIFY_MATCHES_FRESH(doc, "cells, undos and a redo");
 
-    QVERIFY(doc.applyCell(MatrixId::Embeddings, 3, 3, std::numeric_limits<double>::quiet_NaN()));
+    // A NaN only a file can bring (the setters refuse one); a finite cell in its place makes the model
+    // valid again, and the cell is then all the worker needs to hear of.
+    core::Session broken = doc.currentSession();
+    broken.model.embeddings(3, 3) = std::numeric_limits<double>::quiet_NaN();
+    doc.loadSession(broken, QString());
     QVERIFY(!doc.error().isEmpty());
     QVERIFY(!doc.trace());
-    QVERIFY(doc.applyCell(MatrixId::Embeddings, 3, 3, 0.5));
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 3, 3, 0.5));
     QVERIFY(doc.setCell(MatrixId::Key, 3, 3, 0.25));
     VERIFY_MATCHES_FRESH(doc, "through an invalid value");
     QVERIFY(doc.error().isEmpty());
+
+    // Options the model cannot be computed with (3 heads do not divide 32 columns): a finite cell set
+    // meanwhile does not make it valid, and putting the options back does.
+    core::Options bad = doc.model().options;
+    bad.heads = 3;
+    doc.setOptions(bad);
+    QVERIFY(!doc.error().isEmpty());
+    QVERIFY(doc.setCell(MatrixId::Query, 5, 5, 1.5));
+    QVERIFY(!doc.error().isEmpty());
+    QVERIFY(!doc.trace());
+    doc.setOptions(options);
+    QVERIFY(doc.setCell(MatrixId::Value, 6, 6, -1.5));
+    VERIFY_MATCHES_FRESH(doc, "through options that cannot be computed");
 }
 
-void TestDocument::changedCellNamesOnlyCellEdits()
+void TestDocument::changesSayWhatChanged()
 {
+    // Every edit, undo and redo announces what it changed, as a value: views take it from the signal.
     Document doc;
-    QVERIFY(!doc.changedCell());
-    std::vector<std::optional<CellChange>> seen;
-    connect(&doc, &Document::modelChanged, this, [&] { seen.push_back(doc.changedCell()); });
+    std::vector<ModelChange> seen;
+    connect(&doc, &Document::modelChanged, this, [&](const ModelChange& c) { seen.push_back(c); });
+    using Kind = ModelChange::Kind;
     const double old = doc.model().wk(1, 2);
     QVERIFY(doc.setCell(MatrixId::Key, 1, 2, old + 5));
     QCOMPARE(seen.size(), std::size_t(1));
-    QVERIFY(seen[0]);
-    QCOMPARE(int(seen[0]->id), int(MatrixId::Key));
-    QCOMPARE(seen[0]->row, 1);
-    QCOMPARE(seen[0]->col, 2);
-    QCOMPARE(seen[0]->before, old);
-    QCOMPARE(seen[0]->after, old + 5);
-    QVERIFY(!doc.changedCell());  // only while the signal is emitted
+    QCOMPARE(int(seen[0].kind), int(Kind::Cell));
+    QCOMPARE(int(seen[0].matrix), int(MatrixId::Key));
+    QCOMPARE(seen[0].row, 1);
+    QCOMPARE(seen[0].col, 2);
+    QCOMPARE(seen[0].before, old);
+    QCOMPARE(seen[0].after, old + 5);
     doc.undoStack()->undo();
     QCOMPARE(seen.size(), std::size_t(2));
-    QVERIFY(seen[1]);
-    QCOMPARE(seen[1]->before, old + 5);
-    QCOMPARE(seen[1]->after, old);
+    QCOMPARE(int(seen[1].kind), int(Kind::Cell));
+    QCOMPARE(seen[1].before, old + 5);
+    QCOMPARE(seen[1].after, old);
+
+    // A whole matrix, and a paste of one row: the rectangle of what differs.
     core::Matrix wq = doc.model().wq;
     wq.setConstant(0.5);
     QVERIFY(doc.setMatrix(MatrixId::Query, wq, QStringLiteral("Fill")));
-    QCOMPARE(seen.size(), std::size_t(3));
-    QVERIFY(!seen[2]);  // a whole matrix is not one cell
+    QCOMPARE(int(seen.back().kind), int(Kind::Matrix));
+    QCOMPARE(int(seen.back().matrix), int(MatrixId::Query));
+    core::Matrix wv = doc.model().wv;
+    wv.row(2).setConstant(-7);
+    wv(2, 0) = doc.model().wv(2, 0);  // unchanged: the rectangle starts at column 1
+    QVERIFY(doc.setMatrix(MatrixId::Value, wv, QStringLiteral("Paste")));
+    const ModelChange block = seen.back();
+    QCOMPARE(int(block.kind), int(Kind::Block));
+    QCOMPARE(int(block.matrix), int(MatrixId::Value));
+    QCOMPARE(block.row, 2);
+    QCOMPARE(block.col, 1);
+    QCOMPARE(block.rows, 1);
+    QCOMPARE(block.cols, int(wv.cols()) - 1);
+    doc.undoStack()->undo();
+    QCOMPARE(int(seen.back().kind), int(Kind::Block));
+    QCOMPARE(doc.model().wv, core::illustratedModel().wv);
+    doc.undoStack()->redo();
+    QCOMPARE(doc.model().wv, wv);
+
+    core::Options options = doc.model().options;
+    options.temperature = 0.5;
+    doc.setOptions(options);
+    QCOMPARE(int(seen.back().kind), int(Kind::Options));
+    QVERIFY(doc.setTokenText(QStringLiteral("one two")));
+    QCOMPARE(int(seen.back().kind), int(Kind::Tokens));
+    doc.setOutputProjection(true);
+    QCOMPARE(int(seen.back().kind), int(Kind::Shape));
+    QVERIFY(doc.setDimensions(6, 2, 2, 1));
+    QCOMPARE(int(seen.back().kind), int(Kind::Shape));
+    doc.loadSession(doc.currentSession(), QString());
+    QCOMPARE(int(seen.back().kind), int(Kind::Model));
+    QCOMPARE(seen.size(), std::size_t(11));
 }
 
 void TestDocument::backgroundWorkRunsBelowTheGui()

@@ -35,6 +35,7 @@ private slots:
     void editIsUndoable();
     void tintsDiffer();
     void tintsFollowEveryCellEdit();
+    void cellChangeComesWithTheSignal();
     void stepValuesAndShape();
     void scoreTooltip();
     void highlightFollowsHover();
@@ -288,6 +289,53 @@ void TestModels::tintsFollowEveryCellEdit()
     edit(MatrixId::Value, 1, 1, 0.25, "one small cell among zeros");
     check([&] { doc.undoStack()->undo(); }, "an undo");
     edit(MatrixId::Value, 2, 2, 0.0, "after an undo");
+    edit(MatrixId::Value, 0, 0, 6.0, "a largest again");
+    core::Matrix pasted = doc.matrix(MatrixId::Value);
+    pasted.block(1, 0, 2, 2).setConstant(-0.125);
+    check([&] { QVERIFY(doc.setMatrix(MatrixId::Value, pasted, QStringLiteral("Paste"))); }, "a pasted block");
+    QCOMPARE(changed.size(), std::size_t(1));  // only the block: the scale stayed
+    QCOMPARE(changed[0].first, live.index(1, 0));
+    QCOMPARE(changed[0].second, live.index(2, 1));
+    check([&] { doc.undoStack()->undo(); }, "the paste undone");
+    check([&] {
+        core::Options options = doc.model().options;
+        options.temperature = 3;
+        doc.setOptions(options);
+    }, "an option");
+    QVERIFY(changed.empty());
+}
+
+void TestModels::cellChangeComesWithTheSignal()
+{
+    // The table learns which cell changed from the change the document announces, not by asking the
+    // document back: a change announced for one cell updates exactly that cell.
+    Document doc;
+    MatrixTableModel table(&doc, MatrixId::Key);
+    QSignalSpy cells(&table, &QAbstractItemModel::dataChanged);
+    QSignalSpy resets(&table, &QAbstractItemModel::modelReset);
+    const double value = doc.matrix(MatrixId::Key)(2, 1);
+    emit doc.modelChanged(ModelChange::cell(MatrixId::Key, 2, 1, value, value));
+    QCOMPARE(cells.count(), 1);
+    QCOMPARE(cells.at(0).at(0).toModelIndex(), table.index(2, 1));
+    QCOMPARE(cells.at(0).at(1).toModelIndex(), table.index(2, 1));
+    emit doc.modelChanged(ModelChange::cell(MatrixId::Query, 2, 1, value, value));
+    QCOMPARE(cells.count(), 1);  // another matrix's cell
+    emit doc.modelChanged(ModelChange::block(MatrixId::Key, 1, 0, 2, 2));
+    QCOMPARE(cells.count(), 2);
+    QCOMPARE(cells.at(1).at(0).toModelIndex(), table.index(1, 0));
+    QCOMPARE(cells.at(1).at(1).toModelIndex(), table.index(2, 1));
+    QCOMPARE(resets.count(), 0);
+
+    // Through the undo stack: the cell set, and on undo the same cell back.
+    cells.clear();
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 2, 0.25));
+    QVERIFY(doc.setCell(MatrixId::Key, 0, 2, 0.5));  // merges into one step
+    doc.undoStack()->undo();
+    QCOMPARE(cells.count(), 3);
+    for (const auto& args : cells) {
+        QCOMPARE(args.at(0).toModelIndex(), table.index(0, 2));
+        QCOMPARE(args.at(1).toModelIndex(), table.index(0, 2));
+    }
 }
 
 void TestModels::stepValuesAndShape()

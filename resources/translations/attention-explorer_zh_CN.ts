@@ -674,10 +674,6 @@
             <source>Saved %1</source>
             <translation>已保存 %1</translation>
         </message>
-        <message>
-            <source>Not enough memory to compute %1 tokens.</source>
-            <translation>内存不足，无法计算 %1 个词元。</translation>
-        </message>
     </context>
     <context>
         <name>ui::FileActions</name>
@@ -1609,6 +1605,13 @@
         <message>
             <source>Recovered the session kept at %1; it is not saved yet.</source>
             <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::Scheduler</name>
+        <message>
+            <source>Not enough memory to compute %1 tokens.</source>
+            <translation>内存不足，无法计算 %1 个词元。</translation>
         </message>
     </context>
     <context>

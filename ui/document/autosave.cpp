@@ -9,7 +9,6 @@
 #include <QLockFile>
 #include <QSaveFile>
 #include <QStandardPaths>
-#include "background.h"
 
 #include <algorithm>
 #include <atomic>
@@ -53,7 +52,13 @@ QString Autosave::defaultFolder()
 }
 
 Autosave::Autosave(Document* document, const QString& folder, int intervalMs, QObject* parent)
-    : QObject(parent), m_document(document), m_folder(folder)
+    : QObject(parent), m_document(document), m_folder(folder),
+      m_writer([this] { return writing(); }, [this](const QString& error) { writeDone(error); },
+               [this](const QString&) {
+                   // Overtaken by newer changes (written next) or given up by remove().
+                   if (m_removeAfterWrite || !m_document->isModified())
+                       removeFile();
+               })
 {
     // One file per window: the process id, the moment it started and a counter, so neither a
     // second window nor a later process that got the same id takes another's file.
@@ -75,14 +80,14 @@ Autosave::Autosave(Document* document, const QString& folder, int intervalMs, QO
         if (!modified)
             remove();  // saved, or undone back to the saved state: nothing to keep
     });
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, &Autosave::writeFinished);
     connect(&m_timer, &QTimer::timeout, this, &Autosave::autosaveNow);
     m_timer.start(intervalMs);
 }
 
 Autosave::~Autosave()
 {
-    m_watcher.waitForFinished();
+    m_writer.cancel();
+    m_writer.finish();  // waits; a result no longer counts
     if (!m_document->isModified())
         removeFile();
     // The lock goes with m_lock: a file left behind is now recoverable by the next start.
@@ -109,15 +114,21 @@ void Autosave::autosaveNow()
 {
     if (!m_document->isModified() || m_generation == m_savedGeneration)
         return;
-    if (m_watcher.isRunning()) {
-        m_again = true;
-        return;
-    }
+    if (m_writer.isPending() && m_generation == m_writingGeneration)
+        return;  // the write in flight holds these changes already
+    m_writer.request();
+}
+
+LatestJob<QString>::Job Autosave::writing()
+{
+    m_removeAfterWrite = false;
+    if (!m_document->isModified() || m_generation == m_savedGeneration)
+        return {};
     QString error;
     if (!ensureLocked(&error)) {
         m_savedGeneration = m_generation;  // try again after the next change, not every tick
         reportFailure(error);
-        return;
+        return {};
     }
     core::Session session = m_document->currentSession();
     if (!session.extras.is_object())
@@ -127,18 +138,16 @@ void Autosave::autosaveNow()
         {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString()},
     };
     m_writingGeneration = m_generation;
-    m_removeAfterWrite = false;
-    const QString path = m_path;
-    // Serializing a large session takes long: the worker does it, on its own copy.
-    m_watcher.setFuture(runInBackground([path, session = std::move(session)]() {
-        return writeAtomically(path, core::serializeSession(session));
-    }));
+    // Serializing a large session takes long: the worker does it, on its own copy (shared, so that
+    // handing the job on copies no session).
+    return [path = m_path, session = std::make_shared<const core::Session>(std::move(session))]() {
+        return writeAtomically(path, core::serializeSession(*session));
+    };
 }
 
-void Autosave::writeFinished()
+void Autosave::writeDone(const QString& error)
 {
-    const QString error = m_watcher.result();
-    if (m_removeAfterWrite || !m_document->isModified()) {
+    if (!m_document->isModified()) {
         removeFile();
     } else if (error.isEmpty()) {
         m_savedGeneration = m_writingGeneration;
@@ -147,11 +156,6 @@ void Autosave::writeFinished()
     } else {
         m_savedGeneration = m_writingGeneration;  // try again after the next change
         reportFailure(error);
-    }
-    m_removeAfterWrite = false;
-    if (m_again) {
-        m_again = false;
-        autosaveNow();
     }
 }
 
@@ -166,18 +170,17 @@ void Autosave::reportFailure(const QString& error)
 
 void Autosave::waitForWrite()
 {
-    m_watcher.waitForFinished();
-    // Account for it now rather than when the finished signal comes round.
-    QCoreApplication::sendPostedEvents(&m_watcher);
+    m_writer.finish();  // accounted for now rather than when the worker's signal comes round
 }
 
 void Autosave::remove()
 {
-    if (m_watcher.isRunning())
+    if (m_writer.isRunning()) {
         m_removeAfterWrite = true;
-    else
+        m_writer.cancel();
+    } else {
         removeFile();
-    m_again = false;
+    }
     m_savedGeneration = m_generation;
 }
 

@@ -4,10 +4,11 @@
  *  After a crash or a kill nobody holds that lock any more: the next start finds the file and
  *  offers it back. */
 
+#include "latestjob.h"
+
 #include "core/sessionfile.h"
 
 #include <QDateTime>
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -75,7 +76,10 @@ signals:
 
 private:
     bool ensureLocked(QString* error);
-    void writeFinished();
+    /** The write of the session as it is now; empty when there is nothing to write or no lock. */
+    LatestJob<QString>::Job writing();
+    /** Accounts for a write that no newer one overtook; error empty when it succeeded. */
+    void writeDone(const QString& error);
     void removeFile();
     void reportFailure(const QString& error);
 
@@ -85,13 +89,14 @@ private:
     QString m_lockPath;
     std::unique_ptr<QLockFile> m_lock;
     QTimer m_timer;
-    QFutureWatcher<QString> m_watcher;  ///< result: empty when written, else why not
     quint64 m_generation = 1;           ///< bumped by every change of the document
     quint64 m_savedGeneration = 0;      ///< the generation on disk (or deliberately not)
-    quint64 m_writingGeneration = 0;
-    bool m_again = false;               ///< changes arrived while writing
-    bool m_removeAfterWrite = false;
+    quint64 m_writingGeneration = 0;    ///< the generation the write in flight holds
+    bool m_removeAfterWrite = false;    ///< the file goes once the write in flight is done
     bool m_failureSaid = false;
+    /** Writes on a worker; changes made meanwhile are written once it is done, the newest only.
+     *  Result: empty when written, else why not. */
+    LatestJob<QString> m_writer;
 };
 
 }  // namespace ui

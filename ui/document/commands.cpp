@@ -1,82 +1,325 @@
 #include "commands.h"
 
-#include <QCoreApplication>
+#include "document.h"
 
 namespace ui {
 
-SetCellCommand::SetCellCommand(Document* document, MatrixId matrix, int row, int col, double before, double after)
-    : m_document(document), m_matrix(matrix), m_row(row), m_col(col), m_before(before), m_after(after)
+namespace {
+
+std::size_t bytesOf(const core::Matrix& m)
 {
-    setText(QCoreApplication::translate("Document", "Edit %1(%2, %3)")
-                .arg(matrixKey(matrix))
-                .arg(row + 1)
-                .arg(col + 1));
+    return std::size_t(m.size()) * sizeof(double);
 }
 
-void SetCellCommand::undo()
+std::size_t bytesOf(const QString& text)
 {
-    m_document->applyCell(m_matrix, m_row, m_col, m_before);
+    return std::size_t(text.capacity()) * sizeof(QChar);
 }
 
-void SetCellCommand::redo()
+std::size_t bytesOf(const std::vector<std::string>& tokens)
 {
-    m_document->applyCell(m_matrix, m_row, m_col, m_after);
+    std::size_t bytes = tokens.capacity() * sizeof(std::string);
+    for (const std::string& t : tokens)
+        bytes += t.capacity() > sizeof(std::string) ? t.capacity() : 0;  // short strings live inside
+    return bytes;
 }
 
-bool SetCellCommand::mergeWith(const QUndoCommand* other)
-{
-    const auto* o = static_cast<const SetCellCommand*>(other);
-    if (o->m_document != m_document || o->m_matrix != m_matrix || o->m_row != m_row || o->m_col != m_col)
-        return false;
-    m_after = o->m_after;
-    setObsolete(m_after == m_before);
-    return true;
-}
+class CellEdit final : public Edit {
+public:
+    CellEdit(MatrixId id, int row, int col, double before, double after)
+        : m_id(id), m_row(row), m_col(col), m_before(before), m_after(after)
+    {
+    }
+    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    {
+        core::Matrix* m = matrixOf(model, m_id);
+        Q_ASSERT(m && m_row < m->rows() && m_col < m->cols());
+        (*m)(m_row, m_col) = forward ? m_after : m_before;
+        return forward ? ModelChange::cell(m_id, m_row, m_col, m_before, m_after)
+                       : ModelChange::cell(m_id, m_row, m_col, m_after, m_before);
+    }
+    std::size_t heapBytes() const override { return 0; }
+    int mergeId() const override { return SetCellId; }
+    bool merge(const Edit& next) override
+    {
+        const auto* o = dynamic_cast<const CellEdit*>(&next);
+        if (!o || o->m_id != m_id || o->m_row != m_row || o->m_col != m_col)
+            return false;
+        m_after = o->m_after;
+        return true;
+    }
+    bool isNull() const override { return m_after == m_before; }
 
-SetMatrixCommand::SetMatrixCommand(Document* document, MatrixId matrix, core::Matrix before, core::Matrix after,
-                                   const QString& text)
-    : m_document(document), m_matrix(matrix), m_before(std::move(before)), m_after(std::move(after))
+private:
+    MatrixId m_id;
+    int m_row, m_col;
+    double m_before, m_after;
+};
+
+/** A rectangle of one matrix, before and after. */
+class BlockEdit final : public Edit {
+public:
+    BlockEdit(MatrixId id, int row, int col, core::Matrix before, core::Matrix after, bool whole)
+        : m_id(id), m_row(row), m_col(col), m_before(std::move(before)), m_after(std::move(after)), m_whole(whole)
+    {
+    }
+    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    {
+        core::Matrix* m = matrixOf(model, m_id);
+        Q_ASSERT(m && m_row + m_after.rows() <= m->rows() && m_col + m_after.cols() <= m->cols());
+        m->block(m_row, m_col, m_after.rows(), m_after.cols()) = forward ? m_after : m_before;
+        return m_whole ? ModelChange::wholeMatrix(m_id)
+                       : ModelChange::block(m_id, m_row, m_col, int(m_after.rows()), int(m_after.cols()));
+    }
+    std::size_t heapBytes() const override { return bytesOf(m_before) + bytesOf(m_after); }
+
+private:
+    MatrixId m_id;
+    int m_row, m_col;
+    core::Matrix m_before, m_after;  ///< rows × cols each
+    bool m_whole;                    ///< the rectangle is the whole matrix
+};
+
+class OptionsEdit final : public Edit {
+public:
+    OptionsEdit(const core::Options& before, const core::Options& after) : m_before(before), m_after(after) {}
+    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    {
+        model.options = forward ? m_after : m_before;
+        return ModelChange::of(ModelChange::Kind::Options);
+    }
+    std::size_t heapBytes() const override { return 0; }
+
+private:
+    core::Options m_before, m_after;
+};
+
+class OutputProjectionEdit final : public Edit {
+public:
+    /** removed: the W_O taken away; nothing when W_O of size × size is added. */
+    OutputProjectionEdit(std::optional<core::Matrix> removed, Eigen::Index size)
+        : m_removed(std::move(removed)), m_size(size)
+    {
+    }
+    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    {
+        const bool on = m_removed.has_value() != forward;
+        if (!on)
+            model.wo.reset();
+        else if (m_removed)
+            model.wo = *m_removed;
+        else
+            model.wo = core::Matrix::Identity(m_size, m_size);
+        return ModelChange::of(ModelChange::Kind::Shape);
+    }
+    std::size_t heapBytes() const override { return m_removed ? bytesOf(*m_removed) : 0; }
+
+private:
+    std::optional<core::Matrix> m_removed;
+    Eigen::Index m_size;
+};
+
+class TokensEdit final : public Edit {
+public:
+    struct Side {
+        std::vector<std::string> tokens;
+        core::Matrix embeddings;  ///< n × d_model; empty when the edit keeps tokens and X as they were
+        QString text;
+    };
+    /** keepsModel: the tokens and X are those of before and after; false: only the text changes. */
+    TokensEdit(Side before, Side after, bool keepsModel)
+        : m_before(std::move(before)), m_after(std::move(after)), m_keepsModel(keepsModel)
+    {
+    }
+    ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) override
+    {
+        const Side& to = forward ? m_after : m_before;
+        if (m_keepsModel) {
+            model.tokens = to.tokens;
+            model.embeddings = to.embeddings;
+        }
+        tokenText = to.text;
+        return ModelChange::of(ModelChange::Kind::Tokens);
+    }
+    std::size_t heapBytes() const override
+    {
+        std::size_t bytes = 0;
+        for (const Side* s : {&m_before, &m_after})
+            bytes += bytesOf(s->tokens) + bytesOf(s->embeddings) + bytesOf(s->text);
+        return bytes;
+    }
+    int mergeId() const override { return TokenTextId; }
+    bool merge(const Edit& next) override
+    {
+        const auto* o = dynamic_cast<const TokensEdit*>(&next);
+        if (!o)
+            return false;
+        if (o->m_keepsModel) {
+            // When this edit changed the text alone, the tokens and X before it are those before the next.
+            if (!m_keepsModel)
+                m_before = {o->m_before.tokens, o->m_before.embeddings, m_before.text};
+            m_after = o->m_after;
+            m_keepsModel = true;
+        } else {
+            m_after.text = o->m_after.text;
+        }
+        // Back at the tokens and X of the start (a user's row lost on the way would differ): the text alone.
+        if (m_keepsModel && m_before.tokens == m_after.tokens && m_before.embeddings == m_after.embeddings) {
+            m_before.embeddings = m_after.embeddings = core::Matrix();
+            m_keepsModel = false;
+        }
+        return true;
+    }
+    bool isNull() const override { return !m_keepsModel && m_before.text == m_after.text; }
+
+private:
+    Side m_before, m_after;
+    bool m_keepsModel;
+};
+
+class ShapeEdit final : public Edit {
+public:
+    struct Side {
+        core::Matrix embeddings, wq, wk, wv;
+        std::optional<core::Matrix> wo;
+        int heads = 1;
+    };
+    ShapeEdit(Side before, Side after) : m_before(std::move(before)), m_after(std::move(after)) {}
+    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    {
+        const Side& to = forward ? m_after : m_before;
+        model.embeddings = to.embeddings;
+        model.wq = to.wq;
+        model.wk = to.wk;
+        model.wv = to.wv;
+        model.wo = to.wo;
+        model.options.heads = to.heads;
+        return ModelChange::of(ModelChange::Kind::Shape);
+    }
+    std::size_t heapBytes() const override
+    {
+        std::size_t bytes = 0;
+        for (const Side* s : {&m_before, &m_after})
+            bytes += bytesOf(s->embeddings) + bytesOf(s->wq) + bytesOf(s->wk) + bytesOf(s->wv)
+                + (s->wo ? bytesOf(*s->wo) : 0);
+        return bytes;
+    }
+
+private:
+    Side m_before, m_after;
+};
+
+}  // namespace
+
+DocumentCommand::DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text,
+                                 QUndoCommand* parent)
+    : QUndoCommand(parent), m_document(document), m_edit(std::move(edit))
 {
+    Q_ASSERT(m_edit);
     setText(text);
 }
 
-void SetMatrixCommand::undo()
+void DocumentCommand::undo()
 {
-    m_document->applyMatrix(m_matrix, m_before);
+    m_document->applyEdit(*m_edit, false);
 }
 
-void SetMatrixCommand::redo()
+void DocumentCommand::redo()
 {
-    m_document->applyMatrix(m_matrix, m_after);
+    m_document->applyEdit(*m_edit, true);
 }
 
-ModelCommand::ModelCommand(Document* document, core::AttentionModel before, QString beforeText,
-                           core::AttentionModel after, QString afterText, const QString& text, int mergeId)
-    : m_document(document), m_before(std::move(before)), m_after(std::move(after)),
-      m_beforeText(std::move(beforeText)), m_afterText(std::move(afterText)), m_mergeId(mergeId)
+bool DocumentCommand::mergeWith(const QUndoCommand* other)
 {
-    setText(text);
-}
-
-void ModelCommand::undo()
-{
-    m_document->applyModel(m_before, m_beforeText);
-}
-
-void ModelCommand::redo()
-{
-    m_document->applyModel(m_after, m_afterText);
-}
-
-bool ModelCommand::mergeWith(const QUndoCommand* other)
-{
-    const auto* o = static_cast<const ModelCommand*>(other);
-    if (m_mergeId < 0 || o->m_document != m_document)
+    const auto* o = static_cast<const DocumentCommand*>(other);
+    if (o->m_document != m_document || m_document->m_rebuildingHistory || !m_edit->merge(*o->m_edit))
         return false;
-    m_after = o->m_after;
-    m_afterText = o->m_afterText;
-    setObsolete(m_after == m_before && m_afterText == m_beforeText);
+    setObsolete(m_edit->isNull());
     return true;
+}
+
+/** The command, its private part and the edit object: a few hundred bytes however small the edit. */
+constexpr std::size_t commandOverhead = 256;
+
+std::size_t DocumentCommand::byteSize() const
+{
+    return commandOverhead + sizeof(*this) + bytesOf(text()) + m_edit->heapBytes();
+}
+
+std::size_t commandBytes(const QUndoCommand* command)
+{
+    if (const auto* step = dynamic_cast<const DocumentCommand*>(command))
+        return step->byteSize();
+    std::size_t bytes = commandOverhead + sizeof(QUndoCommand) + bytesOf(command->text());
+    for (int i = 0; i < command->childCount(); ++i)
+        bytes += commandBytes(command->child(i));
+    return bytes;
+}
+
+QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent)
+{
+    if (const auto* step = dynamic_cast<const DocumentCommand*>(command))
+        return new DocumentCommand(step->m_document, step->m_edit, step->text(), parent);
+    auto* copy = new QUndoCommand(command->text(), parent);
+    for (int i = 0; i < command->childCount(); ++i)
+        copyOfCommand(command->child(i), copy);
+    return copy;
+}
+
+std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, double after)
+{
+    return std::make_shared<CellEdit>(id, row, col, before, after);
+}
+
+std::shared_ptr<Edit> matrixEdit(MatrixId id, const core::Matrix& before, const core::Matrix& after)
+{
+    Q_ASSERT(before.rows() == after.rows() && before.cols() == after.cols());
+    // The rectangle that holds every cell that differs.
+    Eigen::Index top = before.rows(), bottom = -1, left = before.cols(), right = -1;
+    for (Eigen::Index c = 0; c < before.cols(); ++c)
+        for (Eigen::Index r = 0; r < before.rows(); ++r)
+            if (before(r, c) != after(r, c)) {
+                top = std::min(top, r);
+                bottom = std::max(bottom, r);
+                left = std::min(left, c);
+                right = std::max(right, c);
+            }
+    if (bottom < 0)
+        top = left = 0, bottom = right = -1;  // nothing differs: an empty rectangle
+    const Eigen::Index rows = bottom - top + 1, cols = right - left + 1;
+    const bool whole = rows == before.rows() && cols == before.cols();
+    return std::make_shared<BlockEdit>(id, int(top), int(left), before.block(top, left, rows, cols),
+                                       after.block(top, left, rows, cols), whole);
+}
+
+std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Options& after)
+{
+    return std::make_shared<OptionsEdit>(before, after);
+}
+
+std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on)
+{
+    if (on)
+        return std::make_shared<OutputProjectionEdit>(std::nullopt, model.wv.cols());
+    Q_ASSERT(model.wo);
+    return std::make_shared<OutputProjectionEdit>(*model.wo, model.wv.cols());
+}
+
+std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
+                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText)
+{
+    const bool same = tokens == model.tokens && embeddings == model.embeddings;
+    TokensEdit::Side before{model.tokens, same ? core::Matrix() : model.embeddings, beforeText};
+    TokensEdit::Side after{std::move(tokens), same ? core::Matrix() : std::move(embeddings), afterText};
+    return std::make_shared<TokensEdit>(std::move(before), std::move(after), !same);
+}
+
+std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after)
+{
+    ShapeEdit::Side b{before.embeddings, before.wq, before.wk, before.wv, before.wo, before.options.heads};
+    ShapeEdit::Side a{std::move(after.embeddings), std::move(after.wq), std::move(after.wk), std::move(after.wv),
+                      std::move(after.wo), after.options.heads};
+    return std::make_shared<ShapeEdit>(std::move(b), std::move(a));
 }
 
 }  // namespace ui

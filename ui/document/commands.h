@@ -1,62 +1,84 @@
 #pragma once
-/** The undo commands of the document. */
+/** The undo commands of the document. Each step is an Edit: a delta of the model that it applies
+ *  forward (redo) or backward (undo) and that reports the change it made. It keeps only what it
+ *  changes, and says how many bytes that takes, so that the document can bound the history. */
 
-#include "document.h"
+#include "modelchange.h"
 
+#include "core/model.h"
+
+#include <QString>
 #include <QUndoCommand>
 
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace ui {
+
+class Document;
 
 /** Ids for QUndoCommand::id(): commands with the same id may merge. */
 enum CommandId { SetCellId = 1, TokenTextId = 2 };
 
-/** One cell of one matrix; consecutive edits of the same cell merge into one step, and a merge
- *  that brings the cell back to where it started makes the step obsolete. */
-class SetCellCommand : public QUndoCommand {
+/** A delta of the model and the token line. */
+class Edit {
 public:
-    SetCellCommand(Document* document, MatrixId matrix, int row, int col, double before, double after);
+    virtual ~Edit() = default;
+    /** Applies the edit to model and tokenText (forward) or takes it back; returns what changed. */
+    virtual ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) = 0;
+    /** Bytes this edit keeps beyond its own object (matrices, tokens, texts). */
+    virtual std::size_t heapBytes() const = 0;
+    /** Edits with the same id ≥ 0 may merge (QUndoCommand::id()). */
+    virtual int mergeId() const { return -1; }
+    /** Takes next (an edit of the same mergeId that follows this one) into this one; false when it
+     *  cannot. */
+    virtual bool merge(const Edit& /*next*/) { return false; }
+    /** True when applying the edit changes nothing (a merge came back to the start). */
+    virtual bool isNull() const { return false; }
+};
+
+/** The undo step of an Edit. Merges in the Tiled way, and a merge that comes back to where it
+ *  started makes the step obsolete. */
+class DocumentCommand : public QUndoCommand {
+public:
+    DocumentCommand(Document* document, std::shared_ptr<Edit> edit, const QString& text,
+                    QUndoCommand* parent = nullptr);
     void undo() override;
     void redo() override;
-    int id() const override { return SetCellId; }
+    int id() const override { return m_edit->mergeId(); }
     bool mergeWith(const QUndoCommand* other) override;
 
-private:
-    Document* m_document;
-    MatrixId m_matrix;
-    int m_row, m_col;
-    double m_before, m_after;
-};
-
-/** One whole matrix replaced by another of the same shape (fill, scale, paste). Holds only that
- *  matrix, so that large models do not fill memory with copies. */
-class SetMatrixCommand : public QUndoCommand {
-public:
-    SetMatrixCommand(Document* document, MatrixId matrix, core::Matrix before, core::Matrix after, const QString& text);
-    void undo() override;
-    void redo() override;
+    /** Bytes this step keeps: the command, its text and its edit's data. */
+    std::size_t byteSize() const;
 
 private:
+    friend QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent);
     Document* m_document;
-    MatrixId m_matrix;
-    core::Matrix m_before, m_after;
+    std::shared_ptr<Edit> m_edit;  ///< shared by the copy made when the history is rebuilt
 };
 
-/** Any other edit: the model and token line before and after. With mergeId ≥ 0, consecutive
- *  commands of that id merge (typing in the token line is one step per burst, not per key). */
-class ModelCommand : public QUndoCommand {
-public:
-    ModelCommand(Document* document, core::AttentionModel before, QString beforeText, core::AttentionModel after,
-                 QString afterText, const QString& text, int mergeId = -1);
-    void undo() override;
-    void redo() override;
-    int id() const override { return m_mergeId; }
-    bool mergeWith(const QUndoCommand* other) override;
+/** Bytes an undo step keeps: a DocumentCommand's own count, or a macro's and its children's. */
+std::size_t commandBytes(const QUndoCommand* command);
+/** A new step doing what command does, sharing its edits (for a history rebuilt without its oldest
+ *  steps); a macro is copied with its children. */
+QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent = nullptr);
 
-private:
-    Document* m_document;
-    core::AttentionModel m_before, m_after;
-    QString m_beforeText, m_afterText;
-    int m_mergeId;
-};
+/** One cell of one matrix: two numbers. Consecutive edits of the same cell merge. */
+std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, double after);
+/** A matrix whose values changed, shape kept: only the rectangle that holds every changed cell is
+ *  kept, before and after (a paste of a few rows keeps those rows, a fill the whole matrix). */
+std::shared_ptr<Edit> matrixEdit(MatrixId id, const core::Matrix& before, const core::Matrix& after);
+/** The options, before and after. */
+std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Options& after);
+/** W_O added (an identity of d_v × d_v, made again on redo) or removed (the removed matrix is kept). */
+std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on);
+/** New tokens and token line: the tokens, X and the text before and after (consecutive ones merge,
+ *  typing is one step per burst). Tokens and X are kept only when they change. */
+std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
+                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText);
+/** New dimensions: every matrix and the head count before and after, not the tokens. */
+std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after);
 
 }  // namespace ui

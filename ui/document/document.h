@@ -1,39 +1,28 @@
 #pragma once
-/** Document: the one owner of the session's state. Every edit is an undoable command; after each
- *  one the model is recomputed (off the GUI thread when large, coalesced, stamped) and the new
- *  trace announced. */
+/** Document: the one owner of the session's state, its undo history and its file. Every edit is an
+ *  undoable command whose edit is the only way the model changes; each change is announced as a
+ *  ModelChange value, and its Scheduler recomputes the trace (off the GUI thread when large,
+ *  coalesced, stamped) that the document announces after it. */
+
+#include "latestjob.h"
+#include "modelchange.h"
+#include "scheduler.h"
 
 #include "core/sessionfile.h"
 #include "core/trace.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
+#include <cstddef>
 #include <memory>
 #include <optional>
-#include <vector>
 
 namespace ui {
 
-/** The matrices a user edits. */
-enum class MatrixId { Embeddings, Query, Key, Value, Output };
-
-/** Session-file key of a matrix ("embeddings", "weights.query", …). */
-QString matrixKey(MatrixId id);
-/** The matrix of a model; null for W_O when the model has none. */
-core::Matrix* matrixOf(core::AttentionModel& model, MatrixId id);
-const core::Matrix* matrixOf(const core::AttentionModel& model, MatrixId id);
-
-/** One cell set by an edit, an undo or a redo. */
-struct CellChange {
-    MatrixId id = MatrixId::Embeddings;
-    int row = 0;
-    int col = 0;
-    double before = 0.0;
-    double after = 0.0;
-};
+class DocumentCommand;
+class Edit;
 
 class Document : public QObject {
     Q_OBJECT
@@ -47,15 +36,11 @@ public:
     const core::Matrix& matrix(MatrixId id) const;
     /** The latest trace that matches the model, or the last good one while a recompute runs;
      *  null before the first computation finishes or when the model cannot be computed. */
-    std::shared_ptr<const core::Trace> trace() const { return m_trace; }
+    std::shared_ptr<const core::Trace> trace() const { return m_scheduler.trace(); }
     /** Why the current model cannot be computed; empty when it can. */
-    QString error() const { return m_error; }
+    QString error() const { return m_scheduler.error(); }
     /** True while a recompute of the current model has not finished. */
-    bool isComputing() const { return m_computing; }
-
-    /** While modelChanged is being emitted for a change of one cell: that cell; empty for any other
-     *  change (views may then update only what the cell reaches). */
-    const std::optional<CellChange>& changedCell() const { return m_changedCell; }
+    bool isComputing() const { return m_scheduler.isComputing(); }
 
     /** The text of the token line: what the user typed, or the tokens joined by spaces. */
     QString tokenText() const { return m_tokenText; }
@@ -63,6 +48,14 @@ public:
     QUndoStack* undoStack() { return &m_undo; }
     QString filePath() const { return m_filePath; }
     bool isModified() const { return !m_undo.isClean(); }
+
+    /** The most the undo history keeps, as its steps count their bytes: 256 MiB. A 4096-token trace
+     *  takes about 300 MiB, so the history stays the size of one computation's working set at most,
+     *  and thousands of steps of a few large matrices still fit below it. */
+    static constexpr std::size_t undoMemoryBound = std::size_t(256) << 20;
+    /** Bytes the undo history keeps now, summed from its steps' own accounting. After each new step
+     *  the oldest steps are dropped while this passes undoMemoryBound (the newest always stays). */
+    std::size_t undoBytes() const;
 
     // Edits: each pushes one undo command (consecutive edits of one cell merge).
     /** Re-tokenizes the text; rows the user gave stay with their tokens. Refused (false, error says
@@ -73,9 +66,9 @@ public:
      *  tokenTextResult reports the outcome of each text that was not overtaken. */
     void requestTokenText(const QString& text);
     /** True while the newest requested token text waits for the worker (the line shows it, the model not yet). */
-    bool isTokenTextPending() const { return m_tokenPending; }
+    bool isTokenTextPending() const { return m_tokenJob.isPending(); }
     /** True while the worker tokenizes a text, even one already overtaken (tests). */
-    bool isTokenizing() const { return m_tokenJob != 0; }
+    bool isTokenizing() const { return m_tokenJob.isRunning(); }
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
@@ -85,12 +78,6 @@ public:
     bool setDimensions(int dModel, int dk, int dv, int heads, QString* error = nullptr);
     /** Adds (an identity-like W_O) or removes the output projection. */
     void setOutputProjection(bool on);
-    /** Replaces the whole model without an undo step (the commands call it; edits use the setters). */
-    void applyModel(const core::AttentionModel& model, const QString& tokenText);
-    /** Sets one cell without an undo step (the commands call it); false when out of range. */
-    bool applyCell(MatrixId id, int row, int col, double value);
-    /** Replaces one matrix of the same shape without an undo step (the commands call it). */
-    bool applyMatrix(MatrixId id, const core::Matrix& value);
 
     // Files.
     /** Replaces the session (undo history cleared); path empty for an unsaved one. */
@@ -107,13 +94,13 @@ public:
 
     /** Blocks until the current model's trace is ready or the model is refused (tests and the
      *  command line). Returns false when timeoutMs (negative: no limit) ran out first. */
-    bool waitForTrace(int timeoutMs = -1);
+    bool waitForTrace(int timeoutMs = -1) { return m_scheduler.waitForTrace(timeoutMs); }
     /** How many computations were started (synchronous and on the worker); for tests and profiling. */
-    quint64 computationsStarted() const { return m_started; }
+    quint64 computationsStarted() const { return m_scheduler.computationsStarted(); }
 
 signals:
-    /** The model changed (any edit, undo, redo or load); the trace follows later. */
-    void modelChanged();
+    /** The model changed (any edit, undo, redo or load) as change says; the trace follows later. */
+    void modelChanged(const ui::ModelChange& change);
     /** A new trace, matching the current model; stale results are never announced.
      *  Null when the model cannot be computed (errorChanged says why). */
     void traceChanged(std::shared_ptr<const core::Trace> trace);
@@ -128,60 +115,33 @@ signals:
     void message(const QString& text);
 
 private:
-    /** cell: the change was this one cell (a finite number in a model already found valid cannot make it
-     *  invalid; the worker can set it in its own copy of the last trace's model). */
-    void recompute(const CellChange* cell = nullptr);
-    void startWorker();
-    void workerFinished();
-    /** m_trace becomes trace, computed for request stamp (null: nothing to show). */
-    void setTrace(std::shared_ptr<const core::Trace> trace, quint64 stamp);
-    /** Keeps spent as the next computation's buffers when nothing else holds it and it is not too large. */
-    void keepAsSpare(std::shared_ptr<const core::Trace> spent);
-    void setError(const QString& message);
-    void startTokenJob();
-    void tokenJobFinished();
+    friend class DocumentCommand;
+    /** The one way the model changes after a load: an undo command applies its edit (forward on
+     *  redo), then the change is announced and the model recomputed. */
+    void applyEdit(Edit& edit, bool forward);
+    void announce(const ModelChange& change);
+    /** Pushes edit as one undo step named text, then keeps the history under undoMemoryBound. */
+    void push(std::shared_ptr<Edit> edit, const QString& text);
+    void trimHistory();
 
-    core::Session m_session;
-    QString m_tokenText;
-    QString m_filePath;
-    QString m_error;
-    QUndoStack m_undo;
-    std::shared_ptr<const core::Trace> m_trace;
-    std::shared_ptr<core::Trace> m_spare;  ///< a spent trace whose buffers the next computation reuses
-    core::Matrix m_noMatrix;
-
-    // Recompute bookkeeping: at most one computation in flight; the newest request wins.
-    QFutureWatcher<std::shared_ptr<const core::Trace>> m_watcher;
-    quint64 m_requested = 0;  ///< stamp of the newest model
-    quint64 m_running = 0;    ///< stamp of the computation in flight, 0 when none
-    quint64 m_served = 0;     ///< stamp of the newest result delivered
-    quint64 m_started = 0;    ///< computations started, for tests
-    bool m_computing = false;
-    bool m_valid = false;  ///< the model passed core::validate() at the last recompute
-    // The cells set since the model m_trace was computed from, each with the request it made: the worker
-    // sets them in a copy of that model instead of the GUI thread copying the whole model (16 MiB at
-    // 4096 tokens) per edit. Any other change after m_traceStamp makes the worker take a full copy.
-    struct LoggedCell {
-        quint64 stamp;
-        CellChange change;
-    };
-    std::vector<LoggedCell> m_cellLog;
-    quint64 m_traceStamp = 0;        ///< the request m_trace was computed for
-    quint64 m_wholeChangeStamp = 0;  ///< the newest request made by a change other than one cell
-    std::optional<CellChange> m_changedCell;
-
-    // Token line jobs: tokenizing and deriving embeddings for a long text, newest text wins.
+    /** What the token line's worker returns. */
     struct TokenJobResult {
         std::optional<core::AttentionModel> after;  ///< the model with the new tokens
         QString error;                              ///< why not, when after is empty
     };
-    QFutureWatcher<TokenJobResult> m_tokenWatcher;
-    QString m_tokenRequest;     ///< the newest text asked for
-    quint64 m_tokenStamp = 0;   ///< stamp of the newest text asked for
-    quint64 m_tokenJob = 0;     ///< stamp of the text on the worker, 0 when none
-    quint64 m_modelVersion = 0; ///< bumped by every change of the model
-    quint64 m_tokenJobModel = 0; ///< the model version the job started from
-    bool m_tokenPending = false; ///< the newest text waits for the worker
+    void tokenJobFinished(TokenJobResult result);
+    /** Pushes the step that gives the model after's tokens and X, and the token line text. */
+    void pushTokens(core::AttentionModel after, const QString& text);
+
+    core::Session m_session;
+    QString m_tokenText;
+    QString m_filePath;
+    QUndoStack m_undo;
+    bool m_rebuildingHistory = false;  ///< the history is being rebuilt: its steps apply nothing
+    core::Matrix m_noMatrix;
+    Scheduler m_scheduler{m_session.model};
+    QString m_tokenRequest;  ///< the newest text asked of the token line's worker
+    LatestJob<TokenJobResult> m_tokenJob;
 };
 
 }  // namespace ui

@@ -40,10 +40,8 @@ void MatrixTableModel::updateRange()
     m_maxAbs = m_largest > 0 ? m_largest : 1.0;
 }
 
-bool MatrixTableModel::cellChanged(const CellChange& cell)
+bool MatrixTableModel::cellChanged(const ModelChange& cell)
 {
-    if (cell.id != m_id)
-        return true;  // another matrix's cell: nothing here moved
     const double after = std::abs(cell.after);
     const double before = std::abs(cell.before);
     if (!std::isfinite(after) || !std::isfinite(before) || !std::isfinite(m_largest))
@@ -64,17 +62,21 @@ bool MatrixTableModel::cellChanged(const CellChange& cell)
     return true;
 }
 
-void MatrixTableModel::documentChanged()
+void MatrixTableModel::documentChanged(const ModelChange& change)
 {
+    if (!change.reaches(m_id))
+        return;  // another matrix's values, or the options: nothing here moved
     const int rows = int(matrix().rows()), cols = int(matrix().cols());
+    const bool sameShape = rows == m_rows && cols == m_cols;
     // One cell set (the shape, tokens and every other cell as they were): only what it reaches.
-    if (const auto& cell = m_document->changedCell(); cell && rows == m_rows && cols == m_cols && cellChanged(*cell))
+    if (change.kind == ModelChange::Kind::Cell && sameShape && cellChanged(change))
         return;
     // X's rows are labelled with the tokens; relabel only when they changed (a header measures its labels).
-    const bool relabel = m_id == MatrixId::Embeddings && m_tokens != m_document->model().tokens;
+    const bool relabel =
+        m_id == MatrixId::Embeddings && !change.isValuesOf(m_id) && m_tokens != m_document->model().tokens;
     if (relabel)
         m_tokens = m_document->model().tokens;
-    if (rows != m_rows || cols != m_cols) {
+    if (!sameShape) {
         beginResetModel();
         m_rows = rows;
         m_cols = cols;
@@ -82,10 +84,17 @@ void MatrixTableModel::documentChanged()
         endResetModel();
         return;
     }
-    // Same shape: keep the selection; every tint may have moved with the range.
+    // Same shape: keep the selection. A rectangle set: only its cells, unless the tints' scale moved.
+    const double scale = m_maxAbs;
     updateRange();
     if (relabel && m_rows > 0)
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+    if (change.kind == ModelChange::Kind::Block && m_maxAbs == scale) {
+        if (change.rows > 0 && change.cols > 0)
+            emit dataChanged(index(change.row, change.col),
+                             index(change.row + change.rows - 1, change.col + change.cols - 1));
+        return;
+    }
     emitAllChanged();
 }
 

@@ -30,10 +30,11 @@ signals:
     void refused(const QString& message);
 
 private:
-    void documentChanged();
+    /** Updates what change reached: one cell, a rectangle, the labels, or everything. */
+    void documentChanged(const ModelChange& change);
     void updateRange();
     /** Takes one cell's change; false when it needs the whole matrix looked at again. */
-    bool cellChanged(const CellChange& cell);
+    bool cellChanged(const ModelChange& cell);
     const core::Matrix& matrix() const { return m_document->matrix(m_id); }
 
     Document* m_document;

@@ -12,7 +12,6 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
-#include "ui/document/background.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +35,13 @@ int annotationPrecision(const core::Matrix& values)
 }  // namespace
 
 HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* parent)
-    : QWidget(parent), m_document(document), m_viewState(viewState)
+    : QWidget(parent), m_document(document), m_viewState(viewState),
+      m_prepared([this] { return preparing(); },
+                 [this](std::shared_ptr<render::HeatmapRenderer> r) { prepared(std::move(r)); },
+                 [this](std::shared_ptr<render::HeatmapRenderer> stale) {
+                     if (stale)
+                         m_spareValues = stale->takeValues();
+                 })
 {
     setObjectName(QStringLiteral("heatmapCanvas"));
     setMouseTracking(true);
@@ -44,7 +49,6 @@ HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* 
     setAttribute(Qt::WA_OpaquePaintEvent);
     setAccessibleName(tr("Attention heatmap"));
 
-    connect(&m_prepared, &QFutureWatcherBase::finished, this, &HeatmapCanvas::preparedFinished);
     connect(document, &Document::traceChanged, this, &HeatmapCanvas::rebuild);
     connect(document, &Document::errorChanged, this, &HeatmapCanvas::rebuild);
     connect(viewState, &ViewState::heatmapStepChanged, this, &HeatmapCanvas::rebuild);
@@ -54,10 +58,7 @@ HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* 
     rebuild();
 }
 
-HeatmapCanvas::~HeatmapCanvas()
-{
-    m_prepared.waitForFinished();
-}
+HeatmapCanvas::~HeatmapCanvas() = default;
 
 render::ColormapId HeatmapCanvas::colormap() const
 {
@@ -134,10 +135,9 @@ QString HeatmapCanvas::emptyText() const
 
 void HeatmapCanvas::rebuild()
 {
-    ++m_wanted;
     const auto trace = m_document->trace();
     if (!m_document->error().isEmpty() || !trace || trace->n() == 0) {
-        m_preparing = false;
+        m_prepared.cancel();
         m_renderer.reset();
         setHoverCell(std::nullopt);
         updateStyle();
@@ -151,12 +151,10 @@ void HeatmapCanvas::rebuild()
     if (Eigen::Index(rows) * cols > preparedOffThreadCells) {
         // Copying, ranging and colouring a long sequence's matrix would block the GUI thread for tens of
         // milliseconds: a worker prepares the figure while the previous one stays shown.
-        m_preparing = true;
-        if (m_running == 0)
-            startPreparing();
+        m_prepared.request();
         return;
     }
-    m_preparing = false;
+    m_prepared.cancel();
     core::Matrix reuse = m_renderer ? m_renderer->takeValues() : std::move(m_spareValues);
     render::HeatmapData data = heatmapData(*trace, step, head, std::move(reuse));
     if (m_renderer) {
@@ -167,10 +165,11 @@ void HeatmapCanvas::rebuild()
     }
 }
 
-void HeatmapCanvas::startPreparing()
+LatestJob<std::shared_ptr<render::HeatmapRenderer>>::Job HeatmapCanvas::preparing()
 {
-    m_running = m_wanted;
     const auto trace = m_document->trace();
+    if (!trace)
+        return {};
     const core::Step step = m_viewState->heatmapStep();
     const int head = std::clamp(m_viewState->head(), 0, std::max(0, trace->headCount() - 1));
     render::HeatmapStyle style = baseStyle();
@@ -179,65 +178,46 @@ void HeatmapCanvas::startPreparing()
     // The figure shown is laid out as the new one will be (same shape and labels after an edit): its image
     // size says how finely to take the block means.
     const QSize pool = m_renderer ? m_renderer->pooledCellLimit(target, dpr) : QSize();
-    m_prepared.setFuture(runInBackground(
-        [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
-            try {
-                // The values (128 MiB at 4096 tokens) are copied and their block means taken in one pass
-                // over the trace's matrix, on two threads (the pool's others may be busy with thumbnails).
-                core::Matrix means;
-                double factor = 1.0;
-                const core::Matrix* stored = trace->storedMatrix(step, head, &factor);
-                render::HeatmapData data;
-                if (stored && !pool.isEmpty()) {
-                    means = core::pooledWithCopy(*stored, pool.height(), pool.width(), factor, reuse, 2);
-                    data = heatmapFrame(*trace, step, head, reuse.rows(), reuse.cols());
-                    data.values = std::move(reuse);
-                } else {
-                    data = heatmapData(*trace, step, head, std::move(reuse));
-                }
-                auto renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), style);
-                renderer->prepare(target, dpr, means);
-                return renderer;
-            } catch (const std::exception&) {
-                return std::shared_ptr<render::HeatmapRenderer>();  // out of memory or threads: the figure stays
+    return [trace, step, head, style, target, dpr, pool, reuse = std::move(m_spareValues)]() mutable {
+        try {
+            // The values (128 MiB at 4096 tokens) are copied and their block means taken in one pass
+            // over the trace's matrix, on two threads (the pool's others may be busy with thumbnails).
+            core::Matrix means;
+            double factor = 1.0;
+            const core::Matrix* stored = trace->storedMatrix(step, head, &factor);
+            render::HeatmapData data;
+            if (stored && !pool.isEmpty()) {
+                means = core::pooledWithCopy(*stored, pool.height(), pool.width(), factor, reuse, 2);
+                data = heatmapFrame(*trace, step, head, reuse.rows(), reuse.cols());
+                data.values = std::move(reuse);
+            } else {
+                data = heatmapData(*trace, step, head, std::move(reuse));
             }
-        }));
+            auto renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), style);
+            renderer->prepare(target, dpr, means);
+            return renderer;
+        } catch (const std::exception&) {
+            return std::shared_ptr<render::HeatmapRenderer>();  // out of memory or threads: the figure stays
+        }
+    };
 }
 
-void HeatmapCanvas::preparedFinished()
+void HeatmapCanvas::prepared(std::shared_ptr<render::HeatmapRenderer> renderer)
 {
-    // finishPreparing() may have taken this result already; then the watcher's signal for it still comes.
-    if (m_running == 0 || !m_prepared.isFinished())
-        return;
-    const quint64 stamp = std::exchange(m_running, 0);
-    auto renderer = m_prepared.result();
     if (!renderer) {
         // The worker ran out of memory: the figure shown stays, and the status bar says why.
-        if (stamp == m_wanted && m_preparing) {
-            m_preparing = false;
-            emit figureFailed(tr("Not enough memory to draw the heatmap of %1 tokens; it shows the state before.")
-                                  .arg(m_document->trace() ? m_document->trace()->n() : 0));
-            return;
-        }
-    } else if (stamp == m_wanted && m_preparing) {
-        m_preparing = false;
-        if (m_renderer)
-            m_spareValues = m_renderer->takeValues();
-        showFigure(std::move(renderer));
+        emit figureFailed(tr("Not enough memory to draw the heatmap of %1 tokens; it shows the state before.")
+                              .arg(m_document->trace() ? m_document->trace()->n() : 0));
         return;
-    } else {
-        m_spareValues = renderer->takeValues();  // stale: a newer state or step is wanted
     }
-    if (m_preparing)
-        startPreparing();
+    if (m_renderer)
+        m_spareValues = m_renderer->takeValues();
+    showFigure(std::move(renderer));
 }
 
 void HeatmapCanvas::finishPreparing()
 {
-    while (m_preparing) {
-        m_prepared.waitForFinished();
-        preparedFinished();
-    }
+    m_prepared.finish();
 }
 
 void HeatmapCanvas::showFigure(std::shared_ptr<render::HeatmapRenderer> renderer)

@@ -2,9 +2,9 @@
 /** HeatmapCanvas: the surface the heatmap figure is painted on, with hover, click and tooltip. */
 
 #include "core/derivation.h"
+#include "ui/document/latestjob.h"
 #include "ui/render/heatmaprenderer.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -36,12 +36,12 @@ public:
     double effectiveZoom() const;
 
     /** True when there is a figure to show (a trace and no error). */
-    bool hasFigure() const { return m_renderer != nullptr || m_preparing; }
+    bool hasFigure() const { return m_renderer != nullptr || m_prepared.isPending(); }
     /** The figure as shown (data), null when there is none. */
     const render::HeatmapRenderer* renderer() const { return m_renderer.get(); }
     /** True while the figure of a large matrix is being prepared off the GUI thread (the previous
      *  figure stays shown meanwhile). */
-    bool isPreparing() const { return m_preparing; }
+    bool isPreparing() const { return m_prepared.isPending(); }
     /** Waits until the figure being prepared is shown; returns at once when none is. */
     void finishPreparing();
 
@@ -80,8 +80,10 @@ protected:
 
 private:
     void rebuild();
-    void startPreparing();
-    void preparedFinished();
+    /** The job that prepares the figure of the current trace, step and head on a worker. */
+    LatestJob<std::shared_ptr<render::HeatmapRenderer>>::Job preparing();
+    /** Shows a figure prepared on a worker; null: the worker ran out of memory. */
+    void prepared(std::shared_ptr<render::HeatmapRenderer> renderer);
     /** Shows renderer as the new figure, keeping the hovered cell when it is still there. */
     void showFigure(std::shared_ptr<render::HeatmapRenderer> renderer);
     void updateStyle();
@@ -93,16 +95,14 @@ private:
     Document* m_document;
     ViewState* m_viewState;
     std::shared_ptr<render::HeatmapRenderer> m_renderer;
-    QFutureWatcher<std::shared_ptr<render::HeatmapRenderer>> m_prepared;
-    bool m_preparing = false;        ///< a figure is wanted from a worker (running or to be started)
-    quint64 m_wanted = 0;            ///< counts rebuilds; a worker's figure for an older one is dropped
-    quint64 m_running = 0;           ///< the rebuild the running worker prepares for, 0 when none runs
     core::Matrix m_spareValues;      ///< storage of a replaced figure's values, for the next worker
     std::optional<render::ColormapId> m_colormap;
     bool m_annotate = true;
     double m_zoom = 0.0;
     std::optional<core::CellRef> m_hoverCell;  ///< the cell under the mouse in this canvas
     QString m_hoverText;
+    /** Figures of large matrices, prepared off the GUI thread; the newest rebuild wins. */
+    LatestJob<std::shared_ptr<render::HeatmapRenderer>> m_prepared;
 };
 
 }  // namespace ui

@@ -1,13 +1,13 @@
 #include "stepblock.h"
 
 #include "numberdelegate.h"
+#include "ui/document/latestjob.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QFutureWatcher>
 #include <QEvent>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -19,7 +19,6 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include "ui/document/background.h"
 
 #include <cmath>
 #include <functional>
@@ -99,29 +98,29 @@ QImage renderPicture(const render::HeatmapRenderer& renderer, QSize pixels, doub
     return picture;
 }
 
-/** Paints a HeatmapRenderer filling the widget. A thumbnail builds its figure when it is painted, not
- *  when its step changes: a steps panel of 4096 tokens holds several, mostly scrolled out of view. The
- *  block means of a very large matrix are taken, and its picture drawn, on a worker thread while the
- *  previous figure stays. A thumbnail keeps its picture: the window repaints it with every edit
- *  elsewhere, and copying an image is far cheaper than drawing a figure. */
+/** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure when its source changes
+ *  while it is shown, or when it is shown: a steps panel of 4096 tokens holds several, and a hidden
+ *  one waits. The block means of a very large matrix are taken, and its picture drawn, on a worker
+ *  thread while the previous figure stays; paint only paints what is ready. A thumbnail keeps its
+ *  picture: the window repaints it with every edit elsewhere, and copying an image is far cheaper
+ *  than drawing a figure. */
 class FigureWidget : public QWidget {
 public:
     using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
     /** Called on a worker thread: must not touch any QObject. */
     using WorkerSource = std::function<render::HeatmapData(QSize pixels)>;
 
-    FigureWidget(bool thumbnail, QWidget* parent) : QWidget(parent), m_thumbnail(thumbnail)
+    FigureWidget(bool thumbnail, QWidget* parent)
+        : QWidget(parent), m_thumbnail(thumbnail),
+          m_job([this] { return preparing(); },
+                [this](Prepared prepared) {
+                    // null when the worker ran out of memory: an empty figure
+                    m_renderer = std::move(prepared.renderer);
+                    m_picture = std::move(prepared.picture);
+                    update();
+                })
     {
-        connect(&m_job, &QFutureWatcherBase::finished, this, [this] {
-            Prepared prepared = m_job.result();
-            if (m_jobStamp == m_stamp) {  // null when the worker ran out of memory: an empty figure
-                m_renderer = std::move(prepared.renderer);
-                m_picture = std::move(prepared.picture);
-            }
-            update();  // the new figure, or a newer source came meanwhile: its paint starts it
-        });
     }
-    ~FigureWidget() override { m_job.waitForFinished(); }
 
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
@@ -132,53 +131,35 @@ public:
         update();
     }
 
-    /** The figure comes from source at the next paint, sized for the widget's pixels. */
+    /** The figure comes from source, sized for the widget's pixels, now or when the widget is shown. */
     void setSource(Source source)
     {
-        ++m_stamp;
+        m_job.cancel();  // a figure a worker makes of an older source is stale
         m_workerSource = nullptr;
         m_source = std::move(source);
-        update();
+        prepare();
     }
 
-    /** The same, with the figure made on a worker thread by the source that make() returns at the paint. */
+    /** The same, with the figure made on a worker thread by the source that make() returns. */
     void setWorkerSource(std::function<WorkerSource()> make, render::ColormapId colormap)
     {
-        ++m_stamp;
         m_source = nullptr;
         m_workerSource = std::move(make);
         m_workerColormap = colormap;
-        update();
+        prepare();
     }
 
 protected:
+    void showEvent(QShowEvent* event) override
+    {
+        prepare();
+        QWidget::showEvent(event);
+    }
+
     void paintEvent(QPaintEvent*) override
     {
         const double dpr = devicePixelRatioF();
         const QSize pixels = size() * dpr;
-        if (m_source) {
-            auto [data, colormap] = m_source(pixels);
-            m_source = nullptr;
-            setFigure(std::move(data), colormap);
-        }
-        if (m_workerSource && !m_job.isRunning()) {
-            if (WorkerSource source = m_workerSource()) {
-                m_jobStamp = m_stamp;
-                m_job.setFuture(runInBackground([source = std::move(source), style = figureStyle(m_workerColormap),
-                                                 pixels, dpr, picture = m_thumbnail]() -> Prepared {
-                    try {
-                        Prepared prepared;
-                        prepared.renderer = std::make_shared<render::HeatmapRenderer>(source(pixels), style);
-                        if (picture)
-                            prepared.picture = renderPicture(*prepared.renderer, pixels, dpr);
-                        return prepared;
-                    } catch (const std::exception&) {
-                        return {};  // out of memory: an empty thumbnail, the window goes on
-                    }
-                }));
-            }
-            m_workerSource = nullptr;
-        }
         QPainter p(this);
         if (!m_renderer) {
             p.fillRect(rect(), palette().color(QPalette::Base));
@@ -209,6 +190,41 @@ private:
         QImage picture;
     };
 
+    /** Makes the figure of the newest source when the widget is shown (else showEvent does). */
+    void prepare()
+    {
+        if (!isVisible())
+            return;
+        if (m_source) {
+            auto [data, colormap] = m_source(size() * devicePixelRatioF());
+            m_source = nullptr;
+            setFigure(std::move(data), colormap);
+        }
+        if (m_workerSource)
+            m_job.request();
+    }
+
+    /** The worker's job for the newest worker source; empty when there is none. */
+    LatestJob<Prepared>::Job preparing()
+    {
+        const WorkerSource source = m_workerSource ? std::exchange(m_workerSource, nullptr)() : WorkerSource();
+        if (!source)
+            return {};
+        const double dpr = devicePixelRatioF();
+        return [source, style = figureStyle(m_workerColormap), pixels = size() * dpr, dpr,
+                picture = m_thumbnail]() -> Prepared {
+            try {
+                Prepared prepared;
+                prepared.renderer = std::make_shared<render::HeatmapRenderer>(source(pixels), style);
+                if (picture)
+                    prepared.picture = renderPicture(*prepared.renderer, pixels, dpr);
+                return prepared;
+            } catch (const std::exception&) {
+                return {};  // out of memory: an empty thumbnail, the window goes on
+            }
+        };
+    }
+
     render::HeatmapStyle figureStyle(render::ColormapId colormap) const
     {
         render::HeatmapStyle style;
@@ -225,11 +241,9 @@ private:
     Source m_source;
     std::function<WorkerSource()> m_workerSource;
     render::ColormapId m_workerColormap = render::ColormapId::Diverging;
-    QFutureWatcher<Prepared> m_job;
-    quint64 m_stamp = 0;     ///< counts sources; a worker's figure for an older one is dropped
-    quint64 m_jobStamp = 0;
     std::shared_ptr<render::HeatmapRenderer> m_renderer;
-    QImage m_picture;        ///< a thumbnail's figure as drawn at the widget's size; null until drawn
+    QImage m_picture;  ///< a thumbnail's figure as drawn at the widget's size; null until drawn
+    LatestJob<Prepared> m_job;
 };
 
 render::ColormapId colormapOf(const StepTableModel& model)

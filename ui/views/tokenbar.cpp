@@ -75,7 +75,11 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
         if (text == m_line->text())
             m_message->showMessage(error);
     });
-    connect(document, &Document::modelChanged, this, &TokenBar::syncFromDocument);
+    connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+        // Only the tokens and the text are shown here: a cell edit of 4096 tokens lists none of them again.
+        if (change.kind == ModelChange::Kind::Tokens || change.kind == ModelChange::Kind::Model)
+            syncFromDocument();
+    });
     i18n::onLanguageChange(this, [this, label] {
         m_line->setPlaceholderText(tr("Type a sentence…"));
         m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "

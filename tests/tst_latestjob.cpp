@@ -1,0 +1,145 @@
+/** LatestJob: one job at a time on the background pool, and of a burst of requests only the newest
+ *  result is delivered; nothing after a cancel or after the job's owner is gone. */
+
+#include "ui/document/latestjob.h"
+
+#include <QSemaphore>
+#include <QTest>
+#include <QThread>
+
+#include <memory>
+#include <vector>
+
+using namespace ui;
+
+namespace {
+
+/** A job source: each job returns the state of the moment it was made, once the gate lets it. */
+struct Source {
+    int state = 0;
+    std::shared_ptr<QSemaphore> gate = std::make_shared<QSemaphore>();
+    std::vector<int> made;  ///< the states jobs were made for
+
+    LatestJob<int>::Job make()
+    {
+        made.push_back(state);
+        return [value = state, gate = gate] {
+            gate->acquire();
+            return value;
+        };
+    }
+};
+
+}  // namespace
+
+class TestLatestJob : public QObject {
+    Q_OBJECT
+private slots:
+    void burstDeliversOnlyTheNewest();
+    void cancelDeliversNothing();
+    void emptyJobIsNoRequest();
+    void finishWaitsWithoutEventLoop();
+    void nothingAfterDestruction();
+};
+
+void TestLatestJob::burstDeliversOnlyTheNewest()
+{
+    Source source;
+    std::vector<int> delivered, discarded;
+    LatestJob<int> job([&] { return source.make(); }, [&](int v) { delivered.push_back(v); },
+                       [&](int v) { discarded.push_back(v); });
+    source.state = 1;
+    job.request();
+    QVERIFY(job.isRunning());
+    for (int k = 2; k <= 10; ++k) {
+        source.state = k;
+        job.request();  // the first job still waits at the gate
+    }
+    QVERIFY(job.isPending());
+    source.gate->release(2);
+    QTRY_VERIFY(!job.isPending());
+    QCOMPARE(delivered, std::vector<int>{10});
+    QCOMPARE(discarded, std::vector<int>{1});
+    QCOMPARE(source.made, (std::vector<int>{1, 10}));  // the states between were never computed
+    QCOMPARE(job.jobsStarted(), quint64(2));
+    QVERIFY(!job.isRunning());
+
+    // A request once the last result is in starts at once and is delivered.
+    source.state = 11;
+    job.request();
+    source.gate->release();
+    QTRY_COMPARE(delivered.size(), std::size_t(2));
+    QCOMPARE(delivered.back(), 11);
+}
+
+void TestLatestJob::cancelDeliversNothing()
+{
+    Source source;
+    int delivered = 0;
+    std::vector<int> discarded;
+    LatestJob<int> job([&] { return source.make(); }, [&](int) { ++delivered; },
+                       [&](int v) { discarded.push_back(v); });
+    source.state = 5;
+    job.request();
+    job.cancel();
+    QVERIFY(!job.isPending());
+    QVERIFY(job.isRunning());
+    source.gate->release();
+    QTRY_VERIFY(!job.isRunning());
+    QTest::qWait(20);
+    QCOMPARE(delivered, 0);
+    QCOMPARE(discarded, std::vector<int>{5});
+}
+
+void TestLatestJob::emptyJobIsNoRequest()
+{
+    int delivered = 0;
+    LatestJob<int> job([] { return LatestJob<int>::Job(); }, [&](int) { ++delivered; });
+    job.request();
+    QVERIFY(!job.isPending());
+    QVERIFY(!job.isRunning());
+    QCOMPARE(job.jobsStarted(), quint64(0));
+    job.finish();
+    QCOMPARE(delivered, 0);
+}
+
+void TestLatestJob::finishWaitsWithoutEventLoop()
+{
+    Source source;
+    std::vector<int> delivered;
+    LatestJob<int> job([&] { return source.make(); }, [&](int v) { delivered.push_back(v); });
+    source.state = 1;
+    job.request();
+    source.state = 2;
+    job.request();
+    source.gate->release(2);
+    job.finish();
+    QCOMPARE(delivered, std::vector<int>{2});
+    QVERIFY(!job.isPending());
+    QCoreApplication::processEvents();  // the watcher's late signal for a result taken already
+    QCOMPARE(delivered, std::vector<int>{2});
+}
+
+void TestLatestJob::nothingAfterDestruction()
+{
+    auto delivered = std::make_shared<int>(0);
+    auto discarded = std::make_shared<int>(0);
+    {
+        LatestJob<int> job(
+            [] {
+                return LatestJob<int>::Job([] {
+                    QThread::msleep(100);
+                    return 1;
+                });
+            },
+            [delivered](int) { ++*delivered; }, [discarded](int) { ++*discarded; });
+        job.request();
+        QVERIFY(job.isRunning());
+    }  // waits for the job, and drops its result
+    QTest::qWait(50);
+    QCOMPARE(*delivered, 0);
+    QCOMPARE(*discarded, 0);
+}
+
+QTEST_MAIN(TestLatestJob)
+#include "tst_latestjob.moc"

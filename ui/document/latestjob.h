@@ -1,0 +1,113 @@
+#pragma once
+/** LatestJob<T>: one background job at a time, and of the requests made meanwhile only the newest
+ *  counts. The recompute, the token line, the heatmap's figure, the thumbnails and the autosave all
+ *  work this way: the state changes faster than a worker can follow, and only the latest is worth
+ *  a result. */
+
+#include "background.h"
+
+#include <QFutureWatcher>
+
+#include <functional>
+#include <utility>
+
+namespace ui {
+
+template <typename T>
+class LatestJob {
+public:
+    /** What runs on the worker; it must not touch any QObject. */
+    using Job = std::function<T()>;
+
+    /** make builds the job from the state of the moment it can start (an empty Job: nothing to do);
+     *  deliver takes the result of a job no newer request overtook; discard (optional) takes every
+     *  other result, for buffers worth reusing or a file to clean up. All three run on the thread
+     *  that owns this object. */
+    LatestJob(std::function<Job()> make, std::function<void(T)> deliver, std::function<void(T)> discard = {})
+        : m_make(std::move(make)), m_deliver(std::move(deliver)), m_discard(std::move(discard))
+    {
+        QObject::connect(&m_watcher, &QFutureWatcherBase::finished, &m_watcher, [this] { finished(); });
+    }
+    /** Waits for a job in flight; its result is dropped, nothing is delivered any more. */
+    ~LatestJob()
+    {
+        QObject::disconnect(&m_watcher, nullptr, &m_watcher, nullptr);
+        m_watcher.waitForFinished();
+    }
+    LatestJob(const LatestJob&) = delete;
+    LatestJob& operator=(const LatestJob&) = delete;
+
+    /** Asks for a result of the current state: starts a job now when none runs, else once the one
+     *  running is done (its result is then stale). Any number of requests meanwhile start one job. */
+    void request()
+    {
+        m_wanted = true;
+        m_stale = m_running;
+        if (!m_running)
+            start();
+    }
+    /** Forgets the request: the result of a job in flight is stale, nothing is delivered for it. */
+    void cancel()
+    {
+        m_wanted = false;
+        m_stale = m_running;
+    }
+    /** True while a result is wanted and not delivered yet (a job runs or waits to start). */
+    bool isPending() const { return m_wanted; }
+    /** True while a job runs, even one whose result is already stale. */
+    bool isRunning() const { return m_running; }
+    /** How many jobs were started; for tests and profiling. */
+    quint64 jobsStarted() const { return m_started; }
+    /** Blocks until nothing is wanted any more: the newest request's result is delivered (or its
+     *  job came out empty). Runs no event loop. */
+    void finish()
+    {
+        while (m_running) {
+            m_watcher.waitForFinished();
+            finished();
+        }
+    }
+
+private:
+    void start()
+    {
+        Job job = m_make ? m_make() : Job();
+        if (!job) {
+            m_wanted = false;  // nothing to do for this state
+            return;
+        }
+        m_running = true;
+        m_stale = false;
+        ++m_started;
+        m_watcher.setFuture(runInBackground(std::move(job)));
+    }
+
+    void finished()
+    {
+        // finish() may have taken this result already; the watcher's signal for it still comes.
+        if (!m_running || !m_watcher.isFinished())
+            return;
+        m_running = false;
+        T result = m_watcher.result();
+        if (m_stale || !m_wanted) {
+            if (m_discard)
+                m_discard(std::move(result));
+            if (m_wanted && !m_running)
+                start();  // a newer request came: compute only the newest state
+            return;
+        }
+        m_wanted = false;
+        m_deliver(std::move(result));
+    }
+
+    std::function<Job()> m_make;
+    std::function<void(T)> m_deliver;
+    std::function<void(T)> m_discard;
+    QFutureWatcher<T> m_watcher;
+    bool m_wanted = false;   ///< a result of the current state is wanted
+    bool m_running = false;  ///< a job is on the worker
+    bool m_stale = false;    ///< the job on the worker was overtaken by a request or a cancel
+    quint64 m_started = 0;
+};
+
+}  // namespace ui
