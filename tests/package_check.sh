@@ -57,7 +57,8 @@ for path in ./usr/bin/attention-explorer \
     ./usr/share/applications/attention-explorer.desktop \
     ./usr/share/icons/hicolor/scalable/apps/attention-explorer.svg \
     ./usr/share/man/man1/attention-explorer.1.gz \
-    ./usr/share/doc/attention-explorer/copyright; do
+    ./usr/share/doc/attention-explorer/copyright \
+    ./usr/share/doc/attention-explorer/changelog.gz; do
     grep -qxF "$path" <<<"$paths" || fail "the package lacks $path"
 done
 outside="$(grep -v -e '^\./$' -e '^\./usr/' <<<"$paths" || true)"
@@ -80,7 +81,8 @@ else
 fi
 man_page="$SCRATCH/attention-explorer.1"
 gzip -dc "$root/usr/share/man/man1/attention-explorer.1.gz" >"$man_page" 2>/dev/null \
-    && grep -q '^\.TH ATTENTION-EXPLORER 1 ' "$man_page" || fail "the man page is not a gzipped page of section 1"
+    && grep -qF ".TH ATTENTION-EXPLORER 1 " "$man_page" || fail "the man page is not a gzipped page of section 1"
+grep -qF "\"Attention Explorer $VERSION\"" "$man_page" || fail "the man page does not name version $VERSION"
 # Every option --help lists is in the man page.
 man_text="$(sed 's/\\-/-/g' "$man_page")"
 help_text="$("$program" --help)" || fail "--help failed"
