@@ -16,7 +16,7 @@ constexpr std::string_view kPrefix = "transformer.";
 struct Wanted {
     std::string name;
     std::vector<std::uint64_t> shape;
-    std::string meaning;  ///< the shape in config.json's words
+    std::string meaning; ///< the shape in config.json's words
     FloatTensor* target = nullptr;
 };
 
@@ -26,8 +26,7 @@ bool isMaskBuffer(const std::string& name)
     if (!name.starts_with("h."))
         return false;
     const std::size_t dot = name.find('.', 2);
-    if (dot == 2 || dot == std::string::npos
-        || name.find_first_not_of("0123456789", 2) != dot)
+    if (dot == 2 || dot == std::string::npos || name.find_first_not_of("0123456789", 2) != dot)
         return false;
     const std::string_view rest = std::string_view(name).substr(dot);
     return rest == ".attn.bias" || rest == ".attn.masked_bias";
@@ -41,13 +40,14 @@ bool exists(const std::string& path)
 
 std::string pickleMessage(const std::string& folder)
 {
-    return folder + "/pytorch_model.bin: a pickled PyTorch checkpoint, which is not read (unpickling can run "
-        "code); convert it to model.safetensors in that folder first, e.g. with python3 -c \"import torch; "
-        "from safetensors.torch import save_file; sd = torch.load('pytorch_model.bin', map_location='cpu'); "
-        "save_file({k: v.contiguous() for k, v in sd.items() if k != 'lm_head.weight'}, 'model.safetensors')\"";
+    return folder +
+           "/pytorch_model.bin: a pickled PyTorch checkpoint, which is not read (unpickling can run "
+           "code); convert it to model.safetensors in that folder first, e.g. with python3 -c \"import torch; "
+           "from safetensors.torch import save_file; sd = torch.load('pytorch_model.bin', map_location='cpu'); "
+           "save_file({k: v.contiguous() for k, v in sd.items() if k != 'lm_head.weight'}, 'model.safetensors')\"";
 }
 
-}  // namespace
+} // namespace
 
 std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& folder, std::string& error)
 {
@@ -79,8 +79,8 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     if (!ckpt->m_tokenizer)
         return nullptr;
     if (ckpt->m_tokenizer->size() > c.vocabSize) {
-        error = tokenizerPath + ": " + std::to_string(ckpt->m_tokenizer->size()) + " tokens, more than "
-            + configPath + " allows (vocab_size " + std::to_string(c.vocabSize) + ")";
+        error = tokenizerPath + ": " + std::to_string(ckpt->m_tokenizer->size()) + " tokens, more than " + configPath +
+                " allows (vocab_size " + std::to_string(c.vocabSize) + ")";
         return nullptr;
     }
 
@@ -145,8 +145,8 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
             continue;
         }
         if (!byName.contains(name)) {
-            error = weightsPath + ": tensor " + t.name + " is not part of GPT-2 as " + configPath + " describes it (n_layer "
-                + std::to_string(c.layers) + ")";
+            error = weightsPath + ": tensor " + t.name + " is not part of GPT-2 as " + configPath +
+                    " describes it (n_layer " + std::to_string(c.layers) + ")";
             return nullptr;
         }
         if (!found.emplace(name, &t).second) {
@@ -159,28 +159,28 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     std::size_t convertedFloats = 0;
     const auto inPlace = [&](const TensorInfo& t) {
         const char* data = ckpt->m_weights->rawBytes(t).data();
-        return t.dtype == Dtype::F32 && std::endian::native == std::endian::little
-            && reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0;
+        return t.dtype == Dtype::F32 && std::endian::native == std::endian::little &&
+               reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0;
     };
     for (const Wanted& w : wanted) {
         const auto it = found.find(w.name);
         if (it == found.end()) {
-            error = weightsPath + ": tensor " + w.name + " is missing (n_layer " + std::to_string(c.layers) + " in "
-                + configPath + " needs it)";
+            error = weightsPath + ": tensor " + w.name + " is missing (n_layer " + std::to_string(c.layers) + " in " +
+                    configPath + " needs it)";
             return nullptr;
         }
         const TensorInfo& t = *it->second;
         if (t.shape != w.shape) {
-            error = weightsPath + ": tensor " + t.name + " has shape " + shapeText(t.shape) + ", but " + configPath
-                + " needs " + shapeText(w.shape) + " (" + w.meaning + ")";
+            error = weightsPath + ": tensor " + t.name + " has shape " + shapeText(t.shape) + ", but " + configPath +
+                    " needs " + shapeText(w.shape) + " (" + w.meaning + ")";
             return nullptr;
         }
         if (!inPlace(t))
             convertedFloats += std::size_t(t.elements());
     }
     if (lmHead && lmHead->shape != found.at("wte.weight")->shape) {
-        error = weightsPath + ": tensor " + lmHead->name + " has shape " + shapeText(lmHead->shape)
-            + ", not wte's: it is not tied to wte, and GPT-2's logits use wte";
+        error = weightsPath + ": tensor " + lmHead->name + " has shape " + shapeText(lmHead->shape) +
+                ", not wte's: it is not tied to wte, and GPT-2's logits use wte";
         return nullptr;
     }
 
@@ -205,12 +205,12 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         std::vector<float> head(std::size_t(lmHead->elements()));
         convertToFloat(lmHead->dtype, ckpt->m_weights->rawBytes(*lmHead).data(), head.size(), head.data());
         if (!head.empty() && std::memcmp(head.data(), ckpt->m_wte.data, head.size() * sizeof(float)) != 0) {
-            error = weightsPath + ": tensor " + lmHead->name
-                + " differs from wte: it is not tied to wte, and GPT-2's logits use wte";
+            error = weightsPath + ": tensor " + lmHead->name +
+                    " differs from wte: it is not tied to wte, and GPT-2's logits use wte";
             return nullptr;
         }
     }
     return ckpt;
 }
 
-}  // namespace core
+} // namespace core

@@ -34,16 +34,16 @@ struct FloatTensor {
 
 /** One transformer block's weights; d = n_embd. Vectors are 1 × k rows. */
 struct Gpt2Block {
-    FloatTensor ln1Weight, ln1Bias;  ///< ln_1: 1 × d each
-    FloatTensor attnWeight;          ///< attn.c_attn.weight: d × 3d; columns 0…d−1 query, d…2d−1 key, 2d…3d−1 value
-    FloatTensor attnBias;            ///< attn.c_attn.bias: 1 × 3d
-    FloatTensor attnProjWeight;      ///< attn.c_proj.weight: d × d (W_O)
-    FloatTensor attnProjBias;        ///< attn.c_proj.bias: 1 × d
-    FloatTensor ln2Weight, ln2Bias;  ///< ln_2: 1 × d each
-    FloatTensor fcWeight;            ///< mlp.c_fc.weight: d × 4d
-    FloatTensor fcBias;              ///< mlp.c_fc.bias: 1 × 4d
-    FloatTensor mlpProjWeight;       ///< mlp.c_proj.weight: 4d × d
-    FloatTensor mlpProjBias;         ///< mlp.c_proj.bias: 1 × d
+    FloatTensor ln1Weight, ln1Bias; ///< ln_1: 1 × d each
+    FloatTensor attnWeight; ///< attn.c_attn.weight: d × 3d; columns 0…d−1 query, d…2d−1 key, 2d…3d−1 value
+    FloatTensor attnBias;   ///< attn.c_attn.bias: 1 × 3d
+    FloatTensor attnProjWeight;     ///< attn.c_proj.weight: d × d (W_O)
+    FloatTensor attnProjBias;       ///< attn.c_proj.bias: 1 × d
+    FloatTensor ln2Weight, ln2Bias; ///< ln_2: 1 × d each
+    FloatTensor fcWeight;           ///< mlp.c_fc.weight: d × 4d
+    FloatTensor fcBias;             ///< mlp.c_fc.bias: 1 × 4d
+    FloatTensor mlpProjWeight;      ///< mlp.c_proj.weight: 4d × d
+    FloatTensor mlpProjBias;        ///< mlp.c_proj.bias: 1 × d
 };
 
 class Gpt2Checkpoint {
@@ -61,11 +61,11 @@ public:
     /** The weights' file, as mapped. */
     const SafetensorsFile& weights() const { return *m_weights; }
 
-    const FloatTensor& wte() const { return m_wte; }  ///< token embeddings: vocab_size × d
-    const FloatTensor& wpe() const { return m_wpe; }  ///< position embeddings: n_positions × d
-    const std::vector<Gpt2Block>& blocks() const { return m_blocks; }  ///< n_layer blocks, first to last
-    const FloatTensor& lnFWeight() const { return m_lnFWeight; }  ///< ln_f: 1 × d
-    const FloatTensor& lnFBias() const { return m_lnFBias; }      ///< ln_f: 1 × d
+    const FloatTensor& wte() const { return m_wte; }                  ///< token embeddings: vocab_size × d
+    const FloatTensor& wpe() const { return m_wpe; }                  ///< position embeddings: n_positions × d
+    const std::vector<Gpt2Block>& blocks() const { return m_blocks; } ///< n_layer blocks, first to last
+    const FloatTensor& lnFWeight() const { return m_lnFWeight; }      ///< ln_f: 1 × d
+    const FloatTensor& lnFBias() const { return m_lnFBias; }          ///< ln_f: 1 × d
 
 private:
     Gpt2Checkpoint() = default;
@@ -74,9 +74,9 @@ private:
     Gpt2Config m_config;
     std::optional<Bpe> m_tokenizer;
     std::shared_ptr<const SafetensorsFile> m_weights;
-    std::vector<float> m_converted;  ///< the values of every tensor not read in place
+    std::vector<float> m_converted; ///< the values of every tensor not read in place
     FloatTensor m_wte, m_wpe, m_lnFWeight, m_lnFBias;
     std::vector<Gpt2Block> m_blocks;
 };
 
-}  // namespace core
+} // namespace core

@@ -80,4 +80,4 @@ std::optional<Gpt2Config> loadGpt2Config(const std::string& path, std::string& e
     return parseGpt2Config(file->bytes(), path, error);
 }
 
-}  // namespace core
+} // namespace core

@@ -9,13 +9,13 @@ namespace core {
 
 /** The sizes and constants of a GPT-2 model, as config.json names them. */
 struct Gpt2Config {
-    int layers = 0;                  ///< n_layer
-    int dModel = 0;                  ///< n_embd
-    int heads = 0;                   ///< n_head; divides dModel
-    int positions = 0;               ///< n_positions (or n_ctx): the longest text, in tokens
-    int vocabSize = 0;               ///< vocab_size
-    double layerNormEpsilon = 1e-5;  ///< layer_norm_epsilon
-    std::string activation = "gelu_new";  ///< activation_function: gelu_new or gelu_pytorch_tanh
+    int layers = 0;                      ///< n_layer
+    int dModel = 0;                      ///< n_embd
+    int heads = 0;                       ///< n_head; divides dModel
+    int positions = 0;                   ///< n_positions (or n_ctx): the longest text, in tokens
+    int vocabSize = 0;                   ///< vocab_size
+    double layerNormEpsilon = 1e-5;      ///< layer_norm_epsilon
+    std::string activation = "gelu_new"; ///< activation_function: gelu_new or gelu_pytorch_tanh
 
     /** d_k = dModel / heads. */
     int headSize() const { return heads ? dModel / heads : 0; }
@@ -35,4 +35,4 @@ std::optional<Gpt2Config> parseGpt2Config(std::string_view json, const std::stri
 /** Reads and checks the config.json at path; error names the path. */
 std::optional<Gpt2Config> loadGpt2Config(const std::string& path, std::string& error);
 
-}  // namespace core
+} // namespace core

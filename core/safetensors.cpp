@@ -58,8 +58,9 @@ std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::j
     else if (dtypeText == "BF16")
         tensor.dtype = Dtype::BF16;
     else {
-        error = where + "dtype " + nlohmann::json(dtypeText).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace)
-            + " is not supported (F32, F16 or BF16 expected)";
+        error = where + "dtype " +
+                nlohmann::json(dtypeText).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) +
+                " is not supported (F32, F16 or BF16 expected)";
         return std::nullopt;
     }
 
@@ -89,7 +90,8 @@ std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::j
 
     const auto offsets = entry.find("data_offsets");
     const auto begin = offsets != entry.end() && offsets->is_array() && offsets->size() == 2
-        ? unsignedValue((*offsets)[0]) : std::nullopt;
+                           ? unsignedValue((*offsets)[0])
+                           : std::nullopt;
     const auto end = begin ? unsignedValue((*offsets)[1]) : std::nullopt;
     if (!begin || !end) {
         error = where + "\"data_offsets\" is missing or not two non-negative integers";
@@ -102,9 +104,9 @@ std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::j
         return std::nullopt;
     }
     if (tensor.end - tensor.begin != bytes) {
-        error = where + "data_offsets " + offsetsText(tensor.begin, tensor.end) + " do not fit its shape "
-            + shapeText(tensor.shape) + " (" + dtypeName(tensor.dtype) + " needs " + std::to_string(bytes)
-            + " bytes)";
+        error = where + "data_offsets " + offsetsText(tensor.begin, tensor.end) + " do not fit its shape " +
+                shapeText(tensor.shape) + " (" + dtypeName(tensor.dtype) + " needs " + std::to_string(bytes) +
+                " bytes)";
         return std::nullopt;
     }
     return tensor;
@@ -116,7 +118,7 @@ std::uint16_t readU16(const char* p)
     return std::uint16_t(b[0] | (b[1] << 8));
 }
 
-}  // namespace
+} // namespace
 
 const char* dtypeName(Dtype dtype)
 {
@@ -166,25 +168,24 @@ const TensorInfo* SafetensorsHeader::find(std::string_view name) const
     return nullptr;
 }
 
-std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const std::string& label,
-                                                  std::string& error)
+std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const std::string& label, std::string& error)
 {
     const auto fail = [&](const std::string& what) {
         error = label + ": " + what;
         return std::nullopt;
     };
     if (bytes.size() < 8)
-        return fail("is " + std::to_string(bytes.size())
-                    + " bytes long, shorter than the 8-byte header length that starts a safetensors file");
+        return fail("is " + std::to_string(bytes.size()) +
+                    " bytes long, shorter than the 8-byte header length that starts a safetensors file");
     std::uint64_t length = 0;
     for (int i = 7; i >= 0; --i)
         length = (length << 8) | static_cast<unsigned char>(bytes[std::size_t(i)]);
     if (length > bytes.size() - 8)
-        return fail("header length " + std::to_string(length) + " is past the end of the file ("
-                    + std::to_string(bytes.size() - 8) + " bytes follow it)");
+        return fail("header length " + std::to_string(length) + " is past the end of the file (" +
+                    std::to_string(bytes.size() - 8) + " bytes follow it)");
     if (length > maxSafetensorsHeaderBytes)
-        return fail("header length " + std::to_string(length) + " is above the limit of "
-                    + std::to_string(maxSafetensorsHeaderBytes) + " bytes");
+        return fail("header length " + std::to_string(length) + " is above the limit of " +
+                    std::to_string(maxSafetensorsHeaderBytes) + " bytes");
 
     const std::string_view text = bytes.substr(8, std::size_t(length));
     const nlohmann::json json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
@@ -218,14 +219,13 @@ std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const 
     for (const TensorInfo& t : header.tensors) {
         const std::string where = "tensor " + t.name + ": data_offsets " + offsetsText(t.begin, t.end);
         if (t.end > header.dataSize)
-            return fail(where + " pass the end of the data section (" + std::to_string(header.dataSize)
-                        + " bytes)");
+            return fail(where + " pass the end of the data section (" + std::to_string(header.dataSize) + " bytes)");
         if (t.begin < reached)
-            return fail(where + " overlap tensor " + previous->name + " "
-                        + offsetsText(previous->begin, previous->end));
+            return fail(where + " overlap tensor " + previous->name + " " +
+                        offsetsText(previous->begin, previous->end));
         if (t.begin > reached)
-            return fail(where + " leave a gap of " + std::to_string(t.begin - reached) + " bytes after "
-                        + (previous ? "tensor " + previous->name : std::string("the header")));
+            return fail(where + " leave a gap of " + std::to_string(t.begin - reached) + " bytes after " +
+                        (previous ? "tensor " + previous->name : std::string("the header")));
         reached = t.end;
         if (t.end > t.begin || !previous)
             previous = &t;
@@ -242,11 +242,11 @@ float halfToFloat(std::uint16_t bits)
     std::uint32_t mantissa = bits & 0x3ffu;
     std::uint32_t out;
     if (exponent == 0x1f) {
-        out = sign | 0x7f800000u | (mantissa << 13);  // infinity, or NaN keeping its payload
+        out = sign | 0x7f800000u | (mantissa << 13); // infinity, or NaN keeping its payload
     } else if (exponent != 0) {
         out = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
     } else if (mantissa == 0) {
-        out = sign;  // ±0
+        out = sign; // ±0
     } else {
         // A subnormal half, m · 2^-24, is a normal float: shift the leading 1 into the implicit bit.
         int e = 127 - 15 + 1;
@@ -266,6 +266,8 @@ float bfloat16ToFloat(std::uint16_t bits)
 
 void convertToFloat(Dtype dtype, const char* bytes, std::size_t count, float* out)
 {
+    if (count == 0)
+        return;
     switch (dtype) {
     case Dtype::F32:
         if constexpr (std::endian::native == std::endian::little) {
@@ -273,8 +275,8 @@ void convertToFloat(Dtype dtype, const char* bytes, std::size_t count, float* ou
         } else {
             for (std::size_t i = 0; i < count; ++i) {
                 const auto* b = reinterpret_cast<const unsigned char*>(bytes + 4 * i);
-                out[i] = std::bit_cast<float>(std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8
-                                              | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24);
+                out[i] = std::bit_cast<float>(std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 |
+                                              std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24);
             }
         }
         return;
@@ -305,7 +307,8 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
 
 std::string_view SafetensorsFile::rawBytes(const TensorInfo& tensor) const
 {
-    return m_file->bytes().substr(std::size_t(m_header.dataStart + tensor.begin), std::size_t(tensor.end - tensor.begin));
+    return m_file->bytes().substr(std::size_t(m_header.dataStart + tensor.begin),
+                                  std::size_t(tensor.end - tensor.begin));
 }
 
 std::optional<FloatMatrix> SafetensorsFile::toFloat(std::string_view name, std::string& error) const
@@ -320,4 +323,4 @@ std::optional<FloatMatrix> SafetensorsFile::toFloat(std::string_view name, std::
     return m;
 }
 
-}  // namespace core
+} // namespace core

@@ -44,8 +44,8 @@ std::string shapeText(const std::vector<std::uint64_t>& shape);
 struct TensorInfo {
     std::string name;
     Dtype dtype = Dtype::F32;
-    std::vector<std::uint64_t> shape;  ///< empty for a scalar
-    std::uint64_t begin = 0;           ///< data_offsets, relative to the data section
+    std::vector<std::uint64_t> shape; ///< empty for a scalar
+    std::uint64_t begin = 0;          ///< data_offsets, relative to the data section
     std::uint64_t end = 0;
 
     /** Product of the shape (1 for a scalar); the header check guarantees it does not overflow. */
@@ -58,8 +58,8 @@ struct TensorInfo {
 /** A checked header: the tensors in the order of their offsets, and where the data section starts. */
 struct SafetensorsHeader {
     std::vector<TensorInfo> tensors;
-    std::uint64_t dataStart = 0;  ///< 8 + N: the data section's first byte in the file
-    std::uint64_t dataSize = 0;   ///< the data section's length in bytes
+    std::uint64_t dataStart = 0; ///< 8 + N: the data section's first byte in the file
+    std::uint64_t dataSize = 0;  ///< the data section's length in bytes
 
     /** The tensor called name, or nullptr. */
     const TensorInfo* find(std::string_view name) const;
@@ -75,8 +75,7 @@ constexpr std::uint64_t maxSafetensorsHeaderBytes = 100'000'000;
  *  bits, and data_offsets [begin, end] with begin ≤ end and end − begin = elements × dtype size; and
  *  tensors that overlap, leave a gap between them, pass the data section's end or leave bytes after
  *  the last one. Reads only bytes, never past them. */
-std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const std::string& label,
-                                                  std::string& error);
+std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const std::string& label, std::string& error);
 
 /** Little-endian values of dtype converted to float32 exactly: F16 and BF16 bit for bit (subnormals,
  *  infinities and NaN payloads included). bytes holds count × dtypeSize(dtype) bytes; out holds count. */
@@ -111,4 +110,4 @@ private:
     SafetensorsHeader m_header;
 };
 
-}  // namespace core
+} // namespace core

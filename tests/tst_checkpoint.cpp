@@ -33,8 +33,8 @@ float smallFloatOracle(std::uint16_t bits, int exponentBits, int mantissaBits)
     const float sign = s ? -1.0f : 1.0f;
     if (e == top)
         return m == 0 ? sign * INFINITY
-                      : std::bit_cast<float>(std::uint32_t(s) << 31 | 0x7f800000u
-                                             | std::uint32_t(m) << (23 - mantissaBits));
+                      : std::bit_cast<float>(std::uint32_t(s) << 31 | 0x7f800000u |
+                                             std::uint32_t(m) << (23 - mantissaBits));
     if (e == 0)
         return sign * std::ldexp(float(m), 1 - bias - mantissaBits);
     return sign * std::ldexp(1.0f + float(m) / float(1 << mantissaBits), e - bias);
@@ -69,14 +69,19 @@ struct Tensor {
     std::string dtype = "F32";
     std::vector<std::uint64_t> shape;
     int number = 0;
-    std::string bytes;  ///< raw little-endian values
+    std::string bytes; ///< raw little-endian values
 };
 
 /** Everything a checkpoint folder holds, to be broken row by row before it is written. */
 struct Folder {
-    nlohmann::json config = {{"n_layer", kLayers},   {"n_embd", kDim},         {"n_head", kHeads},
-                             {"n_positions", kPositions}, {"vocab_size", kVocab}, {"layer_norm_epsilon", 1e-5},
-                             {"activation_function", "gelu_new"}, {"model_type", "gpt2"}};
+    nlohmann::json config = {{"n_layer", kLayers},
+                             {"n_embd", kDim},
+                             {"n_head", kHeads},
+                             {"n_positions", kPositions},
+                             {"vocab_size", kVocab},
+                             {"layer_norm_epsilon", 1e-5},
+                             {"activation_function", "gelu_new"},
+                             {"model_type", "gpt2"}};
     std::vector<Tensor> tensors;
     nlohmann::json vocab;
     std::string merges = "#version: 0.2\n";
@@ -84,7 +89,7 @@ struct Folder {
     bool writePickle = false;
     std::string configText;  ///< written instead of config when not empty
     std::string vocabText;   ///< written instead of vocab when not empty
-    bool alignHeader = true;  ///< pad the header to a multiple of 8 bytes, as Hugging Face writes it
+    bool alignHeader = true; ///< pad the header to a multiple of 8 bytes, as Hugging Face writes it
     std::function<void(nlohmann::json& header, std::string& data, std::uint64_t& headerLength)> breakFile;
 };
 
@@ -121,23 +126,23 @@ void fillBytes(Tensor& t)
 std::vector<Tensor> gpt2Tensors(const std::string& dtype, const std::string& prefix)
 {
     const std::uint64_t d = kDim;
-    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> names = {
-        {"wte.weight", {kVocab, d}}, {"wpe.weight", {kPositions, d}}};
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> names = {{"wte.weight", {kVocab, d}},
+                                                                             {"wpe.weight", {kPositions, d}}};
     for (int l = 0; l < kLayers; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        for (const auto& [name, shape] : std::vector<std::pair<std::string, std::vector<std::uint64_t>>>{
-                 {"ln_1.weight", {d}},
-                 {"ln_1.bias", {d}},
-                 {"attn.c_attn.weight", {d, 3 * d}},
-                 {"attn.c_attn.bias", {3 * d}},
-                 {"attn.c_proj.weight", {d, d}},
-                 {"attn.c_proj.bias", {d}},
-                 {"ln_2.weight", {d}},
-                 {"ln_2.bias", {d}},
-                 {"mlp.c_fc.weight", {d, 4 * d}},
-                 {"mlp.c_fc.bias", {4 * d}},
-                 {"mlp.c_proj.weight", {4 * d, d}},
-                 {"mlp.c_proj.bias", {d}}})
+        for (const auto& [name, shape] :
+             std::vector<std::pair<std::string, std::vector<std::uint64_t>>>{{"ln_1.weight", {d}},
+                                                                             {"ln_1.bias", {d}},
+                                                                             {"attn.c_attn.weight", {d, 3 * d}},
+                                                                             {"attn.c_attn.bias", {3 * d}},
+                                                                             {"attn.c_proj.weight", {d, d}},
+                                                                             {"attn.c_proj.bias", {d}},
+                                                                             {"ln_2.weight", {d}},
+                                                                             {"ln_2.bias", {d}},
+                                                                             {"mlp.c_fc.weight", {d, 4 * d}},
+                                                                             {"mlp.c_fc.bias", {4 * d}},
+                                                                             {"mlp.c_proj.weight", {4 * d, d}},
+                                                                             {"mlp.c_proj.bias", {d}}})
             names.emplace_back(h + name, shape);
     }
     names.emplace_back("ln_f.weight", std::vector<std::uint64_t>{d});
@@ -180,14 +185,15 @@ std::string safetensorsBytes(const Folder& f)
     nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
     std::string data;
     for (const Tensor& t : f.tensors) {
-        header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + t.bytes.size()}}};
+        header[t.name] = {
+            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + t.bytes.size()}}};
         data += t.bytes;
     }
     std::string text = header.dump();
     const std::size_t align = f.alignHeader ? 8 : 1;
     text.append((align - text.size() % align) % align, ' ');
     if (!f.alignHeader && text.size() % 4 == 0)
-        text += ' ';  // deliberately misaligned: F32 values cannot be read in place
+        text += ' '; // deliberately misaligned: F32 values cannot be read in place
     std::uint64_t length = text.size();
     if (f.breakFile) {
         // The header is written again; a length breakFile leaves alone follows it.
@@ -232,6 +238,14 @@ Tensor* findTensor(Folder& f, const std::string& name)
     return nullptr;
 }
 
+/** Adds a copy of the tensor called from, named name. */
+void addCopy(Folder& f, const std::string& from, const std::string& name)
+{
+    Tensor copy = *findTensor(f, from);
+    copy.name = name;
+    f.tensors.push_back(std::move(copy));
+}
+
 /** The tensor's values as the checkpoint holds them, by its name without the prefix. */
 const core::FloatTensor* loaded(const Gpt2Checkpoint& c, const std::string& name)
 {
@@ -247,19 +261,25 @@ const core::FloatTensor* loaded(const Gpt2Checkpoint& c, const std::string& name
     const auto& b = c.blocks().at(std::size_t(std::stoi(name.substr(2, dot - 2))));
     const std::string rest = name.substr(dot + 1);
     const std::vector<std::pair<std::string, const core::FloatTensor*>> fields = {
-        {"ln_1.weight", &b.ln1Weight},       {"ln_1.bias", &b.ln1Bias},
-        {"attn.c_attn.weight", &b.attnWeight}, {"attn.c_attn.bias", &b.attnBias},
-        {"attn.c_proj.weight", &b.attnProjWeight}, {"attn.c_proj.bias", &b.attnProjBias},
-        {"ln_2.weight", &b.ln2Weight},       {"ln_2.bias", &b.ln2Bias},
-        {"mlp.c_fc.weight", &b.fcWeight},    {"mlp.c_fc.bias", &b.fcBias},
-        {"mlp.c_proj.weight", &b.mlpProjWeight}, {"mlp.c_proj.bias", &b.mlpProjBias}};
+        {"ln_1.weight", &b.ln1Weight},
+        {"ln_1.bias", &b.ln1Bias},
+        {"attn.c_attn.weight", &b.attnWeight},
+        {"attn.c_attn.bias", &b.attnBias},
+        {"attn.c_proj.weight", &b.attnProjWeight},
+        {"attn.c_proj.bias", &b.attnProjBias},
+        {"ln_2.weight", &b.ln2Weight},
+        {"ln_2.bias", &b.ln2Bias},
+        {"mlp.c_fc.weight", &b.fcWeight},
+        {"mlp.c_fc.bias", &b.fcBias},
+        {"mlp.c_proj.weight", &b.mlpProjWeight},
+        {"mlp.c_proj.bias", &b.mlpProjBias}};
     for (const auto& [field, tensor] : fields)
         if (field == rest)
             return tensor;
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 Q_DECLARE_METATYPE(Folder)
 
@@ -318,7 +338,8 @@ private slots:
         QTest::addRow("mask buffers and tied lm_head") << [] {
             Folder f = goodFolder("F32", "transformer.");
             for (int l = 0; l < kLayers; ++l) {
-                Tensor bias{"transformer.h." + std::to_string(l) + ".attn.bias", "F32", {1, 1, kPositions, kPositions}, 90, {}};
+                Tensor bias{
+                    "transformer.h." + std::to_string(l) + ".attn.bias", "F32", {1, 1, kPositions, kPositions}, 90, {}};
                 fillBytes(bias);
                 Tensor masked{"transformer.h." + std::to_string(l) + ".attn.masked_bias", "F32", {}, 91, {}};
                 fillBytes(masked);
@@ -410,7 +431,7 @@ private slots:
         std::string error;
         const auto ckpt = Gpt2Checkpoint::load(dir.path().toStdString(), error);
         QVERIFY2(ckpt, error.c_str());
-        const Tensor& stored = f.tensors[2 + 2];  // wte, wpe, h.0.ln_1.weight, h.0.ln_1.bias, h.0.attn.c_attn.weight
+        const Tensor& stored = f.tensors[2 + 2]; // wte, wpe, h.0.ln_1.weight, h.0.ln_1.bias, h.0.attn.c_attn.weight
         QCOMPARE(stored.name, std::string("h.0.attn.c_attn.weight"));
         const core::FloatMatrixMap w = ckpt->blocks()[0].attnWeight.matrix();
         QCOMPARE(w.rows(), Eigen::Index(kDim));
@@ -429,121 +450,189 @@ private slots:
             breakIt(f);
             QTest::addRow("%s", name) << f << QString::fromUtf8(file) << QString::fromUtf8(problem);
         };
-        row("header length past the file", [](Folder& f) {
-            f.breakFile = [](nlohmann::json&, std::string&, std::uint64_t& length) { length = 1u << 30; };
-        }, "model.safetensors", "header length 1073741824 is past the end of the file");
-        row("header length far past the file", [](Folder& f) {
-            f.breakFile = [](nlohmann::json&, std::string&, std::uint64_t& length) { length = ~std::uint64_t(0) - 3; };
-        }, "model.safetensors", "is past the end of the file");
-        row("empty weights file", [](Folder& f) {
-            f.tensors.clear();
-            f.breakFile = [](nlohmann::json& header, std::string& data, std::uint64_t&) {
-                header = nlohmann::json::object();
-                data.clear();
-            };
-        }, "model.safetensors", "tensor wte.weight is missing");
-        row("header not an object", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) { header = {1, 2, 3}; };
-        }, "model.safetensors", "the header is not a JSON object");
-        row("offsets overlap", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
-                auto& o = header["ln_f.bias"]["data_offsets"];
-                o = {o[0].get<std::uint64_t>() - 4, o[1].get<std::uint64_t>() - 4};
-            };
-        }, "model.safetensors", "tensor ln_f.bias: data_offsets");
-        row("offsets leave a gap", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string& data, std::uint64_t&) {
-                auto& o = header["ln_f.bias"]["data_offsets"];
-                o = {o[0].get<std::uint64_t>() + 4, o[1].get<std::uint64_t>() + 4};
-                data += "\0\0\0\0";
-                data.append(4, '\0');
-            };
-        }, "model.safetensors", "leave a gap of 4 bytes after tensor ln_f.weight");
-        row("offsets pass the end", [](Folder& f) {
-            f.breakFile = [](nlohmann::json&, std::string& data, std::uint64_t&) { data.resize(data.size() - 4); };
-        }, "model.safetensors", "tensor ln_f.bias: data_offsets");
-        row("bytes after the last tensor", [](Folder& f) {
-            f.breakFile = [](nlohmann::json&, std::string& data, std::uint64_t&) { data.append(8, '\0'); };
-        }, "model.safetensors", "8 bytes after the last tensor belong to no tensor");
-        row("offsets that do not fit the shape", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
-                header["h.0.attn.c_attn.weight"]["shape"] = {4, 13};
-            };
-        }, "model.safetensors", "tensor h.0.attn.c_attn.weight: data_offsets [");
-        row("unknown dtype", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) { header["wpe.weight"]["dtype"] = "I64"; };
-        }, "model.safetensors", "tensor wpe.weight: dtype \"I64\" is not supported");
-        row("negative shape", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) { header["ln_f.bias"]["shape"] = {-4}; };
-        }, "model.safetensors", "tensor ln_f.bias: shape entry -4");
-        row("shape that overflows", [](Folder& f) {
-            f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
-                header["ln_f.bias"]["shape"] = {std::uint64_t(1) << 40, std::uint64_t(1) << 40};
-            };
-        }, "model.safetensors", "has more bytes than 64 bits can count");
-        row("shape that does not fit config.json", [](Folder& f) {
-            Tensor& t = *findTensor(f, "h.1.mlp.c_fc.weight");
-            t.shape = {kDim, 3 * kDim};
-            fillBytes(t);
-        }, "model.safetensors", "tensor h.1.mlp.c_fc.weight has shape [4, 12], but");
-        row("vocabulary rows that do not fit config.json", [](Folder& f) {
-            Tensor& t = *findTensor(f, "wte.weight");
-            t.shape = {kVocab - 1, kDim};
-            fillBytes(t);
-        }, "model.safetensors", "needs [257, 4] (vocab_size × n_embd)");
-        row("missing tensor", [](Folder& f) {
-            f.tensors.erase(f.tensors.begin() + 20);
-        }, "model.safetensors", "tensor h.1.ln_2.weight is missing");
-        row("a layer too many", [](Folder& f) {
-            Tensor extra = *findTensor(f, "h.1.ln_1.weight");
-            extra.name = "h.2.ln_1.weight";
-            f.tensors.push_back(extra);
-        }, "model.safetensors", "tensor h.2.ln_1.weight is not part of GPT-2");
-        row("tensor with and without prefix", [](Folder& f) {
-            Tensor extra = *findTensor(f, "ln_f.bias");
-            extra.name = "transformer.ln_f.bias";
-            f.tensors.push_back(extra);
-        }, "model.safetensors", "tensor ln_f.bias is there twice");
-        row("lm_head not tied", [](Folder& f) {
-            Tensor head = f.tensors.front();
-            head.name = "lm_head.weight";
-            head.number = 77;
-            fillBytes(head);
-            f.tensors.push_back(head);
-        }, "model.safetensors", "tensor lm_head.weight differs from wte");
-        row("heads that do not divide n_embd", [](Folder& f) { f.config["n_head"] = 3; }, "config.json",
+        row(
+            "header length past the file",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json&, std::string&, std::uint64_t& length) { length = 1u << 30; };
+            },
+            "model.safetensors", "header length 1073741824 is past the end of the file");
+        row(
+            "header length far past the file",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json&, std::string&, std::uint64_t& length) {
+                    length = ~std::uint64_t(0) - 3;
+                };
+            },
+            "model.safetensors", "is past the end of the file");
+        row(
+            "empty weights file",
+            [](Folder& f) {
+                f.tensors.clear();
+                f.breakFile = [](nlohmann::json& header, std::string& data, std::uint64_t&) {
+                    header = nlohmann::json::object();
+                    data.clear();
+                };
+            },
+            "model.safetensors", "tensor wte.weight is missing");
+        row(
+            "header not an object",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) { header = {1, 2, 3}; };
+            },
+            "model.safetensors", "the header is not a JSON object");
+        row(
+            "offsets overlap",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
+                    auto& o = header["ln_f.bias"]["data_offsets"];
+                    o = {o[0].get<std::uint64_t>() - 4, o[1].get<std::uint64_t>() - 4};
+                };
+            },
+            "model.safetensors", "tensor ln_f.bias: data_offsets");
+        row(
+            "offsets leave a gap",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string& data, std::uint64_t&) {
+                    auto& o = header["ln_f.bias"]["data_offsets"];
+                    o = {o[0].get<std::uint64_t>() + 4, o[1].get<std::uint64_t>() + 4};
+                    data += "\0\0\0\0";
+                    data.append(4, '\0');
+                };
+            },
+            "model.safetensors", "leave a gap of 4 bytes after tensor ln_f.weight");
+        row(
+            "offsets pass the end",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json&, std::string& data, std::uint64_t&) { data.resize(data.size() - 4); };
+            },
+            "model.safetensors", "tensor ln_f.bias: data_offsets");
+        row(
+            "bytes after the last tensor",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json&, std::string& data, std::uint64_t&) { data.append(8, '\0'); };
+            },
+            "model.safetensors", "8 bytes after the last tensor belong to no tensor");
+        row(
+            "offsets that do not fit the shape",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
+                    header["h.0.attn.c_attn.weight"]["shape"] = {4, 13};
+                };
+            },
+            "model.safetensors", "tensor h.0.attn.c_attn.weight: data_offsets [");
+        row(
+            "unknown dtype",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
+                    header["wpe.weight"]["dtype"] = "I64";
+                };
+            },
+            "model.safetensors", "tensor wpe.weight: dtype \"I64\" is not supported");
+        row(
+            "negative shape",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
+                    header["ln_f.bias"]["shape"] = {-4};
+                };
+            },
+            "model.safetensors", "tensor ln_f.bias: shape entry -4");
+        row(
+            "shape that overflows",
+            [](Folder& f) {
+                f.breakFile = [](nlohmann::json& header, std::string&, std::uint64_t&) {
+                    header["ln_f.bias"]["shape"] = {std::uint64_t(1) << 40, std::uint64_t(1) << 40};
+                };
+            },
+            "model.safetensors", "has more bytes than 64 bits can count");
+        row(
+            "shape that does not fit config.json",
+            [](Folder& f) {
+                Tensor& t = *findTensor(f, "h.1.mlp.c_fc.weight");
+                t.shape = {kDim, 3 * kDim};
+                fillBytes(t);
+            },
+            "model.safetensors", "tensor h.1.mlp.c_fc.weight has shape [4, 12], but");
+        row(
+            "vocabulary rows that do not fit config.json",
+            [](Folder& f) {
+                Tensor& t = *findTensor(f, "wte.weight");
+                t.shape = {kVocab - 1, kDim};
+                fillBytes(t);
+            },
+            "model.safetensors", "needs [257, 4] (vocab_size × n_embd)");
+        row(
+            "missing tensor", [](Folder& f) { f.tensors.erase(f.tensors.begin() + 20); }, "model.safetensors",
+            "tensor h.1.ln_2.weight is missing");
+        row(
+            "a layer too many", [](Folder& f) { addCopy(f, "h.1.ln_1.weight", "h.2.ln_1.weight"); },
+            "model.safetensors", "tensor h.2.ln_1.weight is not part of GPT-2");
+        row(
+            "tensor with and without prefix", [](Folder& f) { addCopy(f, "ln_f.bias", "transformer.ln_f.bias"); },
+            "model.safetensors", "tensor ln_f.bias is there twice");
+        row(
+            "lm_head not tied",
+            [](Folder& f) {
+                Tensor head = f.tensors.front();
+                head.name = "lm_head.weight";
+                head.number = 77;
+                fillBytes(head);
+                f.tensors.push_back(head);
+            },
+            "model.safetensors", "tensor lm_head.weight differs from wte");
+        row(
+            "heads that do not divide n_embd", [](Folder& f) { f.config["n_head"] = 3; }, "config.json",
             "n_head: 3 heads do not divide n_embd 4");
-        row("non-positive size", [](Folder& f) { f.config["n_layer"] = 0; }, "config.json", "n_layer: expected 1");
-        row("size missing", [](Folder& f) { f.config.erase("n_embd"); }, "config.json", "n_embd: missing");
-        row("positions missing", [](Folder& f) { f.config.erase("n_positions"); }, "config.json",
+        row(
+            "non-positive size", [](Folder& f) { f.config["n_layer"] = 0; }, "config.json", "n_layer: expected 1");
+        row(
+            "size missing", [](Folder& f) { f.config.erase("n_embd"); }, "config.json", "n_embd: missing");
+        row(
+            "positions missing", [](Folder& f) { f.config.erase("n_positions"); }, "config.json",
             "n_positions: missing (and no n_ctx either)");
-        row("size not an integer", [](Folder& f) { f.config["vocab_size"] = "257"; }, "config.json",
+        row(
+            "size not an integer", [](Folder& f) { f.config["vocab_size"] = "257"; }, "config.json",
             "vocab_size: expected an integer");
-        row("another activation", [](Folder& f) { f.config["activation_function"] = "relu"; }, "config.json",
+        row(
+            "another activation", [](Folder& f) { f.config["activation_function"] = "relu"; }, "config.json",
             "activation_function: \"relu\" is not supported");
-        row("epsilon not positive", [](Folder& f) { f.config["layer_norm_epsilon"] = 0; }, "config.json",
+        row(
+            "epsilon not positive", [](Folder& f) { f.config["layer_norm_epsilon"] = 0; }, "config.json",
             "layer_norm_epsilon: expected a positive number");
-        row("config not JSON", [](Folder& f) { f.configText = "{\"n_layer\": 2,"; }, "config.json", "is not a JSON object");
-        row("missing config", [](Folder& f) { f.writeConfig = false; }, "config.json", "cannot be opened");
-        row("missing tokenizer", [](Folder& f) { f.writeVocab = f.writeMerges = false; }, "vocab.json",
+        row(
+            "config not JSON", [](Folder& f) { f.configText = "{\"n_layer\": 2,"; }, "config.json",
+            "is not a JSON object");
+        row(
+            "missing config", [](Folder& f) { f.writeConfig = false; }, "config.json", "cannot be opened");
+        row(
+            "missing tokenizer", [](Folder& f) { f.writeVocab = f.writeMerges = false; }, "vocab.json",
             "missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)");
-        row("missing merges", [](Folder& f) { f.writeMerges = false; }, "merges.txt", "cannot be opened");
-        row("broken vocabulary", [](Folder& f) { f.vocabText = "{\"a\": 0"; }, "vocab.json", "is not valid JSON");
-        row("broken merges", [](Folder& f) { f.merges = "#version: 0.2\nĠ\n"; }, "merges.txt",
+        row(
+            "missing merges", [](Folder& f) { f.writeMerges = false; }, "merges.txt", "cannot be opened");
+        row(
+            "broken vocabulary", [](Folder& f) { f.vocabText = "{\"a\": 0"; }, "vocab.json", "is not valid JSON");
+        row(
+            "broken merges", [](Folder& f) { f.merges = "#version: 0.2\nĠ\n"; }, "merges.txt",
             "line 2: expected two tokens separated by one space");
-        row("broken tokenizer.json", [](Folder& f) {
-            f.writeVocab = f.writeMerges = false;
-            f.writeTokenizerJson = true;
-            f.vocab.erase("Ġ");
-        }, "tokenizer.json", "token \"<|endoftext|>\" has id 256, outside 0 … 255");
-        row("tokenizer larger than vocab_size", [](Folder& f) {
-            f.config["vocab_size"] = 256;
-        }, "vocab.json", "257 tokens, more than");
-        row("missing weights", [](Folder& f) { f.writeWeights = false; }, "model.safetensors", "missing");
-        row("pickle only", [](Folder& f) {
-            f.writeWeights = false;
-            f.writePickle = true;
-        }, "pytorch_model.bin", "convert it to model.safetensors in that folder first, e.g. with python3 -c");
+        row(
+            "broken tokenizer.json",
+            [](Folder& f) {
+                f.writeVocab = f.writeMerges = false;
+                f.writeTokenizerJson = true;
+                f.vocab.erase("Ġ");
+            },
+            "tokenizer.json", "token \"<|endoftext|>\" has id 256, outside 0 … 255");
+        row(
+            "tokenizer larger than vocab_size", [](Folder& f) { f.config["vocab_size"] = 256; }, "vocab.json",
+            "257 tokens, more than");
+        row(
+            "missing weights", [](Folder& f) { f.writeWeights = false; }, "model.safetensors", "missing");
+        row(
+            "pickle only",
+            [](Folder& f) {
+                f.writeWeights = false;
+                f.writePickle = true;
+            },
+            "pytorch_model.bin", "convert it to model.safetensors in that folder first, e.g. with python3 -c");
     }
 
     void brokenFolders()
@@ -572,7 +661,8 @@ private slots:
     void headerParserAlone()
     {
         // The example of the brief, word for word.
-        const std::string header = R"({"h.0.attn.c_attn.weight": {"dtype": "F32", "shape": [768, 2304], "data_offsets": [0, 12]}})";
+        const std::string header =
+            R"({"h.0.attn.c_attn.weight": {"dtype": "F32", "shape": [768, 2304], "data_offsets": [0, 12]}})";
         std::string bytes;
         for (int b = 0; b < 8; ++b)
             bytes += char((header.size() >> (8 * b)) & 0xff);
