@@ -17,7 +17,9 @@
  *  the end-of-text token (endOfText()). The text is what the user typed, and a typed marker must neither
  *  end the document silently in the middle nor be told apart from the same characters pasted from
  *  elsewhere; decode() then gives back exactly what was typed. (GPT-2's own encoder does the same.) A
- *  caller that wants the end-of-text token puts endOfText() among the ids itself. */
+ *  caller that wants the end-of-text token puts endOfText() among the ids itself.
+ *
+ *  A Bpe is immutable once loaded: encode() and decode() may run on several threads at once. */
 
 #include <cstdint>
 #include <optional>

@@ -9,7 +9,10 @@
  *
  *  Weights are float32: F32 tensors are read in place from the mapped file when they are aligned,
  *  F16 and BF16 ones are converted exactly, once, when the checkpoint is loaded. Nothing is copied to
- *  float64. Matrices use the Conv1D layout GPT-2 stores: in × out, so that y = x·W + b for rows x. */
+ *  float64. Matrices use the Conv1D layout GPT-2 stores: in × out, so that y = x·W + b for rows x.
+ *
+ *  A loaded checkpoint never changes, so any number of threads may read it (and encode with its
+ *  tokenizer) at once; edits belong in an overlay of their own. Its FloatTensor views live as long as it. */
 
 #include "bpe.h"
 #include "gpt2config.h"

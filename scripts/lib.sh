@@ -11,7 +11,7 @@ BUILD_PACKAGES=(g++ cmake ninja-build pkg-config ccache
     libeigen3-dev nlohmann-json3-dev libicu-dev
     fonts-dejavu-core fonts-wqy-microhei)
 # What the fuzz harnesses add (libFuzzer comes with clang's runtime libraries).
-FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_PACKAGES=(clang libclang-rt-14-dev libicu-dev)
 # What the tests use besides: the PyTorch export is run with torch, the .npy reader is checked
 # against NumPy, the report's text is read back with poppler's pdftotext.
 TEST_PACKAGES=(xvfb xauth python3-torch python3-numpy poppler-utils)
