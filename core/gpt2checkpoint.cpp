@@ -65,13 +65,16 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     ckpt->m_config = *config;
     const Gpt2Config& c = *config;
 
-    // The tokenizer: vocab.json + merges.txt, or else tokenizer.json.
+    // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json, else whichever half
+    // of the pair is there (so that the message names the other).
     std::string tokenizerPath = folder + "/vocab.json";
-    if (exists(tokenizerPath) || exists(folder + "/merges.txt")) {
-        ckpt->m_tokenizer = Bpe::loadVocabAndMerges(tokenizerPath, folder + "/merges.txt", error);
-    } else if (exists(folder + "/tokenizer.json")) {
+    const std::string mergesPath = folder + "/merges.txt";
+    const bool pair = exists(tokenizerPath) && exists(mergesPath);
+    if (!pair && exists(folder + "/tokenizer.json")) {
         tokenizerPath = folder + "/tokenizer.json";
         ckpt->m_tokenizer = Bpe::loadTokenizerJson(tokenizerPath, error);
+    } else if (pair || exists(tokenizerPath) || exists(mergesPath)) {
+        ckpt->m_tokenizer = Bpe::loadVocabAndMerges(tokenizerPath, mergesPath, error);
     } else {
         error = folder + "/vocab.json: missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)";
         return nullptr;

@@ -364,6 +364,12 @@ private slots:
             f.writeTokenizerJson = true;
             return f;
         }() << QString();
+        QTest::addRow("vocab.json and tokenizer.json, no merges.txt") << [] {
+            Folder f = goodFolder("BF16");
+            f.writeMerges = false;
+            f.writeTokenizerJson = true;
+            return f;
+        }() << QString();
         QTest::addRow("n_ctx instead of n_positions") << [] {
             Folder f = goodFolder("F32");
             f.config.erase("n_positions");
