@@ -8,10 +8,10 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 # What building and running needs (Debian 12 package names).
 BUILD_PACKAGES=(g++ cmake ninja-build pkg-config ccache
     qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n libgl-dev
-    libeigen3-dev nlohmann-json3-dev
+    libeigen3-dev nlohmann-json3-dev libicu-dev
     fonts-dejavu-core fonts-wqy-microhei)
 # What the fuzz harnesses add (libFuzzer comes with clang's runtime libraries).
-FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_PACKAGES=(clang libclang-rt-14-dev libicu-dev)
 # What building the Debian package adds: dpkg-shlibdeps (in dpkg-dev) and file find its dependencies
 # from the libraries the binary links; desktop-file-validate checks its menu entry.
 PACKAGE_PACKAGES=(dpkg-dev file desktop-file-utils)

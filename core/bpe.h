@@ -1,0 +1,100 @@
+#pragma once
+/** GPT-2's byte-level byte-pair encoding: text → token ids → text.
+ *
+ *  1. Pre-tokenizing splits the text as GPT-2's pattern does:
+ *     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ *     with \p{L} (letters), \p{N} (numbers) and \s (White_Space) taken from ICU's Unicode tables.
+ *  2. Each piece's UTF-8 bytes are written in the byte-level alphabet (bytesToUnicode(): a printable
+ *     character per byte, "Ġ" for the space), one symbol per byte.
+ *  3. Adjacent symbols are merged, the pair with the lowest merge rank first, until no pair has a rank;
+ *     each final symbol is a vocabulary entry.
+ *
+ *  Decoding concatenates the tokens' bytes, so decode(encode(t)) == t for any valid UTF-8 text, CJK and
+ *  emoji included. A byte that is not part of valid UTF-8 is pre-tokenized like punctuation and still
+ *  encoded byte for byte, so the round trip holds for any bytes.
+ *
+ *  A typed "<|endoftext|>" is ordinary text: it becomes the tokens of "<|", "endoftext" and "|>", never
+ *  the end-of-text token (endOfText()). The text is what the user typed, and a typed marker must neither
+ *  end the document silently in the middle nor be told apart from the same characters pasted from
+ *  elsewhere; decode() then gives back exactly what was typed. (GPT-2's own encoder does the same.) A
+ *  caller that wants the end-of-text token puts endOfText() among the ids itself.
+ *
+ *  A Bpe is immutable once loaded: encode() and decode() may run on several threads at once. */
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace core {
+
+class Bpe {
+public:
+    /** From vocab.json (an object token → id) and merges.txt (an optional "#version" line, then one merge
+     *  "a b" per line, most frequent first). The ids must be 0 … n−1, each once; every token must be
+     *  written in the byte-level alphabet, which must be complete (all 256 single-byte tokens); each
+     *  merge's two parts and its result must be tokens. Refuses anything else with error naming the file
+     *  (vocabLabel or mergesLabel) and the token, id or line. */
+    static std::optional<Bpe> fromVocabAndMerges(std::string_view vocabJson, std::string_view mergesText,
+                                                 const std::string& vocabLabel, const std::string& mergesLabel,
+                                                 std::string& error);
+
+    /** From a Hugging Face tokenizer.json: model.vocab and model.merges, the merges written either as
+     *  "a b" strings or as ["a", "b"] pairs, and added_tokens ({"id", "content"}) joining the vocabulary
+     *  when it lacks them. The same checks as fromVocabAndMerges; error names label. */
+    static std::optional<Bpe> fromTokenizerJson(std::string_view json, const std::string& label, std::string& error);
+
+    /** Reads vocab.json and merges.txt from disk; error names the file that is missing or wrong. */
+    static std::optional<Bpe> loadVocabAndMerges(const std::string& vocabPath, const std::string& mergesPath,
+                                                 std::string& error);
+    /** Reads tokenizer.json from disk; error names the file. */
+    static std::optional<Bpe> loadTokenizerJson(const std::string& path, std::string& error);
+
+    /** The token ids of text. Never fails: every byte has a token. */
+    std::vector<int> encode(std::string_view text) const;
+
+    /** The bytes the ids stand for; empty with error naming the first id that is not in the vocabulary. */
+    std::optional<std::string> decode(std::span<const int> ids, std::string& error) const;
+
+    /** The vocabulary entry of id as the files write it ("Ġcat"); empty for an id outside 0 … size()−1. */
+    std::string token(int id) const;
+    /** The id of a vocabulary entry, if there is one. */
+    std::optional<int> id(std::string_view token) const;
+    /** The number of entries. */
+    int size() const { return int(m_tokens.size()); }
+    /** The id of "<|endoftext|>", if the vocabulary has it. */
+    std::optional<int> endOfText() const { return id("<|endoftext|>"); }
+
+    /** GPT-2's pre-tokenization of text (step 1 above): the pieces, which concatenate to text. */
+    static std::vector<std::string_view> preTokenize(std::string_view text);
+
+    /** GPT-2's bytes_to_unicode(): the character written for each byte, as UTF-8. */
+    static const std::vector<std::string>& bytesToUnicode();
+
+private:
+    Bpe() = default;
+
+    /** Checks the vocabulary (token, id pairs) and builds the tables; false with error. */
+    bool setVocabulary(std::vector<std::pair<std::string, std::int64_t>> entries, const std::string& label,
+                       std::string& error);
+    /** Adds the merge (a, b) of the given rank; false with error naming where. */
+    bool addMerge(const std::string& a, const std::string& b, const std::string& where, std::string& error);
+    /** Appends the ids of one pre-tokenized piece. */
+    void encodePiece(std::string_view piece, std::vector<int>& ids) const;
+
+    struct Merge {
+        int rank = 0;
+        int result = 0;
+    };
+
+    std::vector<std::string> m_tokens;                 ///< id → token as written
+    std::vector<std::string> m_bytes;                  ///< id → the bytes it stands for
+    std::unordered_map<std::string, int> m_ids;        ///< token as written → id
+    int m_byteIds[256] = {};                           ///< byte → id of its single-symbol token
+    std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id) → rank and result
+};
+
+} // namespace core
