@@ -38,15 +38,16 @@ public:
     {
         const core::AttentionModel& model = m_trace.model;
         const double width = m_body.width();
-        const RichText kicker(Handout::tr("Self-attention on one page").toHtmlEscaped(), printFont(11), ink::accent, width,
-                              &m_writer);
-        const QString heading = QFontMetricsF(printFont(20, true), &m_writer).elidedText(m_title, Qt::ElideRight, width);
+        const RichText kicker(Handout::tr("Self-attention on one page").toHtmlEscaped(), printFont(11), ink::accent,
+                              width, &m_writer);
+        const QString heading =
+            QFontMetricsF(printFont(20, true), &m_writer).elidedText(m_title, Qt::ElideRight, width);
         const RichText title(heading.toHtmlEscaped(), printFont(20, true), ink::text, width, &m_writer);
         const RichText tokens = tokenLine();
         const RichText facts(factsText(), printFont(9.5), ink::muted, width, &m_writer);
         const double pad = 10;
-        const RichText overall(render::StepWording::overallFormula(model), printFont(15), ink::text, width - 2 * pad - 3,
-                               &m_writer);
+        const RichText overall(render::StepWording::overallFormula(model), printFont(15), ink::text,
+                               width - 2 * pad - 3, &m_writer);
 
         // The seven steps: the numbered title on the left, the formula beside it.
         const double titleWidth = 190;
@@ -57,12 +58,12 @@ public:
         std::vector<StepLine> steps;
         for (int number = 1; number <= render::StepWording::count; ++number) {
             const render::StepText text = render::StepWording::step(number, model);
-            steps.push_back({RichText(richSymbols(render::StepWording::numberedTitle(number, model)), printFont(10, true),
-                                      ink::text, titleWidth - 10, &m_writer),
+            steps.push_back({RichText(richSymbols(render::StepWording::numberedTitle(number, model)),
+                                      printFont(10, true), ink::text, titleWidth - 10, &m_writer),
                              RichText(text.formula, printFont(10.5), ink::text, width - titleWidth, &m_writer)});
         }
-        const RichText stepsHeading(Handout::tr("The seven steps").toHtmlEscaped(), printFont(12, true), ink::text, width,
-                                    &m_writer);
+        const RichText stepsHeading(Handout::tr("The seven steps").toHtmlEscaped(), printFont(12, true), ink::text,
+                                    width, &m_writer);
         const QString causal = render::StepWording::step(5, model).note;
         const RichText note(causal.toHtmlEscaped(), printFont(9, false, true), ink::muted, width, &m_writer);
 
@@ -162,7 +163,8 @@ private:
                           Handout::tr("heads h = %1").arg(model.heads())};
         facts << (model.options.scale ? Handout::tr("scores divided by √d_k") : Handout::tr("scores not scaled"));
         if (model.options.temperature != 1.0)
-            facts << Handout::tr("temperature %1").arg(QString::fromStdString(core::formatNumber(model.options.temperature)));
+            facts << Handout::tr("temperature %1")
+                         .arg(QString::fromStdString(core::formatNumber(model.options.temperature)));
         if (model.options.mask == core::Mask::Causal)
             facts << Handout::tr("causal mask");
         if (model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal)
@@ -178,8 +180,9 @@ private:
         const int shown = std::min(heads, handoutMaxHeads);
         double top = area.top();
         if (shown < heads) {
-            const RichText note(Handout::tr("The weights of heads 1 to %1 of %2.").arg(shown).arg(heads).toHtmlEscaped(),
-                                printFont(9, false, true), ink::muted, area.width(), &m_writer);
+            const RichText note(
+                Handout::tr("The weights of heads 1 to %1 of %2.").arg(shown).arg(heads).toHtmlEscaped(),
+                printFont(9, false, true), ink::muted, area.width(), &m_writer);
             note.paint(&m_p, QPointF(area.left(), top));
             top += note.height() + 4;
         }
@@ -194,7 +197,8 @@ private:
         const double gap = 12;
         const auto cellFor = [&](int columns) {
             const int rows = (shown + columns - 1) / columns;
-            return QSizeF((area.width() - gap * (columns - 1)) / columns, (area.bottom() - top - gap * (rows - 1)) / rows);
+            return QSizeF((area.width() - gap * (columns - 1)) / columns,
+                          (area.bottom() - top - gap * (rows - 1)) / rows);
         };
         const auto scaleIn = [&](QSizeF cell) {
             return std::min({cell.width() / preferred.width(), cell.height() / preferred.height(), kMaxHeatmapScale});
@@ -206,7 +210,8 @@ private:
             const QPointF corner(area.left() + (head % columns) * (cell.width() + gap),
                                  top + (head / columns) * (cell.height() + gap));
             renderers[std::size_t(head)]->paint(
-                &m_p, QRectF(corner + QPointF((cell.width() - size.width()) / 2, (cell.height() - size.height()) / 2), size));
+                &m_p,
+                QRectF(corner + QPointF((cell.width() - size.width()) / 2, (cell.height() - size.height()) / 2), size));
         }
     }
 
@@ -218,7 +223,7 @@ private:
     QRectF m_body;
 };
 
-}  // namespace
+} // namespace
 
 bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error)
 {
@@ -236,8 +241,8 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
 
 bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error)
 {
-    return writePdfFile(path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why); },
-                        error);
+    return writePdfFile(
+        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why); }, error);
 }
 
-}  // namespace exports
+} // namespace exports

@@ -23,4 +23,4 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
  *  is left as it was. The message names the path and the reason. */
 bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error);
 
-}  // namespace exports
+} // namespace exports

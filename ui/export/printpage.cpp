@@ -26,7 +26,7 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-}  // namespace
+} // namespace
 
 QFont printFont(double points, bool bold, bool italic)
 {
@@ -135,4 +135,4 @@ bool writePdfFile(const QString& path, const std::function<bool(QIODevice*, QStr
     return true;
 }
 
-}  // namespace exports
+} // namespace exports

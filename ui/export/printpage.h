@@ -28,7 +28,7 @@ inline const QColor muted(0x5f, 0x66, 0x6d);
 inline const QColor rule(0xd0, 0xd4, 0xd9);
 inline const QColor tint(0xf3, 0xf5, 0xf7);
 inline const QColor accent(0x2b, 0x59, 0xc3);
-}  // namespace ink
+} // namespace ink
 
 /** The application's font at points, bold and italic as asked. */
 QFont printFont(double points, bool bold = false, bool italic = false);
@@ -73,4 +73,4 @@ render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap);
  *  *error names the path and the reason. */
 bool writePdfFile(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
 
-}  // namespace exports
+} // namespace exports

@@ -28,21 +28,21 @@ struct Report {
 /** One matrix of a step: numbers in a table (with its heatmap beside it for the n × n steps), or a
  *  heatmap alone when the numbers would not be readable. */
 struct Figure {
-    QString caption;                 ///< rich text
-    render::HeatmapData data;        ///< the values (rows × cols), their labels and colour range
+    QString caption;          ///< rich text
+    render::HeatmapData data; ///< the values (rows × cols), their labels and colour range
     render::ColormapId colormap = render::ColormapId::Diverging;
-    bool withHeatmap = false;        ///< an n × n step: its heatmap beside the table
-    bool newLine = false;            ///< starts a new line of figures
+    bool withHeatmap = false; ///< an n × n step: its heatmap beside the table
+    bool newLine = false;     ///< starts a new line of figures
 };
 
 /** What one step says; the painter lays it out. */
 struct StepSection {
-    QString title;        ///< plain, e.g. "Step 4 · Divide by √d_k"
-    QString formula;      ///< rich text
-    QString shape;        ///< rich text
-    QString explanation;  ///< rich text
+    QString title;       ///< plain, e.g. "Step 4 · Divide by √d_k"
+    QString formula;     ///< rich text
+    QString shape;       ///< rich text
+    QString explanation; ///< rich text
     std::vector<Figure> figures;
-    QString note;         ///< rich text, or empty
+    QString note; ///< rich text, or empty
 };
 
 QString headSuffix(const core::Trace& t, int head)
@@ -136,9 +136,10 @@ std::vector<StepSection> stepSections(const core::Trace& t)
     for (int head = 0; head < shownHeads; ++head)
         for (int q = 0; q < shownQueries; ++q) {
             Figure f;
-            f.caption = (Report::tr("query %1 (%2)").arg(q + 1).arg(QString::fromStdString(model.tokens[std::size_t(q)]))
-                         + headSuffix(t, head))
-                            .toHtmlEscaped();
+            f.caption =
+                (Report::tr("query %1 (%2)").arg(q + 1).arg(QString::fromStdString(model.tokens[std::size_t(q)])) +
+                 headSuffix(t, head))
+                    .toHtmlEscaped();
             f.data.values = t.weightedValues(head, q);
             f.data.rowLabels = ui::tokenLabels(t);
             for (int c = 0; c < dv; ++c)
@@ -162,8 +163,8 @@ std::vector<StepSection> stepSections(const core::Trace& t)
         StepSection s8;
         s8.title = render::StepWording::heading(8, render::StepWording::projectionTitle());
         s8.formula = render::StepWording::projectionFormula(model);
-        s8.shape = shapeText(Report::tr("concat"), n, t.concat.cols(), Report::tr("n × h·d_v")) + QStringLiteral(";  ")
-            + shapeText(Report::tr("output"), n, t.output.cols(), Report::tr("n × d_out"));
+        s8.shape = shapeText(Report::tr("concat"), n, t.concat.cols(), Report::tr("n × h·d_v")) +
+                   QStringLiteral(";  ") + shapeText(Report::tr("output"), n, t.output.cols(), Report::tr("n × d_out"));
         s8.explanation = richSymbols(render::StepWording::projectionDetails(model));
         if (h > 1)
             s8.figures.push_back(stepFigure(t, Step::Concat, 0, Report::tr("concat").toHtmlEscaped()));
@@ -193,7 +194,8 @@ public:
         for (std::size_t page = 0; page < m_pages.size(); ++page) {
             if (page > 0)
                 m_writer.newPage();
-            paintFooter(&m_p, m_area, Report::tr("Attention Explorer · %1").arg(m_title), Report::tr("page %1").arg(page + 1));
+            paintFooter(&m_p, m_area, Report::tr("Attention Explorer · %1").arg(m_title),
+                        Report::tr("page %1").arg(page + 1));
             for (const auto& [top, piece] : m_pages[page])
                 piece.paint(top);
         }
@@ -244,11 +246,12 @@ private:
             layout = stepPieces(step, level);
             fitsPage = height(layout.pieces) <= m_body.height();
         }
-        if (!fitsPage)  // split anyway: in type a size larger than the smallest
+        if (!fitsPage) // split anyway: in type a size larger than the smallest
             layout = stepPieces(step, kLevels - 2);
         if (!fits && !pageIsEmpty()) {
             const Pieces opening(layout.pieces.begin(),
-                                 layout.pieces.begin() + std::ptrdiff_t(std::min(layout.opening, layout.pieces.size())));
+                                 layout.pieces.begin() +
+                                     std::ptrdiff_t(std::min(layout.opening, layout.pieces.size())));
             if (fitsPage || height(opening) > room())
                 startPage();
         }
@@ -306,7 +309,8 @@ private:
     Piece formulaPiece(const QString& formula)
     {
         const double pad = 9;
-        auto text = std::make_shared<RichText>(formula, printFont(12), ink::text, m_body.width() - 2 * pad - 3, &m_writer);
+        auto text =
+            std::make_shared<RichText>(formula, printFont(12), ink::text, m_body.width() - 2 * pad - 3, &m_writer);
         const double h = text->height() + 2 * pad;
         return {h, 8, [this, text, h, pad](double top) {
                     const QRectF box(m_body.left(), top, m_body.width(), h);
@@ -320,8 +324,10 @@ private:
     Piece fieldPiece(const QString& label, const QString& html)
     {
         const double labelWidth = 110;
-        Piece value = textPiece(html, printFont(10.5), ink::text, 7, m_body.left() + labelWidth, m_body.width() - labelWidth);
-        Piece name = textPiece(label.toHtmlEscaped(), printFont(10.5, true), ink::text, 0, m_body.left(), labelWidth - 8);
+        Piece value =
+            textPiece(html, printFont(10.5), ink::text, 7, m_body.left() + labelWidth, m_body.width() - labelWidth);
+        Piece name =
+            textPiece(label.toHtmlEscaped(), printFont(10.5, true), ink::text, 0, m_body.left(), labelWidth - 8);
         const double h = std::max(value.height, name.height);
         return {h, 7, [value, name](double top) {
                     name.paint(top);
@@ -333,12 +339,14 @@ private:
     {
         const core::AttentionModel& model = m_trace.model;
         Pieces pieces;
-        pieces.push_back(textPiece(Report::tr("Self-attention, step by step").toHtmlEscaped(), printFont(11), ink::accent, 4));
+        pieces.push_back(
+            textPiece(Report::tr("Self-attention, step by step").toHtmlEscaped(), printFont(11), ink::accent, 4));
         pieces.push_back(textPiece(m_title.toHtmlEscaped(), printFont(22, true), ink::text, 8));
-        pieces.push_back(textPiece(richSymbols(Report::tr("Scaled dot-product self-attention computed from the numbers "
-                                                          "below, step by step. Rows are tokens. Numbers are rounded to "
-                                                          "4 decimals; the exact values are in the CSV and JSON exports.")),
-                                   printFont(10), ink::muted, 16));
+        pieces.push_back(
+            textPiece(richSymbols(Report::tr("Scaled dot-product self-attention computed from the numbers "
+                                             "below, step by step. Rows are tokens. Numbers are rounded to "
+                                             "4 decimals; the exact values are in the CSV and JSON exports.")),
+                      printFont(10), ink::muted, 16));
 
         QStringList tokens;
         for (std::size_t i = 0; i < model.tokens.size(); ++i)
@@ -356,11 +364,12 @@ private:
             shapes << Report::tr("d_out = %1").arg(model.wo->cols());
         pieces.push_back(fieldPiece(
             Report::tr("Shapes"),
-            richSymbols(shapes.join(QStringLiteral(",   "))) + QStringLiteral("<br>")
-                + QStringLiteral("<span style=\"color:%1\">%2</span>")
-                      .arg(ink::muted.name(),
-                           richSymbols(Report::tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
-                                           .arg(model.wo ? Report::tr(",   W_O: h·d_v × d_out") : QString())))));
+            richSymbols(shapes.join(QStringLiteral(",   "))) + QStringLiteral("<br>") +
+                QStringLiteral("<span style=\"color:%1\">%2</span>")
+                    .arg(ink::muted.name(),
+                         richSymbols(
+                             Report::tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
+                                 .arg(model.wo ? Report::tr(",   W_O: h·d_v × d_out") : QString())))));
 
         const QStringList options{
             model.options.scale ? Report::tr("scores divided by √d_k") : Report::tr("scores not scaled"),
@@ -379,14 +388,16 @@ private:
         pieces.push_back(textPiece(Report::tr("Contents").toHtmlEscaped(), printFont(12, true), ink::text, 4));
         const double contentsWidth = std::min(m_body.width(), 460.0);
         for (std::size_t k = 0; k < m_steps.size(); ++k) {
-            auto title = std::make_shared<RichText>(richSymbols(m_steps[k].title), font, ink::text, contentsWidth - 40, &m_writer);
-            pieces.push_back({std::max(lineHeight, title->height()), 0, [this, title, k, font, contentsWidth](double top) {
-                                  title->paint(&m_p, QPointF(m_body.left(), top));
-                                  m_p.setFont(font);
-                                  m_p.setPen(ink::muted);
-                                  m_p.drawText(QRectF(m_body.left(), top, contentsWidth, QFontMetricsF(font, &m_writer).height()),
-                                               Qt::AlignRight | Qt::AlignTop, QString::number(m_stepPages[k]));
-                              }});
+            auto title = std::make_shared<RichText>(richSymbols(m_steps[k].title), font, ink::text, contentsWidth - 40,
+                                                    &m_writer);
+            pieces.push_back(
+                {std::max(lineHeight, title->height()), 0, [this, title, k, font, contentsWidth](double top) {
+                     title->paint(&m_p, QPointF(m_body.left(), top));
+                     m_p.setFont(font);
+                     m_p.setPen(ink::muted);
+                     m_p.drawText(QRectF(m_body.left(), top, contentsWidth, QFontMetricsF(font, &m_writer).height()),
+                                  Qt::AlignRight | Qt::AlignTop, QString::number(m_stepPages[k]));
+                 }});
         }
         pieces.back().gapAfter = kStepGap;
         return pieces;
@@ -448,7 +459,10 @@ private:
 
     static QString cellText(double v) { return QString::fromStdString(core::formatNumber(v, 4)); }
 
-    RichText caption(const Figure& f) const { return RichText(f.caption, printFont(10, true), ink::text, -1, &m_writer); }
+    RichText caption(const Figure& f) const
+    {
+        return RichText(f.caption, printFont(10, true), ink::text, -1, &m_writer);
+    }
 
     /** The table of f at level, in the largest type from the level's down to reportMinTablePoints that is
      *  at most maxWidth wide; wider when none is. */
@@ -468,7 +482,8 @@ private:
                 for (Eigen::Index c = 0; c < values.cols(); ++c)
                     widest = std::max(widest, fm.horizontalAdvance(cellText(values(r, c))));
             for (const QString& label : f.data.colLabels)
-                widest = std::max(widest, std::min(hm.horizontalAdvance(label), fm.horizontalAdvance(QStringLiteral("0000000"))));
+                widest = std::max(
+                    widest, std::min(hm.horizontalAdvance(label), fm.horizontalAdvance(QStringLiteral("0000000"))));
             m.cellWidth = widest + 2 * pad;
             double labels = 0;
             for (const QString& label : f.data.rowLabels)
@@ -498,8 +513,8 @@ private:
 
     bool asHeatmap(const Figure& f, int level) const
     {
-        return f.data.values.cols() > reportMaxTableColumns || f.data.values.rows() > reportMaxTableRows
-            || tableMetrics(f, level, m_body.width()).size.width() > m_body.width();
+        return f.data.values.cols() > reportMaxTableColumns || f.data.values.rows() > reportMaxTableRows ||
+               tableMetrics(f, level, m_body.width()).size.width() > m_body.width();
     }
 
     QSize preferredHeatmapSize(const Figure& f) const
@@ -531,7 +546,8 @@ private:
         const double scale = std::min({m_body.width() / preferred.width(), maxHeight / preferred.height(), 1.0});
         const QSizeF figure(std::max(preferred.width() * scale, 200.0), std::max(preferred.height() * scale, 160.0));
         const double captionHeight = caption(f).height() + 6;
-        const double noteHeight = RichText(shapeNote(f), printFont(8.5, false, true), ink::muted, figure.width(), &m_writer).height();
+        const double noteHeight =
+            RichText(shapeNote(f), printFont(8.5, false, true), ink::muted, figure.width(), &m_writer).height();
         return QSizeF(figure.width(), captionHeight + figure.height() + 4 + noteHeight);
     }
 
@@ -544,7 +560,8 @@ private:
     {
         const QSizeF preferred = preferredHeatmapSize(f);
         const double h = std::max(table.height(), kBesideHeights[level]);
-        const double scale = std::min(std::max(h / preferred.height(), kMinBesideScale), m_body.width() / preferred.width());
+        const double scale =
+            std::min(std::max(h / preferred.height(), kMinBesideScale), m_body.width() / preferred.width());
         return preferred * scale;
     }
 
@@ -583,7 +600,8 @@ private:
                 x = m_body.left();
             }
             lines.back().push_back({item, x});
-            x += item.size.width() + (item.kind == Item::Table && item.figure->withHeatmap ? kFigureGap : 1.5 * kFigureGap);
+            x += item.size.width() +
+                 (item.kind == Item::Table && item.figure->withHeatmap ? kFigureGap : 1.5 * kFigureGap);
         }
         Pieces pieces;
         for (std::vector<Placed>& line : lines) {
@@ -604,7 +622,9 @@ private:
     {
         const Figure& f = *item.figure;
         switch (item.kind) {
-        case Item::Table: paintTable(f, at, item.size, level); break;
+        case Item::Table:
+            paintTable(f, at, item.size, level);
+            break;
         case Item::BesideHeatmap: {
             const render::HeatmapRenderer renderer(f.data, heatmapStyle(f));
             renderer.paint(&m_p, QRectF(at, item.size));
@@ -671,12 +691,12 @@ private:
     QPainter m_p;
     QRectF m_area;
     QRectF m_body;
-    std::vector<std::vector<std::pair<double, Piece>>> m_pages;  ///< per page: each piece and its top
-    std::vector<int> m_stepPages;                                  ///< the page (from 1) each step starts on
-    double m_y = 0;                                                ///< the layout's cursor on the last page
+    std::vector<std::vector<std::pair<double, Piece>>> m_pages; ///< per page: each piece and its top
+    std::vector<int> m_stepPages;                               ///< the page (from 1) each step starts on
+    double m_y = 0;                                             ///< the layout's cursor on the last page
 };
 
-}  // namespace
+} // namespace
 
 QStringList reportStepTitles(const core::Trace& trace)
 {
@@ -710,7 +730,8 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
 
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error)
 {
-    return writePdfFile(path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why); }, error);
+    return writePdfFile(
+        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why); }, error);
 }
 
-}  // namespace exports
+} // namespace exports

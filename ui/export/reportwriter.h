@@ -37,4 +37,4 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
  *  is left as it was. The message names the path and the reason. */
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error);
 
-}  // namespace exports
+} // namespace exports
