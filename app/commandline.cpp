@@ -8,6 +8,7 @@
 #include "ui/document/stepfigure.h"
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
+#include "ui/export/handoutwriter.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 
@@ -27,7 +28,7 @@ const QStringList headlessFlags = {
     QStringLiteral("--compute"),      QStringLiteral("--export-heatmap"), QStringLiteral("--list-presets"),
     QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
     QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
-    QStringLiteral("--export-code"),
+    QStringLiteral("--export-code"),  QStringLiteral("--export-handout"),
 };
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
@@ -74,6 +75,10 @@ struct Options {
     QCommandLineOption exportReport{QStringLiteral("export-report"),
                                     QStringLiteral("Write a PDF report of every step of the source to OUT (.pdf)."),
                                     QStringLiteral("OUT")};
+    QCommandLineOption exportHandout{QStringLiteral("export-handout"),
+                                     QStringLiteral("Write a one-page PDF handout of the source to OUT (.pdf): the tokens, "
+                                                    "the heatmap and the seven formulas."),
+                                     QStringLiteral("OUT")};
     QCommandLineOption exportCode{QStringLiteral("export-code"),
                                   QStringLiteral("Write PyTorch code that reproduces the source to OUT (.py)."),
                                   QStringLiteral("OUT")};
@@ -83,8 +88,8 @@ struct Options {
 
     QList<QCommandLineOption> all() const
     {
-        return {compute, exportHeatmap, listPresets, session,      preset,     tokens, step,
-                head,    size,          colormap,    annotate,     exportReport, exportCode, lang};
+        return {compute, exportHeatmap, listPresets, session,      preset,        tokens,     step,
+                head,    size,          colormap,    annotate,     exportReport,  exportHandout, exportCode, lang};
     }
 };
 
@@ -211,13 +216,16 @@ QString sessionTitle(const core::Session& session)
                                                                 : QString();
 }
 
-int exportReportCommand(const QCommandLineParser& p, const Options& o)
+/** Writes a PDF of the source's trace to the path given with option (the report or the handout). */
+using TraceWriter = bool (*)(const core::Trace&, const QString&, const QString&, QString*);
+
+int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option, TraceWriter write)
 {
-    const QString out = outputPath(p, o.exportReport, QStringLiteral("pdf"));
+    const QString out = outputPath(p, option, QStringLiteral("pdf"));
     const core::Session session = loadSource(p, o);
     const core::Trace trace = core::compute(session.model);
     QString error;
-    if (!exports::writeReport(trace, sessionTitle(session), out, &error))
+    if (!write(trace, sessionTitle(session), out, &error))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
@@ -301,7 +309,9 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
         if (p.isSet(o.exportHeatmap))
             return exportHeatmapCommand(p, o);
         if (p.isSet(o.exportReport))
-            return exportReportCommand(p, o);
+            return exportTraceCommand(p, o, o.exportReport, &exports::writeReport);
+        if (p.isSet(o.exportHandout))
+            return exportTraceCommand(p, o, o.exportHandout, &exports::writeHandout);
         if (p.isSet(o.exportCode))
             return exportCodeCommand(p, o);
     } catch (const Failure& f) {

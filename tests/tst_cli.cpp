@@ -324,6 +324,12 @@ private slots:
                                         << 2;
         QTest::addRow("unwritable") << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("no/such/folder/x.png")}
                                     << 1;
+        QTest::addRow("handout ending") << QStringList{QStringLiteral("--export-handout"), out} << 2;
+        QTest::addRow("handout source") << QStringList{QStringLiteral("--export-handout"), QStringLiteral("refused.pdf"),
+                                                       QStringLiteral("--tokens"), QStringLiteral("   ")}
+                                        << 2;
+        QTest::addRow("handout unwritable")
+            << QStringList{QStringLiteral("--export-handout"), QStringLiteral("no/such/folder/x.pdf")} << 1;
     }
 
     void exportRefusals()

@@ -28,6 +28,81 @@
         </message>
     </context>
     <context>
+        <name>Handout</name>
+        <message>
+            <source>Self-attention on one page</source>
+            <translation>一页看懂自注意力</translation>
+        </message>
+        <message>
+            <source>The seven steps</source>
+            <translation>七个步骤</translation>
+        </message>
+        <message>
+            <source>Attention Explorer · %1</source>
+            <translation>注意力探索器 · %1</translation>
+        </message>
+        <message>
+            <source>   … and %1 more</source>
+            <translation>   … 另有 %1 个</translation>
+        </message>
+        <message>
+            <source>Tokens</source>
+            <translation>词元</translation>
+        </message>
+        <message>
+            <source>n = %1 tokens</source>
+            <translation>n = %1 个词元</translation>
+        </message>
+        <message>
+            <source>d_model = %1</source>
+            <translation>d_model = %1</translation>
+        </message>
+        <message>
+            <source>d_k = %1</source>
+            <translation>d_k = %1</translation>
+        </message>
+        <message>
+            <source>d_v = %1</source>
+            <translation>d_v = %1</translation>
+        </message>
+        <message>
+            <source>heads h = %1</source>
+            <translation>头数 h = %1</translation>
+        </message>
+        <message>
+            <source>scores divided by √d_k</source>
+            <translation>分数除以 √d_k</translation>
+        </message>
+        <message>
+            <source>scores not scaled</source>
+            <translation>分数未缩放</translation>
+        </message>
+        <message>
+            <source>temperature %1</source>
+            <translation>温度 %1</translation>
+        </message>
+        <message>
+            <source>causal mask</source>
+            <translation>因果掩码</translation>
+        </message>
+        <message>
+            <source>sinusoidal positional encoding</source>
+            <translation>正弦位置编码</translation>
+        </message>
+        <message>
+            <source>The weights of heads 1 to %1 of %2.</source>
+            <translation>显示 %2 个头中第 1 至 %1 个头的权重。</translation>
+        </message>
+        <message>
+            <source>Self-attention</source>
+            <translation>自注意力</translation>
+        </message>
+        <message>
+            <source>The handout could not be painted</source>
+            <translation>无法绘制讲义</translation>
+        </message>
+    </context>
+    <context>
         <name>HeatmapExport</name>
         <message>
             <source>Cannot export "%1": not enough memory for a %2 × %3 image</source>
@@ -136,8 +211,8 @@
             <translation>自注意力，一步一步</translation>
         </message>
         <message>
-            <source>Scaled dot-product self-attention computed from the numbers below, one page per step. Rows are tokens. Numbers are rounded to 4 decimals; the exact values are in the CSV and JSON exports.</source>
-            <translation>由下列数字计算的缩放点积自注意力，每个步骤一页。行对应词元。数字四舍五入到 4 位小数；精确值见 CSV 和 JSON 导出。</translation>
+            <source>Scaled dot-product self-attention computed from the numbers below, step by step. Rows are tokens. Numbers are rounded to 4 decimals; the exact values are in the CSV and JSON exports.</source>
+            <translation>由下列数字逐步计算的缩放点积自注意力。行对应词元。数字四舍五入到 4 位小数；精确值见 CSV 和 JSON 导出。</translation>
         </message>
         <message>
             <source>Tokens</source>
@@ -222,6 +297,10 @@
         <message>
             <source>%1 (continued)</source>
             <translation>%1（续）</translation>
+        </message>
+        <message>
+            <source>%1 × %2: too many numbers to print at a readable size, shown as a heatmap</source>
+            <translation>%1 × %2：数字太多，无法以可读的字号打印，以热力图显示</translation>
         </message>
         <message>
             <source>Self-attention</source>
@@ -730,6 +809,18 @@
             <translation>已写入报告 %1</translation>
         </message>
         <message>
+            <source>Export Handout</source>
+            <translation>导出讲义</translation>
+        </message>
+        <message>
+            <source>Could not write the handout</source>
+            <translation>无法写入讲义</translation>
+        </message>
+        <message>
+            <source>Wrote the handout %1</source>
+            <translation>已写入讲义 %1</translation>
+        </message>
+        <message>
             <source>Export Step Matrices into Folder</source>
             <translation>将各步骤矩阵导出到文件夹</translation>
         </message>
@@ -965,8 +1056,16 @@
             <translation>导出报告 (PDF)(&amp;R)…</translation>
         </message>
         <message>
-            <source>A handout: one page per step with its formula, matrix and explanation</source>
-            <translation>讲义：每个步骤一页，包含公式、矩阵和解释</translation>
+            <source>Every step with its formula, its matrices as numbers and heatmaps, and an explanation</source>
+            <translation>每个步骤的公式、以数字和热力图呈现的矩阵以及解释</translation>
+        </message>
+        <message>
+            <source>Export &amp;Handout…</source>
+            <translation>导出讲义(&amp;H)…</translation>
+        </message>
+        <message>
+            <source>One page to hand out: the tokens, the heatmap of the weights and the seven formulas</source>
+            <translation>一页讲义：词元、权重热力图和七个公式</translation>
         </message>
         <message>
             <source>Export Step &amp;Matrices…</source>

@@ -1,6 +1,9 @@
 #pragma once
-/** The PDF report of a whole computation, for handouts: a title page, then one page per step with its
- *  formula, its shape, the matrix (numbers, or a heatmap when too large to print) and an explanation. */
+/** The PDF report of a whole computation: a front page with the tokens, shapes, options and contents,
+ *  then every step with its formula (typeset), its shape, an explanation and its matrices: numbers in
+ *  tables at a readable size, the n × n steps with their heatmap beside the table, and matrices too
+ *  large to read as numbers as heatmaps with a note of their shape. Steps follow one another on the
+ *  page; a step moves to the next page rather than being split, unless it alone is larger than a page. */
 
 #include "core/trace.h"
 
@@ -14,15 +17,19 @@ namespace exports {
 /** Matrices with more columns or rows than these are drawn as heatmaps rather than numbers. */
 inline constexpr int reportMaxTableColumns = 12;
 inline constexpr int reportMaxTableRows = 24;
+/** The smallest type a table of numbers is printed in (points); a table that does not fit the page
+ *  at this size is drawn as a heatmap. */
+inline constexpr double reportMinTablePoints = 7.0;
 
-/** The titles of the step pages in order, e.g. "Step 3 · Scores" (translated): seven steps, and an
+/** The titles of the steps in order, e.g. "Step 3 · Scores" (translated): seven steps, and an
  *  eighth (concatenate and project) when the model has several heads or W_O. */
 QStringList reportStepTitles(const core::Trace& trace);
-/** The formulas of the step pages in the same order, as printed (plain text). */
+/** The formulas of the steps in the same order, in their plain form (render::plainFormula); the report
+ *  typesets the rich form, with real subscripts. */
 QStringList reportStepFormulas(const core::Trace& trace);
 
 /** Writes the report (A4 portrait, fonts embedded) to device, which must be open for writing.
- *  title names the session on the title page and in the footers; empty gives a default.
+ *  title names the session on the front page and in the footers; empty gives a default.
  *  Returns false with a message in *error (when not null) when painting fails. */
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error);
 
@@ -30,4 +37,4 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
  *  is left as it was. The message names the path and the reason. */
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error);
 
-}  // namespace exports
+} // namespace exports

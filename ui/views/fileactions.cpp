@@ -7,6 +7,7 @@
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/export/exportfiles.h"
+#include "ui/export/handoutwriter.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/heatmaprenderer.h"
@@ -66,11 +67,12 @@ QSize FileActions::heatmapPreferredSize() const
         : QSize();
 }
 
-QString FileActions::askSavePath(const QString& title, const QString& suffix, const QString& filter)
+QString FileActions::askSavePath(const QString& title, const QString& suffix, const QString& filter,
+                                 const QString& nameEnding)
 {
     const QString dir = lastFolder(Folder::Export, QStandardPaths::DocumentsLocation);
-    QString path = QFileDialog::getSaveFileName(m_window, title, dir + QLatin1Char('/') + m_session->suggestedBaseName() + suffix,
-                                                filter);
+    QString path = QFileDialog::getSaveFileName(
+        m_window, title, dir + QLatin1Char('/') + m_session->suggestedBaseName() + nameEnding + suffix, filter);
     if (path.isEmpty())
         return {};
     if (QFileInfo(path).suffix().isEmpty())
@@ -133,20 +135,33 @@ void FileActions::copyHeatmap()
 
 void FileActions::exportReportDialog()
 {
+    exportTracePdf(tr("Export Report"), QString(), &exports::writeReport, tr("Could not write the report"),
+                   tr("Wrote the report %1"));
+}
+
+void FileActions::exportHandoutDialog()
+{
+    exportTracePdf(tr("Export Handout"), QStringLiteral("-handout"), &exports::writeHandout,
+                   tr("Could not write the handout"), tr("Wrote the handout %1"));
+}
+
+void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, TraceWriter write,
+                                 const QString& failed, const QString& done)
+{
     const auto trace = m_document->trace();
     if (!trace) {
         m_session->showError(tr("Nothing to export"), m_document->error());
         return;
     }
-    const QString path = askSavePath(tr("Export Report"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"));
+    const QString path = askSavePath(title, QStringLiteral(".pdf"), tr("PDF document (*.pdf)"), nameEnding);
     if (path.isEmpty())
         return;
     QString error;
-    if (!exports::writeReport(*trace, m_session->sessionTitle(), path, &error)) {
-        m_session->showError(tr("Could not write the report"), error);
+    if (!write(*trace, m_session->sessionTitle(), path, &error)) {
+        m_session->showError(failed, error);
         return;
     }
-    m_session->showStatus(tr("Wrote the report %1").arg(QFileInfo(path).fileName()));
+    m_session->showStatus(done.arg(QFileInfo(path).fileName()));
 }
 
 void FileActions::exportStepsDialog()

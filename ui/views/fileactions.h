@@ -10,6 +10,10 @@
 
 class QMainWindow;
 
+namespace core {
+struct Trace;
+}
+
 namespace ui {
 
 class Document;
@@ -32,6 +36,8 @@ public:
     void exportHeatmapDialog();
     void copyHeatmap();
     void exportReportDialog();
+    /** Asks where to write the one-page handout (the tokens, the heatmap, the seven formulas) and writes it. */
+    void exportHandoutDialog();
     void exportStepsDialog();
     void exportCodeDialog();
     void copyCode();
@@ -46,9 +52,16 @@ public:
     static void rememberFolder(Folder kind, const QString& path, bool isFile = true);
 
 private:
-    /** Asks where to write a file (starting in the export folder with the suggested name and suffix);
-     *  empty when cancelled. A name without a suffix gets suffix. */
-    QString askSavePath(const QString& title, const QString& suffix, const QString& filter);
+    /** Asks where to write a file (starting in the export folder with the suggested name, nameEnding and
+     *  suffix); empty when cancelled. A name without a suffix gets suffix. */
+    QString askSavePath(const QString& title, const QString& suffix, const QString& filter,
+                        const QString& nameEnding = QString());
+    /** A write of the trace into a PDF file: the report or the handout. */
+    using TraceWriter = bool (*)(const core::Trace&, const QString& title, const QString& path, QString* error);
+    /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it
+     *  with write; says failed or done (with %1 the file name) to the user. */
+    void exportTracePdf(const QString& title, const QString& nameEnding, TraceWriter write, const QString& failed,
+                        const QString& done);
 
     Document* m_document;
     ViewState* m_view;

@@ -57,8 +57,11 @@ void MainMenus::createActions()
                           QT_TR_NOOP("Copy the heatmap to the clipboard as an image"), Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_C},
                           "edit-copy", [f] { f->copyHeatmap(); }});
     t.add({"exportReportAction", QT_TR_NOOP("Export &Report (PDF)…"),
-           QT_TR_NOOP("A handout: one page per step with its formula, matrix and explanation"),
+           QT_TR_NOOP("Every step with its formula, its matrices as numbers and heatmaps, and an explanation"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_P}, nullptr, [f] { f->exportReportDialog(); }});
+    t.add({"exportHandoutAction", QT_TR_NOOP("Export &Handout…"),
+           QT_TR_NOOP("One page to hand out: the tokens, the heatmap of the weights and the seven formulas"),
+           Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_H}, nullptr, [f] { f->exportHandoutDialog(); }});
     t.add({"exportStepsAction", QT_TR_NOOP("Export Step &Matrices…"),
            QT_TR_NOOP("One CSV file per step and head, and the whole computation as JSON, into a folder"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_M}, nullptr, [f] { f->exportStepsDialog(); }});
@@ -144,7 +147,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportReportAction",
-                "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
+                "exportHandoutAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});
     fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction"});
 
