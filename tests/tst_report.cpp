@@ -2,6 +2,7 @@
 
 #include "core/attention.h"
 #include "core/presets.h"
+#include "pdftext.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -12,44 +13,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+using pdftext::pageCount;
+using pdftext::pdfText;
+
 namespace {
-
-/** Pages of a PDF: pdfinfo's count when it is installed, else the page objects in the file. */
-int pageCount(const QString& path)
-{
-    const QString pdfinfo = QStandardPaths::findExecutable(QStringLiteral("pdfinfo"));
-    if (!pdfinfo.isEmpty()) {
-        QProcess p;
-        p.start(pdfinfo, {path});
-        if (p.waitForFinished(60000) && p.exitCode() == 0) {
-            const auto m = QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)"))
-                               .match(QString::fromUtf8(p.readAllStandardOutput()));
-            if (m.hasMatch())
-                return m.captured(1).toInt();
-        }
-        return -1;
-    }
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    return int(QString::fromLatin1(f.readAll()).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))));
-}
-
-/** The text of pages first … last (1-based), whitespace collapsed; empty when pdftotext is missing. */
-QString pdfText(const QString& path, int first = 0, int last = 0)
-{
-    const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
-    if (pdftotext.isEmpty())
-        return {};
-    QStringList args;
-    if (first > 0)
-        args << QStringLiteral("-f") << QString::number(first) << QStringLiteral("-l") << QString::number(last);
-    args << path << QStringLiteral("-");
-    QProcess p;
-    p.start(pdftotext, args);
-    p.waitForFinished(60000);
-    return QString::fromUtf8(p.readAllStandardOutput()).simplified();
-}
 
 core::Trace presetTrace(const char* name)
 {

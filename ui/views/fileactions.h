@@ -32,6 +32,8 @@ public:
     void exportHeatmapDialog();
     void copyHeatmap();
     void exportReportDialog();
+    /** Asks for a .pdf and writes the teaching slides of the current head and query to it. */
+    void exportSlidesDialog();
     void exportStepsDialog();
     void exportCodeDialog();
     void copyCode();

@@ -59,6 +59,9 @@ void MainMenus::createActions()
     t.add({"exportReportAction", QT_TR_NOOP("Export &Report (PDF)…"),
            QT_TR_NOOP("A handout: one page per step with its formula, matrix and explanation"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_P}, nullptr, [f] { f->exportReportDialog(); }});
+    t.add({"exportSlidesAction", QT_TR_NOOP("Export S&lides (PDF)…"),
+           QT_TR_NOOP("The teaching slides of the current head and query, one per page"), {}, nullptr,
+           [f] { f->exportSlidesDialog(); }});
     t.add({"exportStepsAction", QT_TR_NOOP("Export Step &Matrices…"),
            QT_TR_NOOP("One CSV file per step and head, and the whole computation as JSON, into a folder"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_M}, nullptr, [f] { f->exportStepsDialog(); }});
@@ -144,7 +147,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportReportAction",
-                "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
+                "exportSlidesAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});
     fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction"});
 
