@@ -11,6 +11,8 @@
 #include "ui/export/handoutwriter.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
+#include "ui/render/slidepainter.h"
+#include "ui/views/teachingslides.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -28,7 +30,7 @@ const QStringList headlessFlags = {
     QStringLiteral("--compute"),      QStringLiteral("--export-heatmap"), QStringLiteral("--list-presets"),
     QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
     QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
-    QStringLiteral("--export-code"),  QStringLiteral("--export-handout"),
+    QStringLiteral("--export-code"),  QStringLiteral("--export-handout"), QStringLiteral("--export-slides"),
 };
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
@@ -82,6 +84,9 @@ struct Options {
     QCommandLineOption exportCode{QStringLiteral("export-code"),
                                   QStringLiteral("Write PyTorch code that reproduces the source to OUT (.py)."),
                                   QStringLiteral("OUT")};
+    QCommandLineOption exportSlides{QStringLiteral("export-slides"),
+                                    QStringLiteral("Write the teaching slides of the source to OUT (.pdf), one per page."),
+                                    QStringLiteral("OUT")};
     QCommandLineOption lang{QStringLiteral("lang"),
                             QStringLiteral("Language of the interface: %1.").arg(languages.join(QStringLiteral(" or "))),
                             QStringLiteral("LANGUAGE")};
@@ -89,7 +94,8 @@ struct Options {
     QList<QCommandLineOption> all() const
     {
         return {compute, exportHeatmap, listPresets, session,      preset,        tokens,     step,
-                head,    size,          colormap,    annotate,     exportReport,  exportHandout, exportCode, lang};
+                head,    size,          colormap,    annotate,     exportReport,  exportHandout, exportCode,
+                exportSlides, lang};
     }
 };
 
@@ -240,6 +246,18 @@ int exportCodeCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** The slides of the teaching mode for the first head, walking the first query. */
+int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = outputPath(p, o.exportSlides, QStringLiteral("pdf"));
+    const core::Session session = loadSource(p, o);
+    const core::Trace trace = core::compute(session.model);
+    QString error;
+    if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
 }  // namespace
 
 QString languageArgument(const QStringList& arguments)
@@ -314,6 +332,8 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
             return exportTraceCommand(p, o, o.exportHandout, &exports::writeHandout);
         if (p.isSet(o.exportCode))
             return exportCodeCommand(p, o);
+        if (p.isSet(o.exportSlides))
+            return exportSlidesCommand(p, o);
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;

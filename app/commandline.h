@@ -9,7 +9,8 @@ namespace app {
 enum ExitStatus { ExitOk = 0, ExitFailed = 1, ExitRefused = 2 };
 
 /** True when the arguments ask for something that needs no window (--compute, --export-heatmap,
- *  --export-report, --export-handout, --export-code, --list-presets, --help, --version), so a headless platform will do. */
+ *  --export-report, --export-handout, --export-code, --export-slides, --list-presets, --help, --version),
+ *  so a headless platform will do. */
 bool isHeadlessRequest(const QStringList& arguments);
 
 /** The value of --lang (en or zh_CN) as given, before any parsing; empty when there is none.

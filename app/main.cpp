@@ -76,7 +76,8 @@ int main(int argc, char** argv)
 
     if (!displayAvailable()) {
         std::fputs("attention-explorer: no display to open the window on (DISPLAY is not set); "
-                   "without a window use --compute FILE, --export-heatmap OUT or --list-presets (see --help), "
+                   "without a window use --compute FILE, --export-heatmap OUT, --export-report OUT.pdf, "
+                   "--export-handout OUT.pdf, --export-slides OUT.pdf, --export-code OUT.py or --list-presets (see --help), "
                    "or run the window under xvfb-run\n",
                    stderr);
         return app::ExitFailed;

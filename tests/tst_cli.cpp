@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,6 +17,7 @@
 #include <cmath>
 
 #include "decimalcomma.h"
+#include "pdftext.h"
 
 namespace {
 
@@ -330,6 +332,12 @@ private slots:
                                         << 2;
         QTest::addRow("handout unwritable")
             << QStringList{QStringLiteral("--export-handout"), QStringLiteral("no/such/folder/x.pdf")} << 1;
+        QTest::addRow("slides ending") << QStringList{QStringLiteral("--export-slides"), out} << 2;
+        QTest::addRow("slides preset") << QStringList{QStringLiteral("--export-slides"), QStringLiteral("refused.pdf"),
+                                                      QStringLiteral("--preset"), QStringLiteral("nope")}
+                                       << 2;
+        QTest::addRow("slides unwritable") << QStringList{QStringLiteral("--export-slides"), QStringLiteral("no/such/folder/x.pdf")}
+                                           << 1;
     }
 
     void exportRefusals()
@@ -345,6 +353,42 @@ private slots:
         // Nothing is written, not even a partial file.
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.png"))));
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.gif"))));
+    }
+
+    void exportSlides_data()
+    {
+        QTest::addColumn<QStringList>("source");
+        QTest::addColumn<int>("pages");
+        // The seven steps and every token at once; two heads add concat and W_O.
+        QTest::addRow("worked example") << QStringList{} << 8;
+        QTest::addRow("multi-head") << QStringList{QStringLiteral("--preset"), QStringLiteral("multi-head")} << 10;
+        QTest::addRow("eight tokens") << QStringList{QStringLiteral("--tokens"),
+                                                     QStringLiteral("the quick brown fox jumps over the dog")}
+                                      << 8;
+    }
+
+    void exportSlides()
+    {
+        QFETCH(QStringList, source);
+        QFETCH(int, pages);
+        const QString tag = QString::fromUtf8(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'));
+        const QString out = m_dir.filePath(QStringLiteral("slides-%1.pdf").arg(tag));
+        const Run r = run(QStringList{QStringLiteral("--export-slides"), out} + source);
+        QVERIFY2(r.status == 0, r.err.constData());
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.read(5), QByteArray("%PDF-"));
+        QCOMPARE(pdftext::pageCount(out), pages);
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext (poppler-utils) is missing: the slides' text is not checked");
+        const QSizeF page = pdftext::pageSize(out);
+        QVERIFY2(page.width() > page.height(), "the slides are landscape");
+        if (source.isEmpty()) {
+            // The softmax slide (5) of SPEC §4's example gives its answer in full, as real text.
+            const QString softmax = pdftext::pdfText(out, 5, 5);
+            QVERIFY2(softmax.contains(QStringLiteral("w(1,2) = exp(4 − 4) / Σ = 1 / 2.1353 = 0.4683")),
+                     qPrintable(softmax));
+        }
     }
 
     void failedExportKeepsTheOldFile()

@@ -9,6 +9,7 @@
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
+#include "pdftext.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,44 +23,17 @@
 #include <QTest>
 #include <QTextDocumentFragment>
 
+using pdftext::pageCount;
+
 namespace {
-
-/** Pages of a PDF: pdfinfo's count when it is installed, else the page objects in the file. */
-int pageCount(const QString& path)
-{
-    const QString pdfinfo = QStandardPaths::findExecutable(QStringLiteral("pdfinfo"));
-    if (!pdfinfo.isEmpty()) {
-        QProcess p;
-        p.start(pdfinfo, {path});
-        if (p.waitForFinished(60000) && p.exitCode() == 0) {
-            const auto m = QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)"))
-                               .match(QString::fromUtf8(p.readAllStandardOutput()));
-            if (m.hasMatch())
-                return m.captured(1).toInt();
-        }
-        return -1;
-    }
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    return int(QString::fromLatin1(f.readAll()).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))));
-}
-
-/** The text of pages first … last (1-based), whitespace collapsed; empty when pdftotext is missing. */
+/** The report's text in the order it was painted: a typeset formula's pieces stay together. */
 QString pdfText(const QString& path, int first = 0, int last = 0)
 {
-    const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
-    if (pdftotext.isEmpty())
-        return {};
-    QStringList args{QStringLiteral("-raw")};  // in the order painted: a formula's pieces stay together
-    if (first > 0)
-        args << QStringLiteral("-f") << QString::number(first) << QStringLiteral("-l") << QString::number(last);
-    args << path << QStringLiteral("-");
-    QProcess p;
-    p.start(pdftotext, args);
-    p.waitForFinished(60000);
-    return QString::fromUtf8(p.readAllStandardOutput()).simplified();
+    return pdftext::pdfText(path, first, last, pdftext::Order::Painted);
 }
+}  // namespace
+
+namespace {
 
 core::Trace presetTrace(const char* name)
 {

@@ -114,6 +114,10 @@ private slots:
             teaching.setSlide(i);
             const QImage image = teaching.grab().toImage();
             QVERIFY(!image.isNull());
+            // The view paints with the slide painter: every text it drew fits its box.
+            QVERIFY(teaching.drawnTexts().size() > 3);
+            for (const render::DrawnText& t : teaching.drawnTexts())
+                QVERIFY2(t.fits, qPrintable(t.text));
             if (!dir.isEmpty())
                 image.save(QDir(dir).filePath(QStringLiteral("teaching-%1.png").arg(i + 1)));
         }

@@ -316,6 +316,25 @@
         </message>
     </context>
     <context>
+        <name>SlidePainter</name>
+        <message>
+            <source>%1 / %2</source>
+            <translation>%1 / %2</translation>
+        </message>
+        <message>
+            <source>There are no slides to write</source>
+            <translation>没有可写入的幻灯片</translation>
+        </message>
+        <message>
+            <source>The slides could not be painted</source>
+            <translation>无法绘制幻灯片</translation>
+        </message>
+        <message>
+            <source>Cannot write "%1": %2</source>
+            <translation>无法写入“%1”：%2</translation>
+        </message>
+    </context>
+    <context>
         <name>Steps</name>
         <message>
             <source>Embeddings X</source>
@@ -691,6 +710,18 @@
             <source>%1 · %2</source>
             <translation>%1 · %2</translation>
         </message>
+        <message>
+            <source>… (%1 more)</source>
+            <translation>…（另有 %1 项）</translation>
+        </message>
+        <message>
+            <source>%1 = 0: key %2 comes after query %3 (causal mask)</source>
+            <translation>%1 = 0：键 %2 在查询 %3 之后（因果掩码）</translation>
+        </message>
+        <message>
+            <source>%1 · head %2</source>
+            <translation>%1 · 第 %2 头</translation>
+        </message>
     </context>
     <context>
         <name>ui::Autosave</name>
@@ -893,6 +924,18 @@
         <message>
             <source>Could not export the matrix</source>
             <translation>无法导出矩阵</translation>
+        </message>
+        <message>
+            <source>Export Slides</source>
+            <translation>导出幻灯片</translation>
+        </message>
+        <message>
+            <source>Could not write the slides</source>
+            <translation>无法写入幻灯片</translation>
+        </message>
+        <message>
+            <source>Wrote the slides %1</source>
+            <translation>已写入幻灯片 %1</translation>
         </message>
     </context>
     <context>
@@ -1198,6 +1241,14 @@
         <message>
             <source>&amp;Redo %1</source>
             <translation>重做 %1(&amp;R)</translation>
+        </message>
+        <message>
+            <source>Export S&amp;lides (PDF)…</source>
+            <translation>导出幻灯片 (PDF)(&amp;L)…</translation>
+        </message>
+        <message>
+            <source>The teaching slides of the current head and query, one per page</source>
+            <translation>当前头和查询的教学幻灯片，每页一张</translation>
         </message>
     </context>
     <context>
@@ -1827,10 +1878,6 @@
         <message>
             <source>Computing…</source>
             <translation>正在计算…</translation>
-        </message>
-        <message>
-            <source>%1 / %2</source>
-            <translation>%1 / %2</translation>
         </message>
     </context>
     <context>

@@ -4,6 +4,7 @@
 #include "heatmapwidget.h"
 #include "matrixeditor.h"
 #include "sessioncontroller.h"
+#include "teachingslides.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/export/exportfiles.h"
@@ -11,6 +12,7 @@
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/heatmaprenderer.h"
+#include "ui/render/slidepainter.h"
 
 #include <QClipboard>
 #include <QFileDialog>
@@ -162,6 +164,25 @@ void FileActions::exportTracePdf(const QString& title, const QString& nameEnding
         return;
     }
     m_session->showStatus(done.arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::exportSlidesDialog()
+{
+    const auto trace = m_document->trace();
+    if (!trace) {
+        m_session->showError(tr("Nothing to export"), m_document->error());
+        return;
+    }
+    const QString path = askSavePath(tr("Export Slides"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const auto slides = buildSlides(*trace, std::clamp(m_view->head(), 0, trace->headCount() - 1), m_view->selectedQuery());
+    QString error;
+    if (!render::writeSlideDeck(slides, m_session->sessionTitle(), path, &error)) {
+        m_session->showError(tr("Could not write the slides"), error);
+        return;
+    }
+    m_session->showStatus(tr("Wrote the slides %1").arg(QFileInfo(path).fileName()));
 }
 
 void FileActions::exportStepsDialog()

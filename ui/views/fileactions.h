@@ -38,6 +38,8 @@ public:
     void exportReportDialog();
     /** Asks where to write the one-page handout (the tokens, the heatmap, the seven formulas) and writes it. */
     void exportHandoutDialog();
+    /** Asks for a .pdf and writes the teaching slides of the current head and query to it. */
+    void exportSlidesDialog();
     void exportStepsDialog();
     void exportCodeDialog();
     void copyCode();

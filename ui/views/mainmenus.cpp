@@ -62,6 +62,9 @@ void MainMenus::createActions()
     t.add({"exportHandoutAction", QT_TR_NOOP("Export &Handout…"),
            QT_TR_NOOP("One page to hand out: the tokens, the heatmap of the weights and the seven formulas"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_H}, nullptr, [f] { f->exportHandoutDialog(); }});
+    t.add({"exportSlidesAction", QT_TR_NOOP("Export S&lides (PDF)…"),
+           QT_TR_NOOP("The teaching slides of the current head and query, one per page"), {}, nullptr,
+           [f] { f->exportSlidesDialog(); }});
     t.add({"exportStepsAction", QT_TR_NOOP("Export Step &Matrices…"),
            QT_TR_NOOP("One CSV file per step and head, and the whole computation as JSON, into a folder"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_M}, nullptr, [f] { f->exportStepsDialog(); }});
@@ -147,7 +150,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportReportAction",
-                "exportHandoutAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
+                "exportHandoutAction", "exportSlidesAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});
     fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction"});
 

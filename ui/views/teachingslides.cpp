@@ -15,6 +15,27 @@ struct Teaching {
     Q_DECLARE_TR_FUNCTIONS(Teaching)
 };
 
+/** Every number on every slide: fixed point, at most four decimals (render::slideNumber). */
+constexpr int decimals = 4;
+/** Lines of arithmetic on a slide before "… and k more". */
+constexpr int shownLines = 8;
+
+QString num(double v)
+{
+    return render::slideNumber(v, decimals);
+}
+
+/** A factor inside a product: negatives in parentheses. */
+QString factor(double v)
+{
+    return v < 0 ? QLatin1Char('(') + num(v) + QLatin1Char(')') : num(v);
+}
+
+QString str(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
 QStringList indices(int count)
 {
     QStringList list;
@@ -33,32 +54,153 @@ SlideMatrix matrix(const QString& name, const core::Matrix& values, const QStrin
     return m;
 }
 
-QStringList derivations(const core::Trace& trace, core::Step step, int head, int row, int cols)
+/** One line of a derivation in the slides' number format, e.g. "score(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4". */
+QString line(const core::Derivation& d)
+{
+    using Kind = core::Derivation::Kind;
+    const QString head = str(d.name) + QStringLiteral(" = ");
+    switch (d.kind) {
+    case Kind::DotProduct:
+    case Kind::WeightedSum: {
+        QStringList terms;
+        for (const auto& t : d.terms)
+            terms << factor(t.a) + QStringLiteral("·") + factor(t.b);
+        if (d.totalTerms > int(d.terms.size()))
+            terms << Teaching::tr("… (%1 more)").arg(d.totalTerms - int(d.terms.size()));
+        return head + str(d.symbolic) + QStringLiteral(" = ") + terms.join(QStringLiteral(" + ")) +
+               QStringLiteral(" = ") + num(d.value);
+    }
+    case Kind::Scale: {
+        QString ops, nums;
+        if (d.dk > 0) {
+            ops += QStringLiteral(" / √d_k");
+            nums += QStringLiteral(" / √") + QString::number(d.dk);
+        }
+        if (d.temperature != 1.0) {
+            ops += QStringLiteral(" / T");
+            nums += QStringLiteral(" / ") + num(d.temperature);
+        }
+        if (ops.isEmpty())
+            return head + str(d.symbolic) + QStringLiteral(" = ") + num(d.value);
+        return head + str(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
+               QStringLiteral(" = ") + num(d.value);
+    }
+    default:
+        return head + num(d.value);
+    }
+}
+
+/** The derivations of the first cells of a row, at most `shown` lines, then "… and k more". */
+QStringList derivations(const core::Trace& trace, core::Step step, int head, int row, int cols, int shown = shownLines)
 {
     QStringList lines;
-    for (int c = 0; c < cols && lines.size() < 8; ++c)
-        lines << QString::fromStdString(core::derive(trace, {step, head, row, c}).text(4));
-    if (cols > 8)
-        lines << Teaching::tr("… and %1 more").arg(cols - 8);
+    for (int c = 0; c < cols && lines.size() < shown; ++c)
+        lines << line(core::derive(trace, {step, head, row, c}));
+    if (cols > shown)
+        lines << Teaching::tr("… and %1 more").arg(cols - shown);
+    return lines;
+}
+
+/** The softmax of one row as a teacher writes it: the maximum, the sum of the exponentials, then each
+ *  weight as its exponential over that sum, so that no line runs long at any n. */
+QStringList softmaxLines(const core::Trace& trace, int head, int row, int n)
+{
+    const core::Derivation first = core::derive(trace, {core::Step::Weights, head, row, 0});
+    QStringList lines;
+    lines << QStringLiteral("max = %1").arg(num(first.rowMax));
+    QStringList exps;
+    for (std::size_t k = 0; k < first.terms.size(); ++k) {
+        const core::Derivation d = core::derive(trace, {core::Step::Weights, head, row, int(k)});
+        if (!d.masked)
+            exps << num(first.terms[k].b);
+    }
+    if (first.totalTerms > int(first.terms.size()))
+        exps << Teaching::tr("… (%1 more)").arg(first.totalTerms - int(first.terms.size()));
+    lines << QStringLiteral("Σ = Σₖ exp(s(%1,k) − max) = %2 = %3")
+                 .arg(QString::number(row + 1), exps.join(QStringLiteral(" + ")), num(first.denominator));
+    for (int j = 0; j < n && j < shownLines; ++j) {
+        const core::Derivation d = core::derive(trace, {core::Step::Weights, head, row, j});
+        const QString name = str(d.name);
+        if (d.masked) {
+            lines << Teaching::tr("%1 = 0: key %2 comes after query %3 (causal mask)")
+                         .arg(name, QString::number(j + 1), QString::number(row + 1));
+            continue;
+        }
+        lines << QStringLiteral("%1 = exp(%2 − %3) / Σ = %4 / %5 = %6")
+                     .arg(name, num(d.numeratorArg), num(d.rowMax), num(first.terms[std::size_t(j)].b),
+                          num(d.denominator), num(d.value));
+    }
+    if (n > shownLines)
+        lines << Teaching::tr("… and %1 more").arg(n - shownLines);
     return lines;
 }
 
 /** A slide of step number with its heading, formula and explanation from the one wording of the steps;
  *  from step 3 on the slides walk one query (0-based), and the heading names it. */
-Slide wordedSlide(int number, const core::AttentionModel& model, int query, const QString& token)
+Slide wordedSlide(int number, const core::AttentionModel& model, int head, int query, const QString& token)
 {
     const render::StepText text = render::StepWording::step(number, model);
     Slide s;
     s.step = number;
+    s.decimals = decimals;
     s.title = render::StepWording::heading(number, text.title);
     if (number >= 3)
         s.title = Teaching::tr("%1 · %2").arg(s.title, render::StepWording::queryName(query, token));
+    if (number >= 2 && model.heads() > 1)
+        s.title = Teaching::tr("%1 · head %2").arg(s.title).arg(head + 1);
     s.formula = text.plainFormula();
     s.explanation = text.explanation;
     return s;
 }
 
-}  // namespace
+QString subscripted(const QString& letter, int index)
+{
+    return letter + str(core::subscript(index + 1));
+}
+
+/** After step 7 of a model with several heads or W_O: the heads side by side, then the projection. */
+void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int query, const QStringList& tokens)
+{
+    const core::AttentionModel& model = trace.model;
+    if (!render::StepWording::hasProjection(model))
+        return;
+    Slide base;
+    base.step = 7;
+    base.decimals = decimals;
+    base.title = render::StepWording::heading(7, render::StepWording::projectionTitle());
+    base.formula = render::plainFormula(render::StepWording::projectionFormula(model));
+    base.explanation = render::StepWording::projectionDetails(model);
+    const QStringList concatCols = indices(int(trace.concat.cols()));
+    if (trace.headCount() > 1) {
+        Slide s = base;
+        // At most four heads side by side; the concatenation shows every column it can.
+        const int shown = std::min(trace.headCount(), 4);
+        for (int h = 0; h < shown; ++h) {
+            const core::Matrix& z = trace.heads[std::size_t(h)].outputs;
+            s.matrices.push_back(matrix(subscripted(QStringLiteral("Z"), h), z, tokens, indices(int(z.cols()))));
+            s.operators << (h + 1 < shown ? QString() : QStringLiteral("→"));
+        }
+        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        concat.highlightRow = query;
+        s.matrices.push_back(concat);
+        slides.push_back(s);
+    }
+    if (model.wo) {
+        Slide s = base;
+        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        concat.highlightRow = query;
+        SlideMatrix out = matrix(QStringLiteral("output"), trace.output, tokens, indices(int(trace.output.cols())));
+        out.highlightRow = query;
+        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, indices(int(model.wo->cols()))),
+                      out};
+        s.operators = {QStringLiteral("·"), QStringLiteral("=")};
+        // Sums of h·d_v products: four of them leave the matrices room to be read.
+        s.arithmetic = derivations(trace, core::Step::Output, 0, query, int(trace.output.cols()), 4);
+        slides.push_back(s);
+    }
+}
+
+} // namespace
 
 std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
 {
@@ -74,14 +216,15 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     const bool causal = trace.model.options.mask == core::Mask::Causal;
     const QStringList keyCols = indices(int(ht.keys.cols()));
     const QStringList valueCols = indices(int(ht.values.cols()));
+    auto worded = [&](int number) { return wordedSlide(number, trace.model, head, query, q); };
 
     {
-        Slide s = wordedSlide(1, trace.model, query, q);
+        Slide s = worded(1);
         s.matrices.push_back(matrix(QStringLiteral("X"), trace.x(), tokens, indices(int(trace.x().cols()))));
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(2, trace.model, query, q);
+        Slide s = worded(2);
         SlideMatrix qm = matrix(QStringLiteral("Q"), ht.queries, tokens, keyCols);
         SlideMatrix km = matrix(QStringLiteral("K"), ht.keys, tokens, keyCols);
         SlideMatrix vm = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
@@ -92,7 +235,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(3, trace.model, query, q);
+        Slide s = worded(3);
         SlideMatrix qm = matrix(QStringLiteral("Q"), ht.queries, tokens, keyCols);
         qm.highlightRow = query;
         SlideMatrix kt = matrix(QStringLiteral("Kᵀ"), ht.keys.transpose(), keyCols, tokens);
@@ -104,7 +247,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(4, trace.model, query, q);
+        Slide s = worded(4);
         const core::Matrix scaled = trace.scaledScores(head);
         SlideMatrix before = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         SlideMatrix after = matrix(Teaching::tr("scaled"), scaled, tokens, tokens);
@@ -115,30 +258,30 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(5, trace.model, query, q);
+        Slide s = worded(5);
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.highlightRow = query;
         w.masked = causal;
         s.matrices = {w};
-        s.arithmetic = derivations(trace, Step::Weights, head, query, n);
+        s.arithmetic = softmaxLines(trace, head, query, n);
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(6, trace.model, query, q);
+        Slide s = worded(6);
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
         s.matrices = {v, wv};
         s.operators = {QStringLiteral("→")};
-        for (int j = 0; j < n && s.arithmetic.size() < 8; ++j)
-            s.arithmetic << QStringLiteral("%1 · v%2").arg(QString::fromStdString(core::formatNumber(ht.weights(query, j))),
-                                                          QString::fromStdString(core::subscript(j + 1)));
+        for (int j = 0; j < n && j < shownLines; ++j)
+            s.arithmetic << QStringLiteral("%1 · v%2").arg(num(ht.weights(query, j)), str(core::subscript(j + 1)));
+        if (n > shownLines)
+            s.arithmetic << Teaching::tr("… and %1 more").arg(n - shownLines);
         slides.push_back(s);
     }
     {
-        Slide s = wordedSlide(7, trace.model, query, q);
+        Slide s = worded(7);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
-        SlideMatrix z = matrix(QStringLiteral("z%1").arg(QString::fromStdString(core::subscript(query + 1))),
-                               ht.outputs.row(query), {q}, valueCols);
+        SlideMatrix z = matrix(subscripted(QStringLiteral("z"), query), ht.outputs.row(query), {q}, valueCols);
         s.matrices = {wv, z};
         s.operators = {QStringLiteral("Σ →")};
         s.arithmetic = derivations(trace, Step::Outputs, head, query, int(ht.outputs.cols()));
@@ -147,10 +290,14 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     {
         Slide s;
         s.step = 7;
+        s.decimals = decimals;
         s.title = Teaching::tr("Every token at once");
+        if (trace.headCount() > 1)
+            s.title = Teaching::tr("%1 · head %2").arg(s.title).arg(head + 1);
         s.formula = render::plainFormula(render::StepWording::overallFormula(trace.model));
-        s.explanation = Teaching::tr("The same steps run for every query together: one matrix product for the scores, a "
-                           "softmax per row, and one product with V.");
+        s.explanation =
+            Teaching::tr("The same steps run for every query together: one matrix product for the scores, a "
+                         "softmax per row, and one product with V.");
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.masked = causal;
         w.highlightRow = query;
@@ -161,7 +308,8 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         s.operators = {QStringLiteral("·"), QStringLiteral("=")};
         slides.push_back(s);
     }
+    appendProjection(slides, trace, query, tokens);
     return slides;
 }
 
-}  // namespace ui
+} // namespace ui

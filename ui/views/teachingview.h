@@ -2,6 +2,7 @@
 /** The teaching mode: full screen, one step per slide, big numbers, keyboard stepping. */
 
 #include "teachingslides.h"
+#include "ui/render/slidepainter.h"
 
 #include <QWidget>
 
@@ -22,6 +23,8 @@ public:
     const Slide* currentSlide() const;
     /** Font zoom factor (Ctrl +/−). */
     double zoom() const { return m_zoom; }
+    /** Every text the last paint drew, with whether it fitted its box (for tests). */
+    const std::vector<render::DrawnText>& drawnTexts() const { return m_drawn; }
 
     void next();
     void previous();
@@ -42,12 +45,14 @@ protected:
 
 private:
     void rebuild();
+    render::SlideColors slideColors() const;
 
     Document* m_document;
     ViewState* m_view;
     std::vector<Slide> m_slides;
     int m_index = 0;
     double m_zoom = 1.0;
+    std::vector<render::DrawnText> m_drawn;
 };
 
-}  // namespace ui
+} // namespace ui

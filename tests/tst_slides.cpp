@@ -1,0 +1,229 @@
+/** The teaching slides as a class sees them: every text fits its box on screen and on the PDF page,
+ *  one number format per slide, the softmax written out in full, concat and W_O for several heads. */
+
+#include "core/attention.h"
+#include "core/presets.h"
+#include "core/tokenizer.h"
+#include "ui/i18n/language.h"
+#include "ui/render/slidepainter.h"
+#include "ui/views/teachingslides.h"
+
+#include <QBuffer>
+#include <QImage>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QTest>
+
+namespace {
+
+core::AttentionModel presetModel(const char* name)
+{
+    return core::preset(name)->model;
+}
+
+/** Eight tokens of the default embeddings and weights, as --tokens gives them. */
+core::AttentionModel eightTokens()
+{
+    return core::modelForTokens(core::tokenize("the quick brown fox jumps over the dog"));
+}
+
+/** Tokens as long as labels get: "Attention" was once cut to "Attentio". */
+core::AttentionModel longTokens()
+{
+    return core::modelForTokens(core::tokenize("internationalization considerations notwithstanding"));
+}
+
+core::AttentionModel sourceModel(const QString& source)
+{
+    if (source == QLatin1String("eight"))
+        return eightTokens();
+    if (source == QLatin1String("long"))
+        return longTokens();
+    return presetModel(source.toUtf8().constData());
+}
+
+/** Paints slide into an image of size and returns what it drew. */
+std::vector<render::DrawnText> paintSlide(const render::Slide& slide, QSize size, int page, int pages)
+{
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    QPainter p(&image);
+    render::SlidePainter painter(slide, QFont(), render::SlideColors());
+    painter.setPage(page, pages);
+    painter.paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
+    return painter.drawn();
+}
+
+/** Every slide of every head, walking the first and the last query. */
+std::vector<render::Slide> everySlide(const core::Trace& trace)
+{
+    std::vector<render::Slide> all;
+    for (int head = 0; head < trace.headCount(); ++head)
+        for (int query : {0, trace.n() - 1}) {
+            const auto slides = ui::buildSlides(trace, head, query);
+            all.insert(all.end(), slides.begin(), slides.end());
+        }
+    return all;
+}
+
+} // namespace
+
+class TestSlides : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanup() { ui::i18n::applyLanguage(QStringLiteral("en")); }
+
+    void everyTextFitsItsBox_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        // 960 × 540 is the PDF deck's page in pixels.
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(960, 540)})
+                for (const QString& source :
+                     {QStringLiteral("illustrated"), QStringLiteral("eight"), QStringLiteral("multi-head"),
+                      QStringLiteral("causal-sentence"), QStringLiteral("long")})
+                    QTest::addRow("%s %dx%d %s", qPrintable(source), size.width(), size.height(), qPrintable(language))
+                        << source << size << language;
+    }
+
+    void everyTextFitsItsBox()
+    {
+        QFETCH(QString, source);
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const core::AttentionModel model = sourceModel(source);
+        const auto slides = everySlide(core::compute(model));
+        QVERIFY(!slides.empty());
+        for (std::size_t i = 0; i < slides.size(); ++i) {
+            const auto drawn = paintSlide(slides[i], size, int(i) + 1, int(slides.size()));
+            QVERIFY(drawn.size() > 3);
+            for (const render::DrawnText& t : drawn)
+                QVERIFY2(t.fits, qPrintable(QStringLiteral("slide \"%1\": \"%2\" does not fit %3 × %4")
+                                                .arg(slides[i].title, t.text)
+                                                .arg(t.box.width())
+                                                .arg(t.box.height())));
+        }
+    }
+
+    void oneNumberFormatPerSlide_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addRow("worked example") << QStringLiteral("illustrated");
+        QTest::addRow("eight tokens") << QStringLiteral("eight");
+        // d_model 512: weights as small as 1e-6 stand next to 0.06.
+        QTest::addRow("thinking machines") << QStringLiteral("thinking-machines");
+        QTest::addRow("multi-head") << QStringLiteral("multi-head");
+    }
+
+    void oneNumberFormatPerSlide()
+    {
+        QFETCH(QString, source);
+        const core::AttentionModel model = sourceModel(source);
+        static const QRegularExpression exponent(QStringLiteral("\\d[eE][-+−]?\\d"));
+        static const QRegularExpression decimals(QStringLiteral("\\d\\.(\\d+)"));
+        for (const render::Slide& slide : everySlide(core::compute(model))) {
+            QStringList texts = slide.arithmetic;
+            for (const render::DrawnText& t : paintSlide(slide, QSize(1280, 720), 0, 0))
+                texts << t.text;
+            for (const QString& text : texts) {
+                QVERIFY2(!exponent.match(text).hasMatch(),
+                         qPrintable(QStringLiteral("\"%1\" on \"%2\"").arg(text, slide.title)));
+                for (auto it = decimals.globalMatch(text); it.hasNext();) {
+                    const QString digits = it.next().captured(1);
+                    QVERIFY2(digits.size() <= slide.decimals,
+                             qPrintable(QStringLiteral("\"%1\" on \"%2\"").arg(text, slide.title)));
+                }
+            }
+        }
+    }
+
+    void softmaxIsWrittenOutInFull()
+    {
+        const core::Trace trace = core::compute(presetModel("illustrated"));
+        const auto slides = ui::buildSlides(trace, 0, 0);
+        const render::Slide& softmax = slides[4];
+        QCOMPARE(softmax.step, 5);
+        // SPEC §4: row 1 of the scores is 2 4 4; the weights are 0.0634, 0.4683, 0.4683.
+        QVERIFY(softmax.arithmetic.contains(QStringLiteral("max = 4")));
+        QVERIFY(softmax.arithmetic.contains(QStringLiteral("Σ = Σₖ exp(s(1,k) − max) = 0.1353 + 1 + 1 = 2.1353")));
+        QVERIFY(softmax.arithmetic.contains(QStringLiteral("w(1,1) = exp(2 − 4) / Σ = 0.1353 / 2.1353 = 0.0634")));
+        QVERIFY(softmax.arithmetic.contains(QStringLiteral("w(1,2) = exp(4 − 4) / Σ = 1 / 2.1353 = 0.4683")));
+        // Every line is drawn whole on the slide.
+        const auto drawn = paintSlide(softmax, QSize(1280, 720), 5, 8);
+        for (const QString& line : softmax.arithmetic) {
+            const bool whole = std::any_of(drawn.begin(), drawn.end(),
+                                           [&](const render::DrawnText& t) { return t.text == line && t.fits; });
+            QVERIFY2(whole, qPrintable(line));
+        }
+    }
+
+    void longLinesBreakAfterAnOperator()
+    {
+        render::Slide slide;
+        slide.title = QStringLiteral("Σ");
+        slide.arithmetic << QStringLiteral("Σ = ") +
+                                QStringList(40, QStringLiteral("0.1234")).join(QStringLiteral(" + ")) +
+                                QStringLiteral(" = 4.936");
+        const auto drawn = paintSlide(slide, QSize(1280, 720), 0, 0);
+        QStringList rows;
+        for (const render::DrawnText& t : drawn) {
+            QVERIFY2(t.fits, qPrintable(t.text));
+            if (t.text != slide.title && !t.text.isEmpty())
+                rows << t.text.trimmed();
+        }
+        QVERIFY(rows.size() > 1);
+        QCOMPARE(rows.join(QLatin1Char(' ')), slide.arithmetic.constFirst());
+        for (qsizetype r = 0; r + 1 < rows.size(); ++r)
+            QVERIFY2(rows[r].endsWith(QLatin1Char('+')) || rows[r].endsWith(QLatin1Char('=')), qPrintable(rows[r]));
+    }
+
+    void severalHeadsEndWithConcatAndWo()
+    {
+        const core::Trace trace = core::compute(presetModel("multi-head"));
+        QCOMPARE(trace.headCount(), 2);
+        for (int head = 0; head < 2; ++head) {
+            const auto slides = ui::buildSlides(trace, head, 1);
+            QCOMPARE(int(slides.size()), 10);
+            QVERIFY(slides[2].title.contains(QStringLiteral("head %1").arg(head + 1)));
+
+            const render::Slide& concat = slides[8];
+            QCOMPARE(int(concat.matrices.size()), 3);
+            QCOMPARE(concat.matrices[0].name, QStringLiteral("Z₁"));
+            QCOMPARE(concat.matrices[1].name, QStringLiteral("Z₂"));
+            QCOMPARE(concat.matrices[0].values, trace.heads[0].outputs);
+            QCOMPARE(concat.matrices[1].values, trace.heads[1].outputs);
+            QCOMPARE(concat.matrices[2].values, trace.concat);
+
+            const render::Slide& wo = slides[9];
+            QCOMPARE(int(wo.matrices.size()), 3);
+            QCOMPARE(wo.matrices[1].name, QStringLiteral("W_O"));
+            QCOMPARE(wo.matrices[1].values, *trace.model.wo);
+            QCOMPARE(wo.matrices[2].values, trace.output);
+            QCOMPARE(wo.matrices[2].highlightRow, 1);
+            QVERIFY(wo.arithmetic.value(0).startsWith(QStringLiteral("out(2,1) = concat₂·W_O[:,1] = ")));
+        }
+        // One head without W_O: nothing after "every token at once".
+        QCOMPARE(int(ui::buildSlides(core::compute(presetModel("illustrated")), 0, 0).size()), 8);
+    }
+
+    void deckHasOnePagePerSlide()
+    {
+        const core::Trace trace = core::compute(presetModel("multi-head"));
+        const auto slides = ui::buildSlides(trace, 0, 0);
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        QVERIFY(buffer.open(QIODevice::WriteOnly));
+        QString error;
+        QVERIFY2(render::writeSlideDeck(slides, QStringLiteral("deck"), &buffer, &error), qPrintable(error));
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QCOMPARE(int(QString::fromLatin1(bytes).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)")))),
+                 int(slides.size()));
+        QVERIFY(!render::writeSlideDeck({}, QString(), &buffer, &error));
+        QVERIFY(!error.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestSlides)
+#include "tst_slides.moc"

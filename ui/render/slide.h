@@ -1,0 +1,42 @@
+#pragma once
+/** What a teaching slide shows, without painting: its title, formula, matrices, arithmetic and
+ *  explanation, and the one number format every number on it is written in. */
+
+#include "core/matrix.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace render {
+
+/** One matrix on a slide, with what to emphasise. */
+struct SlideMatrix {
+    QString name;          ///< e.g. "Q", "W_Q", "Kᵀ"
+    core::Matrix values;   ///< rows × cols, any size (the painter shows at most 10 × 10)
+    QStringList rowLabels; ///< empty: no labels
+    QStringList colLabels;
+    int highlightRow = -1; ///< the row the operation uses
+    int highlightCol = -1;
+    bool masked = false; ///< grey out entries above the diagonal (causal weights)
+};
+
+struct Slide {
+    int step = 0; ///< 1 … 7 of the seven steps
+    QString title;
+    QString formula;                   ///< in math notation
+    QString explanation;               ///< plain words
+    std::vector<SlideMatrix> matrices; ///< drawn left to right
+    QStringList operators;             ///< between matrices: "·", "→", "=" (size = matrices − 1)
+    /** Lines of arithmetic, numbers in slideNumber(…, decimals). The painter breaks a line that is too
+     *  wide after " = " or " + " and carries on indented on the next line. */
+    QStringList arithmetic;
+    int decimals = 4; ///< the slide's number format: see slideNumber()
+};
+
+/** The one number format of a slide: fixed point with at most `decimals` decimals, trailing zeros
+ *  dropped ("1", "0.5", "0.4683", never "6.03e-06"), "−" for a minus, the UI locale's decimal point. */
+QString slideNumber(double v, int decimals);
+
+} // namespace render

@@ -1,0 +1,471 @@
+#include "slidepainter.h"
+
+#include "displaynumber.h"
+
+#include <QFontMetricsF>
+#include <QPageLayout>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <cmath>
+
+namespace render {
+
+QString slideNumber(double v, int decimals)
+{
+    decimals = std::clamp(decimals, 0, 17);
+    QString s = displayNumber(v, 'f', decimals, Minus::Typographic);
+    const QString point = QLocale().decimalPoint();
+    if (decimals > 0 && std::isfinite(v) && s.contains(point)) {
+        while (s.endsWith(QLatin1Char('0')))
+            s.chop(1);
+        if (s.endsWith(point))
+            s.chop(point.size());
+    }
+    return s;
+}
+
+namespace {
+
+/** Rows and columns shown before a matrix is cut with "…". */
+constexpr int shownCells = 10;
+
+QFont sized(const QFont& base, double pixels)
+{
+    QFont f = base;
+    f.setPixelSize(std::max(4, int(std::lround(pixels))));
+    return f;
+}
+
+struct MatrixGeometry {
+    int rows = 0, cols = 0; ///< shown (cut) sizes
+    bool moreRows = false, moreCols = false;
+    double cellW = 0, cellH = 0, labelW = 0, labelGap = 0, headerH = 0, nameH = 0;
+    double bodyW() const { return (cols + (moreCols ? 1 : 0)) * cellW; }
+    QSizeF size() const { return {labelW + bodyW(), nameH + headerH + (rows + (moreRows ? 1 : 0)) * cellH}; }
+};
+
+struct MatrixFonts {
+    QFont cells, labels, name;
+};
+
+MatrixGeometry measure(const SlideMatrix& m, const MatrixFonts& f, const QPaintDevice* device, int decimals)
+{
+    MatrixGeometry g;
+    g.rows = int(std::min<Eigen::Index>(m.values.rows(), shownCells));
+    g.cols = int(std::min<Eigen::Index>(m.values.cols(), shownCells));
+    g.moreRows = m.values.rows() > shownCells;
+    g.moreCols = m.values.cols() > shownCells;
+    const QFontMetricsF fm(f.cells, device), fl(f.labels, device), fn(f.name, device);
+    double widest = fm.horizontalAdvance(QStringLiteral("0.00"));
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+            widest = std::max(widest, fm.horizontalAdvance(slideNumber(m.values(r, c), decimals)));
+    for (int c = 0; c < g.cols; ++c)
+        widest = std::max(widest, fl.horizontalAdvance(m.colLabels.value(c)));
+    g.cellW = widest + fm.height() * 0.9;
+    g.cellH = fm.height() * 1.6;
+    // The name stands over the body: a narrow matrix is widened to carry it.
+    const double nameW = fn.horizontalAdvance(m.name) + fm.height() * 0.5;
+    if (g.bodyW() < nameW && g.cols + (g.moreCols ? 1 : 0) > 0)
+        g.cellW = nameW / (g.cols + (g.moreCols ? 1 : 0));
+    for (int r = 0; r < g.rows; ++r)
+        g.labelW = std::max(g.labelW, fl.horizontalAdvance(m.rowLabels.value(r)));
+    g.labelGap = fm.height() * 0.7; // between a row label and the bracket
+    g.labelW += g.labelW > 0 ? g.labelGap : 0;
+    g.headerH = m.colLabels.isEmpty() ? 0 : fl.height() * 1.3;
+    g.nameH = fn.height() * 1.5;
+    return g;
+}
+
+/** A line of arithmetic cut after " = " and " + ", each piece keeping its separator. */
+QStringList pieces(const QString& line)
+{
+    QStringList out;
+    qsizetype start = 0;
+    for (qsizetype i = 0; i + 2 < line.size(); ++i) {
+        if (line[i] == QLatin1Char(' ') && line[i + 2] == QLatin1Char(' ') &&
+            (line[i + 1] == QLatin1Char('=') || line[i + 1] == QLatin1Char('+'))) {
+            out << line.mid(start, i + 2 - start);
+            start = i + 2;
+            i += 1;
+        }
+    }
+    out << line.mid(start);
+    return out;
+}
+
+/** line in rows no wider than width where it can be cut; rows after the first are indented. */
+QStringList wrap(const QString& line, const QFontMetricsF& fm, double width)
+{
+    static const QString indent = QStringLiteral("    ");
+    QStringList rows;
+    QString current;
+    for (const QString& piece : pieces(line)) {
+        const QString candidate = current + piece;
+        if (current.trimmed().isEmpty() || fm.horizontalAdvance(candidate.trimmed()) <= width) {
+            current = candidate;
+        } else {
+            rows << current.trimmed();
+            current = indent + piece.trimmed() + (piece.endsWith(QLatin1Char(' ')) ? QStringLiteral(" ") : QString());
+        }
+    }
+    rows << QString(current).remove(QRegularExpression(QStringLiteral("\\s+$")));
+    return rows;
+}
+
+} // namespace
+
+struct SlidePainter::Lines {
+    QFont font;
+    int columns = 1;
+    double rowH = 0, columnW = 0;
+    std::vector<QStringList> columnRows; ///< the rows of each column
+    bool fits = false;
+    double height() const
+    {
+        qsizetype tallest = 0;
+        for (const QStringList& c : columnRows)
+            tallest = std::max(tallest, c.size());
+        return double(tallest) * rowH;
+    }
+};
+
+SlidePainter::SlidePainter(const Slide& slide, const QFont& base, const SlideColors& colors)
+    : m_slide(slide), m_base(base), m_colors(colors)
+{
+}
+
+void SlidePainter::setPage(int index, int count)
+{
+    m_page = index;
+    m_pageCount = count;
+}
+
+void SlidePainter::setZoom(double zoom)
+{
+    m_zoom = zoom;
+}
+
+void SlidePainter::text(QPainter& p, const QRectF& box, int flags, const QString& s)
+{
+    const QFontMetricsF fm(p.font(), p.device());
+    bool fits = true;
+    if (flags & Qt::TextWordWrap) {
+        const QRectF needed = fm.boundingRect(box, flags, s);
+        fits = needed.width() <= box.width() + 0.5 && needed.height() <= box.height() + 0.5;
+    } else {
+        fits = fm.horizontalAdvance(s) <= box.width() + 0.5 && fm.height() <= box.height() + 0.5;
+    }
+    p.drawText(box, flags, s);
+    m_drawn.push_back({s, box, fits});
+}
+
+void SlidePainter::fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s)
+{
+    const double full = font.pixelSize();
+    for (double f = 1.0; f > 0.55; f -= 0.05) {
+        font.setPixelSize(std::max(4, int(full * f)));
+        if (QFontMetricsF(font, p.device()).horizontalAdvance(s) <= box.width())
+            break;
+    }
+    p.setFont(font);
+    text(p, box, flags, s);
+}
+
+double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit)
+{
+    if (m_slide.matrices.empty())
+        return 0;
+    MatrixFonts fonts;
+    fonts.cells = sized(m_base, unit * 1.15);
+    fonts.labels = sized(m_base, unit * 0.9);
+    fonts.name = fonts.cells;
+    fonts.name.setBold(true);
+    QFont operators = sized(m_base, unit * 1.6);
+    operators.setItalic(true);
+
+    std::vector<MatrixGeometry> geoms;
+    double total = 0, tallest = 0;
+    for (const SlideMatrix& m : m_slide.matrices) {
+        geoms.push_back(measure(m, fonts, p.device(), m_slide.decimals));
+        total += geoms.back().size().width();
+        tallest = std::max(tallest, geoms.back().size().height());
+    }
+    std::vector<double> opWidths;
+    for (const QString& op : m_slide.operators) {
+        opWidths.push_back(std::max(unit * 3, QFontMetricsF(operators, p.device()).horizontalAdvance(op) + unit * 1.5));
+        total += opWidths.back();
+    }
+    const double scale = std::min({1.0, area.width() / total, maxHeight / std::max(tallest, 1.0)});
+
+    QColor fill = m_colors.highlight;
+    fill.setAlphaF(0.22);
+    p.save();
+    p.translate(area.center().x(), area.top());
+    p.scale(scale, scale);
+    double x = -total / 2;
+    for (std::size_t i = 0; i < m_slide.matrices.size(); ++i) {
+        const SlideMatrix& m = m_slide.matrices[i];
+        const MatrixGeometry& g = geoms[i];
+        const double y0 = (tallest - g.size().height()) / 2;
+        const double left = x + g.labelW;
+        const double top = y0 + g.nameH + g.headerH;
+
+        p.setFont(fonts.name);
+        p.setPen(m_colors.text);
+        text(p, QRectF(left, y0, g.bodyW(), g.nameH), Qt::AlignCenter, m.name);
+
+        p.setFont(fonts.labels);
+        p.setPen(m_colors.dim);
+        for (int c = 0; c < g.cols && c < m.colLabels.size(); ++c)
+            text(p, QRectF(left + c * g.cellW, y0 + g.nameH, g.cellW, g.headerH), Qt::AlignCenter, m.colLabels[c]);
+        for (int r = 0; r < g.rows && r < m.rowLabels.size(); ++r)
+            text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
+                 m.rowLabels[r]);
+
+        if (m.highlightRow >= 0 && m.highlightRow < g.rows)
+            p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
+        if (m.highlightCol >= 0 && m.highlightCol < g.cols)
+            p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
+
+        p.setFont(fonts.cells);
+        for (int r = 0; r < g.rows; ++r) {
+            for (int c = 0; c < g.cols; ++c) {
+                p.setPen(m.masked && c > r ? m_colors.dim : m_colors.text);
+                text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                     slideNumber(m.values(r, c), m_slide.decimals));
+            }
+            if (g.moreCols)
+                text(p, QRectF(left + g.cols * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                     QStringLiteral("…"));
+        }
+        p.setPen(m_colors.text);
+        if (g.moreRows)
+            text(p, QRectF(left, top + g.rows * g.cellH, g.cols * g.cellW, g.cellH), Qt::AlignCenter,
+                 QStringLiteral("⋮"));
+
+        // brackets
+        const QRectF body(left, top, g.bodyW(), (g.rows + (g.moreRows ? 1 : 0)) * g.cellH);
+        p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
+        const double b = g.cellW * 0.12;
+        const QRectF r = body.adjusted(-2, 2, 2, -2);
+        p.drawPolyline(QPolygonF(
+            {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
+        p.drawPolyline(QPolygonF(
+            {QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(), QPointF(r.right() - b, r.bottom())}));
+        x += g.size().width();
+
+        if (i < opWidths.size()) {
+            p.setPen(m_colors.text);
+            p.setFont(operators);
+            text(p, QRectF(x, 0, opWidths[i], tallest), Qt::AlignCenter, m_slide.operators[qsizetype(i)]);
+            x += opWidths[i];
+        }
+    }
+    p.restore();
+    return tallest * scale;
+}
+
+SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const
+{
+    const double full = font.pixelSize();
+    const double columnGap = full * 2;
+    // Of the layouts that fit, in one column or two, the one that breaks the fewest lines while its
+    // text stays at 70 % or more; the same number of breaks: the larger text. None fits: the one
+    // column at the smallest size, drawn as it comes.
+    Lines best, fallback;
+    int bestBreaks = -1;
+    for (double f = 1.0; f > 0.5; f -= 0.075) {
+        for (int columns = 1; columns <= 2; ++columns) {
+            Lines l;
+            l.font = font;
+            l.font.setPixelSize(std::max(4, int(full * f)));
+            const QFontMetricsF fm(l.font, p.device());
+            l.columns = columns;
+            l.rowH = fm.height() * 1.25;
+            l.columnW = (width - (columns - 1) * columnGap) / columns;
+            std::vector<QStringList> groups;
+            int rows = 0;
+            bool narrowEnough = true;
+            for (const QString& line : m_slide.arithmetic) {
+                groups.push_back(wrap(line, fm, l.columnW));
+                rows += int(groups.back().size());
+                for (const QString& row : groups.back())
+                    narrowEnough = narrowEnough && fm.horizontalAdvance(row) <= l.columnW;
+            }
+            // Whole lines to a column, the first columns taking up to an even share of the rows.
+            const int share = (rows + columns - 1) / columns;
+            l.columnRows.assign(std::size_t(columns), {});
+            std::size_t column = 0;
+            for (const QStringList& group : groups) {
+                if (column + 1 < l.columnRows.size() && !l.columnRows[column].isEmpty() &&
+                    l.columnRows[column].size() + group.size() > share)
+                    ++column;
+                l.columnRows[column] << group;
+            }
+            l.fits = narrowEnough && l.height() <= height;
+            const int breaks = rows - int(m_slide.arithmetic.size());
+            if (l.fits && (bestBreaks < 0 || (f >= 0.7 && breaks < bestBreaks))) {
+                best = l;
+                bestBreaks = breaks;
+            }
+            if (columns == 1)
+                fallback = l;
+        }
+    }
+    if (bestBreaks < 0)
+        return fallback;
+    return best;
+}
+
+QFont SlidePainter::monoFont(double unit) const
+{
+    QFont mono = sized(m_base, unit * 1.05);
+    mono.setFamily(QStringLiteral("DejaVu Sans Mono"));
+    mono.setStyleHint(QFont::Monospace);
+    return mono;
+}
+
+void SlidePainter::paintArithmetic(QPainter& p, const QRectF& area, double unit)
+{
+    if (m_slide.arithmetic.isEmpty())
+        return;
+    const Lines l = layoutArithmetic(p, monoFont(unit), area.width(), area.height());
+    p.setFont(l.font);
+    p.setPen(m_colors.text);
+    const QFontMetricsF fm(l.font, p.device());
+    const double columnGap = (area.width() - l.columns * l.columnW) / std::max(1, l.columns - 1);
+    for (int c = 0; c < l.columns; ++c) {
+        const QStringList& rows = l.columnRows[std::size_t(c)];
+        double blockW = 0;
+        for (const QString& row : rows)
+            blockW = std::max(blockW, fm.horizontalAdvance(row));
+        const double columnLeft = area.left() + c * (l.columnW + columnGap);
+        const double x = columnLeft + std::max(0.0, (l.columnW - blockW) / 2);
+        double y = area.top();
+        for (const QString& row : rows) {
+            text(p, QRectF(x, y, std::min(blockW, l.columnW), l.rowH), Qt::AlignLeft | Qt::AlignVCenter, row);
+            y += l.rowH;
+        }
+    }
+}
+
+void SlidePainter::paint(QPainter& p, const QRectF& area)
+{
+    m_drawn.clear();
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.fillRect(area, m_colors.background);
+    const double unit = std::max(6.0, std::min(area.width() / 64.0, area.height() / 36.0)) * m_zoom; // text height
+    const double margin = unit * 2;
+    const double width = area.width() - 2 * margin;
+
+    if (m_page > 0) {
+        p.setFont(sized(m_base, unit * 0.9));
+        p.setPen(m_colors.dim);
+        text(p, QRectF(area.left(), area.bottom() - unit * 2, area.width() - unit, unit * 1.5),
+             Qt::AlignRight | Qt::AlignVCenter, tr("%1 / %2").arg(m_page).arg(m_pageCount));
+    }
+
+    // The title, then the formula: one line each, smaller until it fits.
+    double y = area.top() + margin;
+    auto headline = [&](double size, bool bold, const QColor& colour, double height, int align, const QString& s) {
+        QFont f = sized(m_base, unit * size);
+        f.setBold(bold);
+        f.setItalic(!bold);
+        p.setPen(colour);
+        fittedLine(p, f, QRectF(area.left() + margin, y, width, unit * height), align | Qt::AlignVCenter, s);
+        y += unit * 3.2;
+    };
+    headline(1.8, true, m_colors.text, 2.6, Qt::AlignLeft, m_slide.title);
+    headline(1.6, false, m_colors.accent, 2.4, Qt::AlignHCenter, m_slide.formula);
+
+    // The explanation at the bottom, in plain words: smaller until it fits its three lines.
+    const QRectF explanation(area.left() + 2 * margin, area.bottom() - margin - unit * 3.2, area.width() - 4 * margin,
+                             unit * 3.2);
+    QFont body = sized(m_base, unit * 1.05);
+    const int wrapFlags = Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap;
+    for (double f = 1.0; f > 0.6; f -= 0.05) {
+        body.setPixelSize(std::max(4, int(unit * 1.05 * f)));
+        if (QFontMetricsF(body, p.device()).boundingRect(explanation, wrapFlags, m_slide.explanation).height() <=
+            explanation.height())
+            break;
+    }
+    p.setFont(body);
+    p.setPen(m_colors.text);
+    text(p, explanation, wrapFlags, m_slide.explanation);
+
+    // The matrices, then the arithmetic in the room that is left above the explanation.
+    const double bottom = explanation.top() - unit * 0.6;
+    const double content = bottom - y;
+    const double gap = unit * 1.2;
+    double matrixRoom = content;
+    if (!m_slide.arithmetic.isEmpty()) {
+        // The arithmetic as it would be laid out in half the room; the matrices take the rest.
+        const double needed = layoutArithmetic(p, monoFont(unit), width, content * 0.5 - gap).height();
+        matrixRoom = std::max(content - gap - needed, content * 0.5);
+    }
+    y += paintMatrices(p, QRectF(area.left() + margin, y, width, matrixRoom), matrixRoom, unit) + gap;
+    paintArithmetic(p, QRectF(area.left() + margin, y, width, bottom - y), unit);
+    p.restore();
+}
+
+namespace {
+
+bool fail(QString* error, const QString& message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+} // namespace
+
+bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, QIODevice* device, QString* error)
+{
+    if (slides.empty())
+        return fail(error, SlidePainter::tr("There are no slides to write"));
+    QPdfWriter writer(device);
+    writer.setResolution(96);
+    // 16 : 9, as a projector shows it: 10 × 5.625 inches, turned to landscape.
+    writer.setPageLayout(QPageLayout(QPageSize(QSizeF(142.875, 254), QPageSize::Millimeter), QPageLayout::Landscape,
+                                     QMarginsF(0, 0, 0, 0), QPageLayout::Millimeter));
+    writer.setTitle(title);
+    writer.setCreator(QStringLiteral("Attention Explorer"));
+    QPainter p;
+    if (!p.begin(&writer))
+        return fail(error, SlidePainter::tr("The slides could not be painted"));
+    const QRectF page(QPointF(0, 0), writer.pageLayout().paintRectPixels(writer.resolution()).size());
+    for (std::size_t i = 0; i < slides.size(); ++i) {
+        if (i > 0 && !writer.newPage())
+            return fail(error, SlidePainter::tr("The slides could not be painted"));
+        SlidePainter painter(slides[i], QFont(), SlideColors());
+        painter.setPage(int(i) + 1, int(slides.size()));
+        painter.paint(p, page);
+    }
+    if (!p.end())
+        return fail(error, SlidePainter::tr("The slides could not be painted"));
+    return true;
+}
+
+bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, const QString& path, QString* error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+    QString why;
+    if (!writeSlideDeck(slides, title, &file, &why)) {
+        file.cancelWriting();
+        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, why));
+    }
+    if (file.error() != QFileDevice::NoError || !file.commit())
+        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
+    return true;
+}
+
+} // namespace render

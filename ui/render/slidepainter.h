@@ -1,0 +1,78 @@
+#pragma once
+/** SlidePainter: draws one teaching slide on any QPainter (the teaching view's, a PDF page's) into a
+ *  rectangle, fitting every text into its box, and lists what it drew so tests can check the fit. */
+
+#include "slide.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QFont>
+#include <QRectF>
+
+#include <vector>
+
+class QIODevice;
+class QPainter;
+
+namespace render {
+
+/** The colours of a slide: the widget takes them from its palette, the PDF deck uses the defaults. */
+struct SlideColors {
+    QColor background = Qt::white;
+    QColor text = Qt::black;
+    QColor dim = QColor(110, 110, 110);      ///< labels, masked cells, the page number
+    QColor accent = QColor(31, 95, 191);     ///< the formula
+    QColor highlight = QColor(48, 140, 198); ///< the row or column the step uses (drawn translucent)
+};
+
+/** One text the painter drew: its box in the painter's coordinates before any scaling of the
+ *  matrices, and whether the text fits that box (measured with the font on the painter's device). */
+struct DrawnText {
+    QString text;
+    QRectF box;
+    bool fits = true;
+};
+
+class SlidePainter {
+    Q_DECLARE_TR_FUNCTIONS(SlidePainter)
+public:
+    /** base gives the font family; sizes follow the rectangle painted into. */
+    SlidePainter(const Slide& slide, const QFont& base, const SlideColors& colors);
+
+    /** Draws "index / count" in the bottom right corner (index from 1); 0: no page number. */
+    void setPage(int index, int count);
+    /** Text size factor on top of the size chosen from the rectangle (the view's Ctrl +/−). */
+    void setZoom(double zoom);
+
+    /** Paints the slide into area of p (the background too). Clears and fills drawn(). */
+    void paint(QPainter& p, const QRectF& area);
+    /** Every text of the last paint(), in drawing order. */
+    const std::vector<DrawnText>& drawn() const { return m_drawn; }
+
+private:
+    struct Lines;
+    void text(QPainter& p, const QRectF& box, int flags, const QString& s);
+    /** A single line in box, its font made smaller (to 55 %) until it fits. */
+    void fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s);
+    double paintMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit);
+    /** The font of the arithmetic at full size. */
+    QFont monoFont(double unit) const;
+    /** The arithmetic in rows of one or two columns that fit width × height, see the definition. */
+    Lines layoutArithmetic(QPainter& p, QFont font, double width, double height) const;
+    void paintArithmetic(QPainter& p, const QRectF& area, double unit);
+
+    const Slide& m_slide;
+    QFont m_base;
+    SlideColors m_colors;
+    int m_page = 0, m_pageCount = 0;
+    double m_zoom = 1.0;
+    std::vector<DrawnText> m_drawn;
+};
+
+/** Writes slides as a PDF deck to device: one landscape 16 : 9 page per slide, painted by SlidePainter
+ *  with real text. False with a message in error when painting fails. */
+bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, QIODevice* device, QString* error);
+/** The same into the file at path, replaced only when the whole deck is written. */
+bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, const QString& path, QString* error);
+
+} // namespace render
