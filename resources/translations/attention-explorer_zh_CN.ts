@@ -310,10 +310,6 @@
             <source>The report could not be painted</source>
             <translation>无法绘制报告</translation>
         </message>
-        <message>
-            <source>Cannot write "%1": %2</source>
-            <translation>无法写入“%1”：%2</translation>
-        </message>
     </context>
     <context>
         <name>SlidePainter</name>
@@ -328,10 +324,6 @@
         <message>
             <source>The slides could not be painted</source>
             <translation>无法绘制幻灯片</translation>
-        </message>
-        <message>
-            <source>Cannot write "%1": %2</source>
-            <translation>无法写入“%1”：%2</translation>
         </message>
     </context>
     <context>

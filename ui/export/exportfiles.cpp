@@ -2,12 +2,12 @@
 
 #include "core/csvio.h"
 #include "core/pytorchexport.h"
+#include "ui/render/atomicwrite.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 namespace exports {
 
@@ -32,17 +32,15 @@ constexpr qint64 kMaxMatrixFileBytes = qint64(core::maxNpyEntries) * 8 + (1 << 2
 
 bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    if (file.write(bytes) != bytes.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, reason));
-    }
-    if (!file.commit())
-        return fail(error, Exports::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    return true;
+    return render::writeAtomically(
+        path,
+        [&](QIODevice* device, QString* why) {
+            if (device->write(bytes) == bytes.size())
+                return true;
+            *why = device->errorString();
+            return false;
+        },
+        error);
 }
 
 std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)

@@ -3,6 +3,7 @@
 #include "core/numbertext.h"
 #include "printpage.h"
 #include "ui/document/stepfigure.h"
+#include "ui/render/atomicwrite.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
@@ -241,7 +242,7 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
 
 bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error)
 {
-    return writePdfFile(
+    return render::writeAtomically(
         path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why); }, error);
 }
 

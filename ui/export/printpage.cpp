@@ -8,25 +8,8 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 namespace exports {
-
-namespace {
-
-/** The translation context of these texts, the same for lupdate and at run time. */
-struct Report {
-    Q_DECLARE_TR_FUNCTIONS(Report)
-};
-
-bool fail(QString* error, const QString& message)
-{
-    if (error)
-        *error = message;
-    return false;
-}
-
-} // namespace
 
 QFont printFont(double points, bool bold, bool italic)
 {
@@ -120,19 +103,5 @@ render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap)
     return s;
 }
 
-bool writePdfFile(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    QString why;
-    if (!write(&file, &why)) {
-        file.cancelWriting();
-        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, why));
-    }
-    if (file.error() != QFileDevice::NoError || !file.commit())
-        return fail(error, Report::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    return true;
-}
 
 } // namespace exports

@@ -68,9 +68,5 @@ void paintFooter(QPainter* painter, const QRectF& area, const QString& left, con
 /** The style of a heatmap on paper: colours on white, labels at a fixed size that reads when printed. */
 render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap);
 
-/** Writes through write (which paints a PDF into the device it is given) into the file at path
- *  atomically: on failure nothing is written and an existing file is left as it was. The message in
- *  *error names the path and the reason. */
-bool writePdfFile(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
 
 } // namespace exports

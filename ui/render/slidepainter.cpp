@@ -1,5 +1,7 @@
 #include "slidepainter.h"
 
+#include "atomicwrite.h"
+
 #include "displaynumber.h"
 
 #include <QFontMetricsF>
@@ -7,7 +9,6 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -455,17 +456,8 @@ bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, QIOD
 
 bool writeSlideDeck(const std::vector<Slide>& slides, const QString& title, const QString& path, QString* error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    QString why;
-    if (!writeSlideDeck(slides, title, &file, &why)) {
-        file.cancelWriting();
-        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, why));
-    }
-    if (file.error() != QFileDevice::NoError || !file.commit())
-        return fail(error, SlidePainter::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    return true;
+    return writeAtomically(
+        path, [&](QIODevice* device, QString* why) { return writeSlideDeck(slides, title, device, why); }, error);
 }
 
 } // namespace render
