@@ -359,8 +359,9 @@ public:
     void concatAndOutput();
 
 private:
-    /** The rows of block `block` of a matrix with n rows. */
+    /** The first row of block `block` of the n rows. */
     Index firstRow(Index block) const { return block * blockRows; }
+    /** The rows of the block that starts at row r0 (the last block may be shorter). */
     Index rowsOf(Index r0) const { return std::min<Index>(blockRows, m_n - r0); }
 
     /** Query rows per task: a block of scores is still in cache for its softmax and weights·V, and repacking
@@ -558,24 +559,24 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         throw std::invalid_argument(*error);
     Trace t = spareStorage(recycle, previous);
 
-    // 1. X = the embeddings, plus the positional encoding when it is on                      n × d_model
+    // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
     inputX(model, t);
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
-    Pass pass(model, previous, t);  // what each head redoes; every matrix of every head allocated
+    Pass pass(model, previous, t);       // what each head redoes; every matrix of every head allocated
 
-    // 2. Q = X·W_Q, K = X·W_K, V = X·W_V, each head its block of columns            n × d_k, n × d_k, n × d_v
+    // 2. Q = X·W_Q, K = X·W_K, V = X·W_V, each head its block of columns       n × d_k, n × d_k, n × d_v
     pass.projections();
-    // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its weighted
-    // values
+    // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its
+    // weighted values
     pass.scoresOfEditedTokens();
     pass.packKeysAndValues();
     pass.forEachBlock([&pass](const Block& b) {
-        pass.scores(b);          // 3. scores = Q·Kᵀ                                              rows × n
-        pass.scaledSoftmax(b);   // 4.–5. weights = softmax of each row of scores · s / T         rows × n
-        pass.weightedValues(b);  // 6. outputs = weights·V                                        rows × d_v
+        pass.scores(b);          // 3. scores = Q·Kᵀ                                         rows × n
+        pass.scaledSoftmax(b);   // 4.–5. weights = softmax of each row of scores · s / T    rows × n
+        pass.weightedValues(b);  // 6. outputs = weights·V                                   rows × d_v
     });
     pass.outputsOfEditedValueColumns();
-    // 7. concat = [outputs of every head], output = concat·W_O or concat                n × h·d_v, n × d_out
+    // 7. concat = [outputs of every head], output = concat·W_O or concat           n × h·d_v, n × d_out
     pass.concatAndOutput();
     return t;
 }
