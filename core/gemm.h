@@ -35,7 +35,7 @@ private:
 };
 
 /** c = a · b, overwriting c: a is m × k, b is k × n, c is m × n, all row-major blocks (rows contiguous).
- *  On a processor with AVX2 a register-blocked kernel of this file computes it (Eigen's kernel in a build for
+ *  On a processor with AVX2 a register-blocked kernel (simd.h) computes it (Eigen's kernel in a build for
  *  plain x86-64 has only SSE2); elsewhere Eigen does. Each entry is a plain sum of rounded products over k
  *  in order, so the two agree to rounding, and non-finite values follow IEEE arithmetic as in any plain
  *  sum (0 · ∞ = NaN, ∞ − ∞ = NaN). */

@@ -1,11 +1,10 @@
 #include "pooling.h"
 
+#include "threadpool.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <system_error>
-#include <thread>
-#include <vector>
 
 namespace core {
 
@@ -74,21 +73,13 @@ Matrix pool(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix* copy,
     const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
     Matrix sum = Matrix::Zero(outRows, outCols);
     Matrix count = Matrix::Zero(outRows, outCols);
-    // Each thread takes whole rows of blocks, so that no two write one block's sum.
-    const Eigen::Index parts = std::clamp<Eigen::Index>(threads, 1, outRows);
-    std::vector<std::thread> helpers;
-    for (Eigen::Index t = 1; t < parts; ++t) {
-        const Eigen::Index r0 = std::min(rows, br * (outRows * t / parts));
-        const Eigen::Index r1 = std::min(rows, br * (outRows * (t + 1) / parts));
-        try {
-            helpers.emplace_back([&, r0, r1] { poolRows(m, br, bc, r0, r1, sum, count, factor, copy); });
-        } catch (const std::system_error&) {
-            poolRows(m, br, bc, r0, r1, sum, count, factor, copy);  // no thread to be had: this one does it
-        }
-    }
-    poolRows(m, br, bc, 0, std::min(rows, br * (outRows / parts)), sum, count, factor, copy);
-    for (auto& helper : helpers)
-        helper.join();
+    // Each part takes whole rows of blocks, so that no two threads write one block's sum.
+    const int parts = int(std::clamp<Eigen::Index>(threads, 1, outRows));
+    parallelFor(parts, parts, [&](int part) {
+        const Eigen::Index r0 = std::min(rows, br * (outRows * part / parts));
+        const Eigen::Index r1 = std::min(rows, br * (outRows * (part + 1) / parts));
+        poolRows(m, br, bc, r0, r1, sum, count, factor, copy);
+    });
     Matrix out(outRows, outCols);
     for (Eigen::Index i = 0; i < out.size(); ++i)
         out.data()[i] = count.data()[i] > 0 ? factor * (sum.data()[i] / count.data()[i])

@@ -15,7 +15,7 @@ Matrix pooled(MatrixCRef m, int maxRows, int maxCols, double factor = 1.0);
 
 /** pooled(m, maxRows, maxCols, factor), and factor · m written into `copy` (resized to m's shape) in the
  *  same pass over m: a figure that keeps a large matrix's values and shows their block means reads it
- *  once. Up to `threads` threads share the rows, the caller's among them. */
+ *  once. Up to `threads` threads share the rows: the caller and the engine's pool (threadpool.h). */
 Matrix pooledWithCopy(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix& copy, int threads = 1);
 
 /** The rows and columns pooled() gives for a rows × cols matrix, without pooling it. */
