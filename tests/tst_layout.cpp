@@ -2,6 +2,7 @@
  *  another, toolbar controls at their readable width, panels that do not widen the window, and step
  *  labels that are never cut. */
 
+#include "core/model.h"
 #include "isolation.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -45,13 +46,20 @@ QList<QDockWidget*> visibleDocks(ui::MainWindow& w)
     return docks;
 }
 
-/** The labels under root that are shown, do not wrap, and are narrower than their text. */
+/** The labels under root that are shown and cut: narrower than their text on one line, or, when they
+ *  wrap, lower than their wrapped lines. */
 QStringList cutLabels(QWidget* root)
 {
     QStringList cut;
     for (QLabel* label : root->findChildren<QLabel*>()) {
-        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty())
+        if (!label->isVisible() || label->text().isEmpty())
             continue;
+        if (label->wordWrap()) {
+            const int needed = label->heightForWidth(label->width());
+            if (label->height() < needed)
+                cut << QStringLiteral("%1 (height %2 < %3)").arg(label->text()).arg(label->height()).arg(needed);
+            continue;
+        }
         if (label->width() < label->sizeHint().width())
             cut << QStringLiteral("%1 (%2 < %3)").arg(label->text()).arg(label->width()).arg(label->sizeHint().width());
     }
@@ -185,6 +193,12 @@ private slots:
         auto* steps = w.findChild<ui::StepsPanel*>();
         QVERIFY(steps);
         steps->setPrecision(decimals);
+        // The causal mask adds a note to the softmax step; W_O adds the output table to step 7.
+        core::Options options = w.document()->model().options;
+        options.mask = core::Mask::Causal;
+        w.document()->setOptions(options);
+        w.document()->setOutputProjection(true);
+        w.document()->waitForTrace();
         settle();
         QStringList problems = cutLabels(steps) + labelsOutside(steps);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n"))));
