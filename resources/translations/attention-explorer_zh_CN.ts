@@ -931,6 +931,13 @@
         </message>
     </context>
     <context>
+        <name>ui::HeatmapAccessible</name>
+        <message>
+            <source>query %1, key %2: %3</source>
+            <translation>查询 %1，键 %2：%3</translation>
+        </message>
+    </context>
+    <context>
         <name>ui::HeatmapCanvas</name>
         <message>
             <source>Attention heatmap</source>
@@ -1042,6 +1049,10 @@
         <message>
             <source>Now: %1</source>
             <translation>当前：%1</translation>
+        </message>
+        <message>
+            <source>Heatmap</source>
+            <translation>热图</translation>
         </message>
     </context>
     <context>
@@ -1472,6 +1483,22 @@
             <source>Scale %1 by %2</source>
             <translation>将 %1 乘以 %2</translation>
         </message>
+        <message>
+            <source>Seed of the random fill</source>
+            <translation>随机填充的种子</translation>
+        </message>
+        <message>
+            <source>Factor of Scale ×</source>
+            <translation>“缩放 ×”的因子</translation>
+        </message>
+        <message>
+            <source>Decimals shown</source>
+            <translation>显示的小数位数</translation>
+        </message>
+        <message>
+            <source>Matrices</source>
+            <translation>矩阵</translation>
+        </message>
     </context>
     <context>
         <name>ui::MatrixTableModel</name>
@@ -1582,6 +1609,10 @@
             <source>Not changed: %1</source>
             <translation>未更改：%1</translation>
         </message>
+        <message>
+            <source>Temperature slider</source>
+            <translation>温度滑块</translation>
+        </message>
     </context>
     <context>
         <name>ui::ScalingPanel</name>
@@ -1620,6 +1651,10 @@
         <message>
             <source>Size of the softmax gradient</source>
             <translation>softmax 梯度的大小</translation>
+        </message>
+        <message>
+            <source>Charts of the scaling</source>
+            <translation>缩放的图表</translation>
         </message>
     </context>
     <context>
@@ -1864,6 +1899,14 @@
             <source>rows × columns: %1</source>
             <translation>行 × 列：%1</translation>
         </message>
+        <message>
+            <source>The seven steps</source>
+            <translation>七个步骤</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1：%2</translation>
+        </message>
     </context>
     <context>
         <name>ui::TeachingView</name>
@@ -1897,6 +1940,14 @@
         <message>
             <source>%1 tokens</source>
             <translation>%1 个词元</translation>
+        </message>
+        <message>
+            <source>Clear the text</source>
+            <translation>清除文本</translation>
+        </message>
+        <message>
+            <source>Tokens, one chip each</source>
+            <translation>词元，每个一个标签</translation>
         </message>
     </context>
     <context>
@@ -1995,6 +2046,10 @@
         <message>
             <source>%1: z%2 = Σⱼ w%2ⱼ·vⱼ = %3</source>
             <translation>%1：z%2 = Σⱼ w%2ⱼ·vⱼ = %3</translation>
+        </message>
+        <message>
+            <source>Walkthrough of one query</source>
+            <translation>一个查询的逐步演算</translation>
         </message>
     </context>
 </TS>

@@ -239,6 +239,27 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
     return m;
 }
 
+/** True when every character of text is of a script written upright in a vertical line (Chinese,
+ *  Japanese, Korean), so a vertical title stacks its characters instead of turning them. */
+bool isUprightScript(const QString& text)
+{
+    if (text.isEmpty())
+        return false;
+    for (const QChar c : text) {
+        if (c.isSurrogate())
+            return false;
+        switch (c.script()) {
+        case QChar::Script_Han:
+        case QChar::Script_Hiragana:
+        case QChar::Script_Katakana:
+        case QChar::Script_Hangul:
+        case QChar::Script_Bopomofo: break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
 struct Margins {
     double left = 0.0, top = 0.0, right = 0.0, bottom = 0.0;
 };
@@ -778,7 +799,22 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
 
     p->setPen(muted);
     p->setFont(m.axisFont);
-    if (!m_data.rowAxisTitle.isEmpty()) {
+    if (!m_data.rowAxisTitle.isEmpty() && isUprightScript(m_data.rowAxisTitle)) {
+        // Chinese and Japanese read top to bottom with each character upright, not lying on its side;
+        // and upright, not slanted: these scripts have no italic.
+        const double x = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
+        QFont upright = m.axisFont;
+        upright.setItalic(false);
+        p->setFont(upright);
+        const double lineH = QFontMetricsF(upright).height();
+        const QString& title = m_data.rowAxisTitle;
+        double y = l.matrix.center().y() - 0.5 * lineH * title.size();
+        for (const QChar c : title) {
+            p->drawText(QRectF(x - 0.5 * m.axisH, y, m.axisH, lineH), Qt::AlignCenter | Qt::TextSingleLine, QString(c));
+            y += lineH;
+        }
+        p->setFont(m.axisFont);
+    } else if (!m_data.rowAxisTitle.isEmpty()) {
         const double x = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
         p->save();
         p->translate(x, l.matrix.center().y());
@@ -790,6 +826,9 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
     if (!m_data.colAxisTitle.isEmpty()) {
         const double extent = columnExtent(m, l.columnMode);
         const double y = colTop + (extent > 0 ? extent : -m.gap) + 0.5 * m.em;
+        QFont font = m.axisFont;
+        font.setItalic(!isUprightScript(m_data.colAxisTitle));
+        p->setFont(font);
         p->drawText(QRectF(l.matrix.center().x() - 0.5 * l.target.width(), y, l.target.width(), m.axisH),
                     Qt::AlignHCenter | Qt::AlignTop | Qt::TextSingleLine, m_data.colAxisTitle);
     }

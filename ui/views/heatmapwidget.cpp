@@ -1,5 +1,7 @@
 #include "heatmapwidget.h"
 
+#include "flowlayout.h"
+#include "heatmapaccessible.h"
 #include "heatmapcanvas.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -77,6 +79,7 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     : QWidget(parent), m_document(document), m_viewState(viewState)
 {
     setObjectName(QStringLiteral("heatmapWidget"));
+    installHeatmapAccessible();
     m_canvas = new HeatmapCanvas(document, viewState);
     m_scroll = new QScrollArea;
     m_scroll->setObjectName(QStringLiteral("heatmapScrollArea"));
@@ -114,23 +117,14 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         return button;
     };
 
-    auto* bar = new QHBoxLayout;
+    // The toolbar wraps onto more lines in a narrow window; each label stays with its chooser.
+    auto* bar = new FlowLayout(nullptr, 16, 4);
     bar->setContentsMargins(8, 6, 8, 6);
-    bar->setSpacing(6);
-    bar->addWidget(stepLabel);
-    bar->addWidget(m_stepBox);
-    bar->addSpacing(10);
-    bar->addWidget(m_headLabel);
-    bar->addWidget(m_headBox);
-    bar->addSpacing(10);
-    bar->addWidget(colourLabel);
-    bar->addWidget(m_colormapBox);
-    bar->addStretch(1);
-    bar->addWidget(toolButton(m_annotate));
-    bar->addSpacing(6);
-    bar->addWidget(toolButton(m_zoomOut));
-    bar->addWidget(toolButton(m_zoomFit));
-    bar->addWidget(toolButton(m_zoomIn));
+    bar->addWidget(FlowLayout::group({stepLabel, m_stepBox}, 6));
+    bar->addWidget(FlowLayout::group({m_headLabel, m_headBox}, 6));
+    bar->addWidget(FlowLayout::group({colourLabel, m_colormapBox}, 6));
+    bar->addWidget(FlowLayout::group(
+        {toolButton(m_annotate), toolButton(m_zoomOut), toolButton(m_zoomFit), toolButton(m_zoomIn)}, 6));
 
     auto* rule = new QFrame;
     rule->setFrameShape(QFrame::HLine);
@@ -190,6 +184,7 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         m_zoomFit->setIconText(tr("Fit"));
         m_annotate->setText(tr("Show Cell &Values"));
         m_annotate->setIconText(tr("Values"));
+        m_scroll->setAccessibleName(tr("Heatmap"));
         m_annotate->setToolTip(tr("Print each cell's value when the cells are large enough"));
         syncControls();
     });

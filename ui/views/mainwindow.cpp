@@ -20,6 +20,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
@@ -87,7 +88,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_undoIndex = index;
     });
 
-    resize(1440, 900);
+    // Never larger than the screen: on a projector's 1024 × 640 the window must fit as it opens.
+    resize(screen() ? QSize(1440, 900).boundedTo(screen()->availableSize()) : QSize(1440, 900));
     m_defaultState = saveState(layoutVersion);
     readSettings();
     updateTitle();

@@ -1,5 +1,6 @@
 #include "matrixeditor.h"
 
+#include "flowlayout.h"
 #include "numberdelegate.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/i18n/language.h"
@@ -135,8 +136,7 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
     }
 
     // The tool row: fill actions, precision.
-    auto* tools = new QHBoxLayout;
-    tools->setContentsMargins(0, 0, 0, 0);
+    auto* tools = new FlowLayout(nullptr, 12, 4);
     auto* copyButton = toolButton(this);
     auto* pasteButton = toolButton(this);
     auto* random = toolButton(this);
@@ -160,16 +160,11 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
         for (auto* model : m_models)
             model->setPrecision(decimals);
     });
-    tools->addWidget(copyButton);
-    tools->addWidget(pasteButton);
-    tools->addSpacing(12);
-    tools->addWidget(random);
-    tools->addWidget(m_seed);
-    tools->addWidget(zeros);
-    tools->addWidget(identity);
-    tools->addWidget(scaleButton);
-    tools->addWidget(m_factor);
-    tools->addStretch();
+    // The tool row wraps in a narrow window; a button stays with the box it reads.
+    tools->addWidget(FlowLayout::group({copyButton, pasteButton}, 2));
+    tools->addWidget(FlowLayout::group({random, m_seed}, 2));
+    tools->addWidget(FlowLayout::group({zeros, identity}, 2));
+    tools->addWidget(FlowLayout::group({scaleButton, m_factor}, 2));
     tools->addWidget(m_precision);
 
     m_message->setWordWrap(true);
@@ -200,11 +195,16 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
         }
         m_seed->setPrefix(tr("seed "));
         m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
+        m_seed->setAccessibleName(tr("Seed of the random fill"));
         m_factor->setToolTip(tr("The factor of Scale ×"));
+        m_factor->setAccessibleName(tr("Factor of Scale ×"));
+        m_precision->setAccessibleName(tr("Decimals shown"));
+        m_tabs->setAccessibleName(tr("Matrices"));
         m_precision->setPrefix(tr("decimals "));
         m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
         for (MatrixId id : allMatrices) {
             m_tabs->setTabText(int(id), tabTitle(id));
+            m_tables[std::size_t(id)]->setAccessibleName(tabTitle(id));
             m_tabs->setTabToolTip(int(id), tabToolTip(id));
         }
         updateOutputPage();

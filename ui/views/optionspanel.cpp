@@ -140,6 +140,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
         m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
         m_temperature->setAccessibleName(tr("Temperature"));
+        m_temperatureSlider->setAccessibleName(tr("Temperature slider"));
         m_mask->setItemText(0, tr("None"));
         m_mask->setItemText(1, tr("Causal (no looking ahead)"));
         m_encoding->setItemText(0, tr("None"));

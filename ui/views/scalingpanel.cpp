@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScrollArea>
 #include <QSpinBox>
 #include "ui/document/background.h"
 
@@ -20,7 +21,8 @@ public:
     ScalingChart(const core::ScalingStudy* study, Series unscaled, Series scaled, QWidget* parent)
         : QWidget(parent), m_study(study), m_unscaled(unscaled), m_scaled(scaled)
     {
-        setMinimumSize(260, 180);
+        // Narrow enough for two side by side in the steps' dock; titles wrap instead of being cut.
+        setMinimumSize(180, 200);
     }
     void setTitle(const QString& title) { m_title = title; update(); }
     void setLegend(const QString& unscaled, const QString& scaled)
@@ -46,13 +48,18 @@ protected:
         QFont bold = font();
         bold.setBold(true);
         p.setFont(bold);
-        p.drawText(QRectF(0, 0, width(), em * 1.4), Qt::AlignCenter, m_title);
+        // The title wraps onto as many lines as the width needs; the plot starts below it.
+        const QRectF titleBox = QFontMetricsF(bold).boundingRect(QRectF(0, 0, width(), height()),
+                                                                Qt::AlignHCenter | Qt::TextWordWrap, m_title);
+        p.drawText(QRectF(0, 0, width(), titleBox.height()), Qt::AlignHCenter | Qt::TextWordWrap, m_title);
         p.setFont(font());
 
         const auto& dk = m_study->dk;
         const auto& a = m_study->*m_unscaled;
         const auto& b = m_study->*m_scaled;
-        const QRectF plot(em * 3.2, em * 1.8, width() - em * 4.0, height() - em * 5.2);
+        // Below the plot: tick labels, the axis label, the legend, one line each.
+        const double top = titleBox.height() + em * 0.5;
+        const QRectF plot(em * 3.2, top, width() - em * 4.0, height() - top - em * 3.8);
         if (dk.empty() || a.size() != dk.size() || b.size() != dk.size() || plot.width() < 20 || plot.height() < 20) {
             p.drawText(rect(), Qt::AlignCenter, ScalingPanel::tr("Computing…"));
             return;
@@ -107,7 +114,7 @@ protected:
         }
 
         // legend
-        const double ly = height() - em * 1.4;
+        const double ly = plot.bottom() + em * 2.5;
         double lx = plot.left();
         for (int s = 0; s < 2; ++s) {
             p.setPen(QPen(s == 0 ? unscaledColour : scaledColour, 3));
@@ -127,11 +134,20 @@ private:
 
 ScalingPanel::ScalingPanel(QWidget* parent) : QWidget(parent)
 {
-    auto* layout = new QGridLayout(this);
-    m_sentence = new QLabel(this);
+    // The charts scroll: opening the panel in a small window neither widens nor lengthens it.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    auto* content = new QWidget(m_scroll);
+    m_scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_scroll);
+    auto* layout = new QGridLayout(content);
+    m_sentence = new QLabel(content);
     m_sentence->setWordWrap(true);
-    m_keysLabel = new QLabel(this);
-    m_keys = new QSpinBox(this);
+    m_keysLabel = new QLabel(content);
+    m_keys = new QSpinBox(content);
     m_keys->setRange(2, 1024);
     m_keys->setValue(64);
     m_keysLabel->setBuddy(m_keys);
@@ -143,10 +159,10 @@ ScalingPanel::ScalingPanel(QWidget* parent) : QWidget(parent)
     layout->addLayout(keysRow, 1, 0, 1, 2);
 
     using S = core::ScalingStudy;
-    m_charts = {new ScalingChart(&m_study, &S::spreadUnscaled, &S::spreadScaled, this),
-                new ScalingChart(&m_study, &S::maxWeightUnscaled, &S::maxWeightScaled, this),
-                new ScalingChart(&m_study, &S::entropyUnscaled, &S::entropyScaled, this),
-                new ScalingChart(&m_study, &S::gradientUnscaled, &S::gradientScaled, this)};
+    m_charts = {new ScalingChart(&m_study, &S::spreadUnscaled, &S::spreadScaled, content),
+                new ScalingChart(&m_study, &S::maxWeightUnscaled, &S::maxWeightScaled, content),
+                new ScalingChart(&m_study, &S::entropyUnscaled, &S::entropyScaled, content),
+                new ScalingChart(&m_study, &S::gradientUnscaled, &S::gradientScaled, content)};
     for (std::size_t i = 0; i < m_charts.size(); ++i)
         layout->addWidget(m_charts[i], 2 + int(i / 2), int(i % 2));
     layout->setRowStretch(2, 1);
@@ -193,6 +209,7 @@ void ScalingPanel::retranslate()
                            "Unscaled, the softmax turns almost one-hot as d_k grows and its gradient fades, so "
                            "learning stalls; divided by √d_k, the spread stays near 1 and the softmax stays soft."));
     m_keysLabel->setText(tr("&Keys per softmax (n):"));
+    m_scroll->setAccessibleName(tr("Charts of the scaling"));
     const QString unscaled = tr("q·k"), scaled = tr("q·k / √d_k");
     const QString titles[] = {tr("Spread of the scores (standard deviation)"), tr("Largest softmax weight"),
                               tr("Entropy of the softmax (nats)"), tr("Size of the softmax gradient")};

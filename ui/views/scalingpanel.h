@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 
 namespace ui {
@@ -40,6 +41,7 @@ private:
     QLabel* m_sentence;
     QLabel* m_keysLabel;
     QSpinBox* m_keys;
+    QScrollArea* m_scroll;
     std::vector<ScalingChart*> m_charts;
 };
 

@@ -1,5 +1,6 @@
 #include "stepspanel.h"
 
+#include "flowlayout.h"
 #include "querychooser.h"
 #include "stepblock.h"
 #include "ui/document/document.h"
@@ -14,6 +15,8 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QTableView>
+#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
 namespace ui {
@@ -82,15 +85,15 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
     }
     column->addStretch();
 
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(container);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidget(container);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
-    layout->addWidget(scroll, 1);
+    layout->addWidget(m_scroll, 1);
 
     connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
         for (StepWidgets& s : m_steps)
@@ -109,6 +112,7 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
         m_head->setToolTip(tr("The attention head whose steps are shown"));
         m_query->setToolTip(tr("The query token whose weighted values step 6 shows"));
         m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
+        m_scroll->setAccessibleName(tr("The seven steps"));
         m_steps[0].blocks[0]->setCaption(tr("<i>X</i>"));
         m_steps[1].blocks[0]->setCaption(tr("<i>Q</i>"));
         m_steps[1].blocks[1]->setCaption(tr("<i>K</i>"));
@@ -149,6 +153,7 @@ StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column)
     math.setFamily(QStringLiteral("serif"));
     math.setPointSizeF(math.pointSizeF() * 1.15);
     s.formula->setFont(math);
+    s.formula->setWordWrap(true);
     layout->addWidget(s.formula);
 
     s.note = new QLabel(frame);
@@ -157,9 +162,7 @@ StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column)
     s.note->hide();
     layout->addWidget(s.note);
 
-    s.row = new QHBoxLayout;
-    s.row->setSpacing(16);
-    s.row->addStretch();
+    s.row = new FlowLayout(nullptr, 16, 10);
     layout->addLayout(s.row);
     m_steps.push_back(s);
     return m_steps.back();
@@ -169,7 +172,7 @@ StepBlock* StepsPanel::addBlock(StepWidgets& step, StepTableModel* model, const 
 {
     auto* block = new StepBlock(model, m_view, caption);
     model->setPrecision(m_precision->value());
-    step.row->insertWidget(step.row->count() - 1, block, 0, Qt::AlignTop);
+    step.row->addWidget(block);
     step.blocks.push_back(block);
     return block;
 }
@@ -263,6 +266,13 @@ void StepsPanel::refresh()
 
     // 7 · sum → Z, and the projection when there is one.
     m_steps[6].blocks[1]->setVisible(render::StepWording::hasProjection(model));
+
+    // A screen reader names each table by its step and caption.
+    for (const StepWidgets& s : m_steps)
+        for (StepBlock* block : s.blocks)
+            if (const auto* caption = block->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly))
+                block->table()->setAccessibleName(
+                    tr("%1: %2").arg(s.title->text(), QTextDocumentFragment::fromHtml(caption->text()).toPlainText()));
 }
 
 }  // namespace ui

@@ -7,12 +7,14 @@
 #include <vector>
 
 class QComboBox;
-class QHBoxLayout;
 class QVBoxLayout;
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 
 namespace ui {
+
+class FlowLayout;
 
 class Document;
 class StepBlock;
@@ -41,7 +43,7 @@ private:
         QLabel* formula = nullptr;
         QLabel* shape = nullptr;
         QLabel* note = nullptr;
-        QHBoxLayout* row = nullptr;  ///< the blocks, side by side
+        FlowLayout* row = nullptr;  ///< the blocks, side by side, wrapping when the panel is narrow
         std::vector<StepBlock*> blocks;
     };
 
@@ -55,6 +57,7 @@ private:
     QComboBox* m_head;
     QComboBox* m_query;
     QSpinBox* m_precision;
+    QScrollArea* m_scroll = nullptr;
     std::vector<StepWidgets> m_steps;
 };
 

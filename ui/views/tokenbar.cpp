@@ -85,6 +85,11 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
         m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "
                               "character become tokens."));
         m_line->setAccessibleName(tr("Token text"));
+        m_chipScroll->setAccessibleName(tr("Tokens, one chip each"));
+        // The line's clear button is a widget of Qt's own without a name; it is named here.
+        for (QWidget* button : m_line->findChildren<QWidget*>())
+            if (button->inherits("QLineEditIconButton"))
+                button->setAccessibleName(tr("Clear the text"));
         label->setText(tr("&Tokens"));
         syncFromDocument();
     });

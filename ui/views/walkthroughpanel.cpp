@@ -49,6 +49,8 @@ QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(
 {
     auto* label = new QLabel(text, parent);
     label->setTextFormat(Qt::PlainText);
+    // A narrow dock wraps the arithmetic at its spaces instead of cutting it.
+    label->setWordWrap(true);
     label->setToolTip(tip);
     if (right)
         label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -59,6 +61,7 @@ QLabel* heading(const QString& html, QWidget* parent)
 {
     auto* label = new QLabel(html, parent);
     label->setTextFormat(Qt::RichText);
+    label->setWordWrap(true);
     QFont f = label->font();
     f.setBold(true);
     label->setFont(f);
@@ -109,6 +112,7 @@ WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget*
         queryLabel->setText(tr("&Query"));
         precisionLabel->setText(tr("&Decimals"));
         m_query->setToolTip(tr("The query token to work through"));
+        m_scroll->setAccessibleName(tr("Walkthrough of one query"));
         rebuild();
     });
 }

@@ -1,0 +1,276 @@
+/** The window on the screens people teach on: its minimum size, docks that never draw over one
+ *  another, toolbar controls at their readable width, panels that do not widen the window, and step
+ *  labels that are never cut. */
+
+#include "core/model.h"
+#include "isolation.h"
+#include "ui/document/document.h"
+#include "ui/i18n/language.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+#include "ui/views/scalingpanel.h"
+#include "ui/views/stepspanel.h"
+#include "ui/views/walkthroughpanel.h"
+
+#include <QAbstractButton>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLayout>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <initializer_list>
+#include <memory>
+
+namespace {
+
+void settle()
+{
+    for (int i = 0; i < 5; ++i) {
+        QCoreApplication::processEvents();
+        QTest::qWait(20);
+    }
+}
+
+/** The visible docks of w, with their rectangles in the window. */
+QList<QDockWidget*> visibleDocks(ui::MainWindow& w)
+{
+    QList<QDockWidget*> docks;
+    for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+        if (dock->isVisible() && !dock->isFloating() && !w.tabifiedDockWidgets(dock).contains(dock))
+            docks << dock;
+    return docks;
+}
+
+/** The labels under root that are shown and cut: narrower than their text on one line, or, when they
+ *  wrap, lower than their wrapped lines. */
+QStringList cutLabels(QWidget* root)
+{
+    QStringList cut;
+    for (QLabel* label : root->findChildren<QLabel*>()) {
+        if (!label->isVisible() || label->text().isEmpty())
+            continue;
+        if (label->wordWrap()) {
+            const int needed = label->heightForWidth(label->width());
+            if (label->height() < needed)
+                cut << QStringLiteral("%1 (height %2 < %3)").arg(label->text()).arg(label->height()).arg(needed);
+            continue;
+        }
+        if (label->width() < label->sizeHint().width())
+            cut << QStringLiteral("%1 (%2 < %3)").arg(label->text()).arg(label->width()).arg(label->sizeHint().width());
+    }
+    return cut;
+}
+
+/** The labels under root whose text reaches past the right edge of the scroll area's viewport. */
+QStringList labelsOutside(QWidget* root)
+{
+    QStringList outside;
+    const auto* scroll = root->findChild<QScrollArea*>();
+    if (!scroll)
+        return {QStringLiteral("no scroll area")};
+    const QWidget* viewport = scroll->viewport();
+    for (QWidget* widget : scroll->widget()->findChildren<QWidget*>()) {
+        if (!widget->isVisible())
+            continue;
+        const QRect r(widget->mapTo(viewport, QPoint(0, 0)), widget->size());
+        if (r.right() > viewport->width())
+            outside << QStringLiteral("%1 %2 (right %3 > %4)")
+                           .arg(QString::fromLatin1(widget->metaObject()->className()),
+                                qobject_cast<QLabel*>(widget) ? qobject_cast<QLabel*>(widget)->text() : QString())
+                           .arg(r.right())
+                           .arg(viewport->width());
+    }
+    return outside;
+}
+
+}  // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        testutil::isolateApplication(QStringLiteral("tst_layout"), m_dir.filePath(QStringLiteral("settings")));
+    }
+    void init()
+    {
+        QSettings().clear();
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->show();
+        m_window->document()->waitForTrace();
+        settle();
+    }
+    void cleanup() { m_window.reset(); }
+
+    void minimumSizeFitsAProjector()
+    {
+        const QSize minimum = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+        QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 640,
+                 qPrintable(QStringLiteral("%1 × %2").arg(minimum.width()).arg(minimum.height())));
+    }
+
+    void docksAndToolbarFit_data() { addRows({QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080)}); }
+    void docksAndToolbarFit()
+    {
+        ui::MainWindow& w = *m_window;
+        showInLanguageAndSize();
+        if (QTest::currentTestFailed())
+            return;
+
+        const QList<QDockWidget*> docks = visibleDocks(w);
+        QVERIFY(docks.size() >= 4);
+        QStringList overlaps;
+        for (int i = 0; i < docks.size(); ++i) {
+            QVERIFY2(!docks[i]->geometry().intersects(w.centralWidget()->geometry()),
+                     qPrintable(docks[i]->objectName() + QStringLiteral(" over the heatmap")));
+            for (int j = i + 1; j < docks.size(); ++j)
+                if (docks[i]->geometry().intersects(docks[j]->geometry()))
+                    overlaps << docks[i]->objectName() + QStringLiteral(" × ") + docks[j]->objectName();
+        }
+        QVERIFY2(overlaps.isEmpty(), qPrintable(overlaps.join(QStringLiteral(", "))));
+
+        QStringList squeezed;
+        for (QWidget* control : w.heatmap()->findChildren<QWidget*>()) {
+            if (!control->isVisible() ||
+                !(qobject_cast<QComboBox*>(control) || qobject_cast<QAbstractButton*>(control)))
+                continue;
+            if (control->width() < control->minimumSizeHint().width())
+                squeezed << QStringLiteral("%1 %2 < %3")
+                                .arg(control->objectName().isEmpty()
+                                         ? QString::fromLatin1(control->metaObject()->className())
+                                         : control->objectName())
+                                .arg(control->width())
+                                .arg(control->minimumSizeHint().width());
+        }
+        QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join(QStringLiteral(", "))));
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    void openingTheScalingPanelKeepsTheWidth_data() { addRows({QSize(1024, 640), QSize(1280, 720), QSize(1440, 900)}); }
+    void openingTheScalingPanelKeepsTheWidth()
+    {
+        ui::MainWindow& w = *m_window;
+        const QSize size = showInLanguageAndSize();
+        if (QTest::currentTestFailed())
+            return;
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("scalingDock"));
+        QVERIFY(dock);
+        QVERIFY(!dock->isVisible());
+        dock->toggleViewAction()->trigger();
+        dock->raise();
+        settle();
+        QVERIFY(dock->isVisible());
+        QCOMPARE(w.size(), size);
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    void stepLabelsAreNotCut_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("decimals");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+                for (int decimals : {2, 4})
+                    QTest::addRow("%s %dx%d %d decimals", qPrintable(language), size.width(), size.height(), decimals)
+                        << language << size << decimals;
+    }
+    void stepLabelsAreNotCut()
+    {
+        QFETCH(QString, language);
+        QFETCH(QSize, size);
+        QFETCH(int, decimals);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        ui::MainWindow& w = *m_window;
+        w.resize(size);
+        settle();
+        auto* steps = w.findChild<ui::StepsPanel*>();
+        QVERIFY(steps);
+        steps->setPrecision(decimals);
+        // The causal mask adds a note to the softmax step; W_O adds the output table to step 7.
+        core::Options options = w.document()->model().options;
+        options.mask = core::Mask::Causal;
+        w.document()->setOptions(options);
+        w.document()->setOutputProjection(true);
+        w.document()->waitForTrace();
+        settle();
+        QStringList problems = cutLabels(steps) + labelsOutside(steps);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n"))));
+
+        auto* walkthroughDock = w.findChild<QDockWidget*>(QStringLiteral("walkthroughDock"));
+        walkthroughDock->raise();
+        auto* walkthrough = w.findChild<ui::WalkthroughPanel*>();
+        QVERIFY(walkthrough);
+        if (auto* precision = walkthrough->findChild<QSpinBox*>())
+            precision->setValue(decimals);
+        settle();
+        problems = cutLabels(walkthrough) + labelsOutside(walkthrough);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n"))));
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    /** With AE_SCREENSHOT_DIR set: the window at projector and desktop sizes in both languages, every
+     *  dock shown, and the √d_k panel, for a person to look at. */
+    void screenshots()
+    {
+        const QString dir = qEnvironmentVariable("AE_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("AE_SCREENSHOT_DIR is not set");
+        ui::MainWindow& w = *m_window;
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            QVERIFY(ui::i18n::applyLanguage(language));
+            for (const QSize size : {QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080)}) {
+                w.resize(size);
+                w.findChild<QDockWidget*>(QStringLiteral("stepsDock"))->raise();
+                settle();
+                const QString name =
+                    QStringLiteral("%1/window-%2-%3x%4").arg(dir, language).arg(size.width()).arg(size.height());
+                QVERIFY(w.grab().save(name + QStringLiteral(".png")));
+                for (const char* other : {"walkthroughDock", "scalingDock", "historyDock"}) {
+                    auto* dock = w.findChild<QDockWidget*>(QString::fromLatin1(other));
+                    dock->show();
+                    dock->raise();
+                    settle();
+                    QTest::qWait(300);
+                    QVERIFY(
+                        w.grab().save(name + QLatin1Char('-') + QString::fromLatin1(other) + QStringLiteral(".png")));
+                }
+            }
+        }
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+private:
+    /** Rows of the current test: each size in English and in Chinese. */
+    static void addRows(std::initializer_list<QSize> sizes)
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QSize>("size");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : sizes)
+                QTest::addRow("%s %dx%d", qPrintable(language), size.width(), size.height()) << language << size;
+    }
+    /** Switches to the row's language and resizes the window to the row's size; returns the size. */
+    QSize showInLanguageAndSize()
+    {
+        QFETCH(QString, language);
+        QFETCH(QSize, size);
+        [&] { QVERIFY(ui::i18n::applyLanguage(language)); }();
+        m_window->resize(size);
+        settle();
+        [&] { QCOMPARE(m_window->size(), size); }();
+        return size;
+    }
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+QTEST_MAIN(TestLayout)
+#include "tst_layout.moc"
