@@ -70,7 +70,9 @@ Matrix pool(MatrixCRef m, int maxRows, int maxCols, double factor, Matrix* copy,
     } else if (br == 1 && bc == 1) {
         return factor * m;
     }
-    const auto [outRows, outCols] = pooledShape(rows, cols, maxRows, maxCols);
+    // Plain names, not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const auto shape = pooledShape(rows, cols, maxRows, maxCols);
+    const Eigen::Index outRows = shape.first, outCols = shape.second;
     Matrix sum = Matrix::Zero(outRows, outCols);
     Matrix count = Matrix::Zero(outRows, outCols);
     // Each part takes whole rows of blocks, so that no two threads write one block's sum.
