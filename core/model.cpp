@@ -27,9 +27,13 @@ bool AttentionModel::operator==(const AttentionModel& other) const
     auto same = [](const Matrix& a, const Matrix& b) {
         return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
     };
+    auto sameOptional = [&](const std::optional<Matrix>& a, const std::optional<Matrix>& b) {
+        return a.has_value() == b.has_value() && (!a || same(*a, *b));
+    };
     return tokens == other.tokens && same(embeddings, other.embeddings) && same(wq, other.wq)
-        && same(wk, other.wk) && same(wv, other.wv) && wo.has_value() == other.wo.has_value()
-        && (!wo || same(*wo, *other.wo)) && options == other.options;
+        && same(wk, other.wk) && same(wv, other.wv) && sameOptional(wo, other.wo) && sameOptional(bq, other.bq)
+        && sameOptional(bk, other.bk) && sameOptional(bv, other.bv) && sameOptional(bo, other.bo)
+        && options == other.options;
 }
 
 namespace {

@@ -40,6 +40,10 @@ struct AttentionModel {
     Matrix wk;                        ///< d_model × (h·d_k)
     Matrix wv;                        ///< d_model × (h·d_v)
     std::optional<Matrix> wo;         ///< (h·d_v) × d_out, optional output projection
+    /// Optional biases, each one row (1 × the columns of its weight) added after the product:
+    /// Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V, output = concat·W_O + b_O (b_O needs W_O).
+    /// A model session's shown layer has all four; a plain session has them only when its file gives them.
+    std::optional<Matrix> bq, bk, bv, bo;
     Options options;
 
     int n() const { return int(tokens.size()); }
