@@ -4,6 +4,7 @@
  *  message naming the file and what is wrong. */
 
 #include "core/gpt2checkpoint.h"
+#include "gpt2folder.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,6 +19,12 @@
 #include <functional>
 
 using core::Gpt2Checkpoint;
+using testutil::addCopy;
+using testutil::byteVocab;
+using testutil::findTensor;
+using testutil::Folder;
+using testutil::Tensor;
+using testutil::write;
 
 namespace {
 
@@ -63,35 +70,10 @@ std::uint16_t pattern(int t, std::size_t i)
     return std::uint16_t(t * 1009 + i * 2713 + 0x3000);
 }
 
-/** One tensor to write: its name, dtype and shape; values from pattern() unless bytes is set. */
-struct Tensor {
-    std::string name;
-    std::string dtype = "F32";
-    std::vector<std::uint64_t> shape;
-    int number = 0;
-    std::string bytes; ///< raw little-endian values
-};
-
-/** Everything a checkpoint folder holds, to be broken row by row before it is written. */
-struct Folder {
-    nlohmann::json config = {{"n_layer", kLayers},
-                             {"n_embd", kDim},
-                             {"n_head", kHeads},
-                             {"n_positions", kPositions},
-                             {"vocab_size", kVocab},
-                             {"layer_norm_epsilon", 1e-5},
-                             {"activation_function", "gelu_new"},
-                             {"model_type", "gpt2"}};
-    std::vector<Tensor> tensors;
-    nlohmann::json vocab;
-    std::string merges = "#version: 0.2\n";
-    bool writeConfig = true, writeVocab = true, writeMerges = true, writeTokenizerJson = false, writeWeights = true;
-    bool writePickle = false;
-    std::string configText;  ///< written instead of config when not empty
-    std::string vocabText;   ///< written instead of vocab when not empty
-    bool alignHeader = true; ///< pad the header to a multiple of 8 bytes, as Hugging Face writes it
-    std::function<void(nlohmann::json& header, std::string& data, std::uint64_t& headerLength)> breakFile;
-};
+nlohmann::json tinyConfig()
+{
+    return testutil::gpt2Config(kLayers, kDim, kHeads, kPositions, kVocab);
+}
 
 /** The expected float32 values of a tensor of the Folder (for the dtype it was written in). */
 std::vector<float> expectedValues(const Tensor& t)
@@ -125,30 +107,8 @@ void fillBytes(Tensor& t)
 /** GPT-2's tensors for the tiny config, in dtype, named with prefix. */
 std::vector<Tensor> gpt2Tensors(const std::string& dtype, const std::string& prefix)
 {
-    const std::uint64_t d = kDim;
-    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> names = {{"wte.weight", {kVocab, d}},
-                                                                             {"wpe.weight", {kPositions, d}}};
-    for (int l = 0; l < kLayers; ++l) {
-        const std::string h = "h." + std::to_string(l) + ".";
-        for (const auto& [name, shape] :
-             std::vector<std::pair<std::string, std::vector<std::uint64_t>>>{{"ln_1.weight", {d}},
-                                                                             {"ln_1.bias", {d}},
-                                                                             {"attn.c_attn.weight", {d, 3 * d}},
-                                                                             {"attn.c_attn.bias", {3 * d}},
-                                                                             {"attn.c_proj.weight", {d, d}},
-                                                                             {"attn.c_proj.bias", {d}},
-                                                                             {"ln_2.weight", {d}},
-                                                                             {"ln_2.bias", {d}},
-                                                                             {"mlp.c_fc.weight", {d, 4 * d}},
-                                                                             {"mlp.c_fc.bias", {4 * d}},
-                                                                             {"mlp.c_proj.weight", {4 * d, d}},
-                                                                             {"mlp.c_proj.bias", {d}}})
-            names.emplace_back(h + name, shape);
-    }
-    names.emplace_back("ln_f.weight", std::vector<std::uint64_t>{d});
-    names.emplace_back("ln_f.bias", std::vector<std::uint64_t>{d});
     std::vector<Tensor> out;
-    for (const auto& [name, shape] : names) {
+    for (const auto& [name, shape] : testutil::gpt2Shapes(tinyConfig())) {
         Tensor t{prefix + name, dtype, shape, int(out.size()) + 1, {}};
         fillBytes(t);
         out.push_back(std::move(t));
@@ -156,94 +116,13 @@ std::vector<Tensor> gpt2Tensors(const std::string& dtype, const std::string& pre
     return out;
 }
 
-nlohmann::json byteVocab()
-{
-    nlohmann::json vocab = nlohmann::json::object();
-    for (int b = 0; b < 256; ++b)
-        vocab[core::Bpe::bytesToUnicode()[std::size_t(b)]] = b;
-    vocab["<|endoftext|>"] = 256;
-    return vocab;
-}
-
 Folder goodFolder(const std::string& dtype = "F32", const std::string& prefix = "")
 {
     Folder f;
+    f.config = tinyConfig();
     f.tensors = gpt2Tensors(dtype, prefix);
     f.vocab = byteVocab();
     return f;
-}
-
-void writeFile(const std::string& path, const std::string& bytes)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-}
-
-/** The safetensors bytes of the tensors, in their order, after breakFile has had its way. */
-std::string safetensorsBytes(const Folder& f)
-{
-    nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
-    std::string data;
-    for (const Tensor& t : f.tensors) {
-        header[t.name] = {
-            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + t.bytes.size()}}};
-        data += t.bytes;
-    }
-    std::string text = header.dump();
-    const std::size_t align = f.alignHeader ? 8 : 1;
-    text.append((align - text.size() % align) % align, ' ');
-    if (!f.alignHeader && text.size() % 4 == 0)
-        text += ' '; // deliberately misaligned: F32 values cannot be read in place
-    std::uint64_t length = text.size();
-    if (f.breakFile) {
-        // The header is written again; a length breakFile leaves alone follows it.
-        const std::uint64_t before = length;
-        f.breakFile(header, data, length);
-        text = header.dump();
-        text.append((align - text.size() % align) % align, ' ');
-        if (length == before)
-            length = text.size();
-    }
-    std::string out;
-    for (int b = 0; b < 8; ++b)
-        out += char((length >> (8 * b)) & 0xff);
-    return out + text + data;
-}
-
-/** Writes the folder into dir. */
-void write(const Folder& f, const std::string& dir)
-{
-    if (f.writeConfig)
-        writeFile(dir + "/config.json", f.configText.empty() ? f.config.dump(2) : f.configText);
-    if (f.writeTokenizerJson) {
-        const nlohmann::json tokenizer = {
-            {"model", {{"type", "BPE"}, {"vocab", f.vocab}, {"merges", nlohmann::json::array()}}}};
-        writeFile(dir + "/tokenizer.json", tokenizer.dump());
-    }
-    if (f.writeVocab)
-        writeFile(dir + "/vocab.json", f.vocabText.empty() ? f.vocab.dump() : f.vocabText);
-    if (f.writeMerges)
-        writeFile(dir + "/merges.txt", f.merges);
-    if (f.writeWeights)
-        writeFile(dir + "/model.safetensors", safetensorsBytes(f));
-    if (f.writePickle)
-        writeFile(dir + "/pytorch_model.bin", std::string("\x80\x02}q\x00.", 6));
-}
-
-Tensor* findTensor(Folder& f, const std::string& name)
-{
-    for (Tensor& t : f.tensors)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
-
-/** Adds a copy of the tensor called from, named name. */
-void addCopy(Folder& f, const std::string& from, const std::string& name)
-{
-    Tensor copy = *findTensor(f, from);
-    copy.name = name;
-    f.tensors.push_back(std::move(copy));
 }
 
 /** The tensor's values as the checkpoint holds them, by its name without the prefix. */

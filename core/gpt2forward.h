@@ -1,0 +1,165 @@
+#pragma once
+/** GPT-2's forward pass on a loaded checkpoint (SPEC §5), with a sparse overlay of edited weight cells.
+ *
+ *  X₀ = wte[ids] + wpe[positions]; each layer ℓ: a = ln_1(X_ℓ); per head softmax(causal(q·kᵀ/√d_k))·v with
+ *  q, k, v from c_attn (+ bias); m = X_ℓ + concat·c_proj + b; X_ℓ₊₁ = m + c_proj'(gelu_new(ln_2(m)·c_fc + b)) + b';
+ *  at the end ln_f and logits = h·wteᵀ for the last position.
+ *
+ *  Precision: the products of the weights (c_attn, c_proj, c_fc, the MLP's c_proj, the logits) are float32
+ *  with float accumulation, as the checkpoint stores them; LayerNorm statistics, the scores q·k, the softmax
+ *  and weights·V run in double. The residual stream is float32.
+ *
+ *  Kept between runs: the residual stream entering every layer (layers + 1 matrices n × d, the last one the
+ *  stream before ln_f) and every layer's attention weights; an edit in layer ℓ recomputes ℓ … L from the stream
+ *  kept before ℓ. Edits never copy the model: a layer's first edit gives that layer a private copy of its
+ *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back.
+ *
+ *  Layers are counted from 0 here; session files count them from 1 (modelsession.h). */
+
+#include "gpt2checkpoint.h"
+#include "model.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace core {
+
+/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b). */
+enum class Gpt2Weight {
+    Query,      ///< c_attn columns 0 … d−1: d × d
+    Key,        ///< c_attn columns d … 2d−1: d × d
+    Value,      ///< c_attn columns 2d … 3d−1: d × d
+    Output,     ///< attn.c_proj: d × d
+    QueryBias,  ///< c_attn.bias 0 … d−1: 1 × d
+    KeyBias,    ///< c_attn.bias d … 2d−1: 1 × d
+    ValueBias,  ///< c_attn.bias 2d … 3d−1: 1 × d
+    OutputBias, ///< attn.c_proj.bias: 1 × d
+};
+
+/** "query", "key", "value", "output", "query_bias", "key_bias", "value_bias", "output_bias". */
+const char* gpt2WeightName(Gpt2Weight weight);
+/** The weight a session file names, if any. */
+std::optional<Gpt2Weight> gpt2WeightFromName(std::string_view name);
+/** Rows of the weight for a model of width d: d, or 1 for a bias. */
+int gpt2WeightRows(Gpt2Weight weight, int dModel);
+
+/** Nothing when (row, col) is a cell of weight in a model of config's width, else what is wrong:
+ *  "row 3 is outside 0 … 0 (query_bias has one row)". */
+std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight weight, int row, int col);
+
+/** One edited cell; layer counted from 0. */
+struct Gpt2Edit {
+    int layer = 0;
+    Gpt2Weight weight = Gpt2Weight::Query;
+    int row = 0;
+    int col = 0;
+    float value = 0;
+
+    bool operator==(const Gpt2Edit&) const = default;
+};
+
+/** The next token's most probable candidates. */
+struct Gpt2Candidate {
+    int id = 0;
+    double probability = 0; ///< softmax over the whole vocabulary
+};
+
+class Gpt2Forward {
+public:
+    /** Shares the checkpoint; nothing is computed before run(). */
+    explicit Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint);
+
+    const Gpt2Checkpoint& checkpoint() const { return *m_checkpoint; }
+    const std::shared_ptr<const Gpt2Checkpoint>& sharedCheckpoint() const { return m_checkpoint; }
+    const Gpt2Config& config() const { return m_checkpoint->config(); }
+
+    /** Sets the token ids (the whole pass is then dirty). False with error when there are none, more than
+     *  n_positions, or an id outside the vocabulary. */
+    bool setTokens(std::vector<int> ids, std::string& error);
+    const std::vector<int>& tokens() const { return m_ids; }
+    int n() const { return int(m_ids.size()); }
+
+    /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit.
+     *  False with error when the layer or cell is outside the model. Marks layer … L dirty. */
+    bool setEdit(int layer, Gpt2Weight weight, int row, int col, float value, std::string& error);
+    /** Gives the cell back its checkpoint value (nothing when it was not edited). */
+    void clearEdit(int layer, Gpt2Weight weight, int row, int col);
+    /** Removes every edit. */
+    void clearEdits();
+    /** The edits, ordered by layer, weight, row and column. */
+    std::vector<Gpt2Edit> edits() const;
+    /** The cell's value with the edits (the caller checks the cell). */
+    float weightValue(int layer, Gpt2Weight weight, int row, int col) const;
+
+    /** Recomputes what the tokens or edits changed since the last run, from the lowest dirty layer.
+     *  Requires tokens. */
+    void run();
+    /** True when run() has nothing to do. */
+    bool upToDate() const { return m_dirtyFrom == clean; }
+
+    /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
+    const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
+    /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
+    const FloatMatrix& attention(int layer, int head) const
+    {
+        return m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)];
+    }
+    /** The logits of the token after the last one: 1 × vocab_size. */
+    const FloatMatrix& logits() const { return m_logits; }
+    /** The `count` most probable next tokens, most probable first (softmax over all logits in double). */
+    std::vector<Gpt2Candidate> topTokens(int count = 10) const;
+
+    /** ln_1 of the stream entering layer: the shown layer's X (n × d), as the forward pass uses it. */
+    FloatMatrix layerInput(int layer) const;
+    /** The second half of layer: given m = X_ℓ + attention output (n × d), returns
+     *  m + MLP(ln_2(m)), the stream entering layer + 1, as run() computes it. */
+    FloatMatrix finishLayer(int layer, const FloatMatrix& afterAttention) const;
+
+    /** Layer (0-based) as an AttentionModel (SPEC §5): tokens as the vocabulary writes them, embeddings the
+     *  layer's ln_1 output, W_Q, W_K, W_V, W_O and the four biases with the edits, in double; n_head heads,
+     *  scaled, temperature 1, causal, no positional encoding. core::compute of it gives this layer's
+     *  attention, and its output plus stream(layer) is what finishLayer() takes. */
+    AttentionModel layerModel(int layer) const;
+
+private:
+    /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy. */
+    struct LayerWeights {
+        FloatMatrixMap attn, attnBias, proj, projBias;
+    };
+    struct EditedLayer {
+        FloatMatrix attn, attnBias, proj, projBias; ///< copies of the checkpoint's, with the edits written in
+    };
+    using Cell = std::tuple<int, Gpt2Weight, int, int>;
+
+    LayerWeights weights(int layer) const;
+    /** Where a cell lives: which of the four tensors of LayerWeights (0 attn, 1 attnBias, 2 proj, 3 projBias)
+     *  and its row and column there. */
+    struct Place {
+        int tensor;
+        Eigen::Index row, col;
+    };
+    static Place place(Gpt2Weight weight, int row, int col, int dModel);
+    float originalValue(int layer, Gpt2Weight weight, int row, int col) const;
+    void markDirty(int layer);
+    void embed();
+    void runLayer(int layer);
+    void runHead(int layer, int head, const FloatMatrix& qkv, FloatMatrix& concat);
+    void runFinal();
+
+    std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;
+    std::vector<int> m_ids;
+    std::map<Cell, float> m_edits;
+    std::map<int, EditedLayer> m_editedLayers;
+    std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
+    std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
+    FloatMatrix m_logits;                 ///< 1 × vocab
+    static constexpr int clean = 1 << 30;
+    int m_dirtyFrom = -1; ///< the lowest layer to recompute (−1: the embedding too); clean when nothing is
+};
+
+} // namespace core

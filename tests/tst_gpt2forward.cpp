@@ -1,0 +1,433 @@
+/** GPT-2's forward pass (core/gpt2forward) against an independent PyTorch float64 reference
+ *  (tests/gpt2_reference.py) on tiny random checkpoints written by the test in F32, F16 and BF16, with and
+ *  without the "transformer." prefix and mask buffers: every layer's attention, the shown layer's X, Q, K, V
+ *  and output, and the logits, each within 2e-5 of the largest entry. Edits against the reference with the
+ *  edit applied and against a fresh pass over an edited folder; clearing them gives the original back bit for
+ *  bit. core::compute of the shown layer's AttentionModel reproduces the layer and continues the pass.
+ *  With AE_GPT2_DIR naming a real GPT-2 folder, the same comparison on its weights. */
+
+#include "core/attention.h"
+#include "core/gpt2forward.h"
+#include "gpt2folder_random.h"
+#include "python.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+using core::Gpt2Forward;
+using core::Gpt2Weight;
+using nlohmann::json;
+using testutil::Folder;
+
+namespace {
+
+constexpr double tolerance = 2e-5;
+const char* const sentence = "The cat sat on the mat, tired.";
+
+/** The largest |got − want| over the largest |want|, with where it was; got and want are flat. */
+struct Difference {
+    double relative = 0, absolute = 0, scale = 0;
+    std::size_t at = 0;
+};
+
+Difference compare(const std::vector<double>& got, const std::vector<double>& want)
+{
+    Difference d;
+    for (double w : want)
+        d.scale = std::max(d.scale, std::fabs(w));
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const double diff = i < got.size() ? std::fabs(got[i] - want[i]) : INFINITY;
+        if (!(diff <= d.absolute)) {
+            d.absolute = diff;
+            d.at = i;
+        }
+    }
+    d.relative = d.absolute / std::max(d.scale, 1e-300);
+    if (got.size() != want.size())
+        d.relative = INFINITY;
+    return d;
+}
+
+/** Every number of a (nested) JSON list, in order. */
+void flatten(const json& j, std::vector<double>& out)
+{
+    if (j.is_array())
+        for (const json& e : j)
+            flatten(e, out);
+    else
+        out.push_back(j.get<double>());
+}
+
+std::vector<double> flat(const json& j)
+{
+    std::vector<double> out;
+    flatten(j, out);
+    return out;
+}
+
+template <typename M>
+std::vector<double> flat(const M& m)
+{
+    std::vector<double> out;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            out.push_back(double(m(r, c)));
+    return out;
+}
+
+#define CHECK_CLOSE(got, want, what)                                                                              \
+    do {                                                                                                          \
+        const Difference d_ = compare(got, want);                                                                 \
+        if (!(d_.relative <= tolerance))                                                                          \
+            QFAIL(qPrintable(QStringLiteral("%1: largest difference %2 at entry %3 (%4 of the largest entry %5)") \
+                                 .arg(QString::fromStdString(what))                                               \
+                                 .arg(d_.absolute)                                                                \
+                                 .arg(d_.at)                                                                      \
+                                 .arg(d_.relative)                                                                \
+                                 .arg(d_.scale)));                                                                \
+    } while (false)
+
+QString referenceScript()
+{
+    QFile f(QStringLiteral(AE_SOURCE_DIR "/tests/gpt2_reference.py"));
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+/** The reference's JSON for the folder, ids, shown layer (1-based) and edits (session form). */
+json reference(const QString& python, const std::string& folder, const std::vector<int>& ids, int shown,
+               const json& edits, QString* error)
+{
+    QStringList ids_;
+    for (int id : ids)
+        ids_ << QString::number(id);
+    const QByteArray out = testutil::runPython(
+        python, referenceScript().toUtf8(),
+        {QString::fromStdString(folder), ids_.join(QLatin1Char(',')), QString::number(shown),
+         QString::fromStdString(edits.dump())},
+        error, 600000);
+    if (!error->isEmpty())
+        return {};
+    return json::parse(out.toStdString());
+}
+
+std::shared_ptr<const core::Gpt2Checkpoint> load(const std::string& dir)
+{
+    std::string error;
+    auto ckpt = core::Gpt2Checkpoint::load(dir, error);
+    if (!ckpt)
+        qWarning("%s", error.c_str());
+    return ckpt;
+}
+
+std::unique_ptr<Gpt2Forward> forwardOf(std::shared_ptr<const core::Gpt2Checkpoint> ckpt, const std::string& text)
+{
+    auto forward = std::make_unique<Gpt2Forward>(ckpt);
+    std::string error;
+    if (!forward->setTokens(ckpt->tokenizer().encode(text), error))
+        qWarning("%s", error.c_str());
+    forward->run();
+    return forward;
+}
+
+/** Compares every layer's attention, the shown layer's X, Q, K, V and output, and the logits with the reference. */
+void compareWithReference(const Gpt2Forward& forward, int shown, const json& want)
+{
+    const int layers = forward.config().layers, heads = forward.config().heads, dk = forward.config().headSize();
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h)
+            CHECK_CLOSE(flat(forward.attention(l, h)), flat(want["attentions"][l][h]),
+                        "layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1) + " attention");
+    // The shown layer as an AttentionModel: its X and, from its weights and biases, Q, K, V and the output.
+    const core::AttentionModel m = forward.layerModel(shown - 1);
+    CHECK_CLOSE(flat(m.embeddings), flat(want["x"]), std::string("X"));
+    const core::Matrix q = (m.embeddings * m.wq).rowwise() + m.bq->row(0);
+    const core::Matrix k = (m.embeddings * m.wk).rowwise() + m.bk->row(0);
+    const core::Matrix v = (m.embeddings * m.wv).rowwise() + m.bv->row(0);
+    core::Matrix concat(m.n(), m.dModel());
+    for (int h = 0; h < heads; ++h) {
+        CHECK_CLOSE(flat(q.middleCols(h * dk, dk)), flat(want["queries"][h]), "Q head " + std::to_string(h + 1));
+        CHECK_CLOSE(flat(k.middleCols(h * dk, dk)), flat(want["keys"][h]), "K head " + std::to_string(h + 1));
+        CHECK_CLOSE(flat(v.middleCols(h * dk, dk)), flat(want["values"][h]), "V head " + std::to_string(h + 1));
+        concat.middleCols(h * dk, dk) = forward.attention(shown - 1, h).cast<double>() * v.middleCols(h * dk, dk);
+    }
+    const core::Matrix output = (concat * *m.wo).rowwise() + m.bo->row(0);
+    CHECK_CLOSE(flat(output), flat(want["output"]), std::string("output"));
+    CHECK_CLOSE(flat(forward.logits()), flat(want["logits"]), std::string("logits"));
+}
+
+/** Bit-for-bit equality of every kept matrix of two passes. */
+bool samePass(const Gpt2Forward& a, const Gpt2Forward& b)
+{
+    const auto same = [](const core::FloatMatrix& x, const core::FloatMatrix& y) {
+        return x.rows() == y.rows() && x.cols() == y.cols()
+               && std::memcmp(x.data(), y.data(), std::size_t(x.size()) * sizeof(float)) == 0;
+    };
+    for (int l = 0; l <= a.config().layers; ++l)
+        if (!same(a.stream(l), b.stream(l)))
+            return false;
+    for (int l = 0; l < a.config().layers; ++l)
+        for (int h = 0; h < a.config().heads; ++h)
+            if (!same(a.attention(l, h), b.attention(l, h)))
+                return false;
+    return same(a.logits(), b.logits());
+}
+
+/** Writes value into element index of an F32 tensor. */
+void setF32(testutil::Tensor& t, std::size_t index, float value)
+{
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    for (int b = 0; b < 4; ++b)
+        t.bytes[index * 4 + std::size_t(b)] = char((bits >> (8 * b)) & 0xff);
+}
+
+/** True when core::compute adds the bias rows of an AttentionModel (Q = X·W_Q + b_Q). */
+bool computeAppliesBiases()
+{
+    core::AttentionModel m;
+    m.tokens = {"a"};
+    m.embeddings = core::Matrix::Zero(1, 2);
+    m.wq = m.wk = m.wv = core::Matrix::Identity(2, 2);
+    m.bq = core::Matrix::Constant(1, 2, 1.0);
+    m.bk = m.bv = core::Matrix::Zero(1, 2);
+    return core::compute(m).heads[0].queries(0, 0) == 1.0;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Folder)
+
+class TestGpt2Forward : public QObject {
+    Q_OBJECT
+
+    QString m_python;
+
+private slots:
+    void initTestCase() { m_python = testutil::pythonWith(QStringLiteral("torch")); }
+
+    void matchesTorch_data()
+    {
+        QTest::addColumn<Folder>("folder");
+        QTest::addColumn<int>("shown");
+        QTest::addRow("F32") << testutil::randomGpt2Folder("F32") << 2;
+        QTest::addRow("F16") << testutil::randomGpt2Folder("F16") << 1;
+        QTest::addRow("BF16") << testutil::randomGpt2Folder("BF16") << 3;
+        QTest::addRow("prefix, mask buffers, tied lm_head") << [] {
+            Folder f = testutil::randomGpt2Folder("F32", "transformer.", 2, 24, 3, false, 11);
+            for (int l = 0; l < 2; ++l) {
+                std::vector<float> mask(32 * 32);
+                for (int i = 0; i < 32; ++i)
+                    for (int j = 0; j <= i; ++j)
+                        mask[std::size_t(i * 32 + j)] = 1;
+                f.tensors.push_back({"transformer.h." + std::to_string(l) + ".attn.bias", "F32", {1, 1, 32, 32}, 0,
+                                     testutil::encodeValues(mask, "F32")});
+                f.tensors.push_back({"transformer.h." + std::to_string(l) + ".attn.masked_bias", "F32", {}, 0,
+                                     testutil::encodeValues({-1e4f}, "F32")});
+            }
+            testutil::Tensor head = f.tensors.front();
+            head.name = "lm_head.weight";
+            f.tensors.push_back(head);
+            return f;
+        }() << 2;
+    }
+
+    void matchesTorch()
+    {
+        QFETCH(Folder, folder);
+        QFETCH(int, shown);
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch");
+        QTemporaryDir dir;
+        testutil::write(folder, dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        const auto forward = forwardOf(ckpt, sentence);
+        QCOMPARE(forward->n(), int(std::strlen(sentence))); // byte tokens only: one per byte
+        QString error;
+        const json want = reference(m_python, dir.path().toStdString(), forward->tokens(), shown, json::array(), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        compareWithReference(*forward, shown, want);
+        // The top ten are the largest logits, with probabilities of a softmax over all of them.
+        const auto top = forward->topTokens(10);
+        QCOMPARE(int(top.size()), 10);
+        std::vector<double> logits = flat(want["logits"]);
+        double max = *std::max_element(logits.begin(), logits.end()), sum = 0;
+        for (double l : logits)
+            sum += std::exp(l - max);
+        for (std::size_t i = 0; i < top.size(); ++i) {
+            QVERIFY(i == 0 || top[i].probability <= top[i - 1].probability);
+            QVERIFY(std::fabs(top[i].probability - std::exp(logits[std::size_t(top[i].id)] - max) / sum) < 1e-5);
+        }
+        QVERIFY(std::count_if(logits.begin(), logits.end(), [&](double l) { return l > logits[std::size_t(top[9].id)]; })
+                <= 9);
+    }
+
+    void editsMatchTorchAndAFreshPass()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch");
+        Folder folder = testutil::randomGpt2Folder("F32");
+        QTemporaryDir dir, editedDir;
+        testutil::write(folder, dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        const auto original = forwardOf(ckpt, sentence);
+        auto forward = forwardOf(ckpt, sentence);
+        const int d = 32, last = ckpt->config().layers - 1;
+        struct EditRow {
+            int layer;
+            Gpt2Weight weight;
+            int row, col;
+            float value;
+            std::string tensor;
+            std::size_t index;
+        };
+        const std::vector<EditRow> rows = {
+            {0, Gpt2Weight::Query, 0, 3, 2.25f, "h.0.attn.c_attn.weight", std::size_t(0 * 3 * d + 3)},
+            {0, Gpt2Weight::KeyBias, 0, 5, -1.5f, "h.0.attn.c_attn.bias", std::size_t(d + 5)},
+            {0, Gpt2Weight::Output, 2, 7, 0.75f, "h.0.attn.c_proj.weight", std::size_t(2 * d + 7)},
+            {last, Gpt2Weight::Value, 4, 1, 2.0f, "h.2.attn.c_attn.weight", std::size_t(4 * 3 * d + 2 * d + 1)},
+            {last, Gpt2Weight::Key, 6, 9, -3.0f, "h.2.attn.c_attn.weight", std::size_t(6 * 3 * d + d + 9)},
+            {last, Gpt2Weight::QueryBias, 0, 2, -0.5f, "h.2.attn.c_attn.bias", std::size_t(2)},
+            {last, Gpt2Weight::ValueBias, 0, 31, 1.0f, "h.2.attn.c_attn.bias", std::size_t(2 * d + 31)},
+            {last, Gpt2Weight::OutputBias, 0, 0, 1.25f, "h.2.attn.c_proj.bias", std::size_t(0)},
+        };
+        json edits = json::array();
+        for (const EditRow& e : rows) {
+            std::string error;
+            QVERIFY2(forward->setEdit(e.layer, e.weight, e.row, e.col, e.value, error), error.c_str());
+            edits.push_back({{"layer", e.layer + 1},
+                             {"weight", core::gpt2WeightName(e.weight)},
+                             {"row", e.row},
+                             {"col", e.col},
+                             {"value", e.value}});
+            setF32(*testutil::findTensor(folder, e.tensor), e.index, e.value);
+        }
+        QCOMPARE(int(forward->edits().size()), int(rows.size()));
+        QVERIFY(!forward->upToDate());
+        forward->run();
+        QCOMPARE(forward->weightValue(last, Gpt2Weight::Value, 4, 1), 2.0f);
+        QCOMPARE(forward->layerModel(last).wv(4, 1), 2.0);
+        QCOMPARE((*forward->layerModel(last).bo)(0, 0), 1.25);
+
+        // The torch reference with the edits applied, showing the first and the last layer.
+        for (int shown : {1, last + 1}) {
+            QString error;
+            const json want = reference(m_python, dir.path().toStdString(), forward->tokens(), shown, edits, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            compareWithReference(*forward, shown, want);
+        }
+        // A fresh pass over a folder whose weights were edited is the same bit for bit.
+        testutil::write(folder, editedDir.path().toStdString());
+        const auto editedCkpt = load(editedDir.path().toStdString());
+        QVERIFY(editedCkpt);
+        QVERIFY(samePass(*forward, *forwardOf(editedCkpt, sentence)));
+        QVERIFY(!samePass(*forward, *original));
+
+        // An edit set back to its value removes it; an edit only in the last layer leaves the streams before it.
+        std::string error;
+        const float was = ckpt->blocks()[0].attnWeight.matrix()(0, 3);
+        QVERIFY(forward->setEdit(0, Gpt2Weight::Query, 0, 3, was, error));
+        QCOMPARE(int(forward->edits().size()), int(rows.size()) - 1);
+        forward->clearEdits();
+        QVERIFY(forward->edits().empty());
+        forward->run();
+        QVERIFY(samePass(*forward, *original));
+        QVERIFY(forward->setEdit(last, Gpt2Weight::Output, 1, 1, 5.0f, error));
+        forward->run();
+        for (int l = 0; l <= last; ++l)
+            QVERIFY(forward->stream(l) == original->stream(l));
+        QVERIFY(!(forward->stream(last + 1) == original->stream(last + 1)));
+        forward->clearEdit(last, Gpt2Weight::Output, 1, 1);
+        forward->run();
+        QVERIFY(samePass(*forward, *original));
+    }
+
+    void refusals()
+    {
+        QTemporaryDir dir;
+        testutil::write(testutil::randomGpt2Folder("F32"), dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        Gpt2Forward forward(ckpt);
+        std::string error;
+        QVERIFY(!forward.setTokens({}, error));
+        QVERIFY2(error.find("no tokens") != std::string::npos, error.c_str());
+        QVERIFY(!forward.setTokens(std::vector<int>(33, 5), error));
+        QVERIFY2(error.find("33 tokens long, more than the model's n_positions (32)") != std::string::npos,
+                 error.c_str());
+        QVERIFY(!forward.setTokens({1, 257}, error));
+        QVERIFY2(error.find("token 1: id 257 is outside the vocabulary (0 … 256)") != std::string::npos, error.c_str());
+        QVERIFY(!forward.setEdit(3, Gpt2Weight::Query, 0, 0, 1, error));
+        QVERIFY2(error.find("layer 3 is outside 0 … 2") != std::string::npos, error.c_str());
+        QVERIFY(!forward.setEdit(0, Gpt2Weight::ValueBias, 1, 0, 1, error));
+        QVERIFY2(error.find("row 1 is outside 0 … 0 (value_bias has one row)") != std::string::npos, error.c_str());
+        QVERIFY(!forward.setEdit(0, Gpt2Weight::Output, 0, 32, 1, error));
+        QVERIFY2(error.find("col 32 is outside 0 … 31") != std::string::npos, error.c_str());
+        QVERIFY(forward.edits().empty());
+    }
+
+    void computeContinuesThePass_data()
+    {
+        QTest::addColumn<bool>("zeroBias");
+        QTest::addRow("no attention biases") << true;
+        QTest::addRow("attention biases") << false;
+    }
+
+    void computeContinuesThePass()
+    {
+        QFETCH(bool, zeroBias);
+        if (!zeroBias && !computeAppliesBiases())
+            QSKIP("core::compute does not add the bias rows yet");
+        QTemporaryDir dir;
+        testutil::write(testutil::randomGpt2Folder("F32", "", 3, 32, 4, zeroBias), dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        auto forward = forwardOf(ckpt, sentence);
+        std::string error;
+        QVERIFY(forward->setEdit(1, Gpt2Weight::Key, 3, 4, 4.0f, error));
+        forward->run();
+        for (int l = 0; l < ckpt->config().layers; ++l) {
+            const core::AttentionModel m = forward->layerModel(l);
+            QCOMPARE(m.tokens.front(), std::string("T"));
+            QCOMPARE(m.tokens[3], std::string("Ġ"));
+            const auto problem = core::validate(m);
+            QVERIFY2(!problem, problem ? problem->c_str() : "");
+            const core::Trace trace = core::compute(m);
+            for (int h = 0; h < ckpt->config().heads; ++h)
+                CHECK_CLOSE(flat(trace.heads[std::size_t(h)].weights), flat(forward->attention(l, h)),
+                            "layer " + std::to_string(l + 1) + " head " + std::to_string(h + 1) + " via compute");
+            const core::FloatMatrix next = forward->finishLayer(l, forward->stream(l) + trace.output.cast<float>());
+            CHECK_CLOSE(flat(next), flat(forward->stream(l + 1)), "the stream after layer " + std::to_string(l + 1));
+        }
+    }
+
+    void realGpt2()
+    {
+        const QString folder = qEnvironmentVariable("AE_GPT2_DIR");
+        if (folder.isEmpty())
+            QSKIP("set AE_GPT2_DIR to a GPT-2 folder to compare its real weights with torch");
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch");
+        const auto ckpt = load(folder.toStdString());
+        QVERIFY(ckpt);
+        for (const char* text : {"The cat sat on the mat because it was tired", "Hello, world!",
+                                 "In 1905, Einstein published four papers that"}) {
+            const auto forward = forwardOf(ckpt, text);
+            QString error;
+            const int shown = std::min(5, ckpt->config().layers);
+            const json want = reference(m_python, folder.toStdString(), forward->tokens(), shown, json::array(), &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            compareWithReference(*forward, shown, want);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGpt2Forward)
+#include "tst_gpt2forward.moc"
