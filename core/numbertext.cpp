@@ -24,6 +24,13 @@ std::string machineNumber(double v)
     return toChars(v);
 }
 
+std::string machineFloatNumber(float v)
+{
+    char buf[32];
+    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, ptr) : std::string();
+}
+
 std::string pythonFloat(double v)
 {
     if (std::isnan(v))

@@ -11,6 +11,10 @@ namespace core {
  *  Python): "0.9", "1", "-2.5", "1e-05", "1e+20". "inf", "-inf" or "nan" when v is not finite. */
 std::string machineNumber(double v);
 
+/** The shortest text that reads back to exactly the float32 v ("0.1" for 0.1f, where machineNumber(0.1f)
+ *  gives "0.10000000149011612"); as a double, that text is the number nearest to it. */
+std::string machineFloatNumber(float v);
+
 /** v as a Python float literal that reads back to exactly v: machineNumber with ".0" added to a whole
  *  number ("1.0", "0.9", "1e+20"); float("inf"), -float("inf"), float("nan") when v is not finite. */
 std::string pythonFloat(double v);

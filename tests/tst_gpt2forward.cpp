@@ -253,6 +253,8 @@ private slots:
         const json want = reference(m_python, dir.path().toStdString(), forward->tokens(), shown, json::array(), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         compareWithReference(*forward, shown, want);
+        if (QTest::currentTestFailed())
+            return;
         // The top ten are the largest logits, with probabilities of a softmax over all of them.
         const auto top = forward->topTokens(10);
         QCOMPARE(int(top.size()), 10);
@@ -322,6 +324,8 @@ private slots:
             const json want = reference(m_python, dir.path().toStdString(), forward->tokens(), shown, edits, &error);
             QVERIFY2(error.isEmpty(), qPrintable(error));
             compareWithReference(*forward, shown, want);
+            if (QTest::currentTestFailed())
+                return;
         }
         // A fresh pass over a folder whose weights were edited is the same bit for bit.
         testutil::write(folder, editedDir.path().toStdString());

@@ -1,0 +1,335 @@
+#include "modelsession.h"
+
+#include "atomicfile.h"
+#include "numbertext.h"
+#include "sessionfile.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace core {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* formatName = "attention-explorer-session";
+constexpr int modelSessionVersion = 2;
+
+struct Refusal {
+    std::string message;
+};
+
+std::string describe(const json& j)
+{
+    if (j.is_string()) {
+        std::string s = j.get<std::string>();
+        if (s.size() > 40)
+            s = s.substr(0, 40) + "…";
+        return "the text \"" + s + "\"";
+    }
+    if (j.is_boolean())
+        return j.get<bool>() ? "true" : "false";
+    if (j.is_null())
+        return "null";
+    if (j.is_array())
+        return "a list of " + std::to_string(j.size());
+    if (j.is_object())
+        return "an object";
+    return "the number " + j.dump();
+}
+
+/** A whole number ≥ least at key; what is expected is said as expected. */
+int wholeNumber(const json& j, const std::string& key, int least, const std::string& expected)
+{
+    const double v = j.is_number() ? j.get<double>() : NAN;
+    if (!j.is_number() || v != std::floor(v) || v < least || v > double(maxGpt2Size))
+        throw Refusal{key + ": expected " + expected + ", got " + describe(j)};
+    return int(v);
+}
+
+const std::string weightNames = "query, key, value, output, query_bias, key_bias, value_bias or output_bias";
+
+ModelSessionEdit editFrom(const json& e, const std::string& key)
+{
+    if (!e.is_object())
+        throw Refusal{key + ": expected an object {layer, weight, row, col, value}, got " + describe(e)};
+    for (const char* field : {"layer", "weight", "row", "col", "value"})
+        if (!e.contains(field))
+            throw Refusal{key + "." + field + ": missing"};
+    ModelSessionEdit edit;
+    edit.layer = wholeNumber(e["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
+    const auto weight = e["weight"].is_string() ? gpt2WeightFromName(e["weight"].get<std::string>()) : std::nullopt;
+    if (!weight)
+        throw Refusal{key + ".weight: expected " + weightNames + ", got " + describe(e["weight"])};
+    edit.weight = *weight;
+    edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
+    edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
+    const json& value = e["value"];
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+        throw Refusal{key + ".value: expected a finite number, got " + describe(value)};
+    edit.value = value.get<double>();
+    return edit;
+}
+
+ModelSession sessionFrom(const json& j)
+{
+    if (!j.is_object())
+        throw Refusal{"expected a JSON object at the top level, got " + describe(j)};
+    if (!j.contains("format"))
+        throw Refusal{"format: missing; expected \"attention-explorer-session\""};
+    if (j["format"] != formatName)
+        throw Refusal{"format: expected \"attention-explorer-session\", got " + describe(j["format"])};
+    if (!j.contains("version"))
+        throw Refusal{"version: missing; expected 2"};
+    const json& version = j["version"];
+    if (!version.is_number_integer() && !version.is_number_unsigned())
+        throw Refusal{"version: expected a whole number, got " + describe(version)};
+    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(modelSessionVersion)
+                                     : version.get<long long>() > modelSessionVersion)
+        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
+                      + std::to_string(modelSessionVersion) + "); a newer Attention Explorer is needed"};
+    if (version.get<long long>() != modelSessionVersion)
+        throw Refusal{"version: expected 2 (a model session), got " + version.dump()
+                      + "; a version 1 session holds its own numbers and opens as a plain session"};
+
+    ModelSession s;
+    if (!j.contains("model"))
+        throw Refusal{"model: missing; expected {\"path\": the model's folder, \"layer\": the layer shown}"};
+    const json& model = j["model"];
+    if (!model.is_object())
+        throw Refusal{"model: expected an object {\"path\", \"layer\"}, got " + describe(model)};
+    if (!model.contains("path"))
+        throw Refusal{"model.path: missing; expected the folder of a GPT-2 checkpoint"};
+    if (!model["path"].is_string() || model["path"].get<std::string>().empty())
+        throw Refusal{"model.path: expected the folder of a GPT-2 checkpoint, got " + describe(model["path"])};
+    s.modelPath = model["path"].get<std::string>();
+    if (model.contains("layer"))
+        s.layer = wholeNumber(model["layer"], "model.layer", 1, "a whole number from 1 (the first layer)");
+
+    if (!j.contains("text"))
+        throw Refusal{"text: missing; expected the text the model reads"};
+    if (!j["text"].is_string())
+        throw Refusal{"text: expected a string, got " + describe(j["text"])};
+    s.text = j["text"].get<std::string>();
+    if (s.text.empty())
+        throw Refusal{"text: expected at least one character, got an empty text"};
+
+    if (j.contains("edits") && !j["edits"].is_null()) {
+        const json& edits = j["edits"];
+        if (!edits.is_array())
+            throw Refusal{"edits: expected a list of edited cells, got " + describe(edits)};
+        for (std::size_t i = 0; i < edits.size(); ++i)
+            s.edits.push_back(editFrom(edits[i], "edits[" + std::to_string(i) + "]"));
+    }
+
+    json extras = j;
+    for (const char* key : {"format", "version", "model", "text", "edits"})
+        extras.erase(key);
+    json modelExtras = model;
+    modelExtras.erase("path");
+    modelExtras.erase("layer");
+    if (!modelExtras.empty())
+        extras["model"] = std::move(modelExtras);
+    s.extras = std::move(extras);
+    return s;
+}
+
+/** A float32 as the JSON number that prints as its shortest round-trip text ("0.1", not 0.10000000149…). */
+json floatNumber(float v)
+{
+    const std::string text = machineFloatNumber(v);
+    double d = v;
+    std::from_chars(text.data(), text.data() + text.size(), d);
+    return d;
+}
+
+json floatMatrix(const FloatMatrix& m)
+{
+    json rows = json::array();
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        json row = json::array();
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            row.push_back(floatNumber(m(r, c)));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace
+
+bool isModelSessionText(std::string_view text)
+{
+    const json j = json::parse(text, nullptr, false);
+    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == 2;
+}
+
+std::optional<ModelSession> parseModelSession(std::string_view text, std::string& error)
+{
+    if (text.empty()) {
+        error = "the file is empty; expected a JSON session";
+        return std::nullopt;
+    }
+    try {
+        const json j = json::parse(text, nullptr, false);
+        if (j.is_discarded()) {
+            error = "not valid JSON";
+            return std::nullopt;
+        }
+        return sessionFrom(j);
+    } catch (const Refusal& r) {
+        error = r.message;
+    } catch (const json::exception& e) {
+        error = std::string("not a session: ") + e.what();
+    }
+    return std::nullopt;
+}
+
+std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        error = path + (std::filesystem::is_directory(path, ec) ? ": is a folder, not a session file" : ": no such file");
+        return std::nullopt;
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec || size > maxSessionFileBytes) {
+        error = path + (ec ? ": cannot be read" : ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads");
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string text(std::size_t(size), '\0');
+    if (!in || !in.read(text.data(), std::streamsize(size))) {
+        error = path + ": cannot be opened for reading";
+        return std::nullopt;
+    }
+    std::string why;
+    auto session = parseModelSession(text, why);
+    if (!session)
+        error = path + ": " + why;
+    return session;
+}
+
+std::string serializeModelSession(const ModelSession& s)
+{
+    nlohmann::ordered_json out;
+    out["format"] = formatName;
+    out["version"] = modelSessionVersion;
+    nlohmann::ordered_json model;
+    model["path"] = s.modelPath;
+    model["layer"] = s.layer;
+    const json& extras = s.extras.is_object() ? s.extras : json::object();
+    if (extras.contains("model") && extras["model"].is_object())
+        for (auto it = extras["model"].begin(); it != extras["model"].end(); ++it)
+            model[it.key()] = it.value();
+    out["model"] = std::move(model);
+    out["text"] = s.text;
+    nlohmann::ordered_json edits = nlohmann::ordered_json::array();
+    for (const ModelSessionEdit& e : s.edits)
+        edits.push_back({{"layer", e.layer},
+                         {"weight", gpt2WeightName(e.weight)},
+                         {"row", e.row},
+                         {"col", e.col},
+                         {"value", e.value}});
+    out["edits"] = std::move(edits);
+    for (auto it = extras.begin(); it != extras.end(); ++it)
+        if (it.key() != "model")
+            out[it.key()] = it.value();
+    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error)
+{
+    return writeFileAtomically(path, serializeModelSession(session), error);
+}
+
+std::string modelFolder(const ModelSession& session, const std::string& sessionPath)
+{
+    const std::filesystem::path model(session.modelPath);
+    if (model.is_absolute() || sessionPath.empty())
+        return model.string();
+    return (std::filesystem::path(sessionPath).parent_path() / model).lexically_normal().string();
+}
+
+std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
+                                                   std::string& error)
+{
+    const std::string label = sessionPath.empty() ? std::string("the session") : sessionPath;
+    OpenedModelSession opened;
+    opened.session = session;
+    opened.folder = modelFolder(session, sessionPath);
+    std::string why;
+    auto checkpoint = Gpt2Checkpoint::load(opened.folder, why);
+    if (!checkpoint) {
+        error = label + ": model.path: " + why;
+        return std::nullopt;
+    }
+    const Gpt2Config& config = checkpoint->config();
+    if (session.layer > config.layers) {
+        error = label + ": model.layer: " + std::to_string(session.layer) + " is past the model's last layer ("
+                + std::to_string(config.layers) + ", n_layer in " + opened.folder + "/config.json)";
+        return std::nullopt;
+    }
+    opened.forward = std::make_shared<Gpt2Forward>(checkpoint);
+    if (!opened.forward->setTokens(checkpoint->tokenizer().encode(session.text), why)) {
+        error = label + ": text: " + why;
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < session.edits.size(); ++i) {
+        const ModelSessionEdit& e = session.edits[i];
+        const std::string key = label + ": edits[" + std::to_string(i) + "]";
+        if (e.layer > config.layers) {
+            error = key + ".layer: " + std::to_string(e.layer) + " is past the model's last layer ("
+                    + std::to_string(config.layers) + ")";
+            return std::nullopt;
+        }
+        if (auto problem = checkGpt2Cell(config, e.weight, e.row, e.col)) {
+            error = key + ": " + *problem;
+            return std::nullopt;
+        }
+        opened.forward->setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
+    }
+    opened.forward->run();
+    return opened;
+}
+
+std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto session = readModelSessionFile(path, error);
+    if (!session)
+        return std::nullopt;
+    return openModelSession(*session, path, error);
+}
+
+json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
+{
+    const Gpt2Checkpoint& ckpt = forward.checkpoint();
+    json out;
+    out["token_ids"] = forward.tokens();
+    json tokens = json::array();
+    for (int id : forward.tokens())
+        tokens.push_back(ckpt.tokenizer().token(id));
+    out["tokens"] = std::move(tokens);
+    out["layer"] = layer;
+    json attentions = json::array();
+    for (int l = 0; l < forward.config().layers; ++l) {
+        json heads = json::array();
+        for (int h = 0; h < forward.config().heads; ++h)
+            heads.push_back(floatMatrix(forward.attention(l, h)));
+        attentions.push_back(std::move(heads));
+    }
+    out["attentions"] = std::move(attentions);
+    json logits = json::array();
+    const FloatMatrix& l = forward.logits();
+    for (Eigen::Index v = 0; v < l.cols(); ++v)
+        logits.push_back(floatNumber(l(0, v)));
+    json top = json::array();
+    for (const Gpt2Candidate& c : forward.topTokens(count))
+        top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
+    out["next_token"] = {{"logits", std::move(logits)}, {"top", std::move(top)}};
+    return out;
+}
+
+} // namespace core

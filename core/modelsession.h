@@ -1,0 +1,84 @@
+#pragma once
+/** The model session file of SPEC §5 (version 2): a GPT-2 checkpoint folder, the shown layer, the typed text
+ *  and the edited weight cells; opening one, and the extras --compute prints for it. */
+
+#include "gpt2forward.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+/** One edited cell as the file writes it: layer 1-based, row and col 0-based. */
+struct ModelSessionEdit {
+    int layer = 1;
+    Gpt2Weight weight = Gpt2Weight::Query;
+    int row = 0;
+    int col = 0;
+    double value = 0; ///< as written; the forward pass uses it rounded to float32, as the weights are
+
+    bool operator==(const ModelSessionEdit&) const = default;
+};
+
+struct ModelSession {
+    std::string modelPath; ///< model.path as written: relative paths are taken from the session file's folder
+    int layer = 1;         ///< model.layer, 1-based
+    std::string text;
+    std::vector<ModelSessionEdit> edits;
+    /** Keys the program does not interpret, at the top level and inside "model" (as extras["model"]), kept so
+     *  that a round trip loses nothing. */
+    nlohmann::json extras = nlohmann::json::object();
+};
+
+/** True when the JSON text is an object whose "version" is 2: a model session rather than a plain one. */
+bool isModelSessionText(std::string_view json);
+
+/** Parses a model session. Refuses, with error naming the key and what is wrong, text that is not JSON, a
+ *  format other than "attention-explorer-session", a version other than 2, a missing or empty model.path, a
+ *  model.layer below 1, a missing text, and an edit that is not {layer ≥ 1, weight (one of query key value
+ *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a finite value}. Whether the
+ *  layer and cells exist in the model is checked when it is opened. */
+std::optional<ModelSession> parseModelSession(std::string_view json, std::string& error);
+
+/** Reads a model session file; error starts with the path. */
+std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error);
+
+/** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
+std::string serializeModelSession(const ModelSession& session);
+
+/** Writes atomically (a failure leaves the old file as it was); false and a message naming path. */
+bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error);
+
+/** model.path as a folder: an absolute path as it is, a relative one from sessionPath's folder (the working
+ *  directory when sessionPath is empty). */
+std::string modelFolder(const ModelSession& session, const std::string& sessionPath);
+
+/** An opened model session: the checkpoint loaded, the text encoded, the edits applied, the pass run. */
+struct OpenedModelSession {
+    ModelSession session;
+    std::string folder;                   ///< the checkpoint's folder, resolved
+    std::shared_ptr<Gpt2Forward> forward; ///< tokens and edits set, run
+};
+
+/** Loads the checkpoint of session (read from sessionPath, which messages name), encodes its text and
+ *  applies its edits. Refuses with "<sessionPath>: <key>: <what is wrong>" a folder that is missing or not a
+ *  checkpoint (the checkpoint's own message follows), a text of more than n_positions tokens or none, a
+ *  model.layer past n_layer, and an edit whose layer or cell lies outside the model. */
+std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
+                                                   std::string& error);
+
+/** readModelSessionFile, then openModelSession. */
+std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);
+
+/** What --compute prints for a model session beside the shown layer's steps (SPEC §5): token_ids, tokens (as
+ *  the vocabulary writes them), layer (1-based), attentions [layer][head][n][n], next_token {logits
+ *  (vocab_size numbers), top (count candidates: id, token, probability; most probable first)}. Float32 values
+ *  are written as the shortest text that reads back to the same float32. The pass must have run. */
+nlohmann::json modelComputeExtras(const Gpt2Forward& forward, int layer, int count = 10);
+
+} // namespace core

@@ -1,0 +1,283 @@
+/** The model session file of SPEC §5: its example read and written back, unknown keys kept, model.path taken
+ *  from the session file's folder, every refusal with its message (in the file and when the model is opened),
+ *  the plain session reader refusing version 2 as it refuses any newer version, and the --compute extras. */
+
+#include "core/modelsession.h"
+#include "core/numbertext.h"
+#include "core/sessionfile.h"
+#include "gpt2folder_random.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <bit>
+#include <filesystem>
+#include <functional>
+
+using core::Gpt2Weight;
+using core::ModelSession;
+using nlohmann::json;
+
+namespace {
+
+/** The example of SPEC §5. */
+const char* const specExample = R"({
+  "format": "attention-explorer-session",
+  "version": 2,
+  "model": {"path": "models/gpt2", "layer": 5},
+  "text": "The cat sat on the mat because it was tired",
+  "edits": [
+    {"layer": 5, "weight": "query", "row": 0, "col": 3, "value": 0.25},
+    {"layer": 5, "weight": "value_bias", "row": 0, "col": 7, "value": -1.5}
+  ]
+})";
+
+/** A session over the tiny model in the folder "tiny" beside the session file. */
+json tinySession()
+{
+    return {{"format", "attention-explorer-session"},
+            {"version", 2},
+            {"model", {{"path", "tiny"}, {"layer", 2}}},
+            {"text", "The cat sat."},
+            {"edits", json::array({{{"layer", 2}, {"weight", "key"}, {"row", 1}, {"col", 2}, {"value", 3.5}},
+                                   {{"layer", 1}, {"weight", "output_bias"}, {"row", 0}, {"col", 31}, {"value", -2}}})}};
+}
+
+bool sameFloat(const json& j, float want)
+{
+    return std::bit_cast<std::uint32_t>(float(j.get<double>())) == std::bit_cast<std::uint32_t>(want);
+}
+
+} // namespace
+
+class TestModelSession : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    std::string path(const char* name) const { return QDir(m_dir.path()).filePath(QString::fromUtf8(name)).toStdString(); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("tiny")));
+        testutil::write(testutil::randomGpt2Folder("F16"), path("tiny"));
+    }
+
+    void readsTheSpecExample()
+    {
+        std::string error;
+        const auto s = core::parseModelSession(specExample, error);
+        QVERIFY2(s, error.c_str());
+        QCOMPARE(s->modelPath, std::string("models/gpt2"));
+        QCOMPARE(s->layer, 5);
+        QCOMPARE(s->text, std::string("The cat sat on the mat because it was tired"));
+        QCOMPARE(int(s->edits.size()), 2);
+        QVERIFY((s->edits[0] == core::ModelSessionEdit{5, Gpt2Weight::Query, 0, 3, 0.25}));
+        QVERIFY((s->edits[1] == core::ModelSessionEdit{5, Gpt2Weight::ValueBias, 0, 7, -1.5}));
+        QVERIFY(s->extras.empty());
+        QVERIFY(core::isModelSessionText(specExample));
+        QCOMPARE(core::modelFolder(*s, "/data/sessions/cat.json"), std::string("/data/sessions/models/gpt2"));
+        ModelSession absolute = *s;
+        absolute.modelPath = "/models/gpt2";
+        QCOMPARE(core::modelFolder(absolute, "/data/sessions/cat.json"), std::string("/models/gpt2"));
+    }
+
+    void roundTripKeepsUnknownKeys()
+    {
+        json j = json::parse(specExample);
+        j["title"] = "Tired cats";
+        j["view"] = {{"head", 3}};
+        j["model"]["revision"] = "main";
+        j["edits"][0]["value"] = 0.1; // shortest text, read back to the same double
+        std::string error;
+        const auto s = core::parseModelSession(j.dump(), error);
+        QVERIFY2(s, error.c_str());
+        const std::string text = core::serializeModelSession(*s);
+        QVERIFY2(text.find("\"value\": 0.1\n") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\"format\": \"attention-explorer-session\"") < text.find("\"model\""), text.c_str());
+        QVERIFY2(json::parse(text) == j, text.c_str());
+        const std::string file = path("roundtrip.json");
+        QVERIFY2(core::writeModelSessionFile(file, *s, error), error.c_str());
+        const auto back = core::readModelSessionFile(file, error);
+        QVERIFY2(back, error.c_str());
+        QCOMPARE(core::serializeModelSession(*back), text);
+        QVERIFY(!core::writeModelSessionFile(path("no-such-folder/x.json"), *s, error));
+        QVERIFY2(error.find("no-such-folder/x.json: cannot be written") != std::string::npos, error.c_str());
+    }
+
+    void refusals_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("message");
+        const auto row = [](const char* name, const std::function<void(json&)>& change, const char* message) {
+            json j = json::parse(specExample);
+            change(j);
+            QTest::addRow("%s", name) << QByteArray::fromStdString(j.dump()) << QString::fromUtf8(message);
+        };
+        QTest::addRow("not JSON") << QByteArray("{\"format\": ") << QStringLiteral("not valid JSON");
+        row("version 1", [](json& j) { j["version"] = 1; }, "version: expected 2 (a model session), got 1");
+        row("version 3", [](json& j) { j["version"] = 3; },
+            "version: the file is version 3, newer than this program reads (version 2)");
+        row("version missing", [](json& j) { j.erase("version"); }, "version: missing; expected 2");
+        row("format", [](json& j) { j["format"] = "other"; }, "format: expected \"attention-explorer-session\"");
+        row("model missing", [](json& j) { j.erase("model"); }, "model: missing");
+        row("path missing", [](json& j) { j["model"].erase("path"); }, "model.path: missing");
+        row("path a number", [](json& j) { j["model"]["path"] = 5; },
+            "model.path: expected the folder of a GPT-2 checkpoint, got the number 5");
+        row("layer 0", [](json& j) { j["model"]["layer"] = 0; },
+            "model.layer: expected a whole number from 1 (the first layer), got the number 0");
+        row("layer 1.5", [](json& j) { j["model"]["layer"] = 1.5; }, "model.layer: expected a whole number from 1");
+        row("text missing", [](json& j) { j.erase("text"); }, "text: missing; expected the text the model reads");
+        row("text empty", [](json& j) { j["text"] = ""; }, "text: expected at least one character");
+        row("text a list", [](json& j) { j["text"] = {1}; }, "text: expected a string, got a list of 1");
+        row("edits an object", [](json& j) { j["edits"] = json::object(); }, "edits: expected a list of edited cells");
+        row("unknown weight", [](json& j) { j["edits"][1]["weight"] = "mlp"; },
+            "edits[1].weight: expected query, key, value, output, query_bias, key_bias, value_bias or output_bias, "
+            "got the text \"mlp\"");
+        row("negative row", [](json& j) { j["edits"][0]["row"] = -1; },
+            "edits[0].row: expected a whole number from 0, got the number -1");
+        row("edit layer 0", [](json& j) { j["edits"][0]["layer"] = 0; }, "edits[0].layer: expected a whole number from 1");
+        row("value missing", [](json& j) { j["edits"][0].erase("value"); }, "edits[0].value: missing");
+        row("value text", [](json& j) { j["edits"][0]["value"] = "1"; },
+            "edits[0].value: expected a finite number, got the text \"1\"");
+    }
+
+    void refusals()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, message);
+        std::string error;
+        QVERIFY(!core::parseModelSession(text.toStdString(), error));
+        QVERIFY2(QString::fromStdString(error).startsWith(message), error.c_str());
+    }
+
+    void plainReaderRefusesVersion2()
+    {
+        std::string error;
+        QVERIFY(!core::parseSession(specExample, error));
+        QCOMPARE(error, std::string("version: the file is version 2, newer than this program reads (version 1); a "
+                                    "newer Attention Explorer is needed"));
+        QVERIFY(!core::isModelSessionText(R"({"format": "attention-explorer-session", "version": 1})"));
+    }
+
+    void opensRelativeToTheFile()
+    {
+        const std::string file = path("cat.json");
+        testutil::writeFile(file, tinySession().dump());
+        std::string error;
+        const auto opened = core::openModelSessionFile(file, error);
+        QVERIFY2(opened, error.c_str());
+        QCOMPARE(opened->folder, path("tiny"));
+        const core::Gpt2Forward& f = *opened->forward;
+        QVERIFY(f.upToDate());
+        QCOMPARE(f.n(), 12);
+        QCOMPARE(int(f.edits().size()), 2);
+        QVERIFY(f.weightValue(1, Gpt2Weight::Key, 1, 2) == 3.5f);
+        QCOMPARE(f.layerModel(0).bo->coeff(0, 31), -2.0);
+        // The same as a pass given the edits by hand.
+        core::Gpt2Forward byHand(f.sharedCheckpoint());
+        QVERIFY(byHand.setTokens(f.checkpoint().tokenizer().encode("The cat sat."), error));
+        QVERIFY(byHand.setEdit(1, Gpt2Weight::Key, 1, 2, 3.5f, error));
+        QVERIFY(byHand.setEdit(0, Gpt2Weight::OutputBias, 0, 31, -2.0f, error));
+        byHand.run();
+        QVERIFY(byHand.logits() == f.logits());
+        // From another working directory, the path still comes from the file's folder.
+        const auto cwd = std::filesystem::current_path();
+        std::filesystem::current_path("/");
+        const auto again = core::openModelSessionFile(file, error);
+        std::filesystem::current_path(cwd);
+        QVERIFY2(again, error.c_str());
+    }
+
+    void openRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("message");
+        const auto row = [](const char* name, const std::function<void(json&)>& change, const char* message) {
+            json j = tinySession();
+            change(j);
+            QTest::addRow("%s", name) << QByteArray::fromStdString(j.dump()) << QString::fromUtf8(message);
+        };
+        row("layer past n_layer", [](json& j) { j["model"]["layer"] = 4; },
+            "model.layer: 4 is past the model's last layer (3, n_layer in ");
+        row("edit layer past n_layer", [](json& j) { j["edits"][1]["layer"] = 4; },
+            "edits[1].layer: 4 is past the model's last layer (3)");
+        row("bias row 1", [](json& j) { j["edits"][1]["row"] = 1; },
+            "edits[1]: row 1 is outside 0 … 0 (output_bias has one row)");
+        row("row past n_embd", [](json& j) { j["edits"][0]["row"] = 32; },
+            "edits[0]: row 32 is outside 0 … 31 (key is n_embd × n_embd, 32 rows)");
+        row("col past n_embd", [](json& j) { j["edits"][0]["col"] = 40; },
+            "edits[0]: col 40 is outside 0 … 31 (key has n_embd = 32 columns)");
+        row("text past n_positions", [](json& j) { j["text"] = std::string(33, 'a'); },
+            "text: the text is 33 tokens long, more than the model's n_positions (32)");
+        row("missing folder", [](json& j) { j["model"]["path"] = "no-such-model"; }, "model.path: ");
+        row("not a checkpoint", [](json& j) { j["model"]["path"] = "."; }, "model.path: ");
+    }
+
+    void openRefusals()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, message);
+        const std::string file = path("refused.json");
+        testutil::writeFile(file, text.toStdString());
+        std::string error;
+        QVERIFY(!core::openModelSessionFile(file, error));
+        const QString prefix = QString::fromStdString(file) + QStringLiteral(": ") + message;
+        QVERIFY2(QString::fromStdString(error).startsWith(prefix), error.c_str());
+        if (QString::fromUtf8(QTest::currentDataTag()) == QLatin1String("missing folder"))
+            QVERIFY2(error.find(path("no-such-model") + ": is not a folder") != std::string::npos, error.c_str());
+        if (QString::fromUtf8(QTest::currentDataTag()) == QLatin1String("not a checkpoint"))
+            QVERIFY2(error.find("config.json") != std::string::npos, error.c_str());
+    }
+
+    void computeExtras()
+    {
+        const std::string file = path("extras.json");
+        testutil::writeFile(file, tinySession().dump());
+        std::string error;
+        const auto opened = core::openModelSessionFile(file, error);
+        QVERIFY2(opened, error.c_str());
+        const core::Gpt2Forward& f = *opened->forward;
+        const json j = json::parse(core::modelComputeExtras(f, 2).dump());
+        QCOMPARE(j["layer"].get<int>(), 2);
+        QCOMPARE(j["token_ids"].get<std::vector<int>>(), f.tokens());
+        QCOMPARE(j["tokens"][3].get<std::string>(), std::string("Ġ"));
+        QCOMPARE(j["tokens"][4].get<std::string>(), std::string("c"));
+        QCOMPARE(int(j["attentions"].size()), 3);
+        QCOMPARE(int(j["attentions"][2].size()), 4);
+        QCOMPARE(int(j["attentions"][2][3].size()), 12);
+        QCOMPARE(int(j["attentions"][2][3][11].size()), 12);
+        QVERIFY(sameFloat(j["attentions"][2][3][11][5], f.attention(2, 3)(11, 5)));
+        QCOMPARE(j["attentions"][1][0][0][1].get<double>(), 0.0);
+        const json& logits = j["next_token"]["logits"];
+        QCOMPARE(int(logits.size()), 257);
+        for (int v = 0; v < 257; ++v)
+            QVERIFY(sameFloat(logits[std::size_t(v)], f.logits()(0, v)));
+        const json& top = j["next_token"]["top"];
+        QCOMPARE(int(top.size()), 10);
+        int best = 0;
+        for (int v = 1; v < 257; ++v)
+            if (f.logits()(0, v) > f.logits()(0, best))
+                best = v;
+        QCOMPARE(top[0]["id"].get<int>(), best);
+        QCOMPARE(top[0]["token"].get<std::string>(), f.checkpoint().tokenizer().token(best));
+        double sum = 0;
+        for (const json& c : top) {
+            QVERIFY(c["probability"].get<double>() > 0 && c["probability"].get<double>() < 1);
+            sum += c["probability"].get<double>();
+        }
+        QVERIFY(sum <= 1.0);
+        for (std::size_t i = 1; i < top.size(); ++i)
+            QVERIFY(top[i]["probability"].get<double>() <= top[i - 1]["probability"].get<double>());
+        // Float32 values in their shortest text.
+        QCOMPARE(core::machineFloatNumber(0.1f), std::string("0.1"));
+        QCOMPARE(core::machineFloatNumber(-3.4028235e38f), std::string("-3.4028235e+38"));
+        QCOMPARE(json(0.1f).dump() == "0.1", false); // as a double the float would print 0.10000000149011612
+    }
+};
+
+QTEST_APPLESS_MAIN(TestModelSession)
+#include "tst_modelsession.moc"
