@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "core/attention.h"
+#include "core/modelsession.h"
 #include "core/presets.h"
 #include "core/sessionfile.h"
 #include "core/tokenizer.h"
@@ -20,6 +21,8 @@
 #include <QRegularExpression>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 namespace app {
@@ -31,6 +34,7 @@ const QStringList headlessFlags = {
     QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
     QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
     QStringLiteral("--export-code"),  QStringLiteral("--export-handout"), QStringLiteral("--export-slides"),
+    QStringLiteral("--export-steps"),
 };
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
@@ -62,6 +66,14 @@ struct Options {
     QCommandLineOption tokens{QStringLiteral("tokens"),
                               QStringLiteral("Source: typed text, with the default embeddings and weights."),
                               QStringLiteral("TEXT")};
+    QCommandLineOption model{QStringLiteral("model"),
+                             QStringLiteral("Source: a GPT-2-family checkpoint folder (with --text)."),
+                             QStringLiteral("DIR")};
+    QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text a --model source reads."),
+                            QStringLiteral("TEXT")};
+    QCommandLineOption layer{QStringLiteral("layer"),
+                             QStringLiteral("The layer of a model shown, from 1 (default 1, or the session's)."),
+                             QStringLiteral("L")};
     QCommandLineOption step{QStringLiteral("step"),
                             QStringLiteral("Heatmap step: scores, scaled_scores or weights (default weights)."),
                             QStringLiteral("STEP"), QStringLiteral("weights")};
@@ -84,6 +96,10 @@ struct Options {
     QCommandLineOption exportCode{QStringLiteral("export-code"),
                                   QStringLiteral("Write PyTorch code that reproduces the source to OUT (.py)."),
                                   QStringLiteral("OUT")};
+    QCommandLineOption exportSteps{QStringLiteral("export-steps"),
+                                   QStringLiteral("Write every step of the source into FOLDER: one CSV per step and head, "
+                                                  "and trace.json as --compute prints it."),
+                                   QStringLiteral("FOLDER")};
     QCommandLineOption exportSlides{QStringLiteral("export-slides"),
                                     QStringLiteral("Write the teaching slides of the source to OUT (.pdf), one per page."),
                                     QStringLiteral("OUT")};
@@ -93,9 +109,9 @@ struct Options {
 
     QList<QCommandLineOption> all() const
     {
-        return {compute, exportHeatmap, listPresets, session,      preset,        tokens,     step,
-                head,    size,          colormap,    annotate,     exportReport,  exportHandout, exportCode,
-                exportSlides, lang};
+        return {compute, exportHeatmap, listPresets, session,  preset,       tokens,        model,
+                text,    layer,         step,        head,     size,         colormap,      annotate,
+                exportReport, exportHandout, exportCode, exportSteps, exportSlides, lang};
     }
 };
 
@@ -105,25 +121,114 @@ struct Failure {
     QString message;
 };
 
-core::Session loadSource(const QCommandLineParser& p, const Options& o)
+/** A source as the commands use it: a plain session, or a model's shown layer as one (its model is that
+ *  layer's AttentionModel) with the opened model beside it. */
+struct Source {
+    core::Session session;
+    std::optional<core::OpenedModelSession> model;
+};
+
+/** The text of a session file, as much of it as a session may have (the readers refuse a longer one). */
+std::optional<std::string> sessionFileText(const std::string& path)
 {
-    const int given = int(p.isSet(o.session)) + int(p.isSet(o.preset)) + int(p.isSet(o.tokens));
-    if (given > 1)
-        throw Failure{ExitRefused, QStringLiteral("give one source: --session, --preset or --tokens")};
-    if (p.isSet(o.session)) {
-        std::string error;
-        auto s = core::readSessionFile(p.value(o.session).toStdString(), error);
-        if (!s)
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::string text;
+    text.resize(core::maxSessionFileBytes + 1);
+    in.read(text.data(), std::streamsize(text.size()));
+    text.resize(std::size_t(in.gcount()));
+    return text;
+}
+
+/** The layer given with --layer, or the session's: checked against the model. */
+int shownLayer(const QCommandLineParser& p, const Options& o, const core::OpenedModelSession& opened)
+{
+    const int layers = opened.forward->config().layers;
+    if (!p.isSet(o.layer))
+        return opened.session.layer;
+    bool ok = false;
+    const int layer = p.value(o.layer).toInt(&ok);
+    if (!ok || layer < 1 || layer > layers)
+        throw Failure{ExitRefused,
+                      QStringLiteral("--layer: expected a number from 1 to %1 (the model's layers), got \"%2\"")
+                          .arg(layers)
+                          .arg(p.value(o.layer))};
+    return layer;
+}
+
+/** The source for an opened model: the shown layer as a session, titled by the model's folder and layer. */
+Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedModelSession opened)
+{
+    const int layer = shownLayer(p, o, opened);
+    opened.session.layer = layer;
+    Source source;
+    source.session.model = opened.forward->layerModel(layer - 1);
+    const auto title = opened.session.extras.find("title");
+    source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
+        ? title->get<std::string>()
+        : QStringLiteral("%1, layer %2").arg(QFileInfo(QString::fromStdString(opened.folder)).fileName()).arg(layer).toStdString();
+    source.model = std::move(opened);
+    return source;
+}
+
+/** A session file of either kind: version 2 names a model (SPEC §5), any other is read as SPEC §2 says. */
+Source sessionSource(const QCommandLineParser& p, const Options& o, const QString& file)
+{
+    std::string error;
+    const std::string path = file.toStdString();
+    const auto text = sessionFileText(path);
+    if (text && core::isModelSessionText(*text)) {
+        auto opened = core::openModelSessionFile(path, error);
+        if (!opened)
             throw Failure{ExitRefused, QString::fromStdString(error)};
-        return *s;
+        return modelSource(p, o, std::move(*opened));
     }
+    if (p.isSet(o.layer))
+        throw Failure{ExitRefused, QStringLiteral("--layer: %1 is not a model session; a layer is chosen only in a model")
+                                       .arg(file)};
+    auto s = core::readSessionFile(path, error);
+    if (!s)
+        throw Failure{ExitRefused, QString::fromStdString(error)};
+    return {std::move(*s), std::nullopt};
+}
+
+Source loadSource(const QCommandLineParser& p, const Options& o, const QString& computeFile = {})
+{
+    const int given = int(!computeFile.isEmpty()) + int(p.isSet(o.session)) + int(p.isSet(o.preset))
+        + int(p.isSet(o.tokens)) + int(p.isSet(o.model));
+    if (given > 1)
+        throw Failure{ExitRefused, QStringLiteral("give one source: a file, --session, --preset, --tokens or --model")};
+    if (p.isSet(o.text) && !p.isSet(o.model))
+        throw Failure{ExitRefused, QStringLiteral("--text: give it with --model DIR")};
+    if (!computeFile.isEmpty() || p.isSet(o.session))
+        return sessionSource(p, o, computeFile.isEmpty() ? p.value(o.session) : computeFile);
+    if (p.isSet(o.model)) {
+        if (!p.isSet(o.text))
+            throw Failure{ExitRefused, QStringLiteral("--model: give the text it reads with --text \"TEXT\"")};
+        core::ModelSession session;
+        session.modelPath = QFileInfo(p.value(o.model)).absoluteFilePath().toStdString();
+        session.text = p.value(o.text).toStdString();
+        std::string error;
+        auto opened = core::openModelSession(session, {}, error);
+        if (!opened) {
+            // The session here is the command line's: its keys are the flags that gave them.
+            QString message = QString::fromStdString(error);
+            message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
+            message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
+            throw Failure{ExitRefused, message};
+        }
+        return modelSource(p, o, std::move(*opened));
+    }
+    if (p.isSet(o.layer))
+        throw Failure{ExitRefused, QStringLiteral("--layer: a layer is chosen only in a model (--model or a model session)")};
     if (p.isSet(o.tokens)) {
         const auto tokens = core::tokenize(p.value(o.tokens).toStdString());
         if (tokens.empty())
             throw Failure{ExitRefused, QStringLiteral("--tokens: the text has no tokens")};
-        core::Session s;
-        s.model = core::modelForTokens(tokens);
-        if (auto error = core::validate(s.model))
+        Source s;
+        s.session.model = core::modelForTokens(tokens);
+        if (auto error = core::validate(s.session.model))
             throw Failure{ExitRefused, QStringLiteral("--tokens: ") + QString::fromStdString(*error)};
         return s;
     }
@@ -136,17 +241,22 @@ core::Session loadSource(const QCommandLineParser& p, const Options& o)
         throw Failure{ExitRefused, QStringLiteral("--preset: no preset named \"%1\"; the presets are %2")
                                        .arg(name, names.join(QStringLiteral(", ")))};
     }
-    return *s;
+    return {std::move(*s), std::nullopt};
 }
 
-int computeCommand(const QString& file)
+/** --compute FILE, or --compute with a source in place of FILE. A model adds SPEC §5's keys. */
+int computeCommand(const QCommandLineParser& p, const Options& o)
 {
-    std::string error;
-    auto session = core::readSessionFile(file.toStdString(), error);
-    if (!session)
-        throw Failure{ExitRefused, QString::fromStdString(error)};
-    const core::Trace trace = core::compute(session->model);
-    const std::string json = core::traceToJsonText(trace) + "\n";
+    const bool sourceGiven = p.isSet(o.session) || p.isSet(o.preset) || p.isSet(o.tokens) || p.isSet(o.model);
+    if (p.value(o.compute).isEmpty() && !sourceGiven)
+        throw Failure{ExitRefused, QStringLiteral("--compute: give a session FILE, or a source (--session, --preset, "
+                                                  "--tokens or --model) in its place")};
+    const Source source = loadSource(p, o, p.value(o.compute));
+    const core::Trace trace = core::compute(source.session.model);
+    nlohmann::json out = core::traceToJson(trace);
+    if (source.model)
+        out.update(core::modelComputeExtras(*source.model->forward, source.model->session.layer));
+    const std::string json = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() || std::fflush(stdout) != 0)
         throw Failure{ExitFailed, QStringLiteral("could not write to standard output")};
     return ExitOk;
@@ -187,7 +297,7 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
     }
     style.annotate = p.isSet(o.annotate);
 
-    const core::Session session = loadSource(p, o);
+    const core::Session session = loadSource(p, o).session;
     bool ok = false;
     const int head = p.value(o.head).toInt(&ok);
     if (!ok || head < 1 || head > session.model.heads())
@@ -228,7 +338,7 @@ using TraceWriter = bool (*)(const core::Trace&, const QString&, const QString&,
 int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option, TraceWriter write)
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
-    const core::Session session = loadSource(p, o);
+    const core::Session session = loadSource(p, o).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!write(trace, sessionTitle(session), out, &error))
@@ -239,9 +349,23 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
 int exportCodeCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportCode, QStringLiteral("py"));
-    const core::Session session = loadSource(p, o);
+    const core::Session session = loadSource(p, o).session;
     QString error;
     if (!exports::writePytorchFile(session.model, sessionTitle(session), out, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
+/** Every step of the source as CSV files and trace.json, into a folder. */
+int exportStepsCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString folder = p.value(o.exportSteps);
+    if (folder.isEmpty())
+        throw Failure{ExitRefused, QStringLiteral("--export-steps: give the folder to write into")};
+    const core::Session session = loadSource(p, o).session;
+    const core::Trace trace = core::compute(session.model);
+    QString error;
+    if (!exports::writeStepFiles(trace, folder, &error))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
@@ -250,7 +374,7 @@ int exportCodeCommand(const QCommandLineParser& p, const Options& o)
 int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportSlides, QStringLiteral("pdf"));
-    const core::Session session = loadSource(p, o);
+    const core::Session session = loadSource(p, o).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
@@ -282,8 +406,22 @@ bool isHeadlessRequest(const QStringList& arguments)
     return false;
 }
 
-int runCommandLine(const QStringList& arguments, QString* windowFile)
+/** "--compute" followed by a source flag instead of a FILE gets an empty FILE, so that the parser does not take
+ *  the flag for the file name (SPEC §5: --compute accepts a source in place of FILE). */
+QStringList withComputeSource(QStringList arguments)
 {
+    static const QStringList sourceFlags = {QStringLiteral("--session"), QStringLiteral("--preset"),
+                                            QStringLiteral("--tokens"), QStringLiteral("--model")};
+    for (qsizetype i = 1; i + 1 < arguments.size(); ++i)
+        if (arguments[i] == QLatin1String("--compute")
+            && sourceFlags.contains(arguments[i + 1].section(QLatin1Char('='), 0, 0)))
+            arguments.insert(i + 1, QString());
+    return arguments;
+}
+
+int runCommandLine(const QStringList& givenArguments, QString* windowFile)
+{
+    const QStringList arguments = withComputeSource(givenArguments);
     Options o;
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Attention Explorer: see and touch every number of self-attention."));
@@ -323,7 +461,7 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
             return ExitOk;
         }
         if (p.isSet(o.compute))
-            return computeCommand(p.value(o.compute));
+            return computeCommand(p, o);
         if (p.isSet(o.exportHeatmap))
             return exportHeatmapCommand(p, o);
         if (p.isSet(o.exportReport))
@@ -334,6 +472,8 @@ int runCommandLine(const QStringList& arguments, QString* windowFile)
             return exportCodeCommand(p, o);
         if (p.isSet(o.exportSlides))
             return exportSlidesCommand(p, o);
+        if (p.isSet(o.exportSteps))
+            return exportStepsCommand(p, o);
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;
