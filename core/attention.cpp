@@ -122,8 +122,8 @@ namespace {
 struct Changes {
     bool reusable = false;
     std::vector<Index> rows;          ///< rows of X that differ
-    std::vector<Index> qCols, kCols;  ///< columns of W_Q and W_K that differ (all heads)
-    std::vector<Index> vCols;         ///< columns of W_V that differ
+    std::vector<Index> qCols, kCols;  ///< columns of W_Q and W_K (or of b_Q and b_K) that differ (all heads)
+    std::vector<Index> vCols;         ///< columns of W_V (or of b_V) that differ
     bool factor = false;              ///< s / T differs
 };
 
@@ -136,12 +136,17 @@ std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
     return rows;
 }
 
-std::vector<Index> differingCols(const Matrix& a, const Matrix& b)
+/** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
+std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
+                                 const std::optional<Matrix>& biasB)
 {
     std::vector<char> differs(std::size_t(a.cols()), 0);
     for (Index r = 0; r < a.rows(); ++r)
         for (Index c = 0; c < a.cols(); ++c)
             differs[std::size_t(c)] |= char(a(r, c) != b(r, c));
+    if (biasA)  // a bias entry is one more row of its column
+        for (Index c = 0; c < a.cols(); ++c)
+            differs[std::size_t(c)] |= char((*biasA)(0, c) != (*biasB)(0, c));
     std::vector<Index> cols;
     for (Index c = 0; c < a.cols(); ++c)
         if (differs[std::size_t(c)])
@@ -156,13 +161,15 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
     if (p.tokens != model.tokens || p.options.heads != model.options.heads || p.options.mask != model.options.mask
         || p.options.positionalEncoding != model.options.positionalEncoding
         || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
-        || p.wv.cols() != model.wv.cols() || previous.headCount() != model.heads())
+        || p.wv.cols() != model.wv.cols() || previous.headCount() != model.heads()
+        || p.bq.has_value() != model.bq.has_value() || p.bk.has_value() != model.bk.has_value()
+        || p.bv.has_value() != model.bv.has_value())
         return c;
     c.reusable = true;
     c.rows = differingRows(p.embeddings, model.embeddings);
-    c.qCols = differingCols(p.wq, model.wq);
-    c.kCols = differingCols(p.wk, model.wk);
-    c.vCols = differingCols(p.wv, model.wv);
+    c.qCols = differingCols(p.wq, model.wq, p.bq, model.bq);
+    c.kCols = differingCols(p.wk, model.wk, p.bk, model.bk);
+    c.vCols = differingCols(p.wv, model.wv, p.bv, model.bv);
     c.factor = previous.scoreFactor != scoreFactor;
     return c;
 }
@@ -209,6 +216,16 @@ HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
     // still takes the full product when a value overflowed: 0 · ∞ needs its careful path).
     p.fullOutputs = p.softmax || p.fullV || !p.rows.empty();
     return p;
+}
+
+/** out = in·w, plus the columns [first, first + out.cols()) of bias when there is one: one block of rows of a
+ *  projection, the bias added while the block is still in cache (a model without biases does nothing more). */
+void project(const MatrixCRef& in, const PackedMatrix& w, const std::optional<Matrix>& bias, Index first,
+             Eigen::Ref<Matrix> out)
+{
+    multiply(in, w, out);
+    if (bias)
+        out.rowwise() += bias->row(0).segment(first, out.cols());
 }
 
 /** Below this many FLOPs one thread does everything: handing tasks to other threads costs more than it saves. */
@@ -332,8 +349,8 @@ public:
     /** Plans every head against previous (may be null) and allocates every matrix of t's heads. */
     Pass(const AttentionModel& model, const Trace* previous, Trace& t);
 
-    /** Step 2: Q = X·W_Q, K = X·W_K (n × d_k), V = X·W_V (n × d_v) of every head, whole or the rows and
-     *  columns an edit reaches. */
+    /** Step 2: Q = X·W_Q + b_Q, K = X·W_K + b_K (n × d_k), V = X·W_V + b_V (n × d_v) of every head (each bias
+     *  when the model has it), whole or the rows and columns an edit reaches. */
     void projections();
     /** Step 3 for a head that redoes only the rows of the scores of some edited tokens: those rows and
      *  columns (a column crosses every block, so this comes before them). */
@@ -355,7 +372,8 @@ public:
     void weightedValues(const Block& b);
     /** Step 6 for a head whose W_V alone changed in a few columns: those columns of the outputs. */
     void outputsOfEditedValueColumns();
-    /** Step 7: concat = [outputs of every head] (n × h·d_v); output = concat·W_O (n × d_out), or concat. */
+    /** Step 7: concat = [outputs of every head] (n × h·d_v); output = concat·W_O + b_O (n × d_out; b_O when the
+     *  model has it), or concat. */
     void concatAndOutput();
 
 private:
@@ -415,29 +433,35 @@ void Pass::projections()
         const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
         const PackedMatrix* w = &m_weights[std::size_t(3 * head)];
         if (plan.fullQ)
-            multiply(xRows, w[0], ht.queries.middleRows(r0, rows));
+            project(xRows, w[0], m_model.bq, Index(head) * m_dk, ht.queries.middleRows(r0, rows));
         if (plan.fullK)
-            multiply(xRows, w[1], ht.keys.middleRows(r0, rows));
+            project(xRows, w[1], m_model.bk, Index(head) * m_dk, ht.keys.middleRows(r0, rows));
         if (plan.fullV)
-            multiply(xRows, w[2], ht.values.middleRows(r0, rows));
+            project(xRows, w[2], m_model.bv, Index(head) * m_dv, ht.values.middleRows(r0, rows));
     });
     // … or the rows and columns an edit touched
     for (int head = 0; head < m_heads; ++head) {
         const HeadPlan& plan = m_plans[std::size_t(head)];
         HeadTrace& ht = m_t.heads[std::size_t(head)];
-        auto update = [&](bool full, Matrix& out, const Matrix& w, Index first, Index width,
-                          const std::vector<Index>& cols) {
+        auto update = [&](bool full, Matrix& out, const Matrix& w, const std::optional<Matrix>& bias, Index first,
+                          Index width, const std::vector<Index>& cols) {
             if (full)
                 return;
             const auto wh = w.middleCols(first, width);  // d_model × width
-            for (Index r : plan.rows)
+            for (Index r : plan.rows) {
                 out.row(r).noalias() = m_x.row(r) * wh;
-            for (Index c : cols)
+                if (bias)
+                    out.row(r) += bias->middleCols(first, width);
+            }
+            for (Index c : cols) {
                 out.col(c).noalias() = m_x * wh.col(c);
+                if (bias)
+                    out.col(c).array() += (*bias)(0, first + c);
+            }
         };
-        update(plan.fullQ, ht.queries, m_model.wq, Index(head) * m_dk, m_dk, plan.qCols);
-        update(plan.fullK, ht.keys, m_model.wk, Index(head) * m_dk, m_dk, plan.kCols);
-        update(plan.fullV, ht.values, m_model.wv, Index(head) * m_dv, m_dv, plan.vCols);
+        update(plan.fullQ, ht.queries, m_model.wq, m_model.bq, Index(head) * m_dk, m_dk, plan.qCols);
+        update(plan.fullK, ht.keys, m_model.wk, m_model.bk, Index(head) * m_dk, m_dk, plan.kCols);
+        update(plan.fullV, ht.values, m_model.wv, m_model.bv, Index(head) * m_dv, m_dv, plan.vCols);
     }
     // A value that overflowed needs step 6's careful path (0 · ∞), which only the whole product takes.
     for (int head = 0; head < m_heads; ++head) {
@@ -547,7 +571,7 @@ void Pass::concatAndOutput()
     const PackedMatrix wo(*m_model.wo);  // h·d_v × d_out
     parallelFor(m_blocks, m_threads, [&](int block) {
         const Index r0 = firstRow(block), rows = rowsOf(r0);
-        multiply(m_t.concat.middleRows(r0, rows), wo, m_t.output.middleRows(r0, rows));
+        project(m_t.concat.middleRows(r0, rows), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));
     });
 }
 
@@ -564,7 +588,8 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
     Pass pass(model, previous, t);       // what each head redoes; every matrix of every head allocated
 
-    // 2. Q = X·W_Q, K = X·W_K, V = X·W_V, each head its block of columns       n × d_k, n × d_k, n × d_v
+    // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
+    //    columns                                                                 n × d_k, n × d_k, n × d_v
     pass.projections();
     // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its
     // weighted values
@@ -576,7 +601,7 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
         pass.weightedValues(b);  // 6. outputs = weights·V                                   rows × d_v
     });
     pass.outputsOfEditedValueColumns();
-    // 7. concat = [outputs of every head], output = concat·W_O or concat           n × h·d_v, n × d_out
+    // 7. concat = [outputs of every head], output = concat·W_O + b_O or concat     n × h·d_v, n × d_out
     pass.concatAndOutput();
     return t;
 }

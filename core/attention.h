@@ -1,5 +1,6 @@
 #pragma once
-/** compute(model) → Trace: scaled dot-product self-attention as SPEC §1 gives it. */
+/** compute(model) → Trace: scaled dot-product self-attention as SPEC §1 gives it, with the model's biases
+ *  when it has them (Q = X·W_Q + b_Q, …, output = concat·W_O + b_O). */
 
 #include "matrix.h"
 #include "model.h"
@@ -14,8 +15,8 @@ namespace core {
  *
  *  With previous, a trace of an earlier state of the same model (same tokens, shapes, mask and
  *  positional encoding), only what the differences reach is computed again: an edited row of X redoes
- *  that row of Q, K and V and that row and column of the scores; an edited column of W_Q, W_K or W_V
- *  redoes that column of the projection; a changed scale or temperature starts at the softmax; an
+ *  that row of Q, K and V and that row and column of the scores; an edited column of W_Q, W_K or W_V,
+ *  or that column's entry of b_Q, b_K or b_V, redoes that column of the projection; a changed scale or temperature starts at the softmax; an
  *  edit of W_V alone redoes only those columns of the outputs. What is redone is computed exactly as
  *  the full computation would (the results agree to rounding), never by updating old values, so
  *  nothing drifts over many edits. Otherwise previous is ignored.

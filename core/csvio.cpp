@@ -158,6 +158,11 @@ std::vector<StepFile> stepFiles(const Trace& trace)
     add("w_v", trace.model.wv);
     if (trace.model.wo)
         add("w_o", *trace.model.wo);
+    const std::pair<const char*, const std::optional<Matrix>*> biases[] = {
+        {"b_q", &trace.model.bq}, {"b_k", &trace.model.bk}, {"b_v", &trace.model.bv}, {"b_o", &trace.model.bo}};
+    for (const auto& [name, bias] : biases)
+        if (*bias)
+            add(name, **bias);
     for (int h = 0; h < trace.headCount(); ++h) {
         const std::string prefix = "head" + std::to_string(h + 1) + "_";
         for (Step step : {Step::Queries, Step::Keys, Step::Values, Step::Scores, Step::ScaledScores, Step::Weights,

@@ -49,6 +49,15 @@ void dotProduct(Derivation& d, const MatrixCRef& a, Eigen::Index row, const Matr
         d.terms.push_back({a(row, t), b(t, col)});
 }
 
+/** The bias of column col, when there is one, as the last term of a dot product: "… + b_Q[2]". */
+void addBias(Derivation& d, const std::optional<Matrix>& bias, const char* name, int col)
+{
+    if (!bias)
+        return;
+    d.bias = (*bias)(0, col);
+    d.symbolic += std::string(" + ") + name + "[" + std::to_string(col + 1) + "]";
+}
+
 /** exp(s − max) as the engine's softmax takes it in the limit: at an overflowed maximum the +∞ scores
  *  share the row (each counts 1, every other score 0); NaN counts as −∞; a row with nothing above −∞
  *  is shared evenly. Finite rows: plain exp(s − max). */
@@ -82,7 +91,8 @@ std::string Derivation::text(int precision) const
             + factor(scaleFactor, precision) + " = " + v;
     case Kind::DotProduct:
     case Kind::WeightedSum:
-        return s + " = " + symbolic + " = " + joinTerms(*this, " + ", products) + " = " + v;
+        return s + " = " + symbolic + " = " + joinTerms(*this, " + ", products)
+            + (bias ? " + " + factor(*bias, precision) : std::string()) + " = " + v;
     case Kind::Scale: {
         std::string ops, nums;
         if (dk > 0) {
@@ -155,8 +165,12 @@ Derivation derive(const Trace& trace, const CellRef& c)
             : c.step == Step::Keys                 ? Step::WeightKey
                                                    : Step::WeightValue;
         d.name = cell(letter, i, j);
+        const std::optional<Matrix>& b = c.step == Step::Queries ? model.bq
+            : c.step == Step::Keys                               ? model.bk
+                                                                 : model.bv;
         d.symbolic = "x" + si + "·" + wname + "[:," + std::to_string(global + 1) + "]";
         dotProduct(d, trace.x(), i, w, global);
+        addBias(d, b, c.step == Step::Queries ? "b_Q" : c.step == Step::Keys ? "b_K" : "b_V", global);
         d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
         break;
     }
@@ -234,6 +248,7 @@ Derivation derive(const Trace& trace, const CellRef& c)
         if (model.wo) {
             d.symbolic = "concat" + si + "·W_O[:," + std::to_string(j + 1) + "]";
             dotProduct(d, trace.concat, i, *model.wo, j);
+            addBias(d, model.bo, "b_O", j);
             d.sources = {{Step::Concat, 0, i, -1}, {Step::WeightOutput, 0, -1, j}};
         } else {
             d.kind = Derivation::Kind::Copy;

@@ -4,6 +4,7 @@
 #include "numbertext.h"  // formatNumber, which the texts use and the views share
 #include "trace.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,13 @@ struct Derivation {
     bool masked = false;            ///< Softmax: the causal mask set this weight to 0
     int dk = 0;                     ///< Scale: d_k when scaling is on, else 0
     double temperature = 1;         ///< Scale: the temperature T
+    std::optional<double> bias;     ///< DotProduct of Q, K, V or the output: the bias added after the sum
     int headCount = 1;              ///< heads in the model (texts name the head when > 1)
     int otherHead = 0;              ///< Copy from concat: the head the cell comes from
     std::vector<CellRef> sources;   ///< the cells, rows or columns it came from, for highlighting
 
-    /** One line of arithmetic, e.g. "score(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4".
+    /** One line of arithmetic, e.g. "score(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4", with a bias as the last term:
+     *  "q(1,2) = x₁·W_Q[:,2] + b_Q[2] = 1·0 + 0·1 + 0.5 = 0.5".
      *  Numbers get up to `precision` decimals; long sums show maxTerms terms then "+ … (k more)". */
     std::string text(int precision = 4) const;
 

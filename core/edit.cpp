@@ -60,6 +60,20 @@ Matrix keptHeads(const Matrix& m, int rows, int oldHeads, int from, int newHeads
     return out;
 }
 
+/** A bias's per-head blocks resized like keptHeads(), new entries zero; nothing when there is no bias. */
+std::optional<Matrix> keptBias(const std::optional<Matrix>& bias, int oldHeads, int from, int newHeads, int to)
+{
+    if (!bias)
+        return std::nullopt;
+    Matrix out = Matrix::Zero(1, Eigen::Index(newHeads) * to);
+    for (int h = 0; h < std::min(oldHeads, newHeads); ++h) {
+        const Eigen::Index width = std::min(from, to);
+        if (bias->cols() >= Eigen::Index(h) * from + width)
+            out.middleCols(Eigen::Index(h) * to, width) = bias->middleCols(Eigen::Index(h) * from, width);
+    }
+    return out;
+}
+
 }  // namespace
 
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads)
@@ -80,6 +94,10 @@ AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, 
     m.wv = keptHeads(model.wv, dModel, oldHeads, oldDv, heads, dv);
     if (model.wo)
         m.wo = kept(*model.wo, Eigen::Index(heads) * dv, model.wo->cols(), true);
+    m.bq = keptBias(model.bq, oldHeads, oldDk, heads, dk);
+    m.bk = keptBias(model.bk, oldHeads, oldDk, heads, dk);
+    m.bv = keptBias(model.bv, oldHeads, oldDv, heads, dv);
+    // b_O has d_out columns, which resizing keeps: it stays as it is.
     return m;
 }
 

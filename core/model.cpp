@@ -3,6 +3,7 @@
 #include "embedding.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <thread>
 
@@ -56,6 +57,38 @@ std::optional<std::string> nonFinite(const char* key, const Matrix& m)
     return std::nullopt;
 }
 
+/** A bias with its key and the weight whose columns it has. */
+struct Bias {
+    const char* key;
+    const std::optional<Matrix>& bias;
+    const Matrix* weight;  ///< null for b_O without W_O
+    const char* meaning;   ///< what the columns are
+};
+
+std::array<Bias, 4> biases(const AttentionModel& m)
+{
+    return {Bias{"weights.query_bias", m.bq, &m.wq, "h·d_k"}, Bias{"weights.key_bias", m.bk, &m.wk, "h·d_k"},
+            Bias{"weights.value_bias", m.bv, &m.wv, "h·d_v"},
+            Bias{"weights.output_bias", m.bo, m.wo ? &*m.wo : nullptr, "d_out"}};
+}
+
+/** Each bias is one row with its weight's columns; b_O needs W_O. */
+std::optional<std::string> biasShape(const AttentionModel& m)
+{
+    for (const Bias& b : biases(m)) {
+        if (!b.bias)
+            continue;
+        if (!b.weight)
+            return std::string(b.key) + ": given without weights.output; an output bias needs the output projection";
+        if (b.bias->rows() != 1)
+            return shapeMessage(b.key, "row", 1, long(b.bias->rows()), "a bias is one row");
+        if (b.bias->cols() != b.weight->cols())
+            return shapeMessage(b.key, b.weight->cols() == 1 ? "column" : "columns", long(b.weight->cols()),
+                                long(b.bias->cols()), b.meaning);
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> validate(const AttentionModel& m)
@@ -102,12 +135,16 @@ std::optional<std::string> validate(const AttentionModel& m)
             return "weights.output: expected 1 to " + std::to_string(Limits::maxWidth) + " columns, got "
                 + std::to_string(m.wo->cols());
     }
+    if (auto e = biasShape(m)) return e;
     if (auto e = nonFinite("embeddings", m.embeddings)) return e;
     if (auto e = nonFinite("weights.query", m.wq)) return e;
     if (auto e = nonFinite("weights.key", m.wk)) return e;
     if (auto e = nonFinite("weights.value", m.wv)) return e;
     if (m.wo)
         if (auto e = nonFinite("weights.output", *m.wo)) return e;
+    for (const Bias& b : biases(m))
+        if (b.bias)
+            if (auto e = nonFinite(b.key, *b.bias)) return e;
 
     const std::size_t bytes = estimatedTraceBytes(m);
     if (bytes > Limits::memoryBudgetBytes)
@@ -124,9 +161,10 @@ std::size_t estimatedTraceBytes(const AttentionModel& m)
     const std::size_t d = std::size_t(m.embeddings.cols());
     const std::size_t qk = std::size_t(m.wq.cols()), v = std::size_t(m.wv.cols());
     const std::size_t out = m.wo ? std::size_t(m.wo->cols()) : v;
-    // What the trace holds: its copy of the model (X before encoding and the weights), X, every head's
+    // What the trace holds: its copy of the model (X before encoding, the weights and biases), X, every head's
     // Q, K, V and outputs, scores and weights (n × n each), concat and output.
-    const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0);
+    const std::size_t biases = (m.bq ? qk : 0) + (m.bk ? qk : 0) + (m.bv ? v : 0) + (m.bo ? out : 0);
+    const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0) + biases;
     const std::size_t cells = model + n * d + n * (2 * qk + 2 * v) + 2 * h * n * n + n * v + n * out;
     // While it computes, each thread's products pack a block of 128 rows (of X or of the weights) and one
     // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; and 2 MiB for

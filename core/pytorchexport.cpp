@@ -49,6 +49,21 @@ std::string tensorLiteral(const std::string& name, const MatrixCRef& m, const st
     return out;
 }
 
+/** `name = torch.tensor([...], dtype=torch.float64)  # shape` of a bias (one row, as a vector that adds to every
+ *  row), or `name = None` when the model has none. */
+void biasLiteral(std::string& py, const std::string& name, const std::optional<Matrix>& bias, const std::string& width)
+{
+    if (!bias) {
+        py += name + " = None  # no bias\n";
+        return;
+    }
+    std::vector<std::string> cells;
+    for (Eigen::Index c = 0; c < bias->cols(); ++c)
+        cells.push_back(pythonFloat((*bias)(0, c)));
+    py += name + " = torch.tensor(  # bias, " + width + " = " + std::to_string(bias->cols()) + ", added to every row\n"
+        + "    [\n" + wrapped(cells, "        ") + "\n    ],\n    dtype=torch.float64,\n)\n";
+}
+
 /** A line of text safe inside a Python comment: control characters become spaces. */
 std::string commentText(const std::string& text)
 {
@@ -105,10 +120,10 @@ for h in range(heads):
     qk = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q and W_K
     vc = slice(h * d_v, (h + 1) * d_v)  # this head's columns of W_V
 
-    # Step 2 · queries, keys and values
-    Q.append(X @ W_Q[:, qk])  # n × d_k, row i = query of token i
-    K.append(X @ W_K[:, qk])  # n × d_k, row j = key of token j
-    V.append(X @ W_V[:, vc])  # n × d_v, row j = value of token j
+    # Step 2 · queries, keys and values (plus each bias the model has, added to every row)
+    Q.append(X @ W_Q[:, qk] + (b_Q[qk] if b_Q is not None else 0))  # n × d_k, row i = query of token i
+    K.append(X @ W_K[:, qk] + (b_K[qk] if b_K is not None else 0))  # n × d_k, row j = key of token j
+    V.append(X @ W_V[:, vc] + (b_V[vc] if b_V is not None else 0))  # n × d_v, row j = value of token j
 
     # Step 3 · scores: every query against every key
     scores.append(Q[h] @ K[h].T)  # n × n, scores[i, j] = q_i · k_j
@@ -126,9 +141,11 @@ for h in range(heads):
     # Step 7 · sum the weighted values: Z row i = Σ_j weights[i, j] · V row j
     Z.append(weighted_values[h].sum(dim=1))  # n × d_v
 
-# The heads side by side, then the output projection W_O when there is one
+# The heads side by side, then the output projection W_O (and its bias b_O) when there is one
 concat = torch.cat(Z, dim=1)  # n × (heads · d_v)
 output = concat @ W_O if W_O is not None else concat  # n × d_out
+if b_O is not None:
+    output = output + b_O
 
 )PY";
 
@@ -189,6 +206,10 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
         py += tensorLiteral("W_O", *model.wo, "(heads · d_v) × d_out");
     else
         py += "W_O = None  # no output projection: output = concat\n";
+    biasLiteral(py, "b_Q", model.bq, "heads · d_k");
+    biasLiteral(py, "b_K", model.bk, "heads · d_k");
+    biasLiteral(py, "b_V", model.bv, "heads · d_v");
+    biasLiteral(py, "b_O", model.bo, "d_out");
 
     py += kFunctions;
     py += kSteps;

@@ -196,6 +196,32 @@ Matrix matrixFrom(const json& j, const std::string& key)
     return m;
 }
 
+/** The optional bias keys of "weights", each one row of numbers, with the model's field it fills. */
+struct BiasKey {
+    const char* key;  ///< in "weights"
+    std::optional<Matrix> AttentionModel::*bias;
+};
+constexpr BiasKey biasKeys[] = {{"query_bias", &AttentionModel::bq},
+                                {"key_bias", &AttentionModel::bk},
+                                {"value_bias", &AttentionModel::bv},
+                                {"output_bias", &AttentionModel::bo}};
+
+/** A JSON list of numbers → a 1 × cols Matrix (a bias); every refusal names the key and the entry. */
+Matrix rowFrom(const json& j, const std::string& key)
+{
+    if (!j.is_array())
+        throw Refusal{key + ": expected a list of numbers (one row), got " + typeName(j)};
+    if (j.empty())
+        throw Refusal{key + ": expected at least 1 number, got 0"};
+    if (j.size() > std::size_t(Limits::maxWidth))
+        throw Refusal{key + ": expected at most " + std::to_string(Limits::maxWidth) + " numbers, got "
+                      + std::to_string(j.size())};
+    Matrix m(1, Eigen::Index(j.size()));
+    for (std::size_t c = 0; c < j.size(); ++c)
+        m(0, Eigen::Index(c)) = number(j[c], key + "[" + std::to_string(c) + "]");
+    return m;
+}
+
 void readOptions(const json& o, Options& options)
 {
     if (!o.is_object())
@@ -292,6 +318,9 @@ Session sessionFrom(const json& j)
         m.wv = matrixFrom((*weights)["value"], "weights.value");
         if (weights->contains("output") && !(*weights)["output"].is_null())
             m.wo = matrixFrom((*weights)["output"], "weights.output");
+        for (const BiasKey& b : biasKeys)
+            if (weights->contains(b.key) && !(*weights)[b.key].is_null())
+                m.*b.bias = rowFrom((*weights)[b.key], std::string("weights.") + b.key);
         if (hasEmbeddings)
             m.embeddings = matrixFrom(j["embeddings"], "embeddings");
         else
@@ -317,6 +346,9 @@ Session sessionFrom(const json& j)
             for (const char* key : {"query", "key", "value", "output", "heads", "scale", "temperature", "mask",
                                     "positional_encoding"})
                 g.erase(key);
+            if (std::string(group) == "weights")
+                for (const BiasKey& b : biasKeys)
+                    g.erase(b.key);
         }
         if (!g.is_object() || g.empty())
             extras.erase(group);
@@ -455,6 +487,14 @@ std::string serializeSession(const Session& session)
         writeMatrix(out, *m.wo, "    ");
     else
         out += "null";
+    for (const BiasKey& b : biasKeys) {
+        if (const std::optional<Matrix>& bias = m.*b.bias) {
+            out += ",\n    \"" + std::string(b.key) + "\": [";
+            for (Eigen::Index c = 0; c < bias->cols(); ++c)
+                out += (c ? ", " : "") + numberText((*bias)(0, c));
+            out += "]";
+        }
+    }
     const json& extras = session.extras.is_object() ? session.extras : json::object();
     auto writeExtras = [&](const json& group, const std::string& indent) {
         for (auto it = group.begin(); it != group.end(); ++it)

@@ -84,6 +84,9 @@ private slots:
     void headsAreSeparateComputations_data();
     void headsAreSeparateComputations();
     void outputProjection();
+    void biasesMatchTextbookFormula_data();
+    void biasesMatchTextbookFormula();
+    void zeroBiasesChangeNothing();
     void hugeScoresStayFinite_data();
     void hugeScoresStayFinite();
     void tinyTemperatureIsArgMax_data();
@@ -451,6 +454,108 @@ void TestAttention::outputProjection()
     COMPARE_MATRIX(t.step(Step::WeightOutput), *m.wo, 0.0);
 }
 
+void TestAttention::biasesMatchTextbookFormula_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("dOut");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<bool>("positions");
+    QTest::addRow("1 head, no W_O") << 6 << 1 << 0 << false << false;
+    QTest::addRow("3 heads, W_O, causal") << 7 << 3 << 5 << true << false;
+    QTest::addRow("2 heads, W_O, positions") << 5 << 2 << 3 << false << true;
+    // Enough work for the threads and more than one block of query rows.
+    QTest::addRow("300 tokens, 4 heads, W_O, causal") << 300 << 4 << 16 << true << true;
+}
+
+void TestAttention::biasesMatchTextbookFormula()
+{
+    QFETCH(int, n);
+    QFETCH(int, heads);
+    QFETCH(int, dOut);
+    QFETCH(bool, causal);
+    QFETCH(bool, positions);
+    const int d = 48, dk = 4, dv = 3;
+    std::mt19937_64 rng(41);
+    AttentionModel m = testutil::randomModel(rng, n, d, heads, dk, dv, dOut);
+    m.options.scale = true;
+    m.options.mask = causal ? Mask::Causal : Mask::None;
+    m.options.positionalEncoding = positions ? PositionalEncoding::Sinusoidal : PositionalEncoding::None;
+    m.bq = testutil::randomMatrix(rng, 1, heads * dk, -2, 2);
+    m.bk = testutil::randomMatrix(rng, 1, heads * dk, -2, 2);
+    m.bv = testutil::randomMatrix(rng, 1, heads * dv, -2, 2);
+    if (dOut > 0)
+        m.bo = testutil::randomMatrix(rng, 1, dOut, -2, 2);
+    const Trace t = compute(m);
+
+    // Every step by its formula, entry by entry: Q = X·W_Q + b_Q (the head's columns of the bias), …,
+    // output = concat·W_O + b_O.
+    const Matrix x = positions ? Matrix(m.embeddings + sinusoidalEncoding(n, d)) : m.embeddings;
+    auto projected = [&](const Matrix& w, const Matrix& b, int first, int width) {
+        Matrix out(n, width);
+        for (int i = 0; i < n; ++i)
+            for (int c = 0; c < width; ++c) {
+                double sum = 0;
+                for (int k = 0; k < d; ++k)
+                    sum += x(i, k) * w(k, first + c);
+                out(i, c) = sum + b(0, first + c);
+            }
+        return out;
+    };
+    Matrix concat(n, heads * dv);
+    for (int h = 0; h < heads; ++h) {
+        const Matrix q = projected(m.wq, *m.bq, h * dk, dk), k = projected(m.wk, *m.bk, h * dk, dk);
+        const Matrix v = projected(m.wv, *m.bv, h * dv, dv);
+        Matrix scores(n, n);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                scores(i, j) = q.row(i).dot(k.row(j));
+        const Matrix w = naiveSoftmax(scores / 2.0, causal);  // √d_k = 2
+        const Matrix z = w * v;
+        const HeadTrace& ht = t.heads[std::size_t(h)];
+        COMPARE_MATRIX(ht.queries, q, 1e-12);
+        COMPARE_MATRIX(ht.keys, k, 1e-12);
+        COMPARE_MATRIX(ht.values, v, 1e-12);
+        COMPARE_MATRIX(ht.scores, scores, 1e-11);
+        COMPARE_MATRIX(ht.weights, w, 1e-12);
+        COMPARE_MATRIX(ht.outputs, z, 1e-12);
+        concat.middleCols(h * dv, dv) = z;
+    }
+    COMPARE_MATRIX(t.concat, concat, 1e-12);
+    Matrix output = concat;
+    if (m.wo) {
+        output.resize(n, dOut);
+        for (int i = 0; i < n; ++i)
+            for (int c = 0; c < dOut; ++c) {
+                double sum = 0;
+                for (int k = 0; k < heads * dv; ++k)
+                    sum += concat(i, k) * (*m.wo)(k, c);
+                output(i, c) = sum + (*m.bo)(0, c);
+            }
+    }
+    COMPARE_MATRIX(t.output, output, 1e-12);
+    QVERIFY(t.model == m);  // the trace keeps the biases it was computed with
+}
+
+void TestAttention::zeroBiasesChangeNothing()
+{
+    // Biases of zeros give the trace of the model without them, bit for bit.
+    std::mt19937_64 rng(43);
+    AttentionModel m = testutil::randomModel(rng, 9, 6, 2, 3, 2, 4);
+    const Trace plain = compute(m);
+    m.bq = Matrix::Zero(1, 6);
+    m.bk = Matrix::Zero(1, 6);
+    m.bv = Matrix::Zero(1, 4);
+    m.bo = Matrix::Zero(1, 4);
+    const Trace zero = compute(m);
+    for (int h = 0; h < 2; ++h) {
+        COMPARE_MATRIX(zero.heads[std::size_t(h)].queries, plain.heads[std::size_t(h)].queries, 0.0);
+        COMPARE_MATRIX(zero.heads[std::size_t(h)].values, plain.heads[std::size_t(h)].values, 0.0);
+        COMPARE_MATRIX(zero.heads[std::size_t(h)].weights, plain.heads[std::size_t(h)].weights, 0.0);
+    }
+    COMPARE_MATRIX(zero.output, plain.output, 0.0);
+}
+
 void TestAttention::hugeScoresStayFinite_data()
 {
     QTest::addColumn<double>("magnitude");
@@ -641,6 +746,11 @@ void TestAttention::invalidModelThrows_data()
     QTest::addRow("temperature 0") << 3 << QStringLiteral("options.temperature");
     QTest::addRow("NaN embedding") << 4 << QStringLiteral("embeddings");
     QTest::addRow("embeddings rows") << 5 << QStringLiteral("embeddings");
+    QTest::addRow("query bias columns") << 6 << QStringLiteral("weights.query_bias: expected 3 columns (h·d_k), got 2");
+    QTest::addRow("output bias without W_O") << 7 << QStringLiteral("weights.output_bias: given without weights.output");
+    QTest::addRow("NaN key bias") << 8 << QStringLiteral("weights.key_bias[0][1]: expected a finite number");
+    QTest::addRow("value bias of 2 rows") << 9 << QStringLiteral("weights.value_bias: expected 1 row");
+    QTest::addRow("output bias columns") << 10 << QStringLiteral("weights.output_bias: expected 3 columns (d_out), got 4");
 }
 
 void TestAttention::invalidModelThrows()
@@ -655,6 +765,11 @@ void TestAttention::invalidModelThrows()
     case 3: m.options.temperature = 0; break;
     case 4: m.embeddings(1, 2) = NAN; break;
     case 5: m.tokens.push_back("extra"); break;
+    case 6: m.bq = Matrix::Zero(1, 2); break;
+    case 7: m.bo = Matrix::Zero(1, 3); break;
+    case 8: m.bk = mat({{0, NAN, 0}}); break;
+    case 9: m.bv = Matrix::Zero(2, 3); break;
+    case 10: m.wo = Matrix::Identity(3, 3), m.bo = Matrix::Zero(1, 4); break;
     }
     const auto expected = validate(m);
     QVERIFY(expected);

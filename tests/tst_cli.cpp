@@ -143,6 +143,29 @@ private slots:
         QCOMPARE(q.at(0).toArray().at(0).toDouble(), 0.1 + 0.3333333333333333);
     }
 
+    void computeAddsTheBiases()
+    {
+        // The worked example with b_Q = [1, 0, −1], b_V = [0, 0, 0.5], W_O = I and b_O = [10, 0, 0]: Q and V are
+        // SPEC §4's plus their bias on every row, K is unchanged, output = concat + b_O.
+        QByteArray session = workedExample;
+        session.replace(R"("output": null)", R"("output": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "query_bias": [1, 0, -1],
+            "value_bias": [0, 0, 0.5], "output_bias": [10, 0, 0])");
+        const Run r = run({QStringLiteral("--compute"), writeFile(m_dir, QStringLiteral("biases.json"), session)});
+        QCOMPARE(r.status, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject h = o.value(QStringLiteral("heads")).toArray().at(0).toObject();
+        QCOMPARE(difference(h.value(QStringLiteral("queries")), {{2, 0, 1}, {3, 2, 1}, {3, 1, 2}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("keys")), {{0, 1, 1}, {4, 4, 0}, {2, 3, 1}}), 0.0);
+        QCOMPARE(difference(h.value(QStringLiteral("values")), {{1, 2, 3.5}, {2, 8, 0.5}, {2, 6, 3.5}}), 0.0);
+        const QJsonArray concat = o.value(QStringLiteral("concat")).toArray();
+        std::vector<std::vector<double>> shifted;
+        for (const QJsonValue& row : concat) {
+            const QJsonArray r = row.toArray();
+            shifted.push_back({r.at(0).toDouble() + 10, r.at(1).toDouble(), r.at(2).toDouble()});
+        }
+        QVERIFY(difference(o.value(QStringLiteral("output")), shifted) < 1e-12);
+    }
+
     /** On a German desktop (decimal comma) the program reads the same session and writes the same
      *  JSON and figures, byte for byte, as under C. */
     void decimalCommaLocaleChangesNoOutput_data()
@@ -202,6 +225,9 @@ private slots:
         QByteArray shape = workedExample;
         shape.replace(R"("key":    [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]])", R"("key": [[0, 0, 1], [1, 1, 0], [0, 1, 0]])");
         QTest::addRow("shape") << shape << QStringLiteral("weights.key: expected 4 rows (d_model), got 3");
+        QByteArray bias = workedExample;
+        bias.replace(R"("output": null)", R"("output": null, "query_bias": [1, 2])");
+        QTest::addRow("bias shape") << bias << QStringLiteral("weights.query_bias: expected 3 columns (h·d_k), got 2");
     }
 
     void refusals()

@@ -196,6 +196,35 @@ private slots:
         QVERIFY(wo);
     }
 
+    void stepFilesOfBiases()
+    {
+        // A model with biases writes each one beside its weight, one row, every bit kept; one without writes none.
+        core::AttentionModel m = core::preset("multi-head")->model;
+        QVERIFY(m.wo);
+        auto names = [](const std::vector<core::StepFile>& files) {
+            QStringList list;
+            for (const auto& f : files)
+                list << QString::fromStdString(f.name);
+            return list;
+        };
+        QVERIFY(!names(core::stepFiles(core::compute(m))).contains(QStringLiteral("b_q.csv")));
+        m.bq = testutil::mat({{0.1, -2.5, 1.0 / 3.0, 4, 0, 1, 2, 3}});
+        m.bo = core::Matrix::Constant(1, m.wo->cols(), -0.75);
+        const auto files = core::stepFiles(core::compute(m));
+        const QStringList all = names(files);
+        QVERIFY(all.contains(QStringLiteral("b_q.csv")) && all.contains(QStringLiteral("b_o.csv")));
+        QVERIFY(!all.contains(QStringLiteral("b_k.csv")) && !all.contains(QStringLiteral("b_v.csv")));
+        QVERIFY(all.indexOf(QStringLiteral("b_q.csv")) < all.indexOf(QStringLiteral("head1_queries.csv")));
+        for (const auto& f : files) {
+            if (f.name != "b_q.csv")
+                continue;
+            std::string error;
+            const auto row = core::parseCsv(f.text, error);
+            QVERIFY2(row, error.c_str());
+            COMPARE_MATRIX(*row, *m.bq, 0);
+        }
+    }
+
     void stepFilesIntoAFolder()
     {
         QTemporaryDir dir;

@@ -33,6 +33,8 @@ class TestDerivation : public QObject {
 private slots:
     void workedExampleTexts_data();
     void workedExampleTexts();
+    void biasTexts_data();
+    void biasTexts();
     void everyCellAddsUp_data();
     void everyCellAddsUp();
     void longSums();
@@ -85,6 +87,50 @@ void TestDerivation::workedExampleTexts()
     QCOMPARE(d.value, t.value(step, 0, row, col));
 }
 
+void TestDerivation::biasTexts_data()
+{
+    QTest::addColumn<Step>("step");
+    QTest::addColumn<int>("row");
+    QTest::addColumn<int>("col");
+    QTest::addColumn<QString>("text");
+    // The worked example with b_Q = [1, 0.5, −2], b_K = [0.5, 0, 0], no b_V, W_O = I and b_O = [0, 0, −0.25]:
+    // x₁ = [1, 0, 1, 0], x₂ = [0, 2, 0, 2]; W_Q's columns 2 and 3 are [0, 0, 0, 1] and [1, 0, 1, 1], W_K's
+    // column 1 is [0, 1, 0, 1]; the bias is the last term of the sum.
+    QTest::addRow("q(1,2)") << Step::Queries << 0 << 1
+                            << QStringLiteral("q(1,2) = x₁·W_Q[:,2] + b_Q[2] = 1·0 + 0·0 + 1·0 + 0·1 + 0.5 = 0.5");
+    QTest::addRow("q(1,3)") << Step::Queries << 0 << 2
+                            << QStringLiteral("q(1,3) = x₁·W_Q[:,3] + b_Q[3] = 1·1 + 0·0 + 1·1 + 0·1 + (-2) = 0");
+    QTest::addRow("k(2,1)") << Step::Keys << 1 << 0
+                            << QStringLiteral("k(2,1) = x₂·W_K[:,1] + b_K[1] = 0·0 + 2·1 + 0·0 + 2·1 + 0.5 = 4.5");
+    QTest::addRow("v(2,1) without a bias") << Step::Values << 1 << 0
+                                           << QStringLiteral("v(2,1) = x₂·W_V[:,1] = 0·0 + 2·0 + 0·1 + 2·1 = 2");
+}
+
+void TestDerivation::biasTexts()
+{
+    QFETCH(Step, step);
+    QFETCH(int, row);
+    QFETCH(int, col);
+    QFETCH(QString, text);
+    AttentionModel m = illustratedModel();
+    m.bq = testutil::mat({{1, 0.5, -2}});
+    m.bk = testutil::mat({{0.5, 0, 0}});
+    m.wo = Matrix::Identity(3, 3);
+    m.bo = testutil::mat({{0, 0, -0.25}});
+    const Trace t = compute(m);
+    const Derivation d = derive(t, {step, 0, row, col});
+    QCOMPARE(QString::fromStdString(d.text()), text);
+    QCOMPARE(d.value, t.value(step, 0, row, col));
+    QCOMPARE(d.bias.has_value(), step != Step::Values);
+
+    // out(1,3) = concat₁·W_O[:,3] + b_O[3]: with W_O = I the sum is z(1,3) alone, then the bias.
+    const Derivation out = derive(t, {Step::Output, 0, 0, 2});
+    QVERIFY2(out.text(4).starts_with("out(1,3) = concat₁·W_O[:,3] + b_O[3] = "), out.text(4).c_str());
+    QVERIFY2(out.text(4).ends_with(" + (-0.25) = " + formatNumber(t.concat(0, 2) - 0.25, 4)), out.text(4).c_str());
+    QCOMPARE(out.bias, std::optional<double>(-0.25));
+    QCOMPARE(out.value, t.concat(0, 2) - 0.25);
+}
+
 void TestDerivation::everyCellAddsUp_data()
 {
     QTest::addColumn<int>("heads");
@@ -92,9 +138,12 @@ void TestDerivation::everyCellAddsUp_data()
     QTest::addColumn<bool>("sinusoidal");
     QTest::addColumn<bool>("withOutput");
     QTest::addColumn<double>("temperature");
-    QTest::addRow("1 head") << 1 << false << false << false << 1.0;
-    QTest::addRow("2 heads, W_O, PE") << 2 << false << true << true << 1.0;
-    QTest::addRow("3 heads causal, T=0.4") << 3 << true << true << true << 0.4;
+    QTest::addColumn<bool>("biases");
+    QTest::addRow("1 head") << 1 << false << false << false << 1.0 << false;
+    QTest::addRow("2 heads, W_O, PE") << 2 << false << true << true << 1.0 << false;
+    QTest::addRow("3 heads causal, T=0.4") << 3 << true << true << true << 0.4 << false;
+    QTest::addRow("1 head, biases") << 1 << false << false << false << 1.0 << true;
+    QTest::addRow("3 heads causal, W_O, biases") << 3 << true << true << true << 0.4 << true;
 }
 
 void TestDerivation::everyCellAddsUp()
@@ -104,8 +153,16 @@ void TestDerivation::everyCellAddsUp()
     QFETCH(bool, sinusoidal);
     QFETCH(bool, withOutput);
     QFETCH(double, temperature);
+    QFETCH(bool, biases);
     std::mt19937_64 rng{std::uint64_t(heads)};
     AttentionModel m = testutil::randomModel(rng, 6, 5, heads, 3, 2, withOutput ? 4 : 0);
+    if (biases) {
+        m.bq = testutil::randomMatrix(rng, 1, int(m.wq.cols()), -2, 2);
+        m.bk = testutil::randomMatrix(rng, 1, int(m.wk.cols()), -2, 2);
+        m.bv = testutil::randomMatrix(rng, 1, int(m.wv.cols()), -2, 2);
+        if (m.wo)
+            m.bo = testutil::randomMatrix(rng, 1, int(m.wo->cols()), -2, 2);
+    }
     m.options.mask = causal ? Mask::Causal : Mask::None;
     m.options.positionalEncoding = sinusoidal ? PositionalEncoding::Sinusoidal : PositionalEncoding::None;
     m.options.temperature = temperature;
@@ -133,6 +190,21 @@ void TestDerivation::everyCellAddsUp()
                         for (const auto& term : d.terms) {
                             sum += term.a * term.b;
                             magnitude += std::fabs(term.a * term.b);
+                        }
+                        // Q, K, V and the output end with their bias when the model has one.
+                        const bool biased = biases && step != Step::Scores && step != Step::Outputs;
+                        QCOMPARE(d.bias.has_value(), biased);
+                        if (biased) {
+                            const std::optional<Matrix>& b = step == Step::Queries ? m.bq
+                                : step == Step::Keys                               ? m.bk
+                                : step == Step::Values                             ? m.bv
+                                                                                   : m.bo;
+                            const int width = step == Step::Values ? 2 : 3;
+                            QCOMPARE(*d.bias, (*b)(0, step == Step::Output ? c : h * width + c));
+                            QVERIFY(d.text().find(" + " + formatNumber(*d.bias, 4) + " = ") != std::string::npos
+                                    || d.text().find(" + (" + formatNumber(*d.bias, 4) + ") = ") != std::string::npos);
+                            sum += *d.bias;
+                            magnitude += std::fabs(*d.bias);
                         }
                         QVERIFY2(std::fabs(sum - d.value) <= 1e-12 * std::max(1.0, magnitude), describe(d).constData());
                         break;

@@ -113,6 +113,7 @@ private slots:
     void startsWithTheWorkedExample();
     void editWeightRecomputes();
     void undoRestoresEveryMatrix();
+    void biasesSurviveEveryEdit();
     void cellEditsMerge();
     void retokenizeKeepsEditedRows();
     void emptyTokensRefused();
@@ -213,6 +214,60 @@ void TestDocument::undoRestoresEveryMatrix()
     }
     QVERIFY(doc.waitForTrace(10000));
     QVERIFY(doc.trace()->model == doc.model());
+}
+
+void TestDocument::biasesSurviveEveryEdit()
+{
+    // A model with biases (as a real model's layer has them): no edit of the window loses them, resizing
+    // follows them head by head, removing W_O removes b_O, and undo gives every one back.
+    core::Session session;
+    session.model = core::illustratedModel();
+    core::AttentionModel& m = session.model;
+    m.bq = mat({{1, 2, 3}});
+    m.bk = mat({{-1, -2, -3}});
+    m.bv = mat({{0.5, 0.25, 0.125}});
+    m.wo = core::Matrix::Identity(3, 3);
+    m.bo = mat({{7, 8, 9}});
+    Document doc;
+    doc.loadSession(session, QString());
+    VERIFY_MATCHES_FRESH(doc, "loaded");
+    QVERIFY(doc.trace()->model.bq);
+    const core::AttentionModel loaded = doc.model();
+
+    QVERIFY(doc.setCell(MatrixId::Key, 1, 2, -0.5));
+    QVERIFY(doc.setTokenText(QStringLiteral("the quick brown fox")));
+    QVERIFY(doc.setMatrix(MatrixId::Value, core::Matrix::Constant(4, 3, 0.25), QStringLiteral("fill")));
+    QCOMPARE(*doc.model().bq, *loaded.bq);
+    QCOMPARE(*doc.model().bo, *loaded.bo);
+    VERIFY_MATCHES_FRESH(doc, "after cell, token and matrix edits");
+    const core::AttentionModel edited = doc.model();
+
+    // 1 head of d_k 3 → 2 heads of d_k 2, d_v 4: each head keeps what fits of its block, new entries 0.
+    QVERIFY(doc.setDimensions(6, 2, 4, 2));
+    QCOMPARE(*doc.model().bq, mat({{1, 2, 0, 0}}));
+    QCOMPARE(*doc.model().bk, mat({{-1, -2, 0, 0}}));
+    QCOMPARE(*doc.model().bv, mat({{0.5, 0.25, 0.125, 0, 0, 0, 0, 0}}));
+    QCOMPARE(*doc.model().bo, *loaded.bo);  // d_out stays 3
+    VERIFY_MATCHES_FRESH(doc, "after resizing");
+    const core::AttentionModel resized = doc.model();
+
+    doc.setOutputProjection(false);
+    QVERIFY(!doc.model().wo && !doc.model().bo);
+    QVERIFY(doc.model().bq && doc.model().bv);
+    VERIFY_MATCHES_FRESH(doc, "without W_O");
+    doc.setOutputProjection(true);
+    QVERIFY(doc.model().wo && !doc.model().bo);  // a new W_O starts without a bias
+
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model(), resized);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model(), edited);
+    VERIFY_MATCHES_FRESH(doc, "after undoing the resize");
+    while (doc.undoStack()->canUndo())
+        doc.undoStack()->undo();
+    QCOMPARE(doc.model(), loaded);
+    VERIFY_MATCHES_FRESH(doc, "undone to the start");
 }
 
 void TestDocument::cellEditsMerge()

@@ -39,9 +39,10 @@ QByteArray num(Real v)
     return QByteArray::number(double(v), 'g', 17);
 }
 
-/** Checks actual = a·b cell by cell where that cannot overflow; returns a message for the first
- *  disagreement, else nothing. */
-QByteArray checkProduct(const char* what, const Matrix& actual, const Matrix& a, const Matrix& b)
+/** Checks actual = a·b (+ the columns [first, first + actual.cols()) of bias, when given) cell by cell where
+ *  that cannot overflow; returns a message for the first disagreement, else nothing. */
+QByteArray checkProduct(const char* what, const Matrix& actual, const Matrix& a, const Matrix& b,
+                        const std::optional<Matrix>& bias = std::nullopt, Eigen::Index first = 0)
 {
     if (actual.rows() != a.rows() || actual.cols() != b.cols())
         return QByteArray(what) + ": wrong shape";
@@ -52,6 +53,10 @@ QByteArray checkProduct(const char* what, const Matrix& actual, const Matrix& a,
                 const Real term = Real(a(i, t)) * Real(b(t, j));
                 sum += term;
                 magnitude += std::fabs(term);
+            }
+            if (bias) {
+                sum += Real((*bias)(0, first + j));
+                magnitude += std::fabs(Real((*bias)(0, first + j)));
             }
             if (!(magnitude <= roomy))
                 continue;  // beyond double range (or built from an entry that already is)
@@ -75,9 +80,9 @@ QByteArray checkTrace(const Trace& t)
         const HeadTrace& ht = t.heads[std::size_t(h)];
         const QByteArray head = "head " + QByteArray::number(h) + " ";
         QByteArray e;
-        if (!(e = checkProduct("queries", ht.queries, t.x(), m.wq.middleCols(h * dk, dk))).isEmpty()
-            || !(e = checkProduct("keys", ht.keys, t.x(), m.wk.middleCols(h * dk, dk))).isEmpty()
-            || !(e = checkProduct("values", ht.values, t.x(), m.wv.middleCols(h * dv, dv))).isEmpty()
+        if (!(e = checkProduct("queries", ht.queries, t.x(), m.wq.middleCols(h * dk, dk), m.bq, h * dk)).isEmpty()
+            || !(e = checkProduct("keys", ht.keys, t.x(), m.wk.middleCols(h * dk, dk), m.bk, h * dk)).isEmpty()
+            || !(e = checkProduct("values", ht.values, t.x(), m.wv.middleCols(h * dv, dv), m.bv, h * dv)).isEmpty()
             || !(e = checkProduct("scores", ht.scores, ht.queries, ht.keys.transpose())).isEmpty())
             return head + e;
 
@@ -150,7 +155,7 @@ QByteArray checkTrace(const Trace& t)
             return head + "concat is not the outputs";
     }
     if (m.wo)
-        return checkProduct("output", t.output, t.concat, *m.wo);
+        return checkProduct("output", t.output, t.concat, *m.wo, m.bo);
     return {};
 }
 
@@ -276,6 +281,13 @@ void TestNumerics::sweep()
                                  heads);
         if (round == 2)
             m.wo = scaledRandom(rng, heads * dv, 2, wMagnitude);
+        if (round >= 1) {  // biases of the weights' magnitude: Q = X·W_Q + b_Q, …, output = concat·W_O + b_O
+            m.bq = scaledRandom(rng, 1, heads * dk, wMagnitude);
+            m.bk = scaledRandom(rng, 1, heads * dk, wMagnitude);
+            m.bv = scaledRandom(rng, 1, heads * dv, wMagnitude);
+            if (m.wo)
+                m.bo = scaledRandom(rng, 1, 2, wMagnitude);
+        }
         for (int variant = 0; variant < 8; ++variant) {
             m.options.mask = variant & 1 ? Mask::Causal : Mask::None;
             m.options.positionalEncoding = variant & 2 ? PositionalEncoding::Sinusoidal : PositionalEncoding::None;

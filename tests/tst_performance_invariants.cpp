@@ -17,8 +17,10 @@ std::size_t traceBytes(const Trace& t)
 {
     auto bytes = [](const Matrix& m) { return std::size_t(m.size()) * sizeof(double); };
     const AttentionModel& m = t.model;
-    std::size_t total = bytes(m.embeddings) + bytes(m.wq) + bytes(m.wk) + bytes(m.wv) + (m.wo ? bytes(*m.wo) : 0)
-        + bytes(t.encodedX) + bytes(t.concat) + bytes(t.output);
+    std::size_t total = bytes(m.embeddings) + bytes(m.wq) + bytes(m.wk) + bytes(m.wv) + bytes(t.encodedX)
+        + bytes(t.concat) + bytes(t.output);
+    for (const std::optional<Matrix>* o : {&m.wo, &m.bq, &m.bk, &m.bv, &m.bo})
+        total += *o ? bytes(**o) : 0;
     for (const HeadTrace& ht : t.heads)
         total += bytes(ht.queries) + bytes(ht.keys) + bytes(ht.values) + bytes(ht.scores) + bytes(ht.weights)
             + bytes(ht.outputs);
@@ -187,14 +189,27 @@ void TestPerformanceInvariants::incrementalAgreesWithFull_data()
     QTest::addColumn<bool>("causal");
     QTest::addColumn<bool>("positions");
     QTest::addColumn<QString>("edit");
+    QTest::addColumn<bool>("biases");
     const QStringList edits{QStringLiteral("x cell"), QStringLiteral("x two rows"), QStringLiteral("x half the rows"),
                             QStringLiteral("w_q cell"), QStringLiteral("w_k cell"), QStringLiteral("w_v cell"),
                             QStringLiteral("w_v every column"), QStringLiteral("w_o cell"),
                             QStringLiteral("temperature"), QStringLiteral("scale off"), QStringLiteral("nothing"),
                             QStringLiteral("overflowing value"), QStringLiteral("a token"), QStringLiteral("mask")};
     for (const QString& edit : edits) {
-        QTest::addRow("n=40 %s", qPrintable(edit)) << 40 << 1 << false << false << edit;
-        QTest::addRow("n=300 3 heads causal positions %s", qPrintable(edit)) << 300 << 3 << true << true << edit;
+        QTest::addRow("n=40 %s", qPrintable(edit)) << 40 << 1 << false << false << edit << false;
+        QTest::addRow("n=300 3 heads causal positions %s", qPrintable(edit)) << 300 << 3 << true << true << edit << false;
+        QTest::addRow("n=130 2 heads biases %s", qPrintable(edit)) << 130 << 2 << false << false << edit << true;
+    }
+    // An edited bias entry redoes its column as an edited weight column does; a bias added or taken away
+    // starts afresh.
+    const QStringList biasEdits{QStringLiteral("b_q entry"), QStringLiteral("b_k entry"), QStringLiteral("b_v entry"),
+                                QStringLiteral("b_v every entry"), QStringLiteral("b_o entry"),
+                                QStringLiteral("b_q and w_q cell"), QStringLiteral("b_k added"),
+                                QStringLiteral("b_v removed")};
+    for (const QString& edit : biasEdits) {
+        QTest::addRow("n=130 2 heads biases %s", qPrintable(edit)) << 130 << 2 << false << false << edit << true;
+        QTest::addRow("n=300 3 heads causal positions biases %s", qPrintable(edit))
+            << 300 << 3 << true << true << edit << true;
     }
 }
 
@@ -205,11 +220,19 @@ void TestPerformanceInvariants::incrementalAgreesWithFull()
     QFETCH(bool, causal);
     QFETCH(bool, positions);
     QFETCH(QString, edit);
+    QFETCH(bool, biases);
     std::mt19937_64 rng(17);
     AttentionModel m = testutil::randomModel(rng, n, 32, heads, 8, 8);
     m.options.mask = causal ? Mask::Causal : Mask::None;
     m.options.positionalEncoding = positions ? PositionalEncoding::Sinusoidal : PositionalEncoding::None;
     m.wo = Matrix::Random(m.wv.cols(), 6);
+    if (biases) {
+        m.bq = testutil::randomMatrix(rng, 1, int(m.wq.cols()));
+        m.bv = testutil::randomMatrix(rng, 1, int(m.wv.cols()));
+        m.bo = testutil::randomMatrix(rng, 1, 6);
+        if (edit != QLatin1String("b_k added"))
+            m.bk = testutil::randomMatrix(rng, 1, int(m.wk.cols()));
+    }
     const Trace before = compute(m);
 
     AttentionModel after = m;
@@ -241,11 +264,39 @@ void TestPerformanceInvariants::incrementalAgreesWithFull()
         after.tokens[1] = "changed";
     } else if (edit == QLatin1String("mask")) {
         after.options.mask = causal ? Mask::None : Mask::Causal;
+    } else if (edit == QLatin1String("b_q entry")) {
+        (*after.bq)(0, (heads - 1) * dk + 2) += 0.5;
+    } else if (edit == QLatin1String("b_k entry")) {
+        (*after.bk)(0, 1) = -3.0;
+    } else if (edit == QLatin1String("b_v entry")) {
+        (*after.bv)(0, 3) = 2.5;
+    } else if (edit == QLatin1String("b_v every entry")) {
+        after.bv->array() += 1.0;
+    } else if (edit == QLatin1String("b_o entry")) {
+        (*after.bo)(0, 5) = -4.0;
+    } else if (edit == QLatin1String("b_q and w_q cell")) {
+        (*after.bq)(0, 0) = 1.25;
+        after.wq(3, dk) = -0.75;
+    } else if (edit == QLatin1String("b_k added")) {
+        after.bk = Matrix::Constant(1, after.wk.cols(), 0.5);
+    } else if (edit == QLatin1String("b_v removed")) {
+        after.bv.reset();
     }
     const Trace incremental = compute(after, &before);
     const Trace full = compute(after);
     compareTraces(incremental, full, 1e-12);
     QVERIFY(incremental.model.embeddings == after.embeddings && incremental.model.options == after.options);
+    QVERIFY(incremental.model == after);
+    if (edit.startsWith(QLatin1String("b_")) && edit != QLatin1String("b_o entry")) {
+        // The edit reached the trace: without its bias term the full computation would differ.
+        const Trace stale = compute(m);
+        bool differs = false;
+        for (int h = 0; h < heads; ++h)
+            differs = differs || stale.heads[std::size_t(h)].queries != full.heads[std::size_t(h)].queries
+                || stale.heads[std::size_t(h)].keys != full.heads[std::size_t(h)].keys
+                || stale.heads[std::size_t(h)].values != full.heads[std::size_t(h)].values;
+        QVERIFY(differs);
+    }
 }
 
 void TestPerformanceInvariants::incrementalDoesNotDrift()
@@ -253,7 +304,8 @@ void TestPerformanceInvariants::incrementalDoesNotDrift()
     // 200 single-cell edits, each computed from the trace before it, end where one full computation does.
     std::mt19937_64 rng(23);
     AttentionModel m = testutil::randomModel(rng, 64, 16, 2, 8, 8);
-    std::uniform_int_distribution<int> kind(0, 3), row(0, 63), col(0, 15), pick(0, 15);
+    m.bq = m.bk = m.bv = Matrix::Zero(1, 16);
+    std::uniform_int_distribution<int> kind(0, 6), row(0, 63), col(0, 15), pick(0, 15);
     std::uniform_real_distribution<double> value(-2.0, 2.0);
     Trace t = compute(m);
     for (int e = 0; e < 200; ++e) {
@@ -261,6 +313,9 @@ void TestPerformanceInvariants::incrementalDoesNotDrift()
         case 0: m.embeddings(row(rng), col(rng)) = value(rng); break;
         case 1: m.wq(col(rng), pick(rng)) = value(rng); break;
         case 2: m.wk(col(rng), pick(rng)) = value(rng); break;
+        case 3: (*m.bq)(0, pick(rng)) = value(rng); break;
+        case 4: (*m.bk)(0, pick(rng)) = value(rng); break;
+        case 5: (*m.bv)(0, pick(rng)) = value(rng); break;
         default: m.wv(col(rng), pick(rng)) = value(rng); break;
         }
         t = compute(m, &t);

@@ -45,13 +45,15 @@ for path in sys.argv[1:]:
     out["tokens"] = g["tokens"]
     out["inputs"] = {k: plain(g[k]) for k in ("embeddings", "W_Q", "W_K", "W_V")}
     out["inputs"]["W_O"] = plain(g["W_O"]) if g["W_O"] is not None else None
+    for b in ("b_Q", "b_K", "b_V", "b_O"):
+        out["inputs"][b] = [plain(g[b])] if g[b] is not None else None
     out["temperature"] = g["temperature"]
     result[path] = out
 print(json.dumps(result))
 )PY";
 
 const char* const kCases[] = {"illustrated", "illustrated-scaled", "multi-head", "causal-sentence", "chinese",
-                              "everything"};
+                              "everything", "biases"};
 
 core::Matrix fromJson(const QJsonValue& value)
 {
@@ -124,6 +126,18 @@ core::AttentionModel everythingModel()
     return m;
 }
 
+/** Everything at once, with a bias on Q, K, V and the output. */
+core::AttentionModel biasedModel()
+{
+    std::mt19937_64 rng(8);
+    core::AttentionModel m = everythingModel();
+    m.bq = testutil::randomMatrix(rng, 1, int(m.wq.cols()));
+    m.bk = testutil::randomMatrix(rng, 1, int(m.wk.cols()));
+    m.bv = testutil::randomMatrix(rng, 1, int(m.wv.cols()), -3, 3);
+    m.bo = testutil::randomMatrix(rng, 1, int(m.wo->cols()), -3, 3);
+    return m;
+}
+
 }  // namespace
 
 class TestPytorchExport : public QObject {
@@ -140,6 +154,8 @@ private:
     {
         if (name == QLatin1String("everything"))
             return everythingModel();
+        if (name == QLatin1String("biases"))
+            return biasedModel();
         const auto session = core::preset(name.toStdString());
         return session ? session->model : core::AttentionModel();
     }
@@ -220,6 +236,9 @@ private slots:
         }
         if (m.wo)
             QCOMPARE(literalNumbers(code, "W_O"), rowMajor(*m.wo));
+        if (m.bv)
+            QCOMPARE(literalNumbers(code, "b_V"), rowMajor(*m.bv));
+        QCOMPARE(text.contains(QLatin1String("\nb_Q = None")), !m.bq);
     }
 
     /** A program on a German desktop (decimal comma) writes the same file, and Python runs it there. */
@@ -276,6 +295,13 @@ private slots:
         QCOMPARE(inputs.value(QLatin1String("W_O")).isNull(), !model.wo);
         if (model.wo)
             COMPARE_MATRIX(fromJson(inputs.value(QLatin1String("W_O"))), *model.wo, 0);
+        const std::pair<const char*, const std::optional<core::Matrix>*> biases[] = {
+            {"b_Q", &model.bq}, {"b_K", &model.bk}, {"b_V", &model.bv}, {"b_O", &model.bo}};
+        for (const auto& [key, bias] : biases) {
+            QCOMPARE(inputs.value(QLatin1String(key)).isNull(), !*bias);
+            if (*bias)
+                COMPARE_MATRIX(fromJson(inputs.value(QLatin1String(key))), **bias, 0);
+        }
         QCOMPARE(o.value(QLatin1String("temperature")).toDouble(), model.options.temperature);
 
         QCOMPARE(o.value(QLatin1String("dtype")).toString(), QStringLiteral("torch.float64"));

@@ -92,6 +92,7 @@ private slots:
     void roundTripPresets_data();
     void roundTripPresets();
     void unknownKeysSurvive();
+    void biasesRoundTrip();
     void numbersReadBack_data();
     void numbersReadBack();
     void specExampleParses();
@@ -132,6 +133,7 @@ void TestSessionFile::roundTripPresets()
     const json j = json::parse(serialized);
     COMPARE_JSON(j["format"], json("attention-explorer-session"));
     COMPARE_JSON(j["version"], json(1));
+    QVERIFY2(serialized.find("_bias") == std::string::npos, "a model without biases writes none");
 }
 
 void TestSessionFile::unknownKeysSurvive()
@@ -164,6 +166,49 @@ void TestSessionFile::unknownKeysSurvive()
     QVERIFY2(again, error.c_str());
     COMPARE_JSON(again->extras, expectedExtras);
     QVERIFY(again->model == s->model);
+}
+
+void TestSessionFile::biasesRoundTrip()
+{
+    // The worked example with W_O and all four biases (and an unknown key beside them).
+    const QByteArray file = session(
+        R"({"query": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], "key": [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+            "value": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], "output": [[1, 0], [0, 1], [1, 1]],
+            "query_bias": [0.1, -2, 0.3333333333333333], "key_bias": [0, 1e-300, -0.0],
+            "value_bias": [1.5, 2.5, 3.5], "output_bias": [7, -7], "later": true})");
+    std::string error;
+    const auto s = parseSession(text(file), error);
+    QVERIFY2(s, error.c_str());
+    const AttentionModel& m = s->model;
+    QVERIFY(m.bq && m.bk && m.bv && m.bo);
+    COMPARE_MATRIX(*m.bq, mat({{0.1, -2, 1.0 / 3.0}}), 0);
+    QVERIFY(sameBits((*m.bk)(0, 1), 1e-300) && sameBits((*m.bk)(0, 2), -0.0));
+    COMPARE_MATRIX(*m.bv, mat({{1.5, 2.5, 3.5}}), 0);
+    COMPARE_MATRIX(*m.bo, mat({{7, -7}}), 0);
+    COMPARE_JSON(s->extras, json::parse(R"({"weights": {"later": true}})"));
+
+    // Written back under the same keys, one row each; read again, the same model; written again, the same text.
+    const std::string out = serializeSession(*s);
+    const json j = json::parse(out);
+    COMPARE_JSON(j["weights"]["query_bias"], json::parse("[0.1, -2, 0.3333333333333333]"));
+    COMPARE_JSON(j["weights"]["output_bias"], json::parse("[7, -7]"));
+    COMPARE_JSON(j["weights"]["later"], json(true));
+    const auto back = parseSession(out, error);
+    QVERIFY2(back, error.c_str());
+    QVERIFY(back->model == m);
+    QVERIFY(sameBits((*back->model.bk)(0, 2), -0.0));
+    QCOMPARE(serializeSession(*back), out);
+
+    // Only the biases a model has are written; null reads as absent.
+    const QByteArray some = session(
+        R"({"query": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], "key": [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+            "value": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], "value_bias": [1, 2, 3], "query_bias": null})");
+    const auto v = parseSession(text(some), error);
+    QVERIFY2(v, error.c_str());
+    QVERIFY(!v->model.bq && !v->model.bk && v->model.bv && !v->model.bo);
+    const json written = json::parse(serializeSession(*v));
+    QVERIFY(!written["weights"].contains("query_bias") && !written["weights"].contains("output_bias"));
+    COMPARE_JSON(written["weights"]["value_bias"], json::parse("[1, 2, 3]"));
 }
 
 void TestSessionFile::numbersReadBack_data()
@@ -310,6 +355,30 @@ void TestSessionFile::refusals_data()
                      "value": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]})")
         << QStringLiteral("weights.key");
     QTest::addRow("heads do not divide") << session(nullptr, R"({"heads": 2})") << QStringLiteral("heads");
+    const auto biased = [](const char* bias) {
+        return session((std::string(R"({"query": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+            "key": [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], "value": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], )")
+                        + bias + "}")
+                           .c_str());
+    };
+    QTest::addRow("query_bias columns") << biased(R"("query_bias": [1, 2])")
+                                        << QStringLiteral("weights.query_bias: expected 3 columns (h·d_k), got 2");
+    QTest::addRow("value_bias columns") << biased(R"("value_bias": [1, 2, 3, 4])")
+                                        << QStringLiteral("weights.value_bias: expected 3 columns (h·d_v), got 4");
+    QTest::addRow("output_bias columns") << biased(R"("output": [[1], [2], [3]], "output_bias": [1, 2])")
+                                         << QStringLiteral("weights.output_bias: expected 1 column (d_out), got 2");
+    QTest::addRow("output_bias without output") << biased(R"("output_bias": [1, 2, 3])")
+                                                << QStringLiteral("weights.output_bias: given without weights.output");
+    QTest::addRow("key_bias as a matrix") << biased(R"("key_bias": [[1, 2, 3]])")
+                                          << QStringLiteral("weights.key_bias[0]: expected a number, got a list of 3");
+    QTest::addRow("value_bias text") << biased(R"("value_bias": "1 2 3")")
+                                     << QStringLiteral("weights.value_bias: expected a list of numbers (one row)");
+    QTest::addRow("query_bias empty") << biased(R"("query_bias": [])")
+                                      << QStringLiteral("weights.query_bias: expected at least 1 number, got 0");
+    QTest::addRow("query_bias 1e400") << biased(R"("query_bias": [1, 1e400, 0])")
+                                      << QStringLiteral("weights.query_bias[1]: expected a finite number");
+    QTest::addRow("key_bias true") << biased(R"("key_bias": [0, true, 0])")
+                                   << QStringLiteral("weights.key_bias[1]: expected a number, got true");
     QTest::addRow("heads 0") << session(nullptr, R"({"heads": 0})") << QStringLiteral("options.heads");
     QTest::addRow("heads 1.5") << session(nullptr, R"({"heads": 1.5})") << QStringLiteral("options.heads");
     QTest::addRow("heads text") << session(nullptr, R"({"heads": "1"})") << QStringLiteral("options.heads");

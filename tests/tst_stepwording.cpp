@@ -42,20 +42,32 @@ private slots:
     {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<double>("temperature");
-        QTest::addRow("unscaled") << QStringLiteral("illustrated") << 1.0;
-        QTest::addRow("scaled") << QStringLiteral("illustrated-scaled") << 1.0;
-        QTest::addRow("temperature") << QStringLiteral("illustrated-scaled") << 2.5;
-        QTest::addRow("temperature, unscaled") << QStringLiteral("illustrated") << 0.5;
-        QTest::addRow("multi-head and W_O") << QStringLiteral("multi-head") << 1.0;
-        QTest::addRow("causal, positional encoding") << QStringLiteral("causal-sentence") << 1.0;
+        QTest::addColumn<bool>("biases");
+        QTest::addRow("unscaled") << QStringLiteral("illustrated") << 1.0 << false;
+        QTest::addRow("scaled") << QStringLiteral("illustrated-scaled") << 1.0 << false;
+        QTest::addRow("temperature") << QStringLiteral("illustrated-scaled") << 2.5 << false;
+        QTest::addRow("temperature, unscaled") << QStringLiteral("illustrated") << 0.5 << false;
+        QTest::addRow("multi-head and W_O") << QStringLiteral("multi-head") << 1.0 << false;
+        QTest::addRow("causal, positional encoding") << QStringLiteral("causal-sentence") << 1.0 << false;
+        QTest::addRow("multi-head, W_O and biases") << QStringLiteral("multi-head") << 1.0 << true;
+        QTest::addRow("biases, no W_O") << QStringLiteral("illustrated") << 1.0 << true;
     }
 
     void sameWordingEverywhere()
     {
         QFETCH(QString, preset);
         QFETCH(double, temperature);
+        QFETCH(bool, biases);
         core::Session session = *core::preset(preset.toStdString());
         session.model.options.temperature = temperature;
+        if (biases) {
+            core::AttentionModel& m = session.model;
+            m.bq = core::Matrix::Constant(1, m.wq.cols(), 0.5);
+            m.bk = core::Matrix::Constant(1, m.wk.cols(), -0.5);
+            m.bv = core::Matrix::Constant(1, m.wv.cols(), 1.0);
+            if (m.wo)
+                m.bo = core::Matrix::Constant(1, m.wo->cols(), 2.0);
+        }
         ui::Document doc;
         ui::ViewState view;
         ui::StepsPanel panel(&doc, &view);
@@ -91,6 +103,33 @@ private slots:
         const bool projected = session.model.wo.has_value() || session.model.heads() > 1;
         QCOMPARE(panel.stepFormula(7).contains(QLatin1String("concat")), projected);
         QCOMPARE(reportFormulas.size(), projected ? 8 : 7);
+        // The biases are in the formulas wherever they are shown, and only when the model has them.
+        QCOMPARE(panel.stepFormula(2).contains(QStringLiteral("X·W_Q + b_Q")), biases);
+        QCOMPARE(reportFormulas[1].contains(QLatin1String("+ b_V")), biases);
+        QCOMPARE(panel.stepFormula(7).contains(QLatin1String("+ b_O")), session.model.bo.has_value());
+        if (projected)
+            QCOMPARE(reportFormulas[7].contains(QLatin1String("+ b_O")), session.model.bo.has_value());
+    }
+
+    void biasesInTheFormulas()
+    {
+        core::AttentionModel model = core::preset("illustrated")->model;
+        auto formula = [&](int number) { return render::StepWording::step(number, model).plainFormula(); };
+        QCOMPARE(formula(2), QStringLiteral("Q = X·W_Q    K = X·W_K    V = X·W_V"));
+        model.bq = core::Matrix::Zero(1, 3);
+        model.bv = core::Matrix::Zero(1, 3);
+        QCOMPARE(formula(2), QStringLiteral("Q = X·W_Q + b_Q    K = X·W_K    V = X·W_V + b_V"));
+        QVERIFY(render::StepWording::step(2, model).details.contains(QLatin1String("bias")));
+        model.bk = core::Matrix::Zero(1, 3);
+        QCOMPARE(formula(2), QStringLiteral("Q = X·W_Q + b_Q    K = X·W_K + b_K    V = X·W_V + b_V"));
+        model.wo = core::Matrix::Identity(3, 3);
+        QVERIFY2(formula(7).endsWith(QStringLiteral("output = concat(Z)·W_O")), qPrintable(formula(7)));
+        QVERIFY(!render::StepWording::projectionDetails(model).contains(QLatin1String("b_O")));
+        model.bo = core::Matrix::Zero(1, 3);
+        QVERIFY2(formula(7).endsWith(QStringLiteral("output = concat(Z)·W_O + b_O")), qPrintable(formula(7)));
+        QVERIFY(render::plainFormula(render::StepWording::projectionFormula(model))
+                    .endsWith(QStringLiteral("output = concat·W_O + b_O")));
+        QVERIFY(render::StepWording::projectionDetails(model).contains(QLatin1String("b_O")));
     }
 
     void wordingFollowsTheModel()

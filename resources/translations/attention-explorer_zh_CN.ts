@@ -452,6 +452,10 @@
             <translation>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt; &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;</translation>
         </message>
         <message>
+            <source>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt;%1 &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt;%2 &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;%3</source>
+            <translation>&lt;i&gt;Q&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;Q&lt;/sub&gt;%1 &amp;nbsp;&amp;nbsp; &lt;i&gt;K&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;K&lt;/sub&gt;%2 &amp;nbsp;&amp;nbsp; &lt;i&gt;V&lt;/i&gt; = &lt;i&gt;X&lt;/i&gt;·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;V&lt;/sub&gt;%3</translation>
+        </message>
+        <message>
             <source>Q, K: n × d_k · V: n × d_v</source>
             <translation>Q、K：n × d_k · V：n × d_v</translation>
         </message>
@@ -466,6 +470,10 @@
         <message>
             <source> With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.</source>
             <translation> 共有 %1 个头时，第 i 个头使用 W_Q 和 W_K 中属于它的 d_k 列，以及 W_V 中属于它的 d_v 列。</translation>
+        </message>
+        <message>
+            <source> Each product then gets its bias added, one row b that is the same for every token.</source>
+            <translation> 每个乘积再加上各自的偏置：一行 b，对每个词元都相同。</translation>
         </message>
         <message>
             <source>Scores</source>
@@ -604,6 +612,10 @@
             <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
         </message>
         <message>
+            <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt; + &lt;i&gt;b&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</source>
+            <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(&lt;i&gt;Z&lt;/i&gt;)·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt; + &lt;i&gt;b&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
+        </message>
+        <message>
             <source> &amp;nbsp;&amp;nbsp; output = concat(&lt;i&gt;Z&lt;/i&gt; of every head)</source>
             <translation> &amp;nbsp;&amp;nbsp; 输出 = 拼接(各个头的 &lt;i&gt;Z&lt;/i&gt;)</translation>
         </message>
@@ -636,6 +648,10 @@
             <translation>拼接 = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;] &amp;nbsp;&amp;nbsp; 输出 = 拼接·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
         </message>
         <message>
+            <source>concat = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;] &amp;nbsp;&amp;nbsp; output = concat·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt; + &lt;i&gt;b&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</source>
+            <translation>拼接 = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;] &amp;nbsp;&amp;nbsp; 输出 = 拼接·&lt;i&gt;W&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt; + &lt;i&gt;b&lt;/i&gt;&lt;sub&gt;O&lt;/sub&gt;</translation>
+        </message>
+        <message>
             <source>output = concat = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;]</source>
             <translation>输出 = 拼接 = [&lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;1&lt;/sub&gt; … &lt;i&gt;Z&lt;/i&gt;&lt;sub&gt;h&lt;/sub&gt;]</translation>
         </message>
@@ -646,6 +662,10 @@
         <message>
             <source> The output projection W_O then mixes what the heads found into one row per token.</source>
             <translation> 随后输出投影 W_O 把各个头的发现混合成每个词元一行。</translation>
+        </message>
+        <message>
+            <source> Its bias b_O is added to every row.</source>
+            <translation> 再给每一行加上它的偏置 b_O。</translation>
         </message>
         <message>
             <source>&lt;i&gt;Q&lt;/i&gt;·&lt;i&gt;K&lt;/i&gt;ᵀ</source>

@@ -96,26 +96,34 @@ private:
 
 class OutputProjectionEdit final : public Edit {
 public:
-    /** removed: the W_O taken away; nothing when W_O of size × size is added. */
-    OutputProjectionEdit(std::optional<core::Matrix> removed, Eigen::Index size)
-        : m_removed(std::move(removed)), m_size(size)
+    /** removed: the W_O taken away, with its bias b_O when it had one (b_O needs W_O, so it goes too);
+     *  nothing when W_O of size × size is added (without a bias). */
+    OutputProjectionEdit(std::optional<core::Matrix> removed, std::optional<core::Matrix> removedBias, Eigen::Index size)
+        : m_removed(std::move(removed)), m_removedBias(std::move(removedBias)), m_size(size)
     {
     }
     ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
     {
         const bool on = m_removed.has_value() != forward;
-        if (!on)
+        if (!on) {
             model.wo.reset();
-        else if (m_removed)
+            model.bo.reset();
+        } else if (m_removed) {
             model.wo = *m_removed;
-        else
+            model.bo = m_removedBias;
+        } else {
             model.wo = core::Matrix::Identity(m_size, m_size);
+        }
         return ModelChange::of(ModelChange::Kind::Shape);
     }
-    std::size_t heapBytes() const override { return m_removed ? bytesOf(*m_removed) : 0; }
+    std::size_t heapBytes() const override
+    {
+        return (m_removed ? bytesOf(*m_removed) : 0) + (m_removedBias ? bytesOf(*m_removedBias) : 0);
+    }
 
 private:
     std::optional<core::Matrix> m_removed;
+    std::optional<core::Matrix> m_removedBias;
     Eigen::Index m_size;
 };
 
@@ -182,6 +190,7 @@ public:
     struct Side {
         core::Matrix embeddings, wq, wk, wv;
         std::optional<core::Matrix> wo;
+        std::optional<core::Matrix> bq, bk, bv, bo;  ///< the biases follow their weights' shapes
         int heads = 1;
     };
     ShapeEdit(Side before, Side after) : m_before(std::move(before)), m_after(std::move(after)) {}
@@ -193,15 +202,22 @@ public:
         model.wk = to.wk;
         model.wv = to.wv;
         model.wo = to.wo;
+        model.bq = to.bq;
+        model.bk = to.bk;
+        model.bv = to.bv;
+        model.bo = to.bo;
         model.options.heads = to.heads;
         return ModelChange::of(ModelChange::Kind::Shape);
     }
     std::size_t heapBytes() const override
     {
         std::size_t bytes = 0;
-        for (const Side* s : {&m_before, &m_after})
-            bytes += bytesOf(s->embeddings) + bytesOf(s->wq) + bytesOf(s->wk) + bytesOf(s->wv)
-                + (s->wo ? bytesOf(*s->wo) : 0);
+        for (const Side* s : {&m_before, &m_after}) {
+            for (const core::Matrix* m : {&s->embeddings, &s->wq, &s->wk, &s->wv})
+                bytes += bytesOf(*m);
+            for (const std::optional<core::Matrix>* m : {&s->wo, &s->bq, &s->bk, &s->bv, &s->bo})
+                bytes += *m ? bytesOf(**m) : 0;
+        }
         return bytes;
     }
 
@@ -300,9 +316,9 @@ std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Optio
 std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on)
 {
     if (on)
-        return std::make_shared<OutputProjectionEdit>(std::nullopt, model.wv.cols());
+        return std::make_shared<OutputProjectionEdit>(std::nullopt, std::nullopt, model.wv.cols());
     Q_ASSERT(model.wo);
-    return std::make_shared<OutputProjectionEdit>(*model.wo, model.wv.cols());
+    return std::make_shared<OutputProjectionEdit>(*model.wo, model.bo, model.wv.cols());
 }
 
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
@@ -316,9 +332,11 @@ std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QStrin
 
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after)
 {
-    ShapeEdit::Side b{before.embeddings, before.wq, before.wk, before.wv, before.wo, before.options.heads};
+    ShapeEdit::Side b{before.embeddings, before.wq, before.wk, before.wv, before.wo,
+                      before.bq, before.bk, before.bv, before.bo, before.options.heads};
     ShapeEdit::Side a{std::move(after.embeddings), std::move(after.wq), std::move(after.wk), std::move(after.wv),
-                      std::move(after.wo), after.options.heads};
+                      std::move(after.wo), std::move(after.bq), std::move(after.bk), std::move(after.bv),
+                      std::move(after.bo), after.options.heads};
     return std::make_shared<ShapeEdit>(std::move(b), std::move(a));
 }
 

@@ -72,13 +72,14 @@ std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, dou
 std::shared_ptr<Edit> matrixEdit(MatrixId id, const core::Matrix& before, const core::Matrix& after);
 /** The options, before and after. */
 std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Options& after);
-/** W_O added (an identity of d_v × d_v, made again on redo) or removed (the removed matrix is kept). */
+/** W_O added (an identity of d_v × d_v without a bias, made again on redo) or removed (the removed matrix is
+ *  kept, and b_O with it: a bias without W_O has nothing to add to). */
 std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on);
 /** New tokens and token line: the tokens, X and the text before and after (consecutive ones merge,
  *  typing is one step per burst). Tokens and X are kept only when they change. */
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
                                  std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText);
-/** New dimensions: every matrix and the head count before and after, not the tokens. */
+/** New dimensions: every matrix (the biases too) and the head count before and after, not the tokens. */
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after);
 
 }  // namespace ui

@@ -44,6 +44,12 @@ QString shifted(const QString& text, bool sub)
     return out;
 }
 
+/** " + b_Q" (rich text) when the bias is there, else nothing: a formula's bias term. */
+QString biasTerm(const std::optional<core::Matrix>& bias, const QString& letter)
+{
+    return bias ? QStringLiteral(" + <i>b</i><sub>%1</sub>").arg(letter) : QString();
+}
+
 }  // namespace
 
 QString plainFormula(const QString& rich)
@@ -82,6 +88,7 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
     const bool causal = model.options.mask == core::Mask::Causal;
     const bool scale = model.options.scale;
     const double temperature = model.options.temperature;
+    const bool hasBias = model.bq || model.bk || model.bv;
     StepText s;
     s.number = n;
     switch (n) {
@@ -102,8 +109,13 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         break;
     case 2:
         s.title = tr("Queries, keys and values");
-        s.formula = tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
-                       " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>");
+        s.formula = !hasBias
+            ? tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub> &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>"
+                 " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>")
+            : tr("<i>Q</i> = <i>X</i>·<i>W</i><sub>Q</sub>%1 &nbsp;&nbsp; <i>K</i> = <i>X</i>·<i>W</i><sub>K</sub>%2"
+                 " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>%3")
+                  .arg(biasTerm(model.bq, QStringLiteral("Q")), biasTerm(model.bk, QStringLiteral("K")),
+                       biasTerm(model.bv, QStringLiteral("V")));
         s.shape = tr("Q, K: n × d_k · V: n × d_v");
         s.explanation = tr("Three weight matrices turn every token into three new rows: a query (what it looks for), "
                            "a key (what it offers to be found by) and a value (what it passes on).");
@@ -113,7 +125,9 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
             + (model.heads() > 1
                    ? tr(" With %1 heads, head i uses its own block of d_k columns of W_Q and W_K and d_v columns of W_V.")
                          .arg(model.heads())
-                   : QString());
+                   : QString())
+            + (hasBias ? tr(" Each product then gets its bias added, one row b that is the same for every token.")
+                       : QString());
         break;
     case 3:
         s.title = tr("Scores");
@@ -183,7 +197,9 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         s.title = tr("Sum → Z");
         s.formula = tr("<i>z</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub>·<i>v</i><sub>j</sub> &nbsp;&nbsp; "
                        "<i>Z</i> = weights·<i>V</i>");
-        if (model.wo)
+        if (model.wo && model.bo)
+            s.formula += tr(" &nbsp;&nbsp; output = concat(<i>Z</i>)·<i>W</i><sub>O</sub> + <i>b</i><sub>O</sub>");
+        else if (model.wo)
             s.formula += tr(" &nbsp;&nbsp; output = concat(<i>Z</i>)·<i>W</i><sub>O</sub>");
         else if (model.heads() > 1)
             s.formula += tr(" &nbsp;&nbsp; output = concat(<i>Z</i> of every head)");
@@ -221,6 +237,9 @@ QString StepWording::projectionTitle()
 
 QString StepWording::projectionFormula(const core::AttentionModel& model)
 {
+    if (model.wo && model.bo)
+        return tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>"
+                  " + <i>b</i><sub>O</sub>");
     if (model.wo)
         return tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>");
     if (model.heads() > 1)
@@ -231,7 +250,8 @@ QString StepWording::projectionFormula(const core::AttentionModel& model)
 QString StepWording::projectionDetails(const core::AttentionModel& model)
 {
     return tr("The outputs of the heads are set side by side, one block of columns per head.")
-        + (model.wo ? tr(" The output projection W_O then mixes what the heads found into one row per token.") : QString());
+        + (model.wo ? tr(" The output projection W_O then mixes what the heads found into one row per token.") : QString())
+        + (model.bo ? tr(" Its bias b_O is added to every row.") : QString());
 }
 
 QString StepWording::overallFormula(const core::AttentionModel& model)

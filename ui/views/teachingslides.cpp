@@ -191,9 +191,15 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
         concat.highlightRow = query;
         SlideMatrix out = matrix(QStringLiteral("output"), trace.output, tokens, indices(int(trace.output.cols())));
         out.highlightRow = query;
-        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, indices(int(model.wo->cols()))),
-                      out};
-        s.operators = {QStringLiteral("·"), QStringLiteral("=")};
+        const QStringList outCols = indices(int(model.wo->cols()));
+        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, outCols)};
+        s.operators = {QStringLiteral("·")};
+        if (model.bo) {  // one row, added to every row of the product
+            s.matrices.push_back(matrix(QStringLiteral("b_O"), *model.bo, {QString()}, outCols));
+            s.operators << QStringLiteral("+");
+        }
+        s.matrices.push_back(out);
+        s.operators << QStringLiteral("=");
         // Sums of h·d_v products: four of them leave the matrices room to be read.
         s.arithmetic = derivations(trace, core::Step::Output, 0, query, int(trace.output.cols()), 4);
         slides.push_back(s);
