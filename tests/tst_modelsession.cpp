@@ -58,6 +58,13 @@ class TestModelSession : public QObject {
 
     std::string path(const char* name) const { return QDir(m_dir.path()).filePath(QString::fromUtf8(name)).toStdString(); }
 
+    /** Writes tinySession() to file and opens it. */
+    static std::optional<core::OpenedModelSession> openTiny(const std::string& file, std::string& error)
+    {
+        testutil::writeFile(file, tinySession().dump());
+        return core::openModelSessionFile(file, error);
+    }
+
 private slots:
     void initTestCase()
     {
@@ -166,9 +173,8 @@ private slots:
     void opensRelativeToTheFile()
     {
         const std::string file = path("cat.json");
-        testutil::writeFile(file, tinySession().dump());
         std::string error;
-        const auto opened = core::openModelSessionFile(file, error);
+        const auto opened = openTiny(file, error);
         QVERIFY2(opened, error.c_str());
         QCOMPARE(opened->folder, path("tiny"));
         const core::Gpt2Forward& f = *opened->forward;
@@ -235,10 +241,8 @@ private slots:
 
     void computeExtras()
     {
-        const std::string file = path("extras.json");
-        testutil::writeFile(file, tinySession().dump());
         std::string error;
-        const auto opened = core::openModelSessionFile(file, error);
+        const auto opened = openTiny(path("extras.json"), error);
         QVERIFY2(opened, error.c_str());
         const core::Gpt2Forward& f = *opened->forward;
         const json j = json::parse(core::modelComputeExtras(f, 2).dump());
