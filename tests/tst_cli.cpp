@@ -18,38 +18,16 @@
 
 #include "decimalcomma.h"
 #include "pdftext.h"
+#include "programrun.h"
 
 namespace {
 
-struct Run {
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using testutil::Run;
 
-/** Runs the program with no display and no QT_QPA_PLATFORM, as a bare script would; under LC_ALL=locale
- *  when one is given. */
+/** The program, as a bare script starts it (programrun.h). */
 Run run(const QStringList& arguments, const QString& locale = {})
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (!locale.isEmpty())
-        env.insert(QStringLiteral("LC_ALL"), locale);
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(AE_BINARY), arguments);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    Run r;
-    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, locale);
 }
 
 const char* workedExample = R"({

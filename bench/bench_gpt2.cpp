@@ -1,0 +1,118 @@
+/** A real model's forward pass: load, the whole pass, and an edit of one W_Q cell up to new logits.
+ *
+ *  bench_gpt2 FOLDER TOKENS REPETITIONS
+ *
+ *  FOLDER is a GPT-2-family checkpoint (scripts/bench writes a GPT-2-small-shaped one with random weights).
+ *  The text is a fixed English paragraph cut to TOKENS tokens. Prints one JSON object: the load time, the
+ *  medians of the forward pass and of an edit of W_Q(0, 0) in the last and in the first layer (the time of
+ *  run() after setEdit, which ends with the new logits), and the resident memory after all of it. The
+ *  repetitions of the three timed kinds are interleaved, so a slow moment of the machine falls on all alike. */
+
+#include "core/gpt2checkpoint.h"
+#include "core/gpt2forward.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/** A field of /proc/self/status in KiB (VmRSS, VmHWM), or −1 off Linux. */
+long statusKib(const std::string& field)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(field + ":", 0) == 0)
+            return std::atol(line.c_str() + field.size() + 1);
+    return -1;
+}
+
+const char* const paragraph =
+    "The cat sat on the mat because it was tired, and the dog, which had been watching it from the door "
+    "all afternoon, finally walked over and lay down beside it. Outside the rain kept falling on the "
+    "quiet street, where a man in a grey coat waited for a bus that never seemed to come. He looked at "
+    "his watch, sighed, and opened the newspaper he had bought at the station that morning, reading "
+    "again the story about the bridge that the city had promised to repair for almost ten years.";
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: bench_gpt2 FOLDER TOKENS REPETITIONS\n");
+        return 2;
+    }
+    const int tokens = std::atoi(argv[2]), repetitions = std::max(1, std::atoi(argv[3]));
+
+    const auto loadStart = Clock::now();
+    std::string error;
+    const auto checkpoint = core::Gpt2Checkpoint::load(argv[1], error);
+    const double loadMs = msSince(loadStart);
+    if (!checkpoint) {
+        std::fprintf(stderr, "bench_gpt2: %s\n", error.c_str());
+        return 2;
+    }
+    std::vector<int> ids = checkpoint->tokenizer().encode(paragraph);
+    if (int(ids.size()) < tokens) {
+        std::fprintf(stderr, "bench_gpt2: the text has only %zu tokens\n", ids.size());
+        return 2;
+    }
+    ids.resize(std::size_t(tokens));
+
+    core::Gpt2Forward forward(checkpoint);
+    if (!forward.setTokens(ids, error)) {
+        std::fprintf(stderr, "bench_gpt2: %s\n", error.c_str());
+        return 2;
+    }
+    forward.run();  // untimed: the buffers are allocated once
+
+    const int last = checkpoint->config().layers - 1;
+    std::vector<double> full, editLast, editFirst;
+    for (int r = 0; r < repetitions; ++r) {
+        // the whole pass: new tokens make everything dirty
+        forward.setTokens(ids, error);
+        auto start = Clock::now();
+        forward.run();
+        full.push_back(msSince(start));
+
+        for (const int layer : {last, 0}) {
+            const float value = forward.weightValue(layer, core::Gpt2Weight::Query, 0, 0) + (r % 2 ? -0.125f : 0.125f);
+            start = Clock::now();
+            forward.setEdit(layer, core::Gpt2Weight::Query, 0, 0, value, error);
+            forward.run();
+            (layer == last ? editLast : editFirst).push_back(msSince(start));
+        }
+    }
+    volatile float sink = forward.logits()(0, 0);
+    (void)sink;
+
+    std::string idList;
+    for (const int id : ids)
+        idList += (idList.empty() ? "" : ",") + std::to_string(id);
+    std::printf("{\"token_ids\": \"%s\", \"tokens\": %d, \"layers\": %d, \"width\": %d, \"heads\": %d, \"vocab\": %d, \"load_ms\": %.3f, "
+                "\"forward_ms\": %.4f, \"edit_last_ms\": %.4f, \"edit_first_ms\": %.4f, \"runs\": %d, "
+                "\"rss_kib\": %ld, \"peak_kib\": %ld}\n",
+                idList.c_str(), tokens, checkpoint->config().layers, checkpoint->config().dModel, checkpoint->config().heads,
+                checkpoint->config().vocabSize, loadMs, median(full), median(editLast), median(editFirst),
+                repetitions, statusKib("VmRSS"), statusKib("VmHWM"));
+    return 0;
+}

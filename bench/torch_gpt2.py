@@ -1,0 +1,65 @@
+"""GPT-2's forward pass as a PyTorch user writes it, float32 on the CPU, for scripts/bench.
+
+usage: torch_gpt2.py FOLDER TOKENS REPETITIONS THREADS
+
+Reads the checkpoint folder (the weights with the tests' reader, then float32), runs the whole pass (every
+layer's attention weights kept, as the engine keeps them, and the next token's logits) on TOKENS token ids
+from the same paragraph the engine's benchmark encodes, and prints one JSON object: the median
+milliseconds of REPETITIONS runs after one warm-up.
+"""
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from gpt2_reference import read_safetensors  # noqa: E402
+
+
+def forward(t, config, ids):
+    n, d, heads = len(ids), config["n_embd"], config["n_head"]
+    dk, eps = d // heads, config.get("layer_norm_epsilon", 1e-5)
+    mask = torch.full((n, n), float("-inf")).triu(1)
+    x = t["wte.weight"][ids] + t["wpe.weight"][:n]
+    attentions = []
+    for layer in range(config["n_layer"]):
+        p = f"h.{layer}."
+        a = F.layer_norm(x, (d,), t[p + "ln_1.weight"], t[p + "ln_1.bias"], eps)
+        q, k, v = torch.addmm(t[p + "attn.c_attn.bias"], a, t[p + "attn.c_attn.weight"]).split(d, dim=1)
+        q, k, v = (m.view(n, heads, dk).transpose(0, 1) for m in (q, k, v))
+        weights = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(dk) + mask, dim=-1)
+        attentions.append(weights)
+        concat = (weights @ v).transpose(0, 1).reshape(n, d)
+        x = x + torch.addmm(t[p + "attn.c_proj.bias"], concat, t[p + "attn.c_proj.weight"])
+        m = F.layer_norm(x, (d,), t[p + "ln_2.weight"], t[p + "ln_2.bias"], eps)
+        m = F.gelu(torch.addmm(t[p + "mlp.c_fc.bias"], m, t[p + "mlp.c_fc.weight"]), approximate="tanh")
+        x = x + torch.addmm(t[p + "mlp.c_proj.bias"], m, t[p + "mlp.c_proj.weight"])
+    h = F.layer_norm(x[-1:], (d,), t["ln_f.weight"], t["ln_f.bias"], eps)
+    return attentions, h @ t["wte.weight"].T
+
+
+def main():
+    folder, tokens, repetitions, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    torch.set_num_threads(threads)
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    t = {name: value.float().contiguous() for name, value in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    ids = torch.tensor([int(i) for i in os.environ["AE_BENCH_TOKEN_IDS"].split(",")][:tokens])
+    times = []
+    with torch.inference_mode():
+        forward(t, config, ids)  # warm-up
+        for _ in range(repetitions):
+            start = time.perf_counter()
+            forward(t, config, ids)
+            times.append((time.perf_counter() - start) * 1e3)
+    print(json.dumps({"tokens": len(ids), "forward_ms": statistics.median(times), "runs": len(times)}))
+
+
+if __name__ == "__main__":
+    main()
