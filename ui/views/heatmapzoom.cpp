@@ -38,9 +38,18 @@ render::HeatmapStyle HeatmapZoomView::style(render::ColormapId colormap) const
     return s;
 }
 
+QSizeF HeatmapZoomView::figureSize(double zoom) const
+{
+    // Rows stretched taller than the columns are wide at fit (a wide, short matrix) grow only once the
+    // columns have caught up: zooming spreads the columns out instead of pushing the rows off the view.
+    const QRectF cell = m_renderer->cellRect(0, 0, QRectF(QPointF(0, 0), QSizeF(size())));
+    const double vertical = cell.height() > 0 ? std::max(1.0, zoom * cell.width() / cell.height()) : zoom;
+    return QSizeF(width() * zoom, height() * vertical);
+}
+
 QRectF HeatmapZoomView::figureRect() const
 {
-    return QRectF(m_offset, QSizeF(size()) * m_zoom);
+    return QRectF(m_offset, figureSize(m_zoom));
 }
 
 double HeatmapZoomView::maxZoom() const
@@ -61,7 +70,9 @@ void HeatmapZoomView::zoomAt(const QPointF& pos, double factor)
     // not scale with the figure exactly: the cell under pos is put back under pos, at the same place in it.
     const auto cell = cellAt(pos);
     const QRectF before = cell ? m_renderer->cellRect(cell->first, cell->second, figureRect()) : QRectF();
-    m_offset = pos - (pos - m_offset) * (zoom / m_zoom);
+    const QSizeF from = figureSize(m_zoom), to = figureSize(zoom);
+    m_offset = pos - QPointF((pos.x() - m_offset.x()) * to.width() / from.width(),
+                             (pos.y() - m_offset.y()) * to.height() / from.height());
     m_zoom = zoom;
     if (cell && before.width() > 0 && before.height() > 0) {
         const QRectF after = m_renderer->cellRect(cell->first, cell->second, figureRect());
@@ -86,7 +97,7 @@ void HeatmapZoomView::fit()
 
 void HeatmapZoomView::clampOffset()
 {
-    const QSizeF figure = QSizeF(size()) * m_zoom;
+    const QSizeF figure = figureSize(m_zoom);
     m_offset.setX(std::clamp(m_offset.x(), width() - figure.width(), 0.0));
     m_offset.setY(std::clamp(m_offset.y(), height() - figure.height(), 0.0));
 }
@@ -106,7 +117,12 @@ QString HeatmapZoomView::readout(const QPointF& pos) const
     const auto [row, col] = *cell;
     const render::HeatmapData& data = m_renderer->data();
     const QString value = render::displayNumber(data.values(row, col), 'g', 6);
-    const QString rowLabel = data.rowLabels.value(row), colLabel = data.colLabels.value(col);
+    // A label that only repeats the number (the columns of X) is left out.
+    QString rowLabel = data.rowLabels.value(row), colLabel = data.colLabels.value(col);
+    if (rowLabel == QString::number(row + 1))
+        rowLabel.clear();
+    if (colLabel == QString::number(col + 1))
+        colLabel.clear();
     const QString rowText = rowLabel.isEmpty() ? tr("row %1").arg(row + 1) : tr("row %1 (%2)").arg(row + 1).arg(rowLabel);
     const QString colText = colLabel.isEmpty() ? tr("column %1").arg(col + 1) : tr("column %1 (%2)").arg(col + 1).arg(colLabel);
     return tr("%1, %2: %3").arg(rowText, colText, value);

@@ -28,7 +28,8 @@ public:
     void zoomAt(const QPointF& pos, double factor);
     /** Shows the whole figure (zoom 1). */
     void fit();
-    /** Where the figure is drawn, in widget coordinates (as large as the widget times zoom()). */
+    /** Where the figure is drawn, in widget coordinates: as wide as the widget times zoom(), and as
+     *  tall, except that rows stretched at fit grow only once the cells are as wide as they are tall. */
     QRectF figureRect() const;
     /** The cell (row, column) under pos, or nothing when pos is outside the cells. */
     std::optional<std::pair<int, int>> cellAt(const QPointF& pos) const;
@@ -53,6 +54,7 @@ protected:
 
 private:
     render::HeatmapStyle style(render::ColormapId colormap) const;
+    QSizeF figureSize(double zoom) const;
     /** Keeps the figure over the view: no empty band where it could still be shown. */
     void clampOffset();
     void report(const QPointF& pos);
