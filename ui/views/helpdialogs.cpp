@@ -199,18 +199,24 @@ QString HelpDialogs::shortcutsHtml() const
     return html + QStringLiteral("</table>");
 }
 
+QTextBrowser* HelpDialogs::newTextDialog(const char* objectName, QSize size)
+{
+    QDialog* dialog = newDialog(objectName);
+    auto* view = new QTextBrowser(dialog);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(view);
+    layout->addWidget(buttons);
+    dialog->resize(size);
+    return view;
+}
+
 void HelpDialogs::showShortcuts()
 {
     if (!m_shortcuts) {
-        QDialog* dialog = m_shortcuts = newDialog("shortcutsDialog");
-        auto* view = new QTextBrowser(dialog);
-        view->setObjectName(QStringLiteral("shortcutsText"));
-        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-        auto* layout = new QVBoxLayout(dialog);
-        layout->addWidget(view);
-        layout->addWidget(buttons);
-        dialog->resize(560, 620);
+        QTextBrowser* view = newTextDialog("shortcutsDialog", QSize(560, 620));
+        QDialog* dialog = m_shortcuts = static_cast<QDialog*>(view->parentWidget());
         // The texts are read from the menus, which translate themselves first.
         i18n::onLanguageChange(dialog, [this, dialog, view] {
             dialog->setWindowTitle(tr("Keyboard Shortcuts"));
@@ -225,15 +231,8 @@ void HelpDialogs::showShortcuts()
 void HelpDialogs::showWhatYouCanDo()
 {
     if (!m_whatYouCanDo) {
-        QDialog* dialog = m_whatYouCanDo = newDialog("whatYouCanDoDialog");
-        auto* view = new QTextBrowser(dialog);
-        view->setObjectName(QStringLiteral("whatYouCanDoText"));
-        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-        auto* layout = new QVBoxLayout(dialog);
-        layout->addWidget(view);
-        layout->addWidget(buttons);
-        dialog->resize(620, 640);
+        QTextBrowser* view = newTextDialog("whatYouCanDoDialog", QSize(620, 640));
+        QDialog* dialog = m_whatYouCanDo = static_cast<QDialog*>(view->parentWidget());
         i18n::onLanguageChange(dialog, [dialog, view] {
             dialog->setWindowTitle(tr("What You Can Do"));
             view->setAccessibleName(tr("What you can do"));

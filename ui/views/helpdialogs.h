@@ -9,6 +9,7 @@
 
 class QMainWindow;
 class QString;
+class QTextBrowser;
 
 namespace ui {
 
@@ -40,6 +41,8 @@ public:
 
 private:
     QDialog* newDialog(const char* objectName);
+    /** A new dialog of size holding a text browser (returned) over a Close button. */
+    QTextBrowser* newTextDialog(const char* objectName, QSize size);
 
     QMainWindow* m_window;
     QPointer<QDialog> m_quickStart;
