@@ -103,8 +103,11 @@ int main(int argc, char** argv)
     }
     window.show();
     // A window that crashed or was killed may have left unsaved changes behind: offer them back.
-    // Scripts that drive the window set ATTENTION_EXPLORER_NO_RECOVERY=1 to skip the question.
-    if (qEnvironmentVariableIntValue("ATTENTION_EXPLORER_NO_RECOVERY") == 0)
+    // Scripts that drive the window set ATTENTION_EXPLORER_NO_RECOVERY=1 to skip the question, and the
+    // quick start of a first start with it.
+    if (qEnvironmentVariableIntValue("ATTENTION_EXPLORER_NO_RECOVERY") == 0) {
         window.offerRecovery();
+        window.showQuickStartIfFirst();
+    }
     return application.exec();
 }

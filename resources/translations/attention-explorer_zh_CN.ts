@@ -5,7 +5,7 @@
         <name>Document</name>
         <message>
             <source>Edit %1(%2, %3)</source>
-            <translation>编辑 %1(%2, %3)</translation>
+            <translation type="vanished">编辑 %1(%2, %3)</translation>
         </message>
     </context>
     <context>
@@ -796,6 +796,10 @@
             <source>Saved %1</source>
             <translation>已保存 %1</translation>
         </message>
+        <message>
+            <source>Changed %1 row %2, column %3 to %4</source>
+            <translation>将 %1 第 %2 行第 %3 列改为 %4</translation>
+        </message>
     </context>
     <context>
         <name>ui::FileActions</name>
@@ -1064,7 +1068,7 @@
         </message>
         <message>
             <source>%1 of %2</source>
-            <translation>%1 / %2</translation>
+            <translation>第 %1 个（共 %2 个）</translation>
         </message>
         <message>
             <source>Now: %1</source>
@@ -1243,7 +1247,7 @@
         </message>
         <message>
             <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
+            <translation type="vanished">语言(&amp;L)</translation>
         </message>
         <message>
             <source>&amp;Help</source>
@@ -1255,7 +1259,7 @@
         </message>
         <message>
             <source>&amp;Undo %1</source>
-            <translation>撤销 %1(&amp;U)</translation>
+            <translation type="vanished">撤销 %1(&amp;U)</translation>
         </message>
         <message>
             <source>&amp;Redo</source>
@@ -1263,7 +1267,7 @@
         </message>
         <message>
             <source>&amp;Redo %1</source>
-            <translation>重做 %1(&amp;R)</translation>
+            <translation type="vanished">重做 %1(&amp;R)</translation>
         </message>
         <message>
             <source>Export S&amp;lides (PDF)…</source>
@@ -1272,6 +1276,38 @@
         <message>
             <source>The teaching slides of the current head and query, one per page</source>
             <translation>当前头和查询的教学幻灯片，每页一张</translation>
+        </message>
+        <message>
+            <source>&amp;Undo: %1</source>
+            <translation>撤销：%1(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo: %1</source>
+            <translation>重做：%1(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Quick Start</source>
+            <translation>快速入门(&amp;Q)</translation>
+        </message>
+        <message>
+            <source>Three things to try first</source>
+            <translation>先试试这三件事</translation>
+        </message>
+        <message>
+            <source>&amp;What You Can Do</source>
+            <translation>你能做什么(&amp;W)</translation>
+        </message>
+        <message>
+            <source>Everything this program does, in short</source>
+            <translation>本程序能做的一切，简要说明</translation>
+        </message>
+        <message>
+            <source>&amp;Keyboard Shortcuts</source>
+            <translation>键盘快捷键(&amp;K)</translation>
+        </message>
+        <message>
+            <source>Every key of the menus</source>
+            <translation>菜单中的每个快捷键</translation>
         </message>
     </context>
     <context>
@@ -1329,23 +1365,23 @@
         <name>ui::MatrixEditorPanel</name>
         <message>
             <source>X</source>
-            <translation>X</translation>
+            <translation type="vanished">X</translation>
         </message>
         <message>
             <source>W_Q</source>
-            <translation>W_Q</translation>
+            <translation type="vanished">W_Q</translation>
         </message>
         <message>
             <source>W_K</source>
-            <translation>W_K</translation>
+            <translation type="vanished">W_K</translation>
         </message>
         <message>
             <source>W_V</source>
-            <translation>W_V</translation>
+            <translation type="vanished">W_V</translation>
         </message>
         <message>
             <source>W_O</source>
-            <translation>W_O</translation>
+            <translation type="vanished">W_O</translation>
         </message>
         <message>
             <source>Token embeddings X: one row per token (n × d_model)</source>
@@ -1696,8 +1732,8 @@
             <translation>已保存 %1</translation>
         </message>
         <message>
-            <source>Loaded the preset %1</source>
-            <translation>已载入预设 %1</translation>
+            <source>Loaded the preset “%1”</source>
+            <translation>已载入预设“%1”</translation>
         </message>
         <message>
             <source>&amp;%1 %2</source>
@@ -1824,6 +1860,22 @@
         <message>
             <source>Show this matrix as a large heatmap</source>
             <translation>以大热力图显示此矩阵</translation>
+        </message>
+        <message>
+            <source>%1 as a heatmap</source>
+            <translation>%1 的热图</translation>
+        </message>
+        <message>
+            <source>&amp;Fit</source>
+            <translation>适应窗口(&amp;F)</translation>
+        </message>
+        <message>
+            <source>Show the whole matrix</source>
+            <translation>显示整个矩阵</translation>
+        </message>
+        <message>
+            <source>Wheel: zoom around the pointer · drag: move</source>
+            <translation>滚轮：以指针为中心缩放 · 拖动：移动</translation>
         </message>
     </context>
     <context>
@@ -2070,6 +2122,250 @@
         <message>
             <source>Walkthrough of one query</source>
             <translation>一个查询的逐步演算</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::MatrixTitle</name>
+        <message>
+            <source>X</source>
+            <translation>X</translation>
+        </message>
+        <message>
+            <source>W_Q</source>
+            <translation>W_Q</translation>
+        </message>
+        <message>
+            <source>W_K</source>
+            <translation>W_K</translation>
+        </message>
+        <message>
+            <source>W_V</source>
+            <translation>W_V</translation>
+        </message>
+        <message>
+            <source>W_O</source>
+            <translation>W_O</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::Presets</name>
+        <message>
+            <source>The Illustrated: Self-Attention example</source>
+            <translation>《图解自注意力》中的示例</translation>
+        </message>
+        <message>
+            <source>The worked example of the article &quot;Illustrated: Self-Attention&quot;: 3 tokens, d_model 4, d_k 3, scores not scaled</source>
+            <translation>文章《Illustrated: Self-Attention》（图解自注意力）中的计算示例：3 个词元，d_model 4，d_k 3，分数不缩放</translation>
+        </message>
+        <message>
+            <source>The same example, scaled by √d_k</source>
+            <translation>同一示例，按 √d_k 缩放</translation>
+        </message>
+        <message>
+            <source>The same worked example with the scores divided by √d_k</source>
+            <translation>同一计算示例，分数除以 √d_k</translation>
+        </message>
+        <message>
+            <source>&quot;Thinking Machines&quot; at full size</source>
+            <translation>真实规模的“Thinking Machines”</translation>
+        </message>
+        <message>
+            <source>The two words of The Illustrated Transformer at a real model's size: d_model 512, d_k = d_v = 64</source>
+            <translation>《The Illustrated Transformer》中的两个词，按真实模型的规模：d_model 512，d_k = d_v = 64</translation>
+        </message>
+        <message>
+            <source>A sentence that only looks back</source>
+            <translation>只向前看的句子</translation>
+        </message>
+        <message>
+            <source>An 8-token English sentence with a causal mask and sinusoidal positional encoding</source>
+            <translation>一个 8 个词元的英文句子，带因果掩码和正弦位置编码</translation>
+        </message>
+        <message>
+            <source>Two heads and W_O</source>
+            <translation>两个头与 W_O</translation>
+        </message>
+        <message>
+            <source>Two heads over d_model 8, joined by an output projection W_O</source>
+            <translation>d_model 8 上的两个头，由输出投影 W_O 合并</translation>
+        </message>
+        <message>
+            <source>A Chinese sentence</source>
+            <translation>一个中文句子</translation>
+        </message>
+        <message>
+            <source>A short Chinese sentence, one token per character</source>
+            <translation>一个简短的中文句子，每个汉字一个词元</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::HelpDialogs</name>
+        <message>
+            <source>Quick Start</source>
+            <translation>快速入门</translation>
+        </message>
+        <message>
+            <source>Three things to try</source>
+            <translation>试试这三件事</translation>
+        </message>
+        <message>
+            <source>Type a sentence in the Tokens line: every word becomes a token, and every number follows as you type.</source>
+            <translation>在“词元”一栏中输入一个句子：每个词都成为一个词元，所有数字随输入即时更新。</translation>
+        </message>
+        <message>
+            <source>Hover a number (in the heatmap, the steps or the tables) to see the arithmetic behind it.</source>
+            <translation>将鼠标悬停在一个数字上（热图、步骤或表格中），即可看到它背后的算式。</translation>
+        </message>
+        <message>
+            <source>Press %1 for teaching mode: full screen, one step per slide; Esc leaves.</source>
+            <translation>按 %1 进入教学模式：全屏显示，每张幻灯片一个步骤；按 Esc 退出。</translation>
+        </message>
+        <message>
+            <source>Help › Quick Start shows this again.</source>
+            <translation>“帮助 › 快速入门”可再次打开本窗口。</translation>
+        </message>
+        <message>
+            <source>Quick start</source>
+            <translation>快速入门</translation>
+        </message>
+        <message>
+            <source>Don't show again</source>
+            <translation>不再显示</translation>
+        </message>
+        <message>
+            <source>Keyboard Shortcuts</source>
+            <translation>键盘快捷键</translation>
+        </message>
+        <message>
+            <source>Keyboard shortcuts</source>
+            <translation>键盘快捷键</translation>
+        </message>
+        <message>
+            <source>What You Can Do</source>
+            <translation>你能做什么</translation>
+        </message>
+        <message>
+            <source>What you can do</source>
+            <translation>你能做什么</translation>
+        </message>
+        <message>
+            <source>Type your own sentence.</source>
+            <translation>输入你自己的句子。</translation>
+        </message>
+        <message>
+            <source>The token line re-tokenizes as you type (a Chinese character is a token of its own); new tokens get derived embedding rows, rows you edited stay with their token.</source>
+            <translation>词元栏随输入即时重新切分（每个汉字自成一个词元）；新词元得到推导出的嵌入行，你编辑过的行跟随它的词元。</translation>
+        </message>
+        <message>
+            <source>Edit every number.</source>
+            <translation>编辑每一个数字。</translation>
+        </message>
+        <message>
+            <source>X, W_Q, W_K, W_V and W_O are tables: type into a cell, paste a block from a spreadsheet, fill with seeded random numbers, zeros or the identity, scale by a factor, change d_model, d_k, d_v and the number of heads. Every edit can be undone and everything recomputes live.</source>
+            <translation>X、W_Q、W_K、W_V 和 W_O 都是表格：在单元格中输入，从电子表格粘贴一块，用带种子的随机数、零或单位矩阵填充，乘以一个系数，修改 d_model、d_k、d_v 和头数。每次编辑都可以撤销，一切即时重新计算。</translation>
+        </message>
+        <message>
+            <source>See every step.</source>
+            <translation>看清每一步。</translation>
+        </message>
+        <message>
+            <source>The steps panel shows the seven steps with their formula, shape and matrix; the walkthrough lays out one query's scores, softmax, weighted values and sum as the article does.</source>
+            <translation>步骤面板列出七个步骤及其公式、形状和矩阵；逐步演算像那篇文章一样，展开一个查询的分数、softmax、加权值与求和。</translation>
+        </message>
+        <message>
+            <source>Ask any number where it came from.</source>
+            <translation>问任何一个数字从何而来。</translation>
+        </message>
+        <message>
+            <source>Hover a cell: the tooltip shows its arithmetic and the rows and columns it came from light up.</source>
+            <translation>将鼠标悬停在单元格上：提示显示它的算式，它所来自的行和列会高亮。</translation>
+        </message>
+        <message>
+            <source>Teach with it.</source>
+            <translation>用它来教学。</translation>
+        </message>
+        <message>
+            <source>View › Teaching Mode goes full screen, one step per slide; Right, Left, Page Down, Page Up and Space move, Ctrl + and Ctrl − zoom, Esc leaves. It walks query 1 through the steps in full, then shows every query at once, and follows live edits. File › Export Slides writes the same slides as a PDF deck.</source>
+            <translation>“视图 › 教学模式”进入全屏，每张幻灯片一个步骤；右、左、Page Down、Page Up 和空格键翻页，Ctrl + 和 Ctrl − 缩放，Esc 退出。它先完整演算查询 1 的每一步，再同时展示所有查询，并跟随实时编辑。“文件 › 导出幻灯片”把同样的幻灯片写成 PDF。</translation>
+        </message>
+        <message>
+            <source>Show why √d_k.</source>
+            <translation>说明为什么要除以 √d_k。</translation>
+        </message>
+        <message>
+            <source>View › Why Divide by √d_k? charts, for random queries and keys, how the spread of the scores, the softmax's peak, its entropy and its gradient change with d_k, scaled and not.</source>
+            <translation>“视图 › 为什么除以 √d_k？”针对随机的查询和键，绘出分数的离散程度、softmax 的峰值、熵和梯度如何随 d_k 变化，缩放与不缩放对照。</translation>
+        </message>
+        <message>
+            <source>Export anything.</source>
+            <translation>导出任何内容。</translation>
+        </message>
+        <message>
+            <source>The heatmap as PNG, SVG or PDF; a PDF report of every step; a one-page handout; every step matrix as CSV and the whole computation as JSON; PyTorch code that reproduces the session; any matrix in or out as .npy or CSV.</source>
+            <translation>热图可导出为 PNG、SVG 或 PDF；每一步的 PDF 报告；一页讲义；每个步骤矩阵的 CSV 以及整个计算的 JSON；重现本会话的 PyTorch 代码；任何矩阵都可以 .npy 或 CSV 导入导出。</translation>
+        </message>
+        <message>
+            <source>Never lose work.</source>
+            <translation>永不丢失工作。</translation>
+        </message>
+        <message>
+            <source>Saves are atomic, and a session with unsaved changes is also written every 30 seconds; after a crash the next start offers it back.</source>
+            <translation>保存是原子的；有未保存更改的会话每 30 秒另存一次；崩溃后下次启动时会提供恢复。</translation>
+        </message>
+        <message>
+            <source>Go long.</source>
+            <translation>处理长序列。</translation>
+        </message>
+        <message>
+            <source>Sessions of up to 8192 tokens and d_model 4096 open and stay live; matrices too large to read as numbers show as heatmaps you can zoom into.</source>
+            <translation>最多 8192 个词元、d_model 4096 的会话也能打开并保持实时；大到无法逐个读数的矩阵显示为可以放大查看的热图。</translation>
+        </message>
+        <message>
+            <source>Fit a projector.</source>
+            <translation>适配投影仪。</translation>
+        </message>
+        <message>
+            <source>The window works from 1024 × 640 up: toolbars and tools wrap onto more lines instead of shrinking.</source>
+            <translation>窗口从 1024 × 640 起即可使用：工具栏和工具会换行，而不是被挤小。</translation>
+        </message>
+        <message>
+            <source>Reach it with a screen reader.</source>
+            <translation>可用屏幕阅读器访问。</translation>
+        </message>
+        <message>
+            <source>Every control has a name, in English and Chinese; the heatmap reads as a table.</source>
+            <translation>每个控件都有中英文名称；热图可作为表格朗读。</translation>
+        </message>
+        <message>
+            <source>Speak Chinese.</source>
+            <translation>说中文。</translation>
+        </message>
+        <message>
+            <source>View › Language / 语言 switches every menu, panel, slide and Qt's own dialogs between English and Simplified Chinese without a restart, and remembers the choice.</source>
+            <translation>“视图 › Language / 语言”无需重启即可在英文和简体中文之间切换所有菜单、面板、幻灯片以及 Qt 自带的对话框，并记住选择。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::HeatmapZoomView</name>
+        <message>
+            <source>row %1</source>
+            <translation>第 %1 行</translation>
+        </message>
+        <message>
+            <source>row %1 (%2)</source>
+            <translation>第 %1 行（%2）</translation>
+        </message>
+        <message>
+            <source>column %1</source>
+            <translation>第 %1 列</translation>
+        </message>
+        <message>
+            <source>column %1 (%2)</source>
+            <translation>第 %1 列（%2）</translation>
+        </message>
+        <message>
+            <source>%1, %2: %3</source>
+            <translation>%1，%2：%3</translation>
         </message>
     </context>
 </TS>

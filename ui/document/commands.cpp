@@ -135,8 +135,8 @@ public:
         QString text;
     };
     /** keepsModel: the tokens and X are those of before and after; false: only the text changes. */
-    TokensEdit(Side before, Side after, bool keepsModel)
-        : m_before(std::move(before)), m_after(std::move(after)), m_keepsModel(keepsModel)
+    TokensEdit(Side before, Side after, bool keepsModel, bool startsBurst)
+        : m_before(std::move(before)), m_after(std::move(after)), m_keepsModel(keepsModel), m_startsBurst(startsBurst)
     {
     }
     ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) override
@@ -160,7 +160,7 @@ public:
     bool merge(const Edit& next) override
     {
         const auto* o = dynamic_cast<const TokensEdit*>(&next);
-        if (!o)
+        if (!o || o->m_startsBurst)
             return false;
         if (o->m_keepsModel) {
             // When this edit changed the text alone, the tokens and X before it are those before the next.
@@ -183,6 +183,7 @@ public:
 private:
     Side m_before, m_after;
     bool m_keepsModel;
+    bool m_startsBurst;  ///< typing paused (or the line was left) before this edit: it is a step of its own
 };
 
 class ShapeEdit final : public Edit {
@@ -250,6 +251,7 @@ bool DocumentCommand::mergeWith(const QUndoCommand* other)
     const auto* o = static_cast<const DocumentCommand*>(other);
     if (o->m_document != m_document || m_document->m_rebuildingHistory || !m_edit->merge(*o->m_edit))
         return false;
+    setText(o->text());  // the newer step names where the merged one ends ("… to 0.75")
     setObsolete(m_edit->isNull());
     return true;
 }
@@ -322,12 +324,13 @@ std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bo
 }
 
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
-                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText)
+                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText,
+                                 bool startsBurst)
 {
     const bool same = tokens == model.tokens && embeddings == model.embeddings;
     TokensEdit::Side before{model.tokens, same ? core::Matrix() : model.embeddings, beforeText};
     TokensEdit::Side after{std::move(tokens), same ? core::Matrix() : std::move(embeddings), afterText};
-    return std::make_shared<TokensEdit>(std::move(before), std::move(after), !same);
+    return std::make_shared<TokensEdit>(std::move(before), std::move(after), !same, startsBurst);
 }
 
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after)

@@ -75,10 +75,12 @@ std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Optio
 /** W_O added (an identity of d_v × d_v without a bias, made again on redo) or removed (the removed matrix is
  *  kept, and b_O with it: a bias without W_O has nothing to add to). */
 std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on);
-/** New tokens and token line: the tokens, X and the text before and after (consecutive ones merge,
- *  typing is one step per burst). Tokens and X are kept only when they change. */
+/** New tokens and token line: the tokens, X and the text before and after. Consecutive ones merge
+ *  unless the later one startsBurst, so that typing is one step per burst. Tokens and X are kept only
+ *  when they change. */
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,
-                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText);
+                                 std::vector<std::string> tokens, core::Matrix embeddings, const QString& afterText,
+                                 bool startsBurst = false);
 /** New dimensions: every matrix (the biases too) and the head count before and after, not the tokens. */
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after);
 

@@ -4,6 +4,7 @@
 #include "core/edit.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"
+#include "ui/render/displaynumber.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -60,6 +61,15 @@ std::optional<core::AttentionModel> retokenized(const core::AttentionModel& mode
 
 }  // namespace
 
+QString Document::cellEditText(MatrixId id, int row, int col, double value)
+{
+    return tr("Changed %1 row %2, column %3 to %4")
+        .arg(matrixTitle(id))
+        .arg(row + 1)
+        .arg(col + 1)
+        .arg(render::displayNumber(value, 'g', render::shortestPrecision));
+}
+
 Document::Document(QObject* parent)
     : QObject(parent),
       m_tokenJob(
@@ -102,8 +112,14 @@ bool Document::setTokenText(const QString& text, QString* error)
 
 void Document::pushTokens(core::AttentionModel after, const QString& text)
 {
-    push(tokensEdit(model(), m_tokenText, std::move(after.tokens), std::move(after.embeddings), text),
+    // One undo step per burst of typing: a pause, leaving the line, or any other step in between
+    // (an undo, an edit elsewhere) starts the next one.
+    const bool startsBurst = m_burstIndex != m_undo.index() || m_undo.index() != m_undo.count()
+        || !m_sinceTyping.isValid() || m_sinceTyping.elapsed() > m_typingPause.count();
+    push(tokensEdit(model(), m_tokenText, std::move(after.tokens), std::move(after.embeddings), text, startsBurst),
          tr("Edit tokens"));
+    m_burstIndex = m_undo.index();
+    m_sinceTyping.start();
 }
 
 void Document::requestTokenText(const QString& text)
@@ -138,8 +154,7 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
         return false;
     if (m(row, col) == value)
         return true;
-    push(cellEdit(id, row, col, m(row, col), value),
-         QCoreApplication::translate("Document", "Edit %1(%2, %3)").arg(matrixKey(id)).arg(row + 1).arg(col + 1));
+    push(cellEdit(id, row, col, m(row, col), value), cellEditText(id, row, col, value));
     return true;
 }
 
@@ -268,6 +283,7 @@ void Document::loadSession(const core::Session& session, const QString& path)
 {
     m_session = session;
     m_tokenText = joinedTokens(session.model.tokens);
+    m_burstIndex = -1;
     m_undo.clear();
     m_undo.setClean();
     if (m_filePath != path) {

@@ -11,10 +11,12 @@
 #include "core/sessionfile.h"
 #include "core/trace.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -65,10 +67,19 @@ public:
      *  so that the window stays responsive; of texts requested meanwhile only the newest is applied.
      *  tokenTextResult reports the outcome of each text that was not overtaken. */
     void requestTokenText(const QString& text);
+    /** Ends the token line's current typing burst: the next text is a new undo step (the line lost
+     *  its focus, Enter was pressed). */
+    void endTypingBurst() { m_burstIndex = -1; }
+    /** How long typing may pause within one undo step of the token line; 1 s unless set (tests). */
+    void setTypingPause(std::chrono::milliseconds pause) { m_typingPause = pause; }
+    std::chrono::milliseconds typingPause() const { return m_typingPause; }
     /** True while the newest requested token text waits for the worker (the line shows it, the model not yet). */
     bool isTokenTextPending() const { return m_tokenJob.isPending(); }
     /** True while the worker tokenizes a text, even one already overtaken (tests). */
     bool isTokenizing() const { return m_tokenJob.isRunning(); }
+    /** The name of the undo step that sets cell (row, col) of id to value, as people read it:
+     *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed). */
+    static QString cellEditText(MatrixId id, int row, int col, double value);
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
@@ -141,6 +152,10 @@ private:
     core::Matrix m_noMatrix;
     Scheduler m_scheduler{m_session.model};
     QString m_tokenRequest;  ///< the newest text asked of the token line's worker
+    /** The undo index just after the token line's last step, while its burst may go on; −1: ended. */
+    int m_burstIndex = -1;
+    QElapsedTimer m_sinceTyping;  ///< since the token line's last step
+    std::chrono::milliseconds m_typingPause{1000};
     LatestJob<TokenJobResult> m_tokenJob;
 };
 

@@ -116,11 +116,11 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
         const QString number = render::displayNumber(v, 'g', render::shortestPrecision);
         if (m_id == MatrixId::Embeddings && r < m_document->model().n())
             return tr("%1(%2,%3) = %4 (token “%5”)")
-                .arg(matrixKey(m_id))
+                .arg(matrixTitle(m_id))
                 .arg(r + 1)
                 .arg(c + 1)
                 .arg(number, QString::fromStdString(m_document->model().tokens[std::size_t(r)]));
-        return tr("%1(%2,%3) = %4").arg(matrixKey(m_id)).arg(r + 1).arg(c + 1).arg(number);
+        return tr("%1(%2,%3) = %4").arg(matrixTitle(m_id)).arg(r + 1).arg(c + 1).arg(number);
     }
     case HighlightRole: {
         if (!m_view)
@@ -177,7 +177,7 @@ bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, 
     }
     if (!ok) {
         emit refused(tr("“%1” is not a finite number; %2(%3,%4) keeps %5.")
-                         .arg(value.toString(), matrixKey(m_id))
+                         .arg(value.toString(), matrixTitle(m_id))
                          .arg(index.row() + 1)
                          .arg(index.column() + 1)
                          .arg(formatCell(matrix()(index.row(), index.column()), precision())));

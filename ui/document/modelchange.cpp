@@ -2,6 +2,8 @@
 
 #include "core/model.h"
 
+#include <QCoreApplication>
+
 namespace ui {
 
 QString matrixKey(MatrixId id)
@@ -12,6 +14,18 @@ QString matrixKey(MatrixId id)
     case MatrixId::Key: return QStringLiteral("weights.key");
     case MatrixId::Value: return QStringLiteral("weights.value");
     case MatrixId::Output: return QStringLiteral("weights.output");
+    }
+    return {};
+}
+
+QString matrixTitle(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Embeddings: return QCoreApplication::translate("ui::MatrixTitle", "X");
+    case MatrixId::Query: return QCoreApplication::translate("ui::MatrixTitle", "W_Q");
+    case MatrixId::Key: return QCoreApplication::translate("ui::MatrixTitle", "W_K");
+    case MatrixId::Value: return QCoreApplication::translate("ui::MatrixTitle", "W_V");
+    case MatrixId::Output: return QCoreApplication::translate("ui::MatrixTitle", "W_O");
     }
     return {};
 }

@@ -18,6 +18,8 @@ enum class MatrixId { Embeddings, Query, Key, Value, Output };
 
 /** Session-file key of a matrix ("embeddings", "weights.query", …). */
 QString matrixKey(MatrixId id);
+/** The name people know a matrix by, in the interface language ("X", "W_Q", …). */
+QString matrixTitle(MatrixId id);
 /** The matrix of a model; null for W_O when the model has none. */
 core::Matrix* matrixOf(core::AttentionModel& model, MatrixId id);
 const core::Matrix* matrixOf(const core::AttentionModel& model, MatrixId id);

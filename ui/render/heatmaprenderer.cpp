@@ -308,7 +308,8 @@ struct HeatmapRenderer::Layout {
     Metrics m;
     ColumnMode columnMode = ColumnMode::Horizontal;
     QRectF matrix;      ///< the cells
-    double cell = 0.0;  ///< side of one cell
+    double cell = 0.0;  ///< width of one cell
+    double rowH = 0.0;  ///< height of one cell: cell, or more when HeatmapStyle::minMatrixHeight stretches the rows
     int rowStep = 1;    ///< every rowStep-th row label is drawn
     int colStep = 1;
     QRectF titleRect;
@@ -460,14 +461,18 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
             break;
     }
 
+    // A wide and short matrix keeps rows tall enough to see: its cells grow taller than wide.
+    l->rowH = l->cell;
+    if (rows > 0 && l->cell > 0 && m_style.minMatrixHeight > rows * l->cell)
+        l->rowH = std::max(l->cell, std::min(m_style.minMatrixHeight, target.height() - g.top - g.bottom) / rows);
     const double matrixW = cols * l->cell;
-    const double matrixH = rows * l->cell;
+    const double matrixH = rows * l->rowH;
     const double x0 = target.left() + 0.5 * (target.width() - (g.left + matrixW + g.right));
     const double y0 = target.top() + 0.5 * (target.height() - (g.top + matrixH + g.bottom));
     l->matrix = QRectF(x0 + g.left, y0 + g.top, matrixW, matrixH);
 
     const double minPitch = 1.1 * m.lineH;
-    l->rowStep = l->cell > 0 ? niceStep(minPitch / l->cell) : 1;
+    l->rowStep = l->rowH > 0 ? niceStep(minPitch / l->rowH) : 1;
     l->colStep = l->columnMode == ColumnMode::Vertical && l->cell > 0 ? niceStep(minPitch / l->cell) : 1;
 
     if (m.titleH > 0) {
@@ -510,7 +515,7 @@ QRectF HeatmapRenderer::cellRect(int row, int col, const QRectF& target) const
     if (row < 0 || col < 0 || row >= m_data.values.rows() || col >= m_data.values.cols())
         return {};
     const Layout& l = layout(target);
-    return QRectF(l.matrix.left() + col * l.cell, l.matrix.top() + row * l.cell, l.cell, l.cell);
+    return QRectF(l.matrix.left() + col * l.cell, l.matrix.top() + row * l.rowH, l.cell, l.rowH);
 }
 
 std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, const QRectF& target) const
@@ -519,7 +524,7 @@ std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, c
     if (l.cell <= 0 || !l.matrix.contains(pos))
         return std::nullopt;
     const int col = std::clamp(int((pos.x() - l.matrix.left()) / l.cell), 0, int(m_data.values.cols()) - 1);
-    const int row = std::clamp(int((pos.y() - l.matrix.top()) / l.cell), 0, int(m_data.values.rows()) - 1);
+    const int row = std::clamp(int((pos.y() - l.matrix.top()) / l.rowH), 0, int(m_data.values.rows()) - 1);
     return std::pair{row, col};
 }
 
@@ -635,7 +640,7 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
                 int end = c + 1;
                 while (end < cols && cellColor(r, end) == rgb)
                     ++end;
-                const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell, (end - c) * l.cell, l.cell);
+                const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.rowH, (end - c) * l.cell, l.rowH);
                 if (vector) {
                     p->setPen(QPen(QColor::fromRgb(rgb), seam, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
                     p->setBrush(QColor::fromRgb(rgb));
@@ -676,7 +681,7 @@ void HeatmapRenderer::paintAnnotations(QPainter* p, const Layout& l) const
     const int cols = int(m_data.values.cols());
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
-            const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.cell, l.cell, l.cell);
+            const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.rowH, l.cell, l.rowH);
             p->setPen(contrastingTextColor(cellColor(r, c)));
             p->drawText(rect, Qt::AlignCenter, figureNumber(m_data.values(r, c), 'f', m_style.precision));
         }
@@ -695,7 +700,7 @@ void HeatmapRenderer::paintHighlights(QPainter* p, const Layout& l) const
         p->setPen(QPen(colour, width, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
         p->drawRect(rect);
     };
-    const auto rowRect = [&](int r) { return QRectF(l.matrix.left(), l.matrix.top() + r * l.cell, l.matrix.width(), l.cell); };
+    const auto rowRect = [&](int r) { return QRectF(l.matrix.left(), l.matrix.top() + r * l.rowH, l.matrix.width(), l.rowH); };
     const auto colRect = [&](int c) { return QRectF(l.matrix.left() + c * l.cell, l.matrix.top(), l.cell, l.matrix.height()); };
 
     if (m_style.selectedRow >= 0 && m_style.selectedRow < rows)
@@ -706,8 +711,8 @@ void HeatmapRenderer::paintHighlights(QPainter* p, const Layout& l) const
     if (m_style.highlightCol >= 0 && m_style.highlightCol < cols)
         outline(colRect(m_style.highlightCol), hover, unit);
     if (m_style.highlightRow >= 0 && m_style.highlightRow < rows && m_style.highlightCol >= 0 && m_style.highlightCol < cols) {
-        outline(QRectF(l.matrix.left() + m_style.highlightCol * l.cell, l.matrix.top() + m_style.highlightRow * l.cell,
-                       l.cell, l.cell),
+        outline(QRectF(l.matrix.left() + m_style.highlightCol * l.cell, l.matrix.top() + m_style.highlightRow * l.rowH,
+                       l.cell, l.rowH),
                 hover, 2 * unit);
     }
 }
@@ -735,7 +740,7 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
         const double right = l.matrix.left() - m.gap;
         const auto drawRowLabel = [&](int r, bool plate) {
             p->setFont(emphasised(true, r) ? m.boldLabelFont : m.labelFont);
-            const double cy = l.matrix.top() + (r + 0.5) * l.cell;
+            const double cy = l.matrix.top() + (r + 0.5) * l.rowH;
             const QRectF box(right - m.rowW - m.em, cy - m.lineH, m.rowW + m.em, 2 * m.lineH);
             const int flags = Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine;
             if (plate)
@@ -746,7 +751,7 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
         const std::array<int, 2> emphasisedRows{m_style.selectedRow, m_style.highlightRow};
         const auto crowded = [&](int r) {
             return std::any_of(emphasisedRows.begin(), emphasisedRows.end(), [&](int e) {
-                return e >= 0 && e < rows && e != r && std::abs(e - r) * l.cell < 1.1 * m.lineH;
+                return e >= 0 && e < rows && e != r && std::abs(e - r) * l.rowH < 1.1 * m.lineH;
             });
         };
         for (int r = 0; r < rows; r += l.rowStep) {

@@ -46,6 +46,9 @@ struct HeatmapStyle {
     int highlightRow = -1;      ///< row outlined under the mouse, −1 for none
     int highlightCol = -1;      ///< column outlined under the mouse, −1 for none
     int selectedRow = -1;       ///< selected query row, −1 for none
+    /** The cells are at least this tall in all (pixels), as far as the target allows: the rows of a
+     *  wide and short matrix grow taller than its columns are wide. 0: square cells. */
+    double minMatrixHeight = 0.0;
 };
 
 /** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.

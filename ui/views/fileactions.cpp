@@ -231,11 +231,11 @@ void FileActions::importMatrixDialog()
     const MatrixId id = m_matrices->currentMatrix();
     const core::Matrix& current = m_document->matrix(id);
     if (current.size() == 0) {
-        m_session->showError(tr("Nothing to replace"), tr("This session has no %1.").arg(matrixKey(id)));
+        m_session->showError(tr("Nothing to replace"), tr("This session has no %1.").arg(matrixTitle(id)));
         return;
     }
     const QString start = lastFolder(Folder::Import, QStandardPaths::DocumentsLocation);
-    const QString path = QFileDialog::getOpenFileName(m_window, tr("Import Matrix into %1").arg(matrixKey(id)), start,
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Import Matrix into %1").arg(matrixTitle(id)), start,
                                                       tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -252,7 +252,7 @@ void FileActions::importMatrixDialog()
                                  .arg(QFileInfo(path).fileName())
                                  .arg(matrix->rows())
                                  .arg(matrix->cols())
-                                 .arg(matrixKey(id))
+                                 .arg(matrixTitle(id))
                                  .arg(current.rows())
                                  .arg(current.cols()));
         return;
@@ -266,7 +266,7 @@ void FileActions::exportMatrixDialog()
     const core::Matrix& current = m_document->matrix(id);
     if (current.size() == 0)
         return;
-    const QString path = askSavePath(tr("Export %1").arg(matrixKey(id)), QStringLiteral(".npy"),
+    const QString path = askSavePath(tr("Export %1").arg(matrixTitle(id)), QStringLiteral(".npy"),
                                      tr("NumPy array (*.npy);;CSV (*.csv)"));
     if (path.isEmpty())
         return;

@@ -178,14 +178,15 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         }
         m_zoomIn->setText(tr("Zoom &In"));
         m_zoomIn->setIconText(tr("+"));
-            m_zoomOut->setText(tr("Zoom &Out"));
+        m_zoomOut->setText(tr("Zoom &Out"));
         m_zoomOut->setIconText(tr("−"));
-            m_zoomFit->setText(tr("&Fit to Window"));
+        m_zoomFit->setText(tr("&Fit to Window"));
         m_zoomFit->setIconText(tr("Fit"));
         m_annotate->setText(tr("Show Cell &Values"));
         m_annotate->setIconText(tr("Values"));
         m_scroll->setAccessibleName(tr("Heatmap"));
         m_annotate->setToolTip(tr("Print each cell's value when the cells are large enough"));
+        m_headBox->clear();  // its items ("1 of 2") are made again in the new language
         syncControls();
     });
 }

@@ -3,6 +3,8 @@
 #include "core/presets.h"
 #include "fileactions.h"
 #include "heatmapwidget.h"
+#include "helpdialogs.h"
+#include "presetnames.h"
 #include "sessioncontroller.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -20,7 +22,7 @@ namespace ui {
 MainMenus::MainMenus(QMainWindow* window, Document* document, HeatmapWidget* heatmap, SessionController* session,
                      FileActions* files, const QList<QDockWidget*>& docks, WindowHooks hooks)
     : QObject(window), m_window(window), m_document(document), m_heatmap(heatmap), m_session(session), m_files(files),
-      m_hooks(std::move(hooks)), m_actions("ui::MainMenus", window)
+      m_hooks(std::move(hooks)), m_actions("ui::MainMenus", window), m_help(new HelpDialogs(window))
 {
     createActions();
     createMenus(docks);
@@ -112,12 +114,19 @@ void MainMenus::createActions()
     t.add({"aboutQtAction", QT_TR_NOOP("About &Qt"), nullptr, Keys{Qt::SHIFT | Qt::Key_F1}, nullptr, [] { QApplication::aboutQt(); }});
     t.actions().last()->setMenuRole(QAction::AboutQtRole);
 
+    t.add({"quickStartAction", QT_TR_NOOP("&Quick Start"), QT_TR_NOOP("Three things to try first"), {}, nullptr,
+           [this] { m_help->showQuickStart(); }});
+    t.add({"whatYouCanDoAction", QT_TR_NOOP("&What You Can Do"), QT_TR_NOOP("Everything this program does, in short"), {},
+           nullptr, [this] { m_help->showWhatYouCanDo(); }});
+    t.add({"shortcutsAction", QT_TR_NOOP("&Keyboard Shortcuts"), QT_TR_NOOP("Every key of the menus"), {}, nullptr,
+           [this] { m_help->showShortcuts(); }});
+
+    // The menu names the presets for people; the command line keeps their machine names.
     int key = Qt::Key_1;
     for (const core::PresetInfo& info : core::presetList()) {
         const QString name = QString::fromStdString(info.name);
-        auto* action = new QAction(name, m_window);
-        action->setStatusTip(QString::fromStdString(info.description));
-        action->setToolTip(QString::fromStdString(info.description));
+        auto* action = new QAction(m_window);
+        action->setObjectName(QStringLiteral("preset_") + name);
         action->setData(name);
         if (key <= Qt::Key_9)
             action->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key(key++)));
@@ -179,7 +188,8 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     presets->setToolTipsVisible(true);
     presets->addActions(m_presetActions);
 
-    m_languageMenu = addMenu(view, QT_TR_NOOP("&Language"));
+    // Written in both languages, whichever is on, so that someone who cannot read the current one finds it.
+    m_languageMenu = view->addMenu(QStringLiteral("&Language / 语言"));
     m_languageMenu->setObjectName(QStringLiteral("languageMenu"));
     auto* languages = new QActionGroup(this);
     for (const QString& code : i18n::availableLanguages()) {
@@ -193,7 +203,8 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
             i18n::saveLanguage(code);
         });
     }
-    fill(addMenu(nullptr, QT_TR_NOOP("&Help")), {"aboutAction", "aboutQtAction"});
+    fill(addMenu(nullptr, QT_TR_NOOP("&Help")),
+         {"quickStartAction", "whatYouCanDoAction", "shortcutsAction", "", "aboutAction", "aboutQtAction"});
 }
 
 void MainMenus::retranslate()
@@ -202,6 +213,12 @@ void MainMenus::retranslate()
     updateUndoTexts();
     for (const TitledMenu& entry : m_menus)
         entry.menu->setTitle(tr(entry.title));
+    for (QAction* action : m_presetActions) {
+        const QString name = action->data().toString();
+        action->setText(presetTitle(name));
+        action->setStatusTip(presetDescription(name));
+        action->setToolTip(presetDescription(name));
+    }
     for (QAction* action : m_languageMenu->actions())
         action->setChecked(action->data().toString() == i18n::currentLanguage());
 }
@@ -209,8 +226,8 @@ void MainMenus::retranslate()
 void MainMenus::updateUndoTexts()
 {
     const QUndoStack* stack = m_document->undoStack();
-    m_undoAction->setText(stack->undoText().isEmpty() ? tr("&Undo") : tr("&Undo %1").arg(stack->undoText()));
-    m_redoAction->setText(stack->redoText().isEmpty() ? tr("&Redo") : tr("&Redo %1").arg(stack->redoText()));
+    m_undoAction->setText(stack->undoText().isEmpty() ? tr("&Undo") : tr("&Undo: %1").arg(stack->undoText()));
+    m_redoAction->setText(stack->redoText().isEmpty() ? tr("&Redo") : tr("&Redo: %1").arg(stack->redoText()));
 }
 
 }  // namespace ui

@@ -21,6 +21,7 @@ namespace ui {
 class Document;
 class FileActions;
 class HeatmapWidget;
+class HelpDialogs;
 class SessionController;
 
 class MainMenus : public QObject {
@@ -39,6 +40,8 @@ public:
 
     /** Quit, Undo and Redo, for other windows (the teaching slides) to offer too. */
     QList<QAction*> sharedActions() const { return {m_quitAction, m_undoAction, m_redoAction}; }
+    /** The Help menu's windows. */
+    HelpDialogs* help() const { return m_help; }
     /** Enables the entries that need a heatmap figure (export, copy). */
     void setFigureAvailable(bool available);
 
@@ -56,6 +59,7 @@ private:
     FileActions* m_files;
     WindowHooks m_hooks;
     ActionTable m_actions;
+    HelpDialogs* m_help;
 
     struct TitledMenu {
         QMenu* menu;

@@ -3,6 +3,7 @@
 #include "fileactions.h"
 #include "heatmapcanvas.h"
 #include "heatmapwidget.h"
+#include "helpdialogs.h"
 #include "mainmenus.h"
 #include "matrixeditor.h"
 #include "optionspanel.h"
@@ -114,6 +115,8 @@ QStringList MainWindow::recentFiles() const { return m_session->recentFiles(); }
 bool MainWindow::maybeSave() { return m_session->maybeSave(); }
 Autosave* MainWindow::autosave() const { return m_session->autosave(); }
 bool MainWindow::offerRecovery() { return m_session->offerRecovery(); }
+HelpDialogs* MainWindow::help() const { return m_menus->help(); }
+bool MainWindow::showQuickStartIfFirst() { return m_menus->help()->showQuickStartIfFirst(); }
 QSize MainWindow::heatmapPreferredSize() const { return m_files->heatmapPreferredSize(); }
 
 bool MainWindow::exportHeatmap(const QString& path, QString* error, QSize pixelSize)

@@ -18,6 +18,7 @@ class Autosave;
 class Document;
 class FileActions;
 class HeatmapWidget;
+class HelpDialogs;
 class MainMenus;
 class MatrixEditorPanel;
 class OptionsPanel;
@@ -58,6 +59,11 @@ public:
     Autosave* autosave() const;
     /** See SessionController::offerRecovery(); the app calls it once at start. */
     bool offerRecovery();
+    /** The Help menu's windows. */
+    HelpDialogs* help() const;
+    /** Shows the quick start when this is the first start (see HelpDialogs); the app calls it once at
+     *  start. It is not modal: nothing waits for it. */
+    bool showQuickStartIfFirst();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -35,14 +35,7 @@ constexpr std::array<MatrixId, 5> allMatrices = {MatrixId::Embeddings, MatrixId:
 
 QString tabTitle(MatrixId id)
 {
-    switch (id) {
-    case MatrixId::Embeddings: return MatrixEditorPanel::tr("X");
-    case MatrixId::Query: return MatrixEditorPanel::tr("W_Q");
-    case MatrixId::Key: return MatrixEditorPanel::tr("W_K");
-    case MatrixId::Value: return MatrixEditorPanel::tr("W_V");
-    case MatrixId::Output: return MatrixEditorPanel::tr("W_O");
-    }
-    return {};
+    return matrixTitle(id);
 }
 
 QString tabToolTip(MatrixId id)
@@ -57,10 +50,13 @@ QString tabToolTip(MatrixId id)
     return {};
 }
 
-QToolButton* toolButton(QWidget* parent)
+/** A tool of the row above the tables, framed so that it reads as a button. */
+QToolButton* toolButton(const char* name, QWidget* parent)
 {
     auto* b = new QToolButton(parent);
-    b->setAutoRaise(true);
+    b->setObjectName(QLatin1String(name));
+    b->setAutoRaise(false);
+    b->setToolButtonStyle(Qt::ToolButtonTextOnly);
     return b;
 }
 
@@ -137,12 +133,12 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
 
     // The tool row: fill actions, precision.
     auto* tools = new FlowLayout(nullptr, 12, 4);
-    auto* copyButton = toolButton(this);
-    auto* pasteButton = toolButton(this);
-    auto* random = toolButton(this);
-    auto* zeros = toolButton(this);
-    auto* identity = toolButton(this);
-    auto* scaleButton = toolButton(this);
+    auto* copyButton = toolButton("copyButton", this);
+    auto* pasteButton = toolButton("pasteButton", this);
+    auto* random = toolButton("randomButton", this);
+    auto* zeros = toolButton("zerosButton", this);
+    auto* identity = toolButton("identityButton", this);
+    auto* scaleButton = toolButton("scaleButton", this);
     connect(copyButton, &QToolButton::clicked, this, &MatrixEditorPanel::copySelection);
     connect(pasteButton, &QToolButton::clicked, this, &MatrixEditorPanel::paste);
     connect(random, &QToolButton::clicked, this, &MatrixEditorPanel::fillRandom);

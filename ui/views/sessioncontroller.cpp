@@ -1,6 +1,7 @@
 #include "sessioncontroller.h"
 
 #include "core/presets.h"
+#include "presetnames.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -78,7 +79,7 @@ bool SessionController::loadPreset(const QString& name)
     if (!session)
         return false;
     m_document->loadSession(*session, QString());
-    showStatus(tr("Loaded the preset %1").arg(name));
+    showStatus(tr("Loaded the preset “%1”").arg(presetTitle(name)));
     return true;
 }
 

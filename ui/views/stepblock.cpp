@@ -1,5 +1,6 @@
 #include "stepblock.h"
 
+#include "heatmapzoom.h"
 #include "numberdelegate.h"
 #include "ui/document/latestjob.h"
 #include "ui/document/steptablemodel.h"
@@ -10,11 +11,12 @@
 #include <QDialogButtonBox>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QRegularExpression>
-#include <QScrollArea>
 #include <QStyle>
 #include <QTableView>
 #include <QToolButton>
@@ -97,6 +99,9 @@ QImage renderPicture(const render::HeatmapRenderer& renderer, QSize pixels, doub
     renderer.paint(&p, QRectF(QPointF(0, 0), QSizeF(pixels) / devicePixelRatio));
     return picture;
 }
+
+/** The least height of a thumbnail's cells, however wide and short the matrix (pixels of 200). */
+constexpr double minThumbnailMatrixHeight = 96.0;
 
 /** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure when its source changes
  *  while it is shown, or when it is shown: a steps panel of 4096 tokens holds several, and a hidden
@@ -234,6 +239,8 @@ private:
         style.showTitle = false;
         style.showLegend = !m_thumbnail;
         style.annotate = !m_thumbnail;
+        if (m_thumbnail)
+            style.minMatrixHeight = minThumbnailMatrixHeight;  // X of d_model 512 is more than a sliver
         return style;
     }
 
@@ -382,23 +389,41 @@ void StepBlock::fitTable()
     }
 }
 
-void StepBlock::zoom()
+HeatmapZoomView* StepBlock::zoom()
 {
     auto* dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("zoomDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(m_caption->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
-    auto* figure = new FigureWidget(false, dialog);
-    figure->setFigure(figureData(*m_model), colormapOf(*m_model));
-    auto* scroll = new QScrollArea(dialog);
-    scroll->setWidget(figure);
-    scroll->setWidgetResizable(true);
+    const QString title = m_caption->text().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    dialog->setWindowTitle(title);
+    auto* view = new HeatmapZoomView(figureData(*m_model), colormapOf(*m_model), dialog);
+    view->setObjectName(QStringLiteral("zoomView"));
+    view->setAccessibleName(tr("%1 as a heatmap").arg(title));
+    auto* fit = new QPushButton(tr("&Fit"), dialog);
+    fit->setObjectName(QStringLiteral("zoomFitButton"));
+    fit->setToolTip(tr("Show the whole matrix"));
+    connect(fit, &QPushButton::clicked, view, &HeatmapZoomView::fit);
+    auto* hint = new QLabel(tr("Wheel: zoom around the pointer · drag: move"), dialog);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    auto* readout = new QLabel(dialog);
+    readout->setObjectName(QStringLiteral("zoomReadout"));
+    readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(view, &HeatmapZoomView::hovered, readout, &QLabel::setText);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(fit);
+    bar->addWidget(hint, 1);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(readout, 1);
+    bottom->addWidget(buttons);
     auto* layout = new QVBoxLayout(dialog);
-    layout->addWidget(scroll);
-    layout->addWidget(buttons);
-    dialog->resize(900, 800);
+    layout->addLayout(bar);
+    layout->addWidget(view, 1);
+    layout->addLayout(bottom);
+    dialog->resize(900, 700);
     dialog->show();
+    return view;
 }
 
 bool StepBlock::eventFilter(QObject* watched, QEvent* event)

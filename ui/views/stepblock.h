@@ -13,6 +13,7 @@ class QToolButton;
 
 namespace ui {
 
+class HeatmapZoomView;
 class StepTableModel;
 class ViewState;
 
@@ -31,6 +32,8 @@ public:
     /** True while the matrix is shown as a heatmap thumbnail instead of numbers. */
     bool isThumbnail() const;
     void setCaption(const QString& caption);
+    /** Opens the matrix in a window of its own to zoom into (the Zoom… button); returns its view. */
+    HeatmapZoomView* zoom();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -40,7 +43,6 @@ protected:
 private:
     void refresh();
     void fitTable();
-    void zoom();
 
     StepTableModel* m_model;
     ViewState* m_view;

@@ -69,6 +69,8 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     layout->addWidget(m_chipScroll, 1);
 
     connect(m_line, &QLineEdit::textEdited, this, &TokenBar::textEdited);
+    // Enter or leaving the line ends a burst of typing: what is typed next is undone on its own.
+    connect(m_line, &QLineEdit::editingFinished, document, &Document::endTypingBurst);
     connect(m_chips, &TokenChips::chipClicked, viewState, &ViewState::setSelectedQuery);
     connect(viewState, &ViewState::selectedQueryChanged, m_chips, &TokenChips::setSelected);
     connect(document, &Document::tokenTextResult, this, [this](const QString& text, const QString& error) {
