@@ -98,12 +98,12 @@ QImage renderPicture(const render::HeatmapRenderer& renderer, QSize pixels, doub
     return picture;
 }
 
-/** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure when its source changes
- *  while it is shown, or when it is shown: a steps panel of 4096 tokens holds several, and a hidden
- *  one waits. The block means of a very large matrix are taken, and its picture drawn, on a worker
- *  thread while the previous figure stays; paint only paints what is ready. A thumbnail keeps its
- *  picture: the window repaints it with every edit elsewhere, and copying an image is far cheaper
- *  than drawing a figure. */
+/** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure after its source changes
+ *  while some of it is on the screen, or when it is painted: a steps panel of 4096 tokens holds
+ *  several, and one hidden or scrolled out of view waits. The block means of a very large matrix are
+ *  taken, and its picture drawn, on a worker thread while the previous figure stays; paint only
+ *  paints what is ready. A thumbnail keeps its picture: the window repaints it with every edit
+ *  elsewhere, and copying an image is far cheaper than drawing a figure. */
 class FigureWidget : public QWidget {
 public:
     using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
@@ -122,8 +122,12 @@ public:
     {
     }
 
+    /** How many figures this widget made or had a worker make (tests and profiling). */
+    quint64 figuresMade() const { return m_made; }
+
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
+        ++m_made;
         m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
         m_picture = QImage();
         if (!m_thumbnail)
@@ -137,7 +141,7 @@ public:
         m_job.cancel();  // a figure a worker makes of an older source is stale
         m_workerSource = nullptr;
         m_source = std::move(source);
-        prepare();
+        schedulePrepare();
     }
 
     /** The same, with the figure made on a worker thread by the source that make() returns. */
@@ -146,18 +150,14 @@ public:
         m_source = nullptr;
         m_workerSource = std::move(make);
         m_workerColormap = colormap;
-        prepare();
+        schedulePrepare();
     }
 
 protected:
-    void showEvent(QShowEvent* event) override
-    {
-        prepare();
-        QWidget::showEvent(event);
-    }
-
     void paintEvent(QPaintEvent*) override
     {
+        if (m_source || m_workerSource)
+            schedulePrepare(true);  // shown, scrolled into view or grabbed with a newer source: its figure follows
         const double dpr = devicePixelRatioF();
         const QSize pixels = size() * dpr;
         QPainter p(this);
@@ -190,9 +190,22 @@ private:
         QImage picture;
     };
 
-    /** Makes the figure of the newest source when the widget is shown (else showEvent does). */
+    /** Makes the figure of the newest source once the events of the moment are handled, and only when
+     *  some of the widget is on the screen: a steps panel sets every block's source several times per
+     *  edit (a reset, then its cells), and most of its thumbnails are scrolled out of view or in a
+     *  hidden dock. One out of view makes its figure when it is painted. */
+    void schedulePrepare(bool painting = false)
+    {
+        if (m_prepareQueued || !isVisible() || (!painting && visibleRegion().isEmpty()))
+            return;
+        m_prepareQueued = true;
+        QMetaObject::invokeMethod(this, [this] { prepare(); }, Qt::QueuedConnection);
+    }
+
+    /** Makes the figure of the newest source (the one of a worker source on a worker). */
     void prepare()
     {
+        m_prepareQueued = false;
         if (!isVisible())
             return;
         if (m_source) {
@@ -210,6 +223,7 @@ private:
         const WorkerSource source = m_workerSource ? std::exchange(m_workerSource, nullptr)() : WorkerSource();
         if (!source)
             return {};
+        ++m_made;
         const double dpr = devicePixelRatioF();
         return [source, style = figureStyle(m_workerColormap), pixels = size() * dpr, dpr,
                 picture = m_thumbnail]() -> Prepared {
@@ -243,6 +257,8 @@ private:
     render::ColormapId m_workerColormap = render::ColormapId::Diverging;
     std::shared_ptr<render::HeatmapRenderer> m_renderer;
     QImage m_picture;  ///< a thumbnail's figure as drawn at the widget's size; null until drawn
+    bool m_prepareQueued = false;  ///< prepare() is posted and has not run yet
+    quint64 m_made = 0;
     LatestJob<Prepared> m_job;
 };
 
@@ -310,6 +326,11 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
             });
     model->setBaseColor(m_table->palette().color(QPalette::Base));
     refresh();
+}
+
+quint64 StepBlock::thumbnailFiguresMade() const
+{
+    return static_cast<const FigureWidget*>(m_thumbnail)->figuresMade();
 }
 
 bool StepBlock::isThumbnail() const

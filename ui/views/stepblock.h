@@ -30,6 +30,8 @@ public:
     QWidget* thumbnail() const { return m_thumbnail; }
     /** True while the matrix is shown as a heatmap thumbnail instead of numbers. */
     bool isThumbnail() const;
+    /** How many figures the thumbnail made so far (tests and profiling). */
+    quint64 thumbnailFiguresMade() const;
     void setCaption(const QString& caption);
 
 protected:
