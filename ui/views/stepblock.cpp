@@ -127,11 +127,7 @@ public:
 
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
-        ++m_made;
-        m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
-        m_picture = QImage();
-        if (!m_thumbnail)
-            setMinimumSize(m_renderer->preferredSize());
+        takeFigure(std::move(data), colormap);
         update();
     }
 
@@ -156,8 +152,15 @@ public:
 protected:
     void paintEvent(QPaintEvent*) override
     {
-        if (m_source || m_workerSource)
-            schedulePrepare(true);  // shown, scrolled into view or grabbed with a newer source: its figure follows
+        // Painted with a newer source: shown, scrolled into view, or grabbed even while hidden. A figure
+        // made on this thread is made now, so that what is painted is current; a worker's is asked for
+        // once this paint is done, never started from the paint itself.
+        if (m_source) {
+            auto [data, colormap] = std::exchange(m_source, nullptr)(size() * devicePixelRatioF());
+            takeFigure(std::move(data), colormap);
+        }
+        if (m_workerSource)
+            schedulePrepare(true);
         const double dpr = devicePixelRatioF();
         const QSize pixels = size() * dpr;
         QPainter p(this);
@@ -193,28 +196,43 @@ private:
     /** Makes the figure of the newest source once the events of the moment are handled, and only when
      *  some of the widget is on the screen: a steps panel sets every block's source several times per
      *  edit (a reset, then its cells), and most of its thumbnails are scrolled out of view or in a
-     *  hidden dock. One out of view makes its figure when it is painted. */
-    void schedulePrepare(bool painting = false)
+     *  hidden dock. One out of view makes its figure when it is painted, also by grab() while hidden. */
+    void schedulePrepare(bool painted = false)
     {
-        if (m_prepareQueued || !isVisible() || (!painting && visibleRegion().isEmpty()))
+        m_painted = m_painted || painted;
+        if (m_prepareQueued || !wanted())
             return;
         m_prepareQueued = true;
         QMetaObject::invokeMethod(this, [this] { prepare(); }, Qt::QueuedConnection);
     }
 
+    /** True when the newest source's figure is wanted now: the widget was painted, or some of it is on
+     *  the screen. */
+    bool wanted() const { return m_painted || (isVisible() && !visibleRegion().isEmpty()); }
+
     /** Makes the figure of the newest source (the one of a worker source on a worker). */
     void prepare()
     {
         m_prepareQueued = false;
-        if (!isVisible())
-            return;
+        if (!wanted())
+            return;  // scrolled out of view or hidden since: its paint asks again
+        m_painted = false;
         if (m_source) {
-            auto [data, colormap] = m_source(size() * devicePixelRatioF());
-            m_source = nullptr;
+            auto [data, colormap] = std::exchange(m_source, nullptr)(size() * devicePixelRatioF());
             setFigure(std::move(data), colormap);
         }
         if (m_workerSource)
             m_job.request();
+    }
+
+    /** Holds a new figure (counted for tests and profiling) without asking for a paint. */
+    void takeFigure(render::HeatmapData data, render::ColormapId colormap)
+    {
+        ++m_made;
+        m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
+        m_picture = QImage();
+        if (!m_thumbnail)
+            setMinimumSize(m_renderer->preferredSize());
     }
 
     /** The worker's job for the newest worker source; empty when there is none. */
@@ -258,6 +276,7 @@ private:
     std::shared_ptr<render::HeatmapRenderer> m_renderer;
     QImage m_picture;  ///< a thumbnail's figure as drawn at the widget's size; null until drawn
     bool m_prepareQueued = false;  ///< prepare() is posted and has not run yet
+    bool m_painted = false;        ///< painted since the last prepare(): the newest figure is wanted
     quint64 m_made = 0;
     LatestJob<Prepared> m_job;
 };
