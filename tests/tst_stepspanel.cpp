@@ -16,6 +16,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QHeaderView>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStyleFactory>
 #include <QTableView>
@@ -66,6 +67,7 @@ private slots:
     void largeMatrixIsThumbnail();
     void thumbnailsFollowEdits();
     void editDrawsOnlyThumbnailsInView();
+    void editLeavesStepTextsAlone();
     void tablesFitAfterReshape();
     void columnsFitTheirWidestNumber();
     void walkthroughSumsToOutput_data();
@@ -280,6 +282,41 @@ void TestStepsPanel::editDrawsOnlyThumbnailsInView()
     QTest::qWait(100);
     QCOMPARE(hidden->thumbnailFiguresMade(), hiddenSeen);  // hidden: no figure until painted
     QTRY_VERIFY((hidden->thumbnail()->grab(), hidden->thumbnailFiguresMade() > hiddenSeen));
+}
+
+void TestStepsPanel::editLeavesStepTextsAlone()
+{
+    // Every edit refreshes the panel; one that changes no shape and no option changes none of the steps'
+    // words, so no tooltip is set again (each one tells the label and a screen reader). A change of the
+    // options does change step 4's words: the count sees the panel's tooltips.
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    QVERIFY(doc.waitForTrace(30000));
+    struct Count : QObject {
+        int tooltips = 0;
+        bool eventFilter(QObject*, QEvent* event) override
+        {
+            tooltips += event->type() == QEvent::ToolTipChange;
+            return false;
+        }
+    } count;
+    const QList<QLabel*> labels = panel.findChildren<QLabel*>();
+    for (QLabel* label : labels)
+        label->installEventFilter(&count);
+    const QString title = panel.stepTitle(3);
+    int traces = 0;
+    connect(&doc, &Document::traceChanged, &count, [&traces] { ++traces; });
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 3.5));
+    QVERIFY(doc.waitForTrace(30000));
+    QTRY_VERIFY(traces >= 1);
+    QCOMPARE(count.tooltips, 0);
+    QCOMPARE(panel.stepTitle(3), title);
+    core::Options options = doc.model().options;
+    options.scale = true;
+    doc.setOptions(options);
+    QTRY_VERIFY(count.tooltips > 0);
 }
 
 void TestStepsPanel::tablesFitAfterReshape()
