@@ -16,6 +16,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QHeaderView>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStyleFactory>
 #include <QTableView>
@@ -24,6 +25,8 @@
 #include <QTabWidget>
 #include <QSet>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace ui;
 
@@ -63,6 +66,8 @@ private slots:
     void hoverHighlightsSources();
     void largeMatrixIsThumbnail();
     void thumbnailsFollowEdits();
+    void editDrawsOnlyThumbnailsInView();
+    void editLeavesStepTextsAlone();
     void tablesFitAfterReshape();
     void columnsFitTheirWidestNumber();
     void walkthroughSumsToOutput_data();
@@ -222,6 +227,96 @@ void TestStepsPanel::thumbnailsFollowEdits()
     dark.setColor(QPalette::Base, base);
     panel.setPalette(dark);
     QTRY_COMPARE(scores->thumbnail()->grab().toImage().pixelColor(1, 1), base);
+}
+
+void TestStepsPanel::editDrawsOnlyThumbnailsInView()
+{
+    // A cell edit sets every block's source more than once (a reset, then its cells): a thumbnail on the
+    // screen makes one figure of the new trace, one scrolled out of view none until it is painted.
+    EightyTokens fixture;
+    QVERIFY(fixture.ready);
+    Document& doc = fixture.doc;
+    StepsPanel& panel = fixture.panel;
+    panel.resize(420, 360);
+    std::vector<StepBlock*> blocks;
+    for (int step = 1; step <= panel.stepCount(); ++step)
+        for (StepBlock* block : panel.stepBlocks(step))
+            if (block->isVisible() && block->isThumbnail())
+                blocks.push_back(block);
+    QTest::qWait(200);  // the first figures of the thumbnails in view
+    auto inView = [](StepBlock* b) { return !b->thumbnail()->visibleRegion().isEmpty(); };
+    const auto shown = std::count_if(blocks.begin(), blocks.end(), inView);
+    QVERIFY2(shown > 0 && shown < qsizetype(blocks.size()), "some thumbnails in view and some out of it");
+    std::vector<quint64> before;
+    for (StepBlock* block : blocks)
+        before.push_back(block->thumbnailFiguresMade());
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 3.5));
+    QVERIFY(doc.waitForTrace(30000));
+    QTest::qWait(200);
+    quint64 made = 0;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const quint64 added = blocks[i]->thumbnailFiguresMade() - before[i];
+        const QByteArray what = QStringLiteral("thumbnail %1 (%2) made %3 figures")
+                                    .arg(i)
+                                    .arg(inView(blocks[i]) ? QStringLiteral("in view") : QStringLiteral("out of view"))
+                                    .arg(added)
+                                    .toUtf8();
+        if (inView(blocks[i]))
+            QVERIFY2(added <= 1, what.constData());
+        else
+            QVERIFY2(added == 0, what.constData());
+        made += added;
+    }
+    QVERIFY(made >= 1);
+    // A grab paints: a thumbnail out of view, and one in a hidden panel, then makes the newest figure.
+    const auto away = std::find_if_not(blocks.begin(), blocks.end(), inView);
+    QVERIFY(away != blocks.end());
+    StepBlock* outOfView = *away;
+    const quint64 seen = outOfView->thumbnailFiguresMade();
+    QTRY_VERIFY((outOfView->thumbnail()->grab(), outOfView->thumbnailFiguresMade() > seen));
+    panel.hide();
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, -2.0));
+    QVERIFY(doc.waitForTrace(30000));
+    StepBlock* hidden = blocks.front();
+    const quint64 hiddenSeen = hidden->thumbnailFiguresMade();
+    QTest::qWait(100);
+    QCOMPARE(hidden->thumbnailFiguresMade(), hiddenSeen);  // hidden: no figure until painted
+    QTRY_VERIFY((hidden->thumbnail()->grab(), hidden->thumbnailFiguresMade() > hiddenSeen));
+}
+
+void TestStepsPanel::editLeavesStepTextsAlone()
+{
+    // Every edit refreshes the panel; one that changes no shape and no option changes none of the steps'
+    // words, so no tooltip is set again (each one tells the label and a screen reader). A change of the
+    // options does change step 4's words: the count sees the panel's tooltips.
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    QVERIFY(doc.waitForTrace(30000));
+    struct Count : QObject {
+        int tooltips = 0;
+        bool eventFilter(QObject*, QEvent* event) override
+        {
+            tooltips += event->type() == QEvent::ToolTipChange;
+            return false;
+        }
+    } count;
+    const QList<QLabel*> labels = panel.findChildren<QLabel*>();
+    for (QLabel* label : labels)
+        label->installEventFilter(&count);
+    const QString title = panel.stepTitle(3);
+    int traces = 0;
+    connect(&doc, &Document::traceChanged, &count, [&traces] { ++traces; });
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 3.5));
+    QVERIFY(doc.waitForTrace(30000));
+    QTRY_VERIFY(traces >= 1);
+    QCOMPARE(count.tooltips, 0);
+    QCOMPARE(panel.stepTitle(3), title);
+    core::Options options = doc.model().options;
+    options.scale = true;
+    doc.setOptions(options);
+    QTRY_VERIFY(count.tooltips > 0);
 }
 
 void TestStepsPanel::tablesFitAfterReshape()

@@ -103,12 +103,12 @@ QImage renderPicture(const render::HeatmapRenderer& renderer, QSize pixels, doub
 /** The least height of a thumbnail's cells, however wide and short the matrix (pixels of 200). */
 constexpr double minThumbnailMatrixHeight = 96.0;
 
-/** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure when its source changes
- *  while it is shown, or when it is shown: a steps panel of 4096 tokens holds several, and a hidden
- *  one waits. The block means of a very large matrix are taken, and its picture drawn, on a worker
- *  thread while the previous figure stays; paint only paints what is ready. A thumbnail keeps its
- *  picture: the window repaints it with every edit elsewhere, and copying an image is far cheaper
- *  than drawing a figure. */
+/** Paints a HeatmapRenderer filling the widget. A thumbnail makes its figure after its source changes
+ *  while some of it is on the screen, or when it is painted: a steps panel of 4096 tokens holds
+ *  several, and one hidden or scrolled out of view waits. The block means of a very large matrix are
+ *  taken, and its picture drawn, on a worker thread while the previous figure stays; paint only
+ *  paints what is ready. A thumbnail keeps its picture: the window repaints it with every edit
+ *  elsewhere, and copying an image is far cheaper than drawing a figure. */
 class FigureWidget : public QWidget {
 public:
     using Source = std::function<std::pair<render::HeatmapData, render::ColormapId>(QSize pixels)>;
@@ -127,12 +127,12 @@ public:
     {
     }
 
+    /** How many figures this widget made or had a worker make (tests and profiling). */
+    quint64 figuresMade() const { return m_made; }
+
     void setFigure(render::HeatmapData data, render::ColormapId colormap)
     {
-        m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
-        m_picture = QImage();
-        if (!m_thumbnail)
-            setMinimumSize(m_renderer->preferredSize());
+        takeFigure(std::move(data), colormap);
         update();
     }
 
@@ -142,7 +142,7 @@ public:
         m_job.cancel();  // a figure a worker makes of an older source is stale
         m_workerSource = nullptr;
         m_source = std::move(source);
-        prepare();
+        schedulePrepare();
     }
 
     /** The same, with the figure made on a worker thread by the source that make() returns. */
@@ -151,18 +151,21 @@ public:
         m_source = nullptr;
         m_workerSource = std::move(make);
         m_workerColormap = colormap;
-        prepare();
+        schedulePrepare();
     }
 
 protected:
-    void showEvent(QShowEvent* event) override
-    {
-        prepare();
-        QWidget::showEvent(event);
-    }
-
     void paintEvent(QPaintEvent*) override
     {
+        // Painted with a newer source: shown, scrolled into view, or grabbed even while hidden. A figure
+        // made on this thread is made now, so that what is painted is current; a worker's is asked for
+        // once this paint is done, never started from the paint itself.
+        if (m_source) {
+            auto [data, colormap] = std::exchange(m_source, nullptr)(size() * devicePixelRatioF());
+            takeFigure(std::move(data), colormap);
+        }
+        if (m_workerSource)
+            schedulePrepare(true);
         const double dpr = devicePixelRatioF();
         const QSize pixels = size() * dpr;
         QPainter p(this);
@@ -195,18 +198,46 @@ private:
         QImage picture;
     };
 
-    /** Makes the figure of the newest source when the widget is shown (else showEvent does). */
+    /** Makes the figure of the newest source once the events of the moment are handled, and only when
+     *  some of the widget is on the screen: a steps panel sets every block's source several times per
+     *  edit (a reset, then its cells), and most of its thumbnails are scrolled out of view or in a
+     *  hidden dock. One out of view makes its figure when it is painted, also by grab() while hidden. */
+    void schedulePrepare(bool painted = false)
+    {
+        m_painted = m_painted || painted;
+        if (m_prepareQueued || !wanted())
+            return;
+        m_prepareQueued = true;
+        QMetaObject::invokeMethod(this, [this] { prepare(); }, Qt::QueuedConnection);
+    }
+
+    /** True when the newest source's figure is wanted now: the widget was painted, or some of it is on
+     *  the screen. */
+    bool wanted() const { return m_painted || (isVisible() && !visibleRegion().isEmpty()); }
+
+    /** Makes the figure of the newest source (the one of a worker source on a worker). */
     void prepare()
     {
-        if (!isVisible())
-            return;
+        m_prepareQueued = false;
+        if (!wanted())
+            return;  // scrolled out of view or hidden since: its paint asks again
+        m_painted = false;
         if (m_source) {
-            auto [data, colormap] = m_source(size() * devicePixelRatioF());
-            m_source = nullptr;
+            auto [data, colormap] = std::exchange(m_source, nullptr)(size() * devicePixelRatioF());
             setFigure(std::move(data), colormap);
         }
         if (m_workerSource)
             m_job.request();
+    }
+
+    /** Holds a new figure (counted for tests and profiling) without asking for a paint. */
+    void takeFigure(render::HeatmapData data, render::ColormapId colormap)
+    {
+        ++m_made;
+        m_renderer = std::make_shared<render::HeatmapRenderer>(std::move(data), figureStyle(colormap));
+        m_picture = QImage();
+        if (!m_thumbnail)
+            setMinimumSize(m_renderer->preferredSize());
     }
 
     /** The worker's job for the newest worker source; empty when there is none. */
@@ -215,6 +246,7 @@ private:
         const WorkerSource source = m_workerSource ? std::exchange(m_workerSource, nullptr)() : WorkerSource();
         if (!source)
             return {};
+        ++m_made;
         const double dpr = devicePixelRatioF();
         return [source, style = figureStyle(m_workerColormap), pixels = size() * dpr, dpr,
                 picture = m_thumbnail]() -> Prepared {
@@ -250,6 +282,9 @@ private:
     render::ColormapId m_workerColormap = render::ColormapId::Diverging;
     std::shared_ptr<render::HeatmapRenderer> m_renderer;
     QImage m_picture;  ///< a thumbnail's figure as drawn at the widget's size; null until drawn
+    bool m_prepareQueued = false;  ///< prepare() is posted and has not run yet
+    bool m_painted = false;        ///< painted since the last prepare(): the newest figure is wanted
+    quint64 m_made = 0;
     LatestJob<Prepared> m_job;
 };
 
@@ -317,6 +352,11 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
             });
     model->setBaseColor(m_table->palette().color(QPalette::Base));
     refresh();
+}
+
+quint64 StepBlock::thumbnailFiguresMade() const
+{
+    return static_cast<const FigureWidget*>(m_thumbnail)->figuresMade();
 }
 
 bool StepBlock::isThumbnail() const

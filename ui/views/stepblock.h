@@ -31,6 +31,8 @@ public:
     QWidget* thumbnail() const { return m_thumbnail; }
     /** True while the matrix is shown as a heatmap thumbnail instead of numbers. */
     bool isThumbnail() const;
+    /** How many figures the thumbnail made so far (tests and profiling). */
+    quint64 thumbnailFiguresMade() const;
     void setCaption(const QString& caption);
     /** Opens the matrix in a window of its own to zoom into (the Zoom… button); returns its view. */
     HeatmapZoomView* zoom();

@@ -33,6 +33,20 @@ QString shapeOf(const StepBlock* block)
     return shapeText(block->model()->rowCount(), block->model()->columnCount());
 }
 
+/** Each edit refreshes the panel: a text or tooltip is set only when it changes, so a label is not laid
+ *  out again and a screen reader not told of a change for the same words. */
+void changeText(QLabel* label, const QString& text)
+{
+    if (label->text() != text)
+        label->setText(text);
+}
+
+void changeToolTip(QWidget* widget, const QString& tip)
+{
+    if (widget->toolTip() != tip)
+        widget->setToolTip(tip);
+}
+
 QString tokenName(const core::Trace& trace, int i)
 {
     return i >= 0 && i < trace.n() ? QString::fromStdString(trace.model.tokens[std::size_t(i)]) : QString();
@@ -174,6 +188,7 @@ StepBlock* StepsPanel::addBlock(StepWidgets& step, StepTableModel* model, const 
     model->setPrecision(m_precision->value());
     step.row->addWidget(block);
     step.blocks.push_back(block);
+    step.named.emplace_back();
     return block;
 }
 
@@ -229,20 +244,23 @@ void StepsPanel::refresh()
     const auto trace = m_document->trace();
     const core::AttentionModel& model = trace ? trace->model : m_document->model();
 
-    // Titles, formulas and notes from the one wording of the steps; the shapes in numbers.
+    // Titles, formulas and notes from the one wording of the steps; the shapes in numbers (none for a
+    // skipped step 4).
+    const bool skipped = !model.options.scale && model.options.temperature == 1.0;
     for (int number = 1; number <= stepCount(); ++number) {
         const render::StepText text = render::StepWording::step(number, model);
         StepWidgets& s = m_steps[std::size_t(number - 1)];
-        s.title->setText(render::StepWording::numberedTitle(number, model));
-        s.title->setToolTip(text.explanation);
-        s.formula->setText(text.formula);
-        s.shape->setText(trace && !s.blocks.empty() ? shapeOf(s.blocks.front()) : QString());
-        s.shape->setToolTip(tr("rows × columns: %1").arg(text.shape));
-        s.note->setText(text.note);
+        changeText(s.title, render::StepWording::numberedTitle(number, model));
+        changeToolTip(s.title, text.explanation);
+        changeText(s.formula, text.formula);
+        const bool shaped = trace && !s.blocks.empty() && !(number == 4 && skipped);
+        changeText(s.shape, shaped ? shapeOf(s.blocks.front()) : QString());
+        changeToolTip(s.shape, tr("rows × columns: %1").arg(text.shape));
+        changeText(s.note, text.note);
         s.note->setVisible(trace && !text.note.isEmpty());
     }
     if (!trace) {
-        m_steps[0].note->setText(m_document->error().isEmpty() ? tr("Computing…") : m_document->error());
+        changeText(m_steps[0].note, m_document->error().isEmpty() ? tr("Computing…") : m_document->error());
         m_steps[0].note->show();
         return;
     }
@@ -251,15 +269,12 @@ void StepsPanel::refresh()
     // 2 · Q, K, V: one shape when they agree.
     const std::vector<StepBlock*>& qkv = m_steps[1].blocks;
     if (shapeOf(qkv[0]) == shapeOf(qkv[2]))
-        m_steps[1].shape->setText(shapeOf(qkv[0]));
+        changeText(m_steps[1].shape, shapeOf(qkv[0]));
     else
-        m_steps[1].shape->setText(tr("Q, K: %1 · V: %2").arg(shapeOf(qkv[0]), shapeOf(qkv[2])));
+        changeText(m_steps[1].shape, tr("Q, K: %1 · V: %2").arg(shapeOf(qkv[0]), shapeOf(qkv[2])));
 
     // 4 · scale: hidden when skipped.
-    const bool skipped = !model.options.scale && model.options.temperature == 1.0;
     m_steps[3].blocks.front()->setVisible(!skipped);
-    if (skipped)
-        m_steps[3].shape->clear();
 
     // 6 · weighted values of the selected query
     m_steps[5].blocks.front()->setCaption(render::StepWording::queryName(query, tokenName(*trace, query)).toHtmlEscaped());
@@ -267,12 +282,20 @@ void StepsPanel::refresh()
     // 7 · sum → Z, and the projection when there is one.
     m_steps[6].blocks[1]->setVisible(render::StepWording::hasProjection(model));
 
-    // A screen reader names each table by its step and caption.
-    for (const StepWidgets& s : m_steps)
-        for (StepBlock* block : s.blocks)
-            if (const auto* caption = block->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly))
-                block->table()->setAccessibleName(
-                    tr("%1: %2").arg(s.title->text(), QTextDocumentFragment::fromHtml(caption->text()).toPlainText()));
+    // A screen reader names each table by its step and caption; a caption's HTML is read again only
+    // when it or the title changed.
+    for (StepWidgets& s : m_steps)
+        for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+            const auto* caption = s.blocks[i]->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly);
+            if (!caption)
+                continue;
+            QString named = s.title->text() + QChar::Null + caption->text();
+            if (s.named[i] == named)
+                continue;
+            s.named[i] = std::move(named);
+            s.blocks[i]->table()->setAccessibleName(
+                tr("%1: %2").arg(s.title->text(), QTextDocumentFragment::fromHtml(caption->text()).toPlainText()));
+        }
 }
 
 }  // namespace ui

@@ -45,6 +45,7 @@ private:
         QLabel* note = nullptr;
         FlowLayout* row = nullptr;  ///< the blocks, side by side, wrapping when the panel is narrow
         std::vector<StepBlock*> blocks;
+        std::vector<QString> named;  ///< per block, the title and caption its table's name was made of
     };
 
     StepWidgets& addStep(QVBoxLayout* column);
