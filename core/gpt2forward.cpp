@@ -1,5 +1,6 @@
 #include "gpt2forward.h"
 
+#include "simd.h"
 #include "threadpool.h"
 
 #include <algorithm>
@@ -17,16 +18,28 @@ using FloatRow = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
 constexpr Index columnsPerTask = 256;
 
+/** The float32 product compiled for AVX2 and FMA when this processor has both, else null: Eigen's of the
+ *  baseline build then multiplies. Either way every pass over the same weights rounds the same way. */
+decltype(SimdKernels::sgemm) floatProduct()
+{
+    const SimdKernels* kernels = simdKernels();
+    return kernels ? kernels->sgemm : nullptr;
+}
+
 /** out = a · b + bias: a is n × k, b is k × m, bias 1 × m, out n × m; column blocks on the pool's threads. */
 void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out)
 {
     out.resize(a.rows(), b.cols());
     const Index cols = b.cols();
+    const auto sgemm = floatProduct();
     const int tasks = int((cols + columnsPerTask - 1) / columnsPerTask);
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
         auto block = out.middleCols(c0, w);
-        block.noalias() = a * b.middleCols(c0, w);
+        if (sgemm)
+            sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
+        else
+            block.noalias() = a * b.middleCols(c0, w);
         block.rowwise() += bias.middleCols(c0, w).row(0);
     });
 }
@@ -348,9 +361,14 @@ void Gpt2Forward::runFinal()
     m_logits.resize(1, wte.rows());
     constexpr Index rowsPerTask = 4096;
     const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
+    const auto sgemm = floatProduct();
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
-        m_logits.middleCols(r0, count).noalias() = h * wte.middleRows(r0, count).transpose();
+        if (sgemm)
+            sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, m_logits.data() + r0,
+                  m_logits.cols(), 1, count, h.cols());
+        else
+            m_logits.middleCols(r0, count).noalias() = h * wte.middleRows(r0, count).transpose();
     });
 }
 

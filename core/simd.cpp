@@ -1,4 +1,5 @@
 #include "simd.h"
+#include "sgemmavx2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -215,7 +216,12 @@ __attribute__((target("avx2"))) void scaleAvx2(double* out, Index count, double 
     for (; j < count; ++j)
         out[j] *= factor;
 }
-constexpr SimdKernels avx2Fma{multiplyAvx2, rangeAvx2, expShiftedAvx2, scaleAvx2};
+#if defined(AE_SGEMM_AVX2)
+constexpr auto sgemm = sgemmAvx2;
+#else
+constexpr decltype(&sgemmAvx2) sgemm = nullptr;  // a compiler the build does not give -mavx2 -mfma
+#endif
+constexpr SimdKernels avx2Fma{multiplyAvx2, rangeAvx2, expShiftedAvx2, scaleAvx2, sgemm};
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstddef>
 
 namespace core {
 
@@ -53,6 +54,11 @@ struct SimdKernels {
     double (*expShifted)(const double* in, double* out, Eigen::Index count, double max, double factor);
     /** out[j] ·= factor for j < count. */
     void (*scale)(double* out, Eigen::Index count, double factor);
+    /** The float32 product c = a · b, or a · bᵀ when bTransposed: Eigen's, compiled for AVX2 and FMA
+     *  (sgemmavx2.h has the shapes). Null in a build without that file: callers then use Eigen's float
+     *  product of the rest of the build. */
+    void (*sgemm)(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb, bool bTransposed,
+                  float* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
 };
 
 /** The kernels of this processor: AVX2 and FMA on x86-64. Null when the build is for another processor or

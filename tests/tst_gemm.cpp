@@ -1,12 +1,15 @@
 /** core::multiply, the engine's own product kernel, against a plain sum of products; and core::allFinite. */
 
 #include "core/gemm.h"
+#include "core/safetensors.h"
+#include "core/simd.h"
 #include "testutil.h"
 
 #include <QTest>
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace core;
 
@@ -24,6 +27,18 @@ Matrix reference(const Matrix& a, const Matrix& b)
             c(i, j) = double(sum);
         }
     return c;
+}
+
+/** A rows × cols block of floats uniform in [−1, 1], rows ld apart, inside storage filled with a sentinel
+ *  around it (the extra columns of each row) so that a product writing past its block shows. */
+std::vector<float> floatBlock(std::mt19937_64& rng, Eigen::Index rows, Eigen::Index cols, Eigen::Index ld)
+{
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> block(std::size_t(rows * ld), -7.0f);
+    for (Eigen::Index i = 0; i < rows; ++i)
+        for (Eigen::Index j = 0; j < cols; ++j)
+            block[std::size_t(i * ld + j)] = uniform(rng);
+    return block;
 }
 
 }  // namespace
@@ -186,6 +201,68 @@ private slots:
         QVERIFY(allFinite(big.block(1, 2, 5, 7)));
         QVERIFY(!allFinite(big.block(0, 2, 5, 8)));
         QVERIFY(allFinite(Matrix(0, 4)));
+    }
+
+    void floatProductAvx2_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("transposed");
+        for (bool t : {false, true}) {
+            const char* how = t ? "b transposed" : "b";
+            QTest::addRow("1 x 1, %s", how) << 1 << 1 << 1 << t;
+            QTest::addRow("7 x 13 times 13 x 5, %s", how) << 7 << 13 << 5 << t;
+            QTest::addRow("64 x 768 times 768 x 2304 (c_attn), %s", how) << 64 << 768 << 2304 << t;
+            QTest::addRow("1 x 768 times 768 x 4096 (a block of logits), %s", how) << 1 << 768 << 4096 << t;
+            QTest::addRow("empty inner dimension, %s", how) << 3 << 0 << 4 << t;
+        }
+    }
+
+    void floatProductAvx2()
+    {
+        // simdKernels()->sgemm, GPT-2's float32 weight products compiled for AVX2 and FMA, against a float64
+        // sum of the same float inputs, and against Eigen's float product of the rest of the build (the
+        // path taken without AVX2). Factors sit in wider storage (rows 3 floats apart more than their width)
+        // to check the strides and that nothing outside c's block is written.
+        QFETCH(int, m);
+        QFETCH(int, k);
+        QFETCH(int, n);
+        QFETCH(bool, transposed);
+        const SimdKernels* kernels = simdKernels();
+        if (!kernels || !kernels->sgemm)
+            QSKIP("no AVX2 and FMA on this processor, or a build without the AVX2 float product");
+        std::mt19937_64 rng(std::uint64_t(m * 7919 + k * 31 + n + (transposed ? 1 : 0)));
+        const Eigen::Index lda = k + 3, bRows = transposed ? n : k, bCols = transposed ? k : n, ldb = bCols + 3,
+                           ldc = n + 3;
+        const std::vector<float> a = floatBlock(rng, m, k, lda), b = floatBlock(rng, bRows, bCols, ldb);
+        std::vector<float> c(std::size_t(m * ldc), -7.0f);
+        kernels->sgemm(a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, m, n, k);
+
+        using Stride = Eigen::OuterStride<>;
+        const Eigen::Map<const FloatMatrix, 0, Stride> left(a.data(), m, k, Stride(lda));
+        const Eigen::Map<const FloatMatrix, 0, Stride> right(b.data(), bRows, bCols, Stride(ldb));
+        FloatMatrix portable(m, n);
+        if (transposed)
+            portable.noalias() = left * right.transpose();
+        else
+            portable.noalias() = left * right;
+        const Matrix rightExact = transposed ? Matrix(right.transpose().cast<double>()) : Matrix(right.cast<double>());
+        const Matrix exact = left.cast<double>() * rightExact;
+        const Matrix magnitude = left.cast<double>().cwiseAbs() * rightExact.cwiseAbs();
+        // Any order of k float sums, fused or not, stays within k · u · Σ|a||b| of the exact sum (u = 2⁻²⁴).
+        const double u = std::numeric_limits<float>::epsilon() / 2;
+        for (Eigen::Index i = 0; i < m; ++i) {
+            for (Eigen::Index j = 0; j < n; ++j) {
+                const double got = c[std::size_t(i * ldc + j)], bound = double(k) * u * magnitude(i, j);
+                if (std::abs(got - exact(i, j)) > bound || std::abs(got - double(portable(i, j))) > 2 * bound)
+                    QFAIL(qPrintable(QStringLiteral("(%1, %2): %3, float64 %4, portable %5, bound %6")
+                                         .arg(i).arg(j).arg(got, 0, 'g', 9).arg(exact(i, j), 0, 'g', 9)
+                                         .arg(double(portable(i, j)), 0, 'g', 9).arg(bound)));
+            }
+            for (Eigen::Index j = n; j < ldc; ++j)
+                QCOMPARE(c[std::size_t(i * ldc + j)], -7.0f);
+        }
     }
 
     void exactProductsStayExact()
