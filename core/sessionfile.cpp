@@ -1,5 +1,6 @@
 #include "sessionfile.h"
 
+#include "atomicfile.h"
 #include "embedding.h"
 #include "presets.h"
 
@@ -7,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace core {
@@ -523,35 +523,7 @@ std::string serializeSession(const Session& session)
 
 bool writeSessionFile(const std::string& path, const Session& session, std::string& error)
 {
-    namespace fs = std::filesystem;
-    const std::string text = serializeSession(session);
-    std::random_device rd;
-    const fs::path target(path);
-    const fs::path temp = target.parent_path() / (".#" + target.filename().string() + "." + std::to_string(rd()));
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            error = path + ": cannot be written (the folder is missing or not writable)";
-            return false;
-        }
-        out.write(text.data(), std::streamsize(text.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            fs::remove(temp, ignored);
-            error = path + ": writing failed (is the disk full?)";
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(temp, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        error = path + ": cannot be replaced: " + ec.message();
-        return false;
-    }
-    return true;
+    return writeFileAtomically(path, serializeSession(session), error);
 }
 
 AttentionModel modelForTokens(const std::vector<std::string>& tokens)
