@@ -3,6 +3,7 @@
 #include "flowlayout.h"
 #include "querychooser.h"
 #include "stepblock.h"
+#include "wrappedlabel.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
 #include "ui/document/steptablemodel.h"
@@ -161,17 +162,15 @@ StepsPanel::StepWidgets& StepsPanel::addStep(QVBoxLayout* column)
     header->addWidget(s.shape);
     layout->addLayout(header);
 
-    s.formula = new QLabel(frame);
+    s.formula = new WrappedLabel(frame);
     s.formula->setTextFormat(Qt::RichText);
     QFont math = s.formula->font();
     math.setFamily(QStringLiteral("serif"));
     math.setPointSizeF(math.pointSizeF() * 1.15);
     s.formula->setFont(math);
-    s.formula->setWordWrap(true);
     layout->addWidget(s.formula);
 
-    s.note = new QLabel(frame);
-    s.note->setWordWrap(true);
+    s.note = new WrappedLabel(frame);
     s.note->setForegroundRole(QPalette::PlaceholderText);
     s.note->hide();
     layout->addWidget(s.note);

@@ -1,6 +1,7 @@
 #include "walkthroughpanel.h"
 
 #include "querychooser.h"
+#include "wrappedlabel.h"
 #include "ui/document/cellstyle.h"
 #include "ui/i18n/language.h"
 #include "ui/document/document.h"
@@ -47,10 +48,9 @@ QString vectorText(const core::RowVector& v, int precision)
 
 QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(), bool right = false)
 {
-    auto* label = new QLabel(text, parent);
-    label->setTextFormat(Qt::PlainText);
     // A narrow dock wraps the arithmetic at its spaces instead of cutting it.
-    label->setWordWrap(true);
+    auto* label = new WrappedLabel(text, parent);
+    label->setTextFormat(Qt::PlainText);
     label->setToolTip(tip);
     if (right)
         label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -59,9 +59,8 @@ QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(
 
 QLabel* heading(const QString& html, QWidget* parent)
 {
-    auto* label = new QLabel(html, parent);
+    auto* label = new WrappedLabel(html, parent);
     label->setTextFormat(Qt::RichText);
-    label->setWordWrap(true);
     QFont f = label->font();
     f.setBold(true);
     label->setFont(f);
@@ -154,12 +153,11 @@ void WalkthroughPanel::build()
     const QString sub = QString::fromStdString(core::subscript(i + 1));
     const bool scaled = model.options.scale || model.options.temperature != 1.0;
 
-    auto* intro = new QLabel(tr("Query %1 “%2”%3: how its output row <i>z</i><sub>%1</sub> is made.")
+    auto* intro = new WrappedLabel(tr("Query %1 “%2”%3: how its output row <i>z</i><sub>%1</sub> is made.")
                                  .arg(i + 1)
                                  .arg(query.toHtmlEscaped())
                                  .arg(trace->headCount() > 1 ? tr(", head %1").arg(h + 1) : QString()),
                              page);
-    intro->setWordWrap(true);
     column->addWidget(intro);
     lines << intro->text();
 
