@@ -32,16 +32,29 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     const QStyle* style = option.widget ? option.widget->style() : QApplication::style();
     const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, option.widget) + 1;
     const QRect textRect = option.rect.adjusted(margin, 0, -margin, 0);
-    QString text = index.data(Qt::DisplayRole).toString();
-    if (option.fontMetrics.horizontalAdvance(text) > textRect.width())
-        text = option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width());
+    const QString text = index.data(Qt::DisplayRole).toString();
+    const Qt::Alignment align = alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment;
+    const LaidOut& laid = laidOut(text, option.font, option.fontMetrics);
     painter->save();
     painter->setFont(option.font);
     painter->setPen(foreground.canConvert<QColor>() ? qvariant_cast<QColor>(foreground)
                                                      : option.palette.color(QPalette::Text));
-    painter->drawText(textRect,
-                      alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment,
-                      text);
+    if (laid.advance <= textRect.width()) {
+        const QSizeF size = laid.text.size();
+        // Placed as drawText(textRect, align, text) places it.
+        QPointF at(textRect.left(), textRect.top() + qRound((textRect.height() - size.height()) / 2));
+        if (align & Qt::AlignRight)
+            at.setX(textRect.right() + 1 - size.width());
+        else if (align & Qt::AlignHCenter)
+            at.setX(textRect.left() + (textRect.width() - size.width()) / 2);
+        if (align & Qt::AlignTop)
+            at.setY(textRect.top());
+        else if (align & Qt::AlignBottom)
+            at.setY(textRect.bottom() + 1 - size.height());
+        painter->drawStaticText(at, laid.text);
+    } else {
+        painter->drawText(textRect, align, option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width()));
+    }
     painter->restore();
 
     const bool hovered = index.data(HoveredRole).toBool();
@@ -60,6 +73,25 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     painter->setBrush(Qt::NoBrush);
     painter->drawRect(QRectF(option.rect).adjusted(1, 1, -1, -1));
     painter->restore();
+}
+
+const NumberDelegate::LaidOut& NumberDelegate::laidOut(const QString& text, const QFont& font,
+                                                      const QFontMetrics& metrics) const
+{
+    // Bounded: a long session's tables show a few thousand distinct numbers at once, far below this.
+    constexpr qsizetype kept = 16384;
+    if (font != m_textFont || m_texts.size() >= kept) {
+        m_texts.clear();
+        m_textFont = font;
+    }
+    auto it = m_texts.find(text);
+    if (it == m_texts.end()) {
+        LaidOut laid{QStaticText(text), metrics.horizontalAdvance(text)};
+        laid.text.setTextFormat(Qt::PlainText);
+        laid.text.prepare(QTransform(), font);
+        it = m_texts.insert(text, laid);
+    }
+    return *it;
 }
 
 QWidget* NumberDelegate::createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const
