@@ -233,10 +233,23 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
         if (m.highlightCol >= 0 && m.highlightCol < g.cols)
             p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
 
+        // The cells the causal mask hides: grey and hatched, their numbers dim.
+        QColor hatch = m_colors.dim;
+        hatch.setAlphaF(0.45);
+        QBrush hatching(hatch, Qt::BDiagPattern);
+        hatching.setTransform(QTransform::fromScale(std::max(1.0, g.cellH / 24), std::max(1.0, g.cellH / 24)));
+        for (int r = 0; r < g.rows; ++r)
+            for (int c = 0; c < g.cols; ++c)
+                if (m.isMasked(r, c)) {
+                    const QRectF cell(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH);
+                    p.fillRect(cell, m_colors.masked);
+                    p.fillRect(cell, hatching);
+                }
+
         p.setFont(fonts.cells);
         for (int r = 0; r < g.rows; ++r) {
             for (int c = 0; c < g.cols; ++c) {
-                p.setPen(m.masked && c > r ? m_colors.dim : m_colors.text);
+                p.setPen(m.isMasked(r, c) ? m_colors.dim : m_colors.text);
                 text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
                      slideNumber(m.values(r, c), m_slide.decimals));
             }

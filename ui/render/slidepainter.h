@@ -23,6 +23,7 @@ struct SlideColors {
     QColor dim = QColor(110, 110, 110);      ///< labels, masked cells, the page number
     QColor accent = QColor(31, 95, 191);     ///< the formula
     QColor highlight = QColor(48, 140, 198); ///< the row or column the step uses (drawn translucent)
+    QColor masked = QColor(222, 222, 222);   ///< behind the cells the causal mask hides, hatched in dim
 };
 
 /** One text the painter drew: its box in the painter's coordinates before any scaling of the

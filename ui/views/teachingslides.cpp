@@ -1,6 +1,7 @@
 #include "teachingslides.h"
 
 #include "core/derivation.h"
+#include "ui/document/cellstyle.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/stepwording.h"
 
@@ -41,6 +42,15 @@ QStringList indices(int count)
     QStringList list;
     for (int i = 0; i < count; ++i)
         list << QString::number(i + 1);
+    return list;
+}
+
+/** 1 … count, or "h1·1 … h2·1" when the count columns are heads blocks side by side. */
+QStringList headedIndices(int count, int heads)
+{
+    QStringList list;
+    for (int i = 0; i < count; ++i)
+        list << headedLabel(i, count, heads);
     return list;
 }
 
@@ -98,6 +108,16 @@ QStringList derivations(const core::Trace& trace, core::Step step, int head, int
         lines << line(core::derive(trace, {step, head, row, c}));
     if (cols > shown)
         lines << Teaching::tr("… and %1 more").arg(cols - shown);
+    return lines;
+}
+
+/** lines, one per key of query (0-based), with those of the keys the causal mask hides marked as such. */
+QStringList maskedLines(QStringList lines, bool causal, int query)
+{
+    if (!causal)
+        return lines;
+    for (int j = query + 1; j < lines.size() && j < shownLines; ++j)
+        lines[j] += Teaching::tr(" (masked)");
     return lines;
 }
 
@@ -170,7 +190,7 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
     base.title = render::StepWording::heading(7, render::StepWording::projectionTitle());
     base.formula = render::plainFormula(render::StepWording::projectionFormula(model));
     base.explanation = render::StepWording::projectionDetails(model);
-    const QStringList concatCols = indices(int(trace.concat.cols()));
+    const QStringList concatCols = headedIndices(int(trace.concat.cols()), trace.headCount());
     if (trace.headCount() > 1) {
         Slide s = base;
         // At most four heads side by side; the concatenation shows every column it can.
@@ -180,19 +200,19 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
             s.matrices.push_back(matrix(subscripted(QStringLiteral("Z"), h), z, tokens, indices(int(z.cols()))));
             s.operators << (h + 1 < shown ? QString() : QStringLiteral("→"));
         }
-        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        SlideMatrix concat = matrix(Teaching::tr("concat"), trace.concat, tokens, concatCols);
         concat.highlightRow = query;
         s.matrices.push_back(concat);
         slides.push_back(s);
     }
     if (model.wo) {
         Slide s = base;
-        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        SlideMatrix concat = matrix(Teaching::tr("concat"), trace.concat, tokens, concatCols);
         concat.highlightRow = query;
-        SlideMatrix out = matrix(QStringLiteral("output"), trace.output, tokens, indices(int(trace.output.cols())));
+        SlideMatrix out = matrix(Teaching::tr("output"), trace.output, tokens, indices(int(trace.output.cols())));
         out.highlightRow = query;
         const QStringList outCols = indices(int(model.wo->cols()));
-        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, outCols)};
+        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, outCols)};  // W_O's rows: the heads
         s.operators = {QStringLiteral("·")};
         if (model.bo) {  // one row, added to every row of the product
             s.matrices.push_back(matrix(QStringLiteral("b_O"), *model.bo, {QString()}, outCols));
@@ -247,9 +267,10 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix kt = matrix(QStringLiteral("Kᵀ"), ht.keys.transpose(), keyCols, tokens);
         SlideMatrix sc = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         sc.highlightRow = query;
+        sc.masked = causal;
         s.matrices = {qm, kt, sc};
         s.operators = {QStringLiteral("·"), QStringLiteral("=")};
-        s.arithmetic = derivations(trace, Step::Scores, head, query, n);
+        s.arithmetic = maskedLines(derivations(trace, Step::Scores, head, query, n), causal, query);
         slides.push_back(s);
     }
     {
@@ -258,9 +279,10 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix before = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         SlideMatrix after = matrix(Teaching::tr("scaled"), scaled, tokens, tokens);
         before.highlightRow = after.highlightRow = query;
+        before.masked = after.masked = causal;
         s.matrices = {before, after};
         s.operators = {QStringLiteral("→")};
-        s.arithmetic = derivations(trace, Step::ScaledScores, head, query, n);
+        s.arithmetic = maskedLines(derivations(trace, Step::ScaledScores, head, query, n), causal, query);
         slides.push_back(s);
     }
     {
@@ -276,6 +298,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         Slide s = worded(6);
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
+        wv.maskedAfterRow = causal ? query : -1;
         s.matrices = {v, wv};
         s.operators = {QStringLiteral("→")};
         for (int j = 0; j < n && j < shownLines; ++j)
@@ -287,6 +310,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     {
         Slide s = worded(7);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
+        wv.maskedAfterRow = causal ? query : -1;
         SlideMatrix z = matrix(subscripted(QStringLiteral("z"), query), ht.outputs.row(query), {q}, valueCols);
         s.matrices = {wv, z};
         s.operators = {QStringLiteral("Σ →")};
