@@ -408,6 +408,38 @@
             <source>%1 · head %2</source>
             <translation>%1 · 第 %2 头</translation>
         </message>
+        <message>
+            <source>score</source>
+            <translation>分数</translation>
+        </message>
+        <message>
+            <source>scaled</source>
+            <translation>缩放</translation>
+        </message>
+        <message>
+            <source>concat</source>
+            <translation>拼接</translation>
+        </message>
+        <message>
+            <source>out</source>
+            <translation>输出</translation>
+        </message>
+        <message>
+            <source>[head %1]</source>
+            <translation>[第 %1 头]</translation>
+        </message>
+        <message>
+            <source> of head %1</source>
+            <translation>（第 %1 头）</translation>
+        </message>
+        <message>
+            <source>… (%1 more)</source>
+            <translation>…（另有 %1 项）</translation>
+        </message>
+        <message>
+            <source>(causal mask: key %1 comes after query %2)</source>
+            <translation>（因果掩码：键 %1 在查询 %2 之后）</translation>
+        </message>
     </context>
     <context>
         <name>StepWording</name>
@@ -2037,10 +2069,6 @@
             <translation>词元 %1：“%2”</translation>
         </message>
         <message>
-            <source>Masked: key %1 comes after query %2, so the causal mask gives it no weight.</source>
-            <translation>已屏蔽：键 %1 在查询 %2 之后，因果掩码不给它任何权重。</translation>
-        </message>
-        <message>
             <source>masked</source>
             <translation>已屏蔽</translation>
         </message>
@@ -2278,6 +2306,10 @@
         <message>
             <source>Walkthrough of one query</source>
             <translation>一个查询的逐步演算</translation>
+        </message>
+        <message>
+            <source>%1 (masked)</source>
+            <translation>%1（已屏蔽）</translation>
         </message>
     </context>
     <context>
@@ -2545,6 +2577,10 @@
         <message>
             <source>h%1·%2</source>
             <translation>头%1·%2</translation>
+        </message>
+        <message>
+            <source>Masked: key %1 comes after query %2, so the causal mask gives it no weight.</source>
+            <translation>已屏蔽：键 %1 在查询 %2 之后，因果掩码不给它任何权重。</translation>
         </message>
     </context>
 </TS>

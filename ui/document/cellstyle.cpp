@@ -62,6 +62,14 @@ QString headedLabelToolTip(int index, int count, int heads, bool rows)
         .arg(count);
 }
 
+QString maskedCellNote(int query, int key)
+{
+    return QCoreApplication::translate("CellStyle",
+                                       "Masked: key %1 comes after query %2, so the causal mask gives it no weight.")
+        .arg(key)
+        .arg(query);
+}
+
 QColor maskedCellColor(const QColor& base)
 {
     // Halfway to a mid grey: lighter than any tint's dark end, darker than the base of no value.

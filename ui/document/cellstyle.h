@@ -24,6 +24,9 @@ QString headedLabel(int index, int count, int heads);
 /** Its tooltip: "Head 2, column 1 (column 4 of 6)"; the plain "Column 3" as headedLabel() has no head. */
 QString headedLabelToolTip(int index, int count, int heads, bool rows = false);
 
+/** Why a cell is masked, as its tooltip starts: "Masked: key 3 comes after query 1, …" (1-based as given). */
+QString maskedCellNote(int query, int key);
+
 /** How a cell the causal mask hides is painted: a grey laid over base (the tint of no value). */
 QColor maskedCellColor(const QColor& base);
 /** Its text colour: a grey that reads on maskedCellColor(base), dimmer than real numbers. */

@@ -1,6 +1,7 @@
 #include "stepfigure.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 namespace ui {
 
@@ -24,6 +25,43 @@ QString stepTitle(core::Step step)
     case Step::WeightOutput: return QCoreApplication::translate("Steps", "Output weights W_O");
     }
     return {};
+}
+
+QString localizedDerivation(const std::string& text)
+{
+    QString s = QString::fromStdString(text);
+    // The cells' names, where they stand before their indices ("score(1,2)", "concat₁").
+    static const QRegularExpression names(QStringLiteral("\\b(score|scaled|concat|out)(?=[(₀₁₂₃₄₅₆₇₈₉])"));
+    QString out;
+    qsizetype from = 0;
+    for (auto it = names.globalMatch(s); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString name = m.captured(1);
+        out += s.mid(from, m.capturedStart() - from);
+        out += (name == QLatin1String("score")    ? QCoreApplication::translate("Steps", "score")
+                : name == QLatin1String("scaled") ? QCoreApplication::translate("Steps", "scaled")
+                : name == QLatin1String("concat") ? QCoreApplication::translate("Steps", "concat")
+                                                  : QCoreApplication::translate("Steps", "out"));
+        from = m.capturedEnd();
+    }
+    out += s.mid(from);
+    auto replace = [&out](const QRegularExpression& re, const QString& pattern) {
+        for (QRegularExpressionMatch m = re.match(out); m.hasMatch(); m = re.match(out, m.capturedStart() + 1)) {
+            QString with = pattern;
+            for (int i = 1; i <= re.captureCount(); ++i)
+                with = with.arg(m.captured(i));
+            out.replace(m.capturedStart(), m.capturedLength(), with);
+        }
+    };
+    static const QRegularExpression bracketHead(QStringLiteral("\\[head (\\d+)\\]"));
+    static const QRegularExpression ofHead(QStringLiteral(" of head (\\d+)"));
+    static const QRegularExpression more(QStringLiteral("… \\((\\d+) more\\)"));
+    static const QRegularExpression masked(QStringLiteral("\\(causal mask: key (\\d+) comes after query (\\d+)\\)"));
+    replace(bracketHead, QCoreApplication::translate("Steps", "[head %1]"));
+    replace(ofHead, QCoreApplication::translate("Steps", " of head %1"));
+    replace(more, QCoreApplication::translate("Steps", "… (%1 more)"));
+    replace(masked, QCoreApplication::translate("Steps", "(causal mask: key %1 comes after query %2)"));
+    return out;
 }
 
 QStringList tokenLabels(const core::Trace& trace)

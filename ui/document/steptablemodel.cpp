@@ -1,6 +1,7 @@
 #include "steptablemodel.h"
 
 #include "cellstyle.h"
+#include "stepfigure.h"
 #include "viewstate.h"
 
 #include "core/pooling.h"
@@ -177,7 +178,7 @@ QString StepTableModel::tooltip(int row, int col) const
 {
     const int decimals = std::max(4, precision());
     if (!m_weighted)
-        return QString::fromStdString(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
+        return localizedDerivation(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
     const core::HeadTrace& h = m_trace->heads[std::size_t(m_head)];
     auto number = [decimals](double v) { return QString::fromStdString(core::formatNumber(v, decimals)); };
     return tr("w(%1,%2)·v(%2,%3) = %4·%5 = %6")
@@ -214,12 +215,9 @@ QVariant StepTableModel::data(const QModelIndex& index, int role) const
         if (!isMasked(r, c))
             return tooltip(r, c);
         const int query = m_weighted ? m_query : r, key = m_weighted ? r : c;
-        return tr("Masked: key %1 comes after query %2, so the causal mask gives it no weight.")
-                   .arg(key + 1)
-                   .arg(query + 1)
-            + QLatin1Char('\n')
+        return maskedCellNote(query + 1, key + 1) + QLatin1Char('\n')
             + (m_step == core::Step::Weights && !m_weighted
-                   ? QString::fromStdString(core::derive(*m_trace, cellRef(index)).name) + QStringLiteral(" = 0")
+                   ? localizedDerivation(core::derive(*m_trace, cellRef(index)).name) + QStringLiteral(" = 0")
                    : tooltip(r, c));
     }
     case HighlightRole: {

@@ -68,7 +68,7 @@ SlideMatrix matrix(const QString& name, const core::Matrix& values, const QStrin
 QString line(const core::Derivation& d)
 {
     using Kind = core::Derivation::Kind;
-    const QString head = str(d.name) + QStringLiteral(" = ");
+    const QString head = localizedDerivation(d.name) + QStringLiteral(" = ");
     switch (d.kind) {
     case Kind::DotProduct:
     case Kind::WeightedSum: {
@@ -77,7 +77,7 @@ QString line(const core::Derivation& d)
             terms << factor(t.a) + QStringLiteral("·") + factor(t.b);
         if (d.totalTerms > int(d.terms.size()))
             terms << Teaching::tr("… (%1 more)").arg(d.totalTerms - int(d.terms.size()));
-        return head + str(d.symbolic) + QStringLiteral(" = ") + terms.join(QStringLiteral(" + ")) +
+        return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + terms.join(QStringLiteral(" + ")) +
                QStringLiteral(" = ") + num(d.value);
     }
     case Kind::Scale: {
@@ -91,8 +91,8 @@ QString line(const core::Derivation& d)
             nums += QStringLiteral(" / ") + num(d.temperature);
         }
         if (ops.isEmpty())
-            return head + str(d.symbolic) + QStringLiteral(" = ") + num(d.value);
-        return head + str(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
+            return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + num(d.value);
+        return head + localizedDerivation(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
                QStringLiteral(" = ") + num(d.value);
     }
     default:
