@@ -15,8 +15,11 @@
 #include "ui/views/stepblock.h"
 #include "ui/views/stepspanel.h"
 #include "ui/views/teachingslides.h"
+#include "ui/views/teachingview.h"
+#include "ui/i18n/language.h"
 
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QImage>
 #include <QPainter>
@@ -26,6 +29,7 @@
 #include <QTest>
 
 #include <set>
+#include <string>
 
 using ui::MatrixId;
 
@@ -312,6 +316,58 @@ private slots:
         QVERIFY(maskedPixels(slides[2]) > 1000);
         const core::Trace open = core::compute(presetSession("illustrated").model);
         QCOMPARE(maskedPixels(ui::buildSlides(open, 0, 0)[2]), 0);
+    }
+
+    /** With AE_SCREENSHOT_DIR set, writes there, to look at: the window with the worked example and with
+     *  the two-head preset (each with the causal mask too), its walkthrough and √d_k panel, and every
+     *  teaching slide, at 1280 × 720 and 1920 × 1080, in English and Chinese. */
+    void screenshots()
+    {
+        const QString dir = qEnvironmentVariable("AE_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("AE_SCREENSHOT_DIR is not set");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            QVERIFY(ui::i18n::applyLanguage(language));
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+                for (const char* preset : {"illustrated", "multi-head"}) {
+                    ui::MainWindow w;
+                    w.resize(size);
+                    w.show();
+                    QVERIFY(w.loadPreset(QString::fromLatin1(preset)));
+                    const QString name = QStringLiteral("%1/%2-%3-%4x%5")
+                                             .arg(dir, QLatin1String(preset), language)
+                                             .arg(size.width())
+                                             .arg(size.height());
+                    for (const bool causal : {false, true}) {
+                        core::Options o = w.document()->model().options;
+                        o.mask = causal ? core::Mask::Causal : core::Mask::None;
+                        w.document()->setOptions(o);
+                        QVERIFY(w.document()->waitForTrace(10000));
+                        QTest::qWait(400);
+                        const QString tag = name + (causal ? QStringLiteral("-causal") : QString());
+                        QVERIFY(w.grab().save(tag + QStringLiteral(".png")));
+                        if (!causal)
+                            continue;
+                        for (const char* other : {"walkthroughDock", "scalingDock"}) {
+                            auto* dock = w.findChild<QDockWidget*>(QString::fromLatin1(other));
+                            dock->show();
+                            dock->raise();
+                            QTest::qWait(other == std::string("scalingDock") ? 1500 : 300);
+                            QVERIFY(w.grab().save(tag + QLatin1Char('-') + QString::fromLatin1(other) + QStringLiteral(".png")));
+                        }
+                        ui::TeachingView teaching(w.document(), w.viewState());
+                        teaching.resize(size);
+                        teaching.show();
+                        for (int i = 0; i < teaching.slideCount(); ++i) {
+                            teaching.setSlide(i);
+                            QTest::qWait(30);
+                            QVERIFY(teaching.grab().save(tag + QStringLiteral("-slide%1.png").arg(i + 1, 2, 10, QLatin1Char('0'))));
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
 };
 

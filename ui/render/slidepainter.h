@@ -49,6 +49,9 @@ public:
     void paint(QPainter& p, const QRectF& area);
     /** Every text of the last paint(), in drawing order. */
     const std::vector<DrawnText>& drawn() const { return m_drawn; }
+    /** What the last paint() scaled the matrices by to fit them (1: their full size; texts of the
+     *  matrices are drawn at this times their font's size). */
+    double matrixScale() const { return m_matrixScale; }
 
 private:
     struct Lines;
@@ -68,6 +71,7 @@ private:
     int m_page = 0, m_pageCount = 0;
     double m_zoom = 1.0;
     std::vector<DrawnText> m_drawn;
+    double m_matrixScale = 1.0;
 };
 
 /** Writes slides as a PDF deck to device: one landscape 16 : 9 page per slide, painted by SlidePainter

@@ -20,6 +20,8 @@ struct Teaching {
 constexpr int decimals = 4;
 /** Lines of arithmetic on a slide before "… and k more". */
 constexpr int shownLines = 8;
+/** The most columns concat · W_O = output may have together on one slide (see appendProjection()). */
+constexpr Eigen::Index maxProjectionColumns = 16;
 
 QString num(double v)
 {
@@ -100,6 +102,13 @@ QString line(const core::Derivation& d)
     }
 }
 
+/** How many sums of `terms` products a slide shows: long ones wrap onto two lines each, and eight of
+ *  them would leave the matrices too little room to be read. */
+int linesOfSums(int terms)
+{
+    return terms > 6 ? 4 : shownLines;
+}
+
 /** The derivations of the first cells of a row, at most `shown` lines, then "… and k more". */
 QStringList derivations(const core::Trace& trace, core::Step step, int head, int row, int cols, int shown = shownLines)
 {
@@ -117,7 +126,8 @@ QStringList maskedLines(QStringList lines, bool causal, int query)
     if (!causal)
         return lines;
     for (int j = query + 1; j < lines.size() && j < shownLines; ++j)
-        lines[j] += Teaching::tr(" (masked)");
+        if (!lines[j].startsWith(QStringLiteral("…")))  // not "… and 4 more"
+            lines[j] += Teaching::tr(" (masked)");
     return lines;
 }
 
@@ -218,11 +228,21 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
             s.matrices.push_back(matrix(QStringLiteral("b_O"), *model.bo, {QString()}, outCols));
             s.operators << QStringLiteral("+");
         }
-        s.matrices.push_back(out);
-        s.operators << QStringLiteral("=");
         // Sums of h·d_v products: four of them leave the matrices room to be read.
         s.arithmetic = derivations(trace, core::Step::Output, 0, query, int(trace.output.cols()), 4);
-        slides.push_back(s);
+        // concat, W_O and the output side by side are too many columns to read on one slide beyond
+        // maxProjectionColumns: the output then follows on a slide of its own.
+        const auto columns = trace.concat.cols() + model.wo->cols() + trace.output.cols();
+        if (columns <= maxProjectionColumns) {
+            s.matrices.push_back(out);
+            s.operators << QStringLiteral("=");
+            slides.push_back(s);
+        } else {
+            slides.push_back(s);
+            Slide result = base;
+            result.matrices = {out};
+            slides.push_back(result);
+        }
     }
 }
 
@@ -257,7 +277,8 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         qm.highlightRow = km.highlightRow = vm.highlightRow = query;
         s.matrices = {qm, km, vm};
         s.operators = {QString(), QString()};
-        s.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()));
+        s.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()),
+                                   linesOfSums(int(trace.x().cols())));
         slides.push_back(s);
     }
     {
@@ -268,9 +289,11 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix sc = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         sc.highlightRow = query;
         sc.masked = causal;
+        sc.keepColumns = true;
         s.matrices = {qm, kt, sc};
         s.operators = {QStringLiteral("·"), QStringLiteral("=")};
-        s.arithmetic = maskedLines(derivations(trace, Step::Scores, head, query, n), causal, query);
+        s.arithmetic = maskedLines(derivations(trace, Step::Scores, head, query, n, linesOfSums(int(ht.queries.cols()))),
+                                   causal, query);
         slides.push_back(s);
     }
     {
@@ -280,6 +303,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix after = matrix(Teaching::tr("scaled"), scaled, tokens, tokens);
         before.highlightRow = after.highlightRow = query;
         before.masked = after.masked = causal;
+        before.keepColumns = after.keepColumns = true;
         s.matrices = {before, after};
         s.operators = {QStringLiteral("→")};
         s.arithmetic = maskedLines(derivations(trace, Step::ScaledScores, head, query, n), causal, query);
@@ -290,6 +314,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.highlightRow = query;
         w.masked = causal;
+        w.keepColumns = true;
         s.matrices = {w};
         s.arithmetic = softmaxLines(trace, head, query, n);
         slides.push_back(s);
@@ -314,7 +339,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix z = matrix(subscripted(QStringLiteral("z"), query), ht.outputs.row(query), {q}, valueCols);
         s.matrices = {wv, z};
         s.operators = {QStringLiteral("Σ →")};
-        s.arithmetic = derivations(trace, Step::Outputs, head, query, int(ht.outputs.cols()));
+        s.arithmetic = derivations(trace, Step::Outputs, head, query, int(ht.outputs.cols()), linesOfSums(n));
         slides.push_back(s);
     }
     {
@@ -330,6 +355,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
                          "softmax per row, and one product with V.");
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.masked = causal;
+        w.keepColumns = true;
         w.highlightRow = query;
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix z = matrix(QStringLiteral("Z"), ht.outputs, tokens, valueCols);

@@ -28,12 +28,15 @@ namespace ui {
 
 namespace {
 
-/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …". */
+/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …", also when the
+ *  name carries its head ("score(1,2) [head 2] = …"). */
 QString arithmetic(const core::Derivation& d, int precision)
 {
     const QString text = QString::fromStdString(d.text(precision));
-    const QString lhs = QString::fromStdString(d.name) + QStringLiteral(" = ");
-    return localizedDerivation((text.startsWith(lhs) ? text.mid(lhs.size()) : text).toStdString());
+    const QString name = QString::fromStdString(d.name);
+    const qsizetype equals = text.indexOf(QStringLiteral(" = "));
+    const bool named = text.startsWith(name) && equals >= 0;
+    return localizedDerivation((named ? text.mid(equals + 3) : text).toStdString());
 }
 
 /** A row of numbers as "[a, b, c]", at most maxShown of them. */
