@@ -11,7 +11,9 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/slidepainter.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
+#include "ui/views/scalingpanel.h"
 #include "ui/views/stepblock.h"
 #include "ui/views/stepspanel.h"
 #include "ui/views/teachingslides.h"
@@ -23,6 +25,7 @@
 #include <QHeaderView>
 #include <QImage>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -348,6 +351,13 @@ private slots:
                         QVERIFY(w.grab().save(tag + QStringLiteral(".png")));
                         if (!causal)
                             continue;
+                        // W_Q's columns by head, and the steps panel at the masked scores and weights.
+                        w.findChild<ui::MatrixEditorPanel*>()->setCurrentMatrix(MatrixId::Query);
+                        auto* steps = w.findChild<ui::StepsPanel*>();
+                        if (auto* scroll = steps->findChild<QScrollArea*>())
+                            scroll->ensureWidgetVisible(steps->stepBlocks(5).front(), 0, 0);
+                        QTest::qWait(300);
+                        QVERIFY(w.grab().save(tag + QStringLiteral("-wq-steps.png")));
                         for (const char* other : {"walkthroughDock", "scalingDock"}) {
                             auto* dock = w.findChild<QDockWidget*>(QString::fromLatin1(other));
                             dock->show();
@@ -368,6 +378,40 @@ private slots:
             }
         }
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    /** With AE_README_SCREENSHOT_DIR set, writes the README's screenshots there at 1280 × 720: the window
+     *  with the worked example in English and Chinese, teaching mode at step 3 in both, and the √d_k panel. */
+    void readmeScreenshots()
+    {
+        const QString dir = qEnvironmentVariable("AE_README_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("AE_README_SCREENSHOT_DIR is not set");
+        const QSize size(1280, 720);
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            QVERIFY(ui::i18n::applyLanguage(language));
+            const QString suffix = language == QLatin1String("en") ? QString() : QStringLiteral("-zh_CN");
+            ui::MainWindow w;
+            w.resize(size);
+            w.show();
+            QVERIFY(w.document()->waitForTrace(10000));
+            QTest::qWait(500);
+            QVERIFY(w.grab().save(dir + QStringLiteral("/window") + suffix + QStringLiteral(".png")));
+            ui::TeachingView teaching(w.document(), w.viewState());
+            teaching.resize(size);
+            teaching.show();
+            teaching.setSlide(2);
+            QTest::qWait(100);
+            QVERIFY(teaching.grab().save(dir + QStringLiteral("/teaching") + suffix + QStringLiteral(".png")));
+        }
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+        ui::ScalingPanel scaling;
+        QSignalSpy done(&scaling, &ui::ScalingPanel::studyChanged);
+        scaling.resize(size);
+        scaling.show();
+        QVERIFY(done.wait(20000) || !done.isEmpty());
+        QTest::qWait(300);
+        QVERIFY(scaling.grab().save(dir + QStringLiteral("/scaling.png")));
     }
 };
 

@@ -1,5 +1,7 @@
 #include "stepfigure.h"
 
+#include "cellstyle.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 
@@ -95,11 +97,16 @@ render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int 
         data.rowAxisTitle = QCoreApplication::translate("Steps", "query");
         data.colAxisTitle = QCoreApplication::translate("Steps", "key");
     } else {
+        // The columns of W_Q, W_K, W_V and the concatenation, and the rows of W_O, are the heads' blocks.
+        const bool headedColumns = step == Step::WeightQuery || step == Step::WeightKey || step == Step::WeightValue
+            || step == Step::Concat;
+        const int heads = trace.headCount();
         for (Eigen::Index c = 0; c < cols; ++c)
-            data.colLabels << QString::number(c + 1);
+            data.colLabels << (headedColumns ? headedLabel(int(c), int(cols), heads) : QString::number(c + 1));
         if (!tokenRows)
             for (Eigen::Index r = 0; r < rows; ++r)
-                data.rowLabels << QString::number(r + 1);
+                data.rowLabels << (step == Step::WeightOutput ? headedLabel(int(r), int(rows), heads)
+                                                              : QString::number(r + 1));
         data.rowAxisTitle = tokenRows ? QCoreApplication::translate("Steps", "token")
                                       : QCoreApplication::translate("Steps", "row");
         data.colAxisTitle = QCoreApplication::translate("Steps", "column");
