@@ -101,6 +101,29 @@ AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, 
     return m;
 }
 
+std::optional<int> conventionalHeadWidth(int dModel, int heads)
+{
+    if (dModel < 1 || heads < 1 || dModel % heads != 0)
+        return std::nullopt;
+    return dModel / heads;
+}
+
+Matrix defaultOutputProjection(const AttentionModel& model)
+{
+    return Matrix::Identity(model.wv.cols(), model.dModel());
+}
+
+AttentionModel withOutputWidth(const AttentionModel& model, int dOut)
+{
+    AttentionModel m = model;
+    if (!model.wo || dOut < 1)
+        return m;
+    m.wo = kept(*model.wo, model.wo->rows(), dOut, true);
+    if (model.bo)
+        m.bo = kept(*model.bo, 1, dOut, false);
+    return m;
+}
+
 Matrix pasted(const Matrix& target, const Matrix& block, int row, int col, bool* clipped)
 {
     Matrix out = target;

@@ -19,6 +19,19 @@ Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::s
  *  columns head by head (new entries zero); b_O keeps d_out and stays. */
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads);
 
+/** The per-head width the usual convention gives h heads over d_model: d_k = d_v = d_model / h, or
+ *  nothing when h does not divide d_model (or either is not positive). */
+std::optional<int> conventionalHeadWidth(int dModel, int heads);
+
+/** W_O as it is added: (h·d_v) × d_model, so that the output has d_model columns, with ones on its
+ *  diagonal (the identity when h·d_v = d_model). */
+Matrix defaultOutputProjection(const AttentionModel& model);
+
+/** The model with W_O of dOut columns (d_out): cells that still exist are kept, new columns are zero
+ *  with a one where they meet the diagonal; b_O, when there is one, follows with new entries zero.
+ *  The model unchanged when it has no W_O. */
+AttentionModel withOutputWidth(const AttentionModel& model, int dOut);
+
 /** The matrix with a rectangular block pasted at (row, col); cells past the edges are dropped.
  *  clipped is set when some were. */
 Matrix pasted(const Matrix& target, const Matrix& block, int row, int col, bool* clipped = nullptr);

@@ -29,6 +29,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -278,6 +279,98 @@ private slots:
         QVERIFY(w.document()->setCell(MatrixId::Embeddings, 0, 3, -1.25));
         QCOMPARE(w.document()->undoStack()->undoText(),
                  QStringLiteral("将 X 第 1 行第 4 列改为 %1").arg(render::displayNumber(-1.25, 'g', render::shortestPrecision)));
+    }
+
+    /** Every kind of undo step is named as what was done, in the past tense, like a cell edit. */
+    void everyUndoStepSaysWhatWasDone()
+    {
+        newWindow();
+        ui::Document* doc = m_window->document();
+        auto* panel = m_window->findChild<ui::MatrixEditorPanel*>();
+        QStringList names;
+        auto named = [&](const QString& expected) {
+            QCOMPARE(doc->undoStack()->undoText(), expected);
+            names << expected;
+        };
+        QVERIFY(doc->setTokenText(QStringLiteral("one two three")));
+        named(QStringLiteral("Changed the tokens to “one two three”"));
+        core::Options o = doc->model().options;
+        o.mask = core::Mask::Causal;
+        doc->setOptions(o);
+        named(QStringLiteral("Turned on the causal mask"));
+        o.temperature = 0.5;
+        doc->setOptions(o);
+        named(QStringLiteral("Changed the temperature to %1").arg(render::displayNumber(0.5, 'g', render::shortestPrecision)));
+        o.scale = !o.scale;
+        doc->setOptions(o);
+        named(o.scale ? QStringLiteral("Turned on dividing the scores by √d_k")
+                      : QStringLiteral("Turned off dividing the scores by √d_k"));
+        QVERIFY(doc->setDimensions(6, 3, 3, 2));
+        named(QStringLiteral("Changed the heads to 2, d_model to 6"));
+        doc->setOutputProjection(true);
+        named(QStringLiteral("Added W_O (6 × 6)"));
+        QVERIFY(doc->setOutputWidth(4));
+        named(QStringLiteral("Changed d_out to 4"));
+        panel->setCurrentMatrix(MatrixId::Key);
+        panel->fillZeros();
+        named(QStringLiteral("Filled W_K with zeros"));
+        panel->fillIdentity();
+        named(QStringLiteral("Filled W_K with the identity"));
+        panel->fillRandom();
+        named(QStringLiteral("Filled W_K at random (seed 1)"));
+        panel->scale();
+        named(QStringLiteral("Scaled W_K by 2"));
+        QVERIFY(panel->pasteText(QStringLiteral("1\t2\n3\t4")));
+        named(QStringLiteral("Pasted 2 × 2 cells into W_K"));
+        doc->setOutputProjection(false);
+        named(QStringLiteral("Removed W_O"));
+        // None is an order ("Edit tokens", "Change options"): each says what was done.
+        static const QRegularExpression imperative(
+            QStringLiteral("^(Edit|Change|Add|Remove|Fill|Scale|Paste|Import|Set|Turn) "));
+        for (const QString& name : names)
+            QVERIFY2(!imperative.match(name).hasMatch(), qPrintable(name));
+        // The history lists them; the status bar shows the last one.
+        QCOMPARE(m_window->statusBar()->currentMessage(), QStringLiteral("Removed W_O"));
+
+        switchTo(QStringLiteral("zh_CN"));
+        QVERIFY(doc->setDimensions(6, 3, 3, 1));
+        QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("将头数改为 1"));
+        doc->setOutputProjection(true);
+        QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("已添加 W_O（3 × 6）"));
+    }
+
+    /** An open zoom follows a language switch: its title, buttons, hint and the readout under the pointer. */
+    void zoomFollowsTheLanguage()
+    {
+        newWindow();
+        QVERIFY(m_window->loadPreset(QStringLiteral("thinking-machines")));
+        m_window->document()->waitForTrace();
+        ui::HeatmapZoomView* view = xBlock()->zoom();
+        auto* dialog = view->window();
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QCOMPARE(dialog->windowTitle(), QStringLiteral("X"));
+        auto* fit = dialog->findChild<QAbstractButton*>(QStringLiteral("zoomFitButton"));
+        auto* hint = dialog->findChild<QLabel*>(QStringLiteral("zoomHint"));
+        auto* readout = dialog->findChild<QLabel*>(QStringLiteral("zoomReadout"));
+        QVERIFY(fit && hint && readout);
+        QCOMPARE(fit->text(), QStringLiteral("&Fit"));
+        const QPoint at(view->width() / 3, view->height() / 2);
+        turnWheel(view, at, 2);  // zooming reads out the cell under the pointer
+        const auto cell = view->cellAt(at);
+        QVERIFY(cell);
+        const auto [row, col] = *cell;
+        QTRY_VERIFY2(readout->text().startsWith(QStringLiteral("row %1").arg(row + 1)), qPrintable(readout->text()));
+
+        switchTo(QStringLiteral("zh_CN"));
+        QCOMPARE(fit->text(), QStringLiteral("适应窗口(&F)"));
+        QCOMPARE(hint->text(), QStringLiteral("滚轮：以指针为中心缩放 · 拖动：移动"));
+        QVERIFY2(readout->text().startsWith(QStringLiteral("第 %1 行").arg(row + 1)), qPrintable(readout->text()));
+        QVERIFY2(readout->text().contains(QStringLiteral("第 %1 列").arg(col + 1)), qPrintable(readout->text()));
+        QVERIFY(view->accessibleName().contains(dialog->windowTitle()));
+        switchTo(QStringLiteral("en"));
+        QCOMPARE(fit->text(), QStringLiteral("&Fit"));
+        QVERIFY(readout->text().startsWith(QStringLiteral("row %1").arg(row + 1)));
+        dialog->close();
     }
 
     void languageMenuReadsInBothLanguages()

@@ -7,11 +7,25 @@
 #include "ui/views/mainwindow.h"
 #include "ui/views/optionspanel.h"
 #include "ui/views/stepspanel.h"
+#include "ui/views/teachingslides.h"
 #include "ui/views/teachingview.h"
+#include "ui/render/slidepainter.h"
 
+#include "core/attention.h"
+#include "core/presets.h"
+
+#include <QAbstractButton>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QImage>
+#include <QLineEdit>
+#include <QPainter>
+#include <QTabBar>
+#include <QTableView>
 #include <QFile>
 #include <QLabel>
 #include <QMenu>
@@ -21,6 +35,8 @@
 #include <QStandardPaths>
 #include <QTest>
 #include <QXmlStreamReader>
+
+#include <functional>
 
 namespace {
 
@@ -71,6 +87,102 @@ QStringList placeholders(const QString& text)
     if (plain.contains(QRegularExpression(QStringLiteral("&[^ &;]"))))
         list << QStringLiteral("&");
     return list;
+}
+
+/** The visible texts of a window and its children: labels, buttons, tabs, dock titles, combo box items,
+ *  placeholders, table headers and tooltips, and the texts of its menus. */
+QStringList visibleTexts(QWidget& window)
+{
+    QStringList texts;
+    auto add = [&](const QString& t) {
+        if (!t.trimmed().isEmpty())
+            texts << t;
+    };
+    for (QWidget* w : window.findChildren<QWidget*>()) {
+        if (!w->isVisible() || w->visibleRegion().isEmpty())
+            continue;  // hidden, or in a dock behind another one's tab
+        add(w->toolTip());
+        if (auto* l = qobject_cast<QLabel*>(w))
+            add(l->text());
+        else if (auto* b = qobject_cast<QAbstractButton*>(w))
+            add(b->text());
+        else if (auto* g = qobject_cast<QGroupBox*>(w))
+            add(g->title());
+        else if (auto* d = qobject_cast<QDockWidget*>(w))
+            add(d->windowTitle());
+        else if (auto* e = qobject_cast<QLineEdit*>(w))
+            add(e->placeholderText());
+        if (auto* tabs = qobject_cast<QTabBar*>(w))
+            for (int i = 0; i < tabs->count(); ++i) {
+                add(tabs->tabText(i));
+                add(tabs->tabToolTip(i));
+            }
+        if (auto* combo = qobject_cast<QComboBox*>(w))
+            for (int i = 0; i < combo->count(); ++i)
+                add(combo->itemText(i));
+        if (auto* table = qobject_cast<QTableView*>(w); table && table->model())
+            for (Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
+                const int count = o == Qt::Horizontal ? table->model()->columnCount() : table->model()->rowCount();
+                for (int i = 0; i < count && i < 16; ++i) {
+                    add(table->model()->headerData(i, o).toString());
+                    add(table->model()->headerData(i, o, Qt::ToolTipRole).toString());
+                }
+                for (int r = 0; r < table->model()->rowCount() && r < 4; ++r)
+                    for (int c = 0; c < table->model()->columnCount() && c < 4; ++c)
+                        add(table->model()->index(r, c).data(Qt::ToolTipRole).toString());
+            }
+    }
+    std::function<void(const QList<QAction*>&)> actions = [&](const QList<QAction*>& list) {
+        for (QAction* a : list) {
+            add(a->text());
+            add(a->statusTip());
+            if (a->menu())
+                actions(a->menu()->actions());
+        }
+    };
+    actions(window.actions());
+    for (QMenuBar* bar : window.findChildren<QMenuBar*>())
+        actions(bar->actions());
+    return texts;
+}
+
+/** The English words of a text meant to be Chinese: runs of three or more Latin letters, leaving out
+ *  the session's own tokens, the names of mathematics (d_model, W_Q, softmax, exp, max, √d_k) and the
+ *  few names that stay as they are (the program, file formats, keys, English in the language menu). */
+QStringList englishWords(QString text, const QStringList& tokens)
+{
+    static const QRegularExpression tags(QStringLiteral("<[^>]*>|&[a-z]+;"));
+    static const QRegularExpression identifiers(QStringLiteral("\\b[A-Za-z]+_[A-Za-z0-9]+\\b"));
+    static const QRegularExpression words(QStringLiteral("[A-Za-z]{3,}"));
+    static const QStringList kept{QStringLiteral("softmax"), QStringLiteral("exp"), QStringLiteral("max"),
+                                  QStringLiteral("Attention"), QStringLiteral("Explorer"), QStringLiteral("English"),
+                                  QStringLiteral("Language"), QStringLiteral("PNG"), QStringLiteral("SVG"),
+                                  QStringLiteral("PDF"), QStringLiteral("CSV"), QStringLiteral("JSON"),
+                                  QStringLiteral("npy"), QStringLiteral("PyTorch"), QStringLiteral("GPT"),
+                                  QStringLiteral("Glorot"), QStringLiteral("Vaswani"), QStringLiteral("Ctrl"),
+                                  QStringLiteral("Shift"), QStringLiteral("Esc"), QStringLiteral("Space"),
+                                  QStringLiteral("PgUp"), QStringLiteral("PgDown"), QStringLiteral("Del"),
+                                  QStringLiteral("Illustrated"), QStringLiteral("Self"), QStringLiteral("Thinking"),
+                                  QStringLiteral("Machines"), QStringLiteral("sin"), QStringLiteral("cos"),
+                                  QStringLiteral("Softmax"), QStringLiteral("Viridis"), QStringLiteral("Magma"),
+                                  QStringLiteral("Cividis"), QStringLiteral("Python"), QStringLiteral("torch"),
+                                  QStringLiteral("The"), QStringLiteral("Transformer")};
+    text.replace(tags, QStringLiteral(" ")).remove(identifiers);
+    QStringList found;
+    for (auto it = words.globalMatch(text); it.hasNext();) {
+        const QString w = it.next().captured(0);
+        if (!kept.contains(w, Qt::CaseInsensitive) && !tokens.contains(w, Qt::CaseInsensitive))
+            found << w;
+    }
+    return found;
+}
+
+QStringList tokensOf(const core::AttentionModel& model)
+{
+    QStringList tokens;
+    for (const std::string& t : model.tokens)
+        tokens << QString::fromStdString(t).split(QRegularExpression(QStringLiteral("[^A-Za-z]+")), Qt::SkipEmptyParts);
+    return tokens;
 }
 
 }  // namespace
@@ -171,6 +283,51 @@ private slots:
             QVERIFY(teaching.grab().save(dir + QStringLiteral("/teaching-zh_CN-%1.png").arg(i + 1)));
         }
         switchTo(QStringLiteral("en"));
+    }
+
+    /** In Chinese, no text the window, its slides or a zoom show is left in English: of the worked
+     *  example, and of the two-head preset with W_O and the causal mask. */
+    void noVisibleTextIsLeftInEnglish()
+    {
+        switchTo(QStringLiteral("zh_CN"));
+        ui::MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        QStringList problems;
+        for (const char* preset : {"illustrated", "multi-head"}) {
+            QVERIFY(w.loadPreset(QString::fromLatin1(preset)));
+            core::Options o = w.document()->model().options;
+            o.mask = core::Mask::Causal;
+            w.document()->setOptions(o);
+            QVERIFY(w.document()->waitForTrace(10000));
+            QTest::qWait(200);  // the panels follow the new trace
+            QStringList texts = visibleTexts(w);
+            // The walkthrough is the steps panel's neighbour tab: read it in front too.
+            auto* walkthrough = w.findChild<QDockWidget*>(QStringLiteral("walkthroughDock"));
+            QVERIFY(walkthrough);
+            walkthrough->raise();
+            QTest::qWait(100);
+            texts << visibleTexts(w);
+            w.findChild<QDockWidget*>(QStringLiteral("stepsDock"))->raise();
+            texts << w.document()->undoStack()->undoText();
+            // Every slide as painted, every text it drew.
+            for (const render::Slide& slide : ui::buildSlides(*w.document()->trace(), 0, 0)) {
+                QImage image(1280, 720, QImage::Format_RGB32);
+                QPainter p(&image);
+                render::SlidePainter painter(slide, QFont(), render::SlideColors());
+                painter.setPage(1, 2);
+                painter.paint(p, QRectF(0, 0, 1280, 720));
+                for (const render::DrawnText& t : painter.drawn())
+                    texts << t.text;
+            }
+            const QStringList tokens = tokensOf(w.document()->model());
+            for (const QString& t : texts)
+                if (const QStringList words = englishWords(t, tokens); !words.isEmpty())
+                    problems << QStringLiteral("%1: “%2” (%3)").arg(QLatin1String(preset), t, words.join(QLatin1Char(' ')));
+        }
+        problems.removeDuplicates();
+        switchTo(QStringLiteral("en"));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     void everyMessageIsTranslated()

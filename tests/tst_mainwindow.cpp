@@ -398,14 +398,14 @@ void TestMainWindow::refusedDimensionsAreShown()
     auto* dk = w.optionsPanel()->findChild<QSpinBox*>(QStringLiteral("dkBox"));
     heads->setValue(2);
     QCOMPARE(doc->model().heads(), 2);
-    QCOMPARE(doc->model().dK(), 3);
+    QCOMPARE(doc->model().dK(), 2);  // d_model / h, as changing the heads offers
     QVERIFY(w.optionsPanel()->message().isEmpty());
 
     const core::AttentionModel before = doc->model();
     dk->setValue(4000);  // 2 heads × 4000 columns is more than the engine accepts
     QVERIFY(!w.optionsPanel()->message().isEmpty());
     QVERIFY(doc->model() == before);
-    QCOMPARE(dk->value(), 3);
+    QCOMPARE(dk->value(), 2);
 }
 
 void TestMainWindow::saveThenOpenReproducesTheSession()

@@ -234,6 +234,33 @@ private slots:
         }
     }
 
+    /** Under the causal mask the weights' table greys the cells the mask hides (the grey of the page's
+     *  rules, which the table without the mask shows only as thin lines). */
+    void maskedCellsAreGreyedInTheTables()
+    {
+        if (!havePoppler())
+            QSKIP("pdftoppm (poppler-utils) is missing: the report's pixels are not checked");
+        int grey[2] = {0, 0};
+        for (const bool causal : {false, true}) {
+            core::AttentionModel model = core::preset("illustrated")->model;
+            model.options.mask = causal ? core::Mask::Causal : core::Mask::None;
+            const core::Trace trace = core::compute(model);
+            const QString path = m_dir.filePath(causal ? QStringLiteral("causal.pdf") : QStringLiteral("open.pdf"));
+            QString error;
+            QVERIFY2(exports::writeReport(trace, QString(), path, &error), qPrintable(error));
+            const QStringList titles = exports::reportStepTitles(trace);
+            const int page = pageWith(path, pageCount(path), QString(titles[4]).remove(QLatin1Char('_')));
+            QVERIFY(page > 0);
+            const QImage image = renderPage(path, page, m_dir.path());
+            QVERIFY(!image.isNull());
+            grey[causal] = pixelsOf(image, qRgb(0xd0, 0xd4, 0xd9));
+        }
+        // Three masked cells of some 50 × 12 pixels at 60 dpi, less their hatching and numbers.
+        QVERIFY2(grey[1] > grey[0] + 600, qPrintable(QStringLiteral("%1 grey pixels with the mask, %2 without")
+                                                         .arg(grey[1])
+                                                         .arg(grey[0])));
+    }
+
     void formulasHaveSubscripts()
     {
         const QString path = m_dir.filePath(QStringLiteral("subscripts.pdf"));

@@ -42,14 +42,18 @@ core::AttentionModel sourceModel(const QString& source)
     return presetModel(source.toUtf8().constData());
 }
 
-/** Paints slide into an image of size and returns what it drew. */
-std::vector<render::DrawnText> paintSlide(const render::Slide& slide, QSize size, int page, int pages)
+/** Paints slide into an image of size and returns what it drew; scale, when given, is set to what the
+ *  matrices were scaled by to fit. */
+std::vector<render::DrawnText> paintSlide(const render::Slide& slide, QSize size, int page, int pages,
+                                          double* scale = nullptr)
 {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     QPainter p(&image);
     render::SlidePainter painter(slide, QFont(), render::SlideColors());
     painter.setPage(page, pages);
     painter.paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
+    if (scale)
+        *scale = painter.matrixScale();
     return painter.drawn();
 }
 
@@ -105,6 +109,31 @@ private slots:
                                                 .arg(t.box.width())
                                                 .arg(t.box.height())));
         }
+    }
+
+    /** The matrices of a slide are drawn at a size a class can read from the back: at 1280 × 720 their
+     *  numbers are never shrunk below 45 % of their size, some 10 px (concat · W_O = output of two heads
+     *  was once at 35 %, Q, K and V of d_k 16 at 36 %). */
+    void matricesAreReadable_data()
+    {
+        QTest::addColumn<QString>("source");
+        for (const char* source : {"illustrated", "eight", "multi-head", "causal-sentence", "long"})
+            QTest::newRow(source) << QString::fromLatin1(source);
+    }
+
+    void matricesAreReadable()
+    {
+        QFETCH(QString, source);
+        const auto slides = everySlide(core::compute(sourceModel(source)));
+        QStringList small;
+        for (const render::Slide& slide : slides) {
+            double scale = 0;
+            paintSlide(slide, QSize(1280, 720), 1, 1, &scale);
+            if (scale < 0.45)
+                small << QStringLiteral("slide \"%1\": matrices at %2 %").arg(slide.title).arg(int(scale * 100));
+        }
+        small.removeDuplicates();
+        QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
     }
 
     void oneNumberFormatPerSlide_data()
@@ -185,7 +214,7 @@ private slots:
         QCOMPARE(trace.headCount(), 2);
         for (int head = 0; head < 2; ++head) {
             const auto slides = ui::buildSlides(trace, head, 1);
-            QCOMPARE(int(slides.size()), 10);
+            QCOMPARE(int(slides.size()), 11);
             QVERIFY(slides[2].title.contains(QStringLiteral("head %1").arg(head + 1)));
 
             const render::Slide& concat = slides[8];
@@ -196,12 +225,16 @@ private slots:
             QCOMPARE(concat.matrices[1].values, trace.heads[1].outputs);
             QCOMPARE(concat.matrices[2].values, trace.concat);
 
+            // concat · W_O, then the output on a slide of its own: 8 + 8 + 8 columns are too many for one.
             const render::Slide& wo = slides[9];
-            QCOMPARE(int(wo.matrices.size()), 3);
+            QCOMPARE(int(wo.matrices.size()), 2);
             QCOMPARE(wo.matrices[1].name, QStringLiteral("W_O"));
             QCOMPARE(wo.matrices[1].values, *trace.model.wo);
-            QCOMPARE(wo.matrices[2].values, trace.output);
-            QCOMPARE(wo.matrices[2].highlightRow, 1);
+            QCOMPARE(wo.matrices[1].rowLabels.first(), QStringLiteral("h1·1"));
+            const render::Slide& output = slides[10];
+            QCOMPARE(int(output.matrices.size()), 1);
+            QCOMPARE(output.matrices[0].values, trace.output);
+            QCOMPARE(output.matrices[0].highlightRow, 1);
             QVERIFY(wo.arithmetic.value(0).startsWith(QStringLiteral("out(2,1) = concat₂·W_O[:,1] = ")));
         }
         // One head without W_O: nothing after "every token at once".

@@ -408,6 +408,38 @@
             <source>%1 · head %2</source>
             <translation>%1 · 第 %2 头</translation>
         </message>
+        <message>
+            <source>score</source>
+            <translation>分数</translation>
+        </message>
+        <message>
+            <source>scaled</source>
+            <translation>缩放</translation>
+        </message>
+        <message>
+            <source>concat</source>
+            <translation>拼接</translation>
+        </message>
+        <message>
+            <source>out</source>
+            <translation>输出</translation>
+        </message>
+        <message>
+            <source>[head %1]</source>
+            <translation>[第 %1 头]</translation>
+        </message>
+        <message>
+            <source> of head %1</source>
+            <translation>（第 %1 头）</translation>
+        </message>
+        <message>
+            <source>… (%1 more)</source>
+            <translation>…（另有 %1 项）</translation>
+        </message>
+        <message>
+            <source>(causal mask: key %1 comes after query %2)</source>
+            <translation>（因果掩码：键 %1 在查询 %2 之后）</translation>
+        </message>
     </context>
     <context>
         <name>StepWording</name>
@@ -734,6 +766,18 @@
             <source>%1 · head %2</source>
             <translation>%1 · 第 %2 头</translation>
         </message>
+        <message>
+            <source> (masked)</source>
+            <translation>（已屏蔽）</translation>
+        </message>
+        <message>
+            <source>concat</source>
+            <translation>拼接</translation>
+        </message>
+        <message>
+            <source>output</source>
+            <translation>输出</translation>
+        </message>
     </context>
     <context>
         <name>ui::Autosave</name>
@@ -766,23 +810,23 @@
         </message>
         <message>
             <source>Edit tokens</source>
-            <translation>编辑词元</translation>
+            <translation type="vanished">编辑词元</translation>
         </message>
         <message>
             <source>Change options</source>
-            <translation>更改选项</translation>
+            <translation type="vanished">更改选项</translation>
         </message>
         <message>
             <source>Change dimensions</source>
-            <translation>更改维度</translation>
+            <translation type="vanished">更改维度</translation>
         </message>
         <message>
             <source>Add W_O</source>
-            <translation>添加 W_O</translation>
+            <translation type="vanished">添加 W_O</translation>
         </message>
         <message>
             <source>Remove W_O</source>
-            <translation>移除 W_O</translation>
+            <translation type="vanished">移除 W_O</translation>
         </message>
         <message>
             <source>%1: cannot be written: %2</source>
@@ -799,6 +843,94 @@
         <message>
             <source>Changed %1 row %2, column %3 to %4</source>
             <translation>将 %1 第 %2 行第 %3 列改为 %4</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>，</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>；</translation>
+        </message>
+        <message>
+            <source>Added W_O (%1 × %2)</source>
+            <translation>已添加 W_O（%1 × %2）</translation>
+        </message>
+        <message>
+            <source>Changed %1</source>
+            <translation>将%1</translation>
+        </message>
+        <message>
+            <source>Changed d_out to %1</source>
+            <translation>将 d_out 改为 %1</translation>
+        </message>
+        <message>
+            <source>Changed the dimensions</source>
+            <translation>已更改维度</translation>
+        </message>
+        <message>
+            <source>Changed the options</source>
+            <translation>已更改选项</translation>
+        </message>
+        <message>
+            <source>Changed the temperature to %1</source>
+            <translation>将温度改为 %1</translation>
+        </message>
+        <message>
+            <source>Changed the tokens to “%1”</source>
+            <translation>将词元改为“%1”</translation>
+        </message>
+        <message>
+            <source>Removed W_O</source>
+            <translation>已移除 W_O</translation>
+        </message>
+        <message>
+            <source>There is no W_O: add the output projection first.</source>
+            <translation>没有 W_O：请先添加输出投影。</translation>
+        </message>
+        <message>
+            <source>Turned off dividing the scores by √d_k</source>
+            <translation>已关闭分数除以 √d_k</translation>
+        </message>
+        <message>
+            <source>Turned off the causal mask</source>
+            <translation>已关闭因果掩码</translation>
+        </message>
+        <message>
+            <source>Turned off the positional encoding</source>
+            <translation>已关闭位置编码</translation>
+        </message>
+        <message>
+            <source>Turned on dividing the scores by √d_k</source>
+            <translation>已开启分数除以 √d_k</translation>
+        </message>
+        <message>
+            <source>Turned on the causal mask</source>
+            <translation>已开启因果掩码</translation>
+        </message>
+        <message>
+            <source>Turned on the sinusoidal positional encoding</source>
+            <translation>已开启正弦位置编码</translation>
+        </message>
+        <message>
+            <source>d_k to %1</source>
+            <translation>d_k 改为 %1</translation>
+        </message>
+        <message>
+            <source>d_model to %1</source>
+            <translation>d_model 改为 %1</translation>
+        </message>
+        <message>
+            <source>d_out must be at least 1.</source>
+            <translation>d_out 至少为 1。</translation>
+        </message>
+        <message>
+            <source>d_v to %1</source>
+            <translation>d_v 改为 %1</translation>
+        </message>
+        <message>
+            <source>the heads to %1</source>
+            <translation>头数改为 %1</translation>
         </message>
     </context>
     <context>
@@ -927,7 +1059,7 @@
         </message>
         <message>
             <source>Import %1</source>
-            <translation>导入 %1</translation>
+            <translation type="vanished">导入 %1</translation>
         </message>
         <message>
             <source>Export %1</source>
@@ -952,6 +1084,10 @@
         <message>
             <source>Wrote the slides %1</source>
             <translation>已写入幻灯片 %1</translation>
+        </message>
+        <message>
+            <source>Imported %1 into %2</source>
+            <translation>已将 %1 导入 %2</translation>
         </message>
     </context>
     <context>
@@ -1505,7 +1641,7 @@
         </message>
         <message>
             <source>Paste into %1</source>
-            <translation>粘贴到 %1</translation>
+            <translation type="vanished">粘贴到 %1</translation>
         </message>
         <message>
             <source>The %1 × %2 block did not fit at row %3, column %4 of the %5 × %6 matrix: the cells past the edge were left out.</source>
@@ -1521,23 +1657,23 @@
         </message>
         <message>
             <source>%1 was refused: the result is not all finite numbers.</source>
-            <translation>%1 被拒绝：结果并非全为有限数。</translation>
+            <translation type="vanished">%1 被拒绝：结果并非全为有限数。</translation>
         </message>
         <message>
             <source>Fill %1 at random (seed %2)</source>
-            <translation>随机填充 %1（种子 %2）</translation>
+            <translation type="vanished">随机填充 %1（种子 %2）</translation>
         </message>
         <message>
             <source>Fill %1 with zeros</source>
-            <translation>用零填充 %1</translation>
+            <translation type="vanished">用零填充 %1</translation>
         </message>
         <message>
             <source>Fill %1 with the identity</source>
-            <translation>用单位矩阵填充 %1</translation>
+            <translation type="vanished">用单位矩阵填充 %1</translation>
         </message>
         <message>
             <source>Scale %1 by %2</source>
-            <translation>将 %1 乘以 %2</translation>
+            <translation type="vanished">将 %1 乘以 %2</translation>
         </message>
         <message>
             <source>Seed of the random fill</source>
@@ -1554,6 +1690,30 @@
         <message>
             <source>Matrices</source>
             <translation>矩阵</translation>
+        </message>
+        <message>
+            <source>%1 not changed: the result would not be all finite numbers.</source>
+            <translation>%1 未更改：结果将不全是有限数。</translation>
+        </message>
+        <message>
+            <source>Filled %1 at random (seed %2)</source>
+            <translation>已随机填充 %1（种子 %2）</translation>
+        </message>
+        <message>
+            <source>Filled %1 with the identity</source>
+            <translation>已用单位矩阵填充 %1</translation>
+        </message>
+        <message>
+            <source>Filled %1 with zeros</source>
+            <translation>已用零填充 %1</translation>
+        </message>
+        <message>
+            <source>Pasted %1 × %2 cells into %3</source>
+            <translation>已将 %1 × %2 个单元格粘贴到 %3</translation>
+        </message>
+        <message>
+            <source>Scaled %1 by %2</source>
+            <translation>已将 %1 乘以 %2</translation>
         </message>
     </context>
     <context>
@@ -1659,7 +1819,7 @@
         </message>
         <message>
             <source>Change temperature</source>
-            <translation>更改温度</translation>
+            <translation type="vanished">更改温度</translation>
         </message>
         <message>
             <source>Not changed: %1</source>
@@ -1668,6 +1828,26 @@
         <message>
             <source>Temperature slider</source>
             <translation>温度滑块</translation>
+        </message>
+        <message>
+            <source>Changed the temperature</source>
+            <translation>已更改温度</translation>
+        </message>
+        <message>
+            <source>Changing the heads sets d_k = d_v = d_model / h when h divides d_model</source>
+            <translation>h 能整除 d_model 时，更改头数会设 d_k = d_v = d_model / h</translation>
+        </message>
+        <message>
+            <source>The columns of W_O, and so of the output (usually d_model)</source>
+            <translation>W_O 的列数，也就是输出的列数（通常为 d_model）</translation>
+        </message>
+        <message>
+            <source>d_k = d_v = d_model / h = %1 / %2 = %3, as usual; change them freely.</source>
+            <translation>按惯例 d_k = d_v = d_model / h = %1 / %2 = %3；可以随意再改。</translation>
+        </message>
+        <message>
+            <source>d_o&amp;ut</source>
+            <translation>d_out(&amp;U)</translation>
         </message>
     </context>
     <context>
@@ -1887,6 +2067,10 @@
         <message>
             <source>Token %1: “%2”</source>
             <translation>词元 %1：“%2”</translation>
+        </message>
+        <message>
+            <source>masked</source>
+            <translation>已屏蔽</translation>
         </message>
     </context>
     <context>
@@ -2122,6 +2306,10 @@
         <message>
             <source>Walkthrough of one query</source>
             <translation>一个查询的逐步演算</translation>
+        </message>
+        <message>
+            <source>%1 (masked)</source>
+            <translation>%1（已屏蔽）</translation>
         </message>
     </context>
     <context>
@@ -2366,6 +2554,33 @@
         <message>
             <source>%1, %2: %3</source>
             <translation>%1，%2：%3</translation>
+        </message>
+    </context>
+    <context>
+        <name>CellStyle</name>
+        <message>
+            <source>Column %1</source>
+            <translation>第 %1 列</translation>
+        </message>
+        <message>
+            <source>Head %1, column %2 (column %3 of %4)</source>
+            <translation>第 %1 个头的第 %2 列（共 %4 列中的第 %3 列）</translation>
+        </message>
+        <message>
+            <source>Head %1, row %2 (row %3 of %4)</source>
+            <translation>第 %1 个头的第 %2 行（共 %4 行中的第 %3 行）</translation>
+        </message>
+        <message>
+            <source>Row %1</source>
+            <translation>第 %1 行</translation>
+        </message>
+        <message>
+            <source>h%1·%2</source>
+            <translation>头%1·%2</translation>
+        </message>
+        <message>
+            <source>Masked: key %1 comes after query %2, so the causal mask gives it no weight.</source>
+            <translation>已屏蔽：键 %1 在查询 %2 之后，因果掩码不给它任何权重。</translation>
         </message>
     </context>
 </TS>

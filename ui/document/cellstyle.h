@@ -14,7 +14,23 @@ enum CellRole {
     ValueRole = Qt::UserRole + 1,  ///< double: the cell's exact value
     HighlightRole,                 ///< bool: the hovered cell came from this cell (its row or column)
     HoveredRole,                   ///< bool: this is the hovered cell itself
+    MaskedRole,                    ///< bool: the causal mask hides this cell (a key after its query)
 };
+
+/** The label of column (or row) `index` of a matrix whose `count` columns are `heads` blocks side by
+ *  side, one per head (W_Q, W_K, W_V, the concatenation; W_O's rows): "h2·1" for the first column of
+ *  head 2, 1-based; the plain number "3" for one head or when heads does not divide count. */
+QString headedLabel(int index, int count, int heads);
+/** Its tooltip: "Head 2, column 1 (column 4 of 6)"; the plain "Column 3" as headedLabel() has no head. */
+QString headedLabelToolTip(int index, int count, int heads, bool rows = false);
+
+/** Why a cell is masked, as its tooltip starts: "Masked: key 3 comes after query 1, …" (1-based as given). */
+QString maskedCellNote(int query, int key);
+
+/** How a cell the causal mask hides is painted: a grey laid over base (the tint of no value). */
+QColor maskedCellColor(const QColor& base);
+/** Its text colour: a grey that reads on maskedCellColor(base), dimmer than real numbers. */
+QColor maskedTextColor(const QColor& base);
 
 /** The value as every table shows it: render::displayNumber() with exactly `precision` decimals,
  *  the UI locale's decimal separator, no group separators and no "-0". */

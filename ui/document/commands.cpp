@@ -2,6 +2,8 @@
 
 #include "document.h"
 
+#include "core/edit.h"
+
 namespace ui {
 
 namespace {
@@ -97,9 +99,10 @@ private:
 class OutputProjectionEdit final : public Edit {
 public:
     /** removed: the W_O taken away, with its bias b_O when it had one (b_O needs W_O, so it goes too);
-     *  nothing when W_O of size × size is added (without a bias). */
-    OutputProjectionEdit(std::optional<core::Matrix> removed, std::optional<core::Matrix> removedBias, Eigen::Index size)
-        : m_removed(std::move(removed)), m_removedBias(std::move(removedBias)), m_size(size)
+     *  nothing when W_O of rows × cols is added (without a bias). */
+    OutputProjectionEdit(std::optional<core::Matrix> removed, std::optional<core::Matrix> removedBias,
+                         Eigen::Index rows, Eigen::Index cols)
+        : m_removed(std::move(removed)), m_removedBias(std::move(removedBias)), m_rows(rows), m_cols(cols)
     {
     }
     ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
@@ -112,7 +115,7 @@ public:
             model.wo = *m_removed;
             model.bo = m_removedBias;
         } else {
-            model.wo = core::Matrix::Identity(m_size, m_size);
+            model.wo = core::Matrix::Identity(m_rows, m_cols);
         }
         return ModelChange::of(ModelChange::Kind::Shape);
     }
@@ -124,7 +127,7 @@ public:
 private:
     std::optional<core::Matrix> m_removed;
     std::optional<core::Matrix> m_removedBias;
-    Eigen::Index m_size;
+    Eigen::Index m_rows, m_cols;  ///< of the W_O added
 };
 
 class TokensEdit final : public Edit {
@@ -317,10 +320,12 @@ std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Optio
 
 std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on)
 {
-    if (on)
-        return std::make_shared<OutputProjectionEdit>(std::nullopt, std::nullopt, model.wv.cols());
+    if (on) {
+        const core::Matrix added = core::defaultOutputProjection(model);
+        return std::make_shared<OutputProjectionEdit>(std::nullopt, std::nullopt, added.rows(), added.cols());
+    }
     Q_ASSERT(model.wo);
-    return std::make_shared<OutputProjectionEdit>(*model.wo, model.bo, model.wv.cols());
+    return std::make_shared<OutputProjectionEdit>(*model.wo, model.bo, 0, 0);
 }
 
 std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QString& beforeText,

@@ -72,7 +72,7 @@ std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, dou
 std::shared_ptr<Edit> matrixEdit(MatrixId id, const core::Matrix& before, const core::Matrix& after);
 /** The options, before and after. */
 std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Options& after);
-/** W_O added (an identity of d_v × d_v without a bias, made again on redo) or removed (the removed matrix is
+/** W_O added (core::defaultOutputProjection(): (h·d_v) × d_model, without a bias, made again on redo) or removed (the removed matrix is
  *  kept, and b_O with it: a bias without W_O has nothing to add to). */
 std::shared_ptr<Edit> outputProjectionEdit(const core::AttentionModel& model, bool on);
 /** New tokens and token line: the tokens, X and the text before and after. Consecutive ones merge

@@ -70,6 +70,41 @@ QString Document::cellEditText(MatrixId id, int row, int col, double value)
         .arg(render::displayNumber(value, 'g', render::shortestPrecision));
 }
 
+QString Document::optionsEditText(const core::Options& before, const core::Options& after)
+{
+    QStringList parts;
+    if (before.scale != after.scale)
+        parts << (after.scale ? tr("Turned on dividing the scores by √d_k") : tr("Turned off dividing the scores by √d_k"));
+    if (before.temperature != after.temperature)
+        parts << tr("Changed the temperature to %1")
+                     .arg(render::displayNumber(after.temperature, 'g', render::shortestPrecision));
+    if (before.mask != after.mask)
+        parts << (after.mask == core::Mask::Causal ? tr("Turned on the causal mask") : tr("Turned off the causal mask"));
+    if (before.positionalEncoding != after.positionalEncoding)
+        parts << (after.positionalEncoding == core::PositionalEncoding::Sinusoidal
+                      ? tr("Turned on the sinusoidal positional encoding")
+                      : tr("Turned off the positional encoding"));
+    if (parts.isEmpty())
+        return tr("Changed the options");
+    return parts.join(tr("; "));
+}
+
+QString Document::dimensionsEditText(const core::AttentionModel& model, int dModel, int dk, int dv, int heads)
+{
+    QStringList parts;
+    if (heads != model.heads())
+        parts << tr("the heads to %1").arg(heads);
+    if (dModel != model.dModel())
+        parts << tr("d_model to %1").arg(dModel);
+    if (dk != model.dK())
+        parts << tr("d_k to %1").arg(dk);
+    if (dv != model.dV())
+        parts << tr("d_v to %1").arg(dv);
+    if (parts.isEmpty())
+        return tr("Changed the dimensions");
+    return tr("Changed %1").arg(parts.join(tr(", ")));
+}
+
 Document::Document(QObject* parent)
     : QObject(parent),
       m_tokenJob(
@@ -116,8 +151,11 @@ void Document::pushTokens(core::AttentionModel after, const QString& text)
     // (an undo, an edit elsewhere) starts the next one.
     const bool startsBurst = m_burstIndex != m_undo.index() || m_undo.index() != m_undo.count()
         || !m_sinceTyping.isValid() || m_sinceTyping.elapsed() > m_typingPause.count();
+    // A long paste is named by its start: the step's name is a line of the Edit menu and the status bar.
+    constexpr qsizetype namedCharacters = 40;
+    const QString named = text.size() > namedCharacters ? text.left(namedCharacters - 1) + QStringLiteral("…") : text;
     push(tokensEdit(model(), m_tokenText, std::move(after.tokens), std::move(after.embeddings), text, startsBurst),
-         tr("Edit tokens"));
+         tr("Changed the tokens to “%1”").arg(named.simplified()));
     m_burstIndex = m_undo.index();
     m_sinceTyping.start();
 }
@@ -173,7 +211,7 @@ void Document::setOptions(const core::Options& options)
 {
     if (options == model().options)
         return;
-    push(optionsEdit(model().options, options), tr("Change options"));
+    push(optionsEdit(model().options, options), optionsEditText(model().options, options));
 }
 
 bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* error)
@@ -186,7 +224,27 @@ bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* err
             *error = QString::fromStdString(*e);
         return false;
     }
-    push(shapeEdit(model(), std::move(after)), tr("Change dimensions"));
+    const QString text = dimensionsEditText(model(), dModel, dk, dv, heads);
+    push(shapeEdit(model(), std::move(after)), text);
+    return true;
+}
+
+bool Document::setOutputWidth(int dOut, QString* error)
+{
+    if (!model().wo) {
+        if (error)
+            *error = tr("There is no W_O: add the output projection first.");
+        return false;
+    }
+    if (dOut == model().wo->cols())
+        return true;
+    core::AttentionModel after = core::withOutputWidth(model(), dOut);
+    if (auto e = core::validate(after); e || dOut < 1) {
+        if (error)
+            *error = e ? QString::fromStdString(*e) : tr("d_out must be at least 1.");
+        return false;
+    }
+    push(shapeEdit(model(), std::move(after)), tr("Changed d_out to %1").arg(dOut));
     return true;
 }
 
@@ -194,7 +252,12 @@ void Document::setOutputProjection(bool on)
 {
     if (on == model().wo.has_value())
         return;
-    push(outputProjectionEdit(model(), on), on ? tr("Add W_O") : tr("Remove W_O"));
+    if (on) {
+        const core::Matrix added = core::defaultOutputProjection(model());
+        push(outputProjectionEdit(model(), true), tr("Added W_O (%1 × %2)").arg(added.rows()).arg(added.cols()));
+    } else {
+        push(outputProjectionEdit(model(), false), tr("Removed W_O"));
+    }
 }
 
 void Document::applyEdit(Edit& edit, bool forward)

@@ -80,6 +80,12 @@ public:
     /** The name of the undo step that sets cell (row, col) of id to value, as people read it:
      *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed). */
     static QString cellEditText(MatrixId id, int row, int col, double value);
+    /** The name of the undo step from options before to after: what changed, in the past tense
+     *  ("Turned on the causal mask", "Changed the temperature to 0.5"). */
+    static QString optionsEditText(const core::Options& before, const core::Options& after);
+    /** The name of the undo step from model's dimensions to the given ones ("Changed the heads to 2,
+     *  d_k to 2, d_v to 2"); only what differs is named. */
+    static QString dimensionsEditText(const core::AttentionModel& model, int dModel, int dk, int dv, int heads);
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
@@ -87,8 +93,12 @@ public:
     void setOptions(const core::Options& options);
     /** New dimensions; values that still fit are kept. False with a message when refused. */
     bool setDimensions(int dModel, int dk, int dv, int heads, QString* error = nullptr);
-    /** Adds (an identity-like W_O) or removes the output projection. */
+    /** Adds W_O as core::defaultOutputProjection() ((h·d_v) × d_model, ones on the diagonal) or
+     *  removes it, with b_O. */
     void setOutputProjection(bool on);
+    /** Gives W_O (and b_O) dOut columns, d_out; values that still fit are kept. False with a message
+     *  when refused (no W_O, or dOut out of range). */
+    bool setOutputWidth(int dOut, QString* error = nullptr);
 
     // Files.
     /** Replaces the session (undo history cleared); path empty for an unsaved one. */

@@ -18,6 +18,7 @@ MatrixTableModel::MatrixTableModel(Document* document, MatrixId id, ViewState* v
     updateRange();
     if (m_id == MatrixId::Embeddings)
         m_tokens = document->model().tokens;
+    m_heads = document->model().heads();
     connect(document, &Document::modelChanged, this, &MatrixTableModel::documentChanged);
 }
 
@@ -76,6 +77,9 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
         m_id == MatrixId::Embeddings && !change.isValuesOf(m_id) && m_tokens != m_document->model().tokens;
     if (relabel)
         m_tokens = m_document->model().tokens;
+    // W_Q, W_K, W_V and W_O's rows are labelled by head: the same shape split into other heads relabels.
+    const bool reheaded = m_heads != m_document->model().heads();
+    m_heads = m_document->model().heads();
     if (!sameShape) {
         beginResetModel();
         m_rows = rows;
@@ -89,6 +93,12 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
     updateRange();
     if (relabel && m_rows > 0)
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+    if (reheaded && m_rows > 0 && m_cols > 0) {
+        if (m_id == MatrixId::Output)
+            emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+        else
+            emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
+    }
     if (change.kind == ModelChange::Kind::Block && m_maxAbs == scale) {
         if (change.rows > 0 && change.cols > 0)
             emit dataChanged(index(change.row, change.col),
@@ -151,6 +161,13 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
         return role == Qt::ToolTipRole ? tr("Token %1: “%2”").arg(section + 1).arg(token)
                                        : tr("%1 %2").arg(section + 1).arg(token);
     }
+    // The columns of W_Q, W_K and W_V, and the rows of W_O, are the heads' blocks side by side.
+    const bool headed = orientation == Qt::Vertical ? m_id == MatrixId::Output
+                                                    : (m_id == MatrixId::Query || m_id == MatrixId::Key
+                                                       || m_id == MatrixId::Value);
+    if (headed)
+        return role == Qt::ToolTipRole ? headedLabelToolTip(section, count, m_heads, orientation == Qt::Vertical)
+                                       : headedLabel(section, count, m_heads);
     return QString::number(section + 1);
 }
 

@@ -43,6 +43,7 @@ private:
     double m_largest = 0;      ///< the largest magnitude in the matrix
     /** The tokens the row labels of X were last announced with. */
     std::vector<std::string> m_tokens;
+    int m_heads = 1;  ///< the heads the labels of W_Q, W_K, W_V and W_O were last announced with
 };
 
 }  // namespace ui

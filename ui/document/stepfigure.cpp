@@ -1,6 +1,9 @@
 #include "stepfigure.h"
 
+#include "cellstyle.h"
+
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 namespace ui {
 
@@ -24,6 +27,43 @@ QString stepTitle(core::Step step)
     case Step::WeightOutput: return QCoreApplication::translate("Steps", "Output weights W_O");
     }
     return {};
+}
+
+QString localizedDerivation(const std::string& text)
+{
+    QString s = QString::fromStdString(text);
+    // The cells' names, where they stand before their indices ("score(1,2)", "concat₁").
+    static const QRegularExpression names(QStringLiteral("\\b(score|scaled|concat|out)(?=[(₀₁₂₃₄₅₆₇₈₉])"));
+    QString out;
+    qsizetype from = 0;
+    for (auto it = names.globalMatch(s); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString name = m.captured(1);
+        out += s.mid(from, m.capturedStart() - from);
+        out += (name == QLatin1String("score")    ? QCoreApplication::translate("Steps", "score")
+                : name == QLatin1String("scaled") ? QCoreApplication::translate("Steps", "scaled")
+                : name == QLatin1String("concat") ? QCoreApplication::translate("Steps", "concat")
+                                                  : QCoreApplication::translate("Steps", "out"));
+        from = m.capturedEnd();
+    }
+    out += s.mid(from);
+    auto replace = [&out](const QRegularExpression& re, const QString& pattern) {
+        for (QRegularExpressionMatch m = re.match(out); m.hasMatch(); m = re.match(out, m.capturedStart() + 1)) {
+            QString with = pattern;
+            for (int i = 1; i <= re.captureCount(); ++i)
+                with = with.arg(m.captured(i));
+            out.replace(m.capturedStart(), m.capturedLength(), with);
+        }
+    };
+    static const QRegularExpression bracketHead(QStringLiteral("\\[head (\\d+)\\]"));
+    static const QRegularExpression ofHead(QStringLiteral(" of head (\\d+)"));
+    static const QRegularExpression more(QStringLiteral("… \\((\\d+) more\\)"));
+    static const QRegularExpression masked(QStringLiteral("\\(causal mask: key (\\d+) comes after query (\\d+)\\)"));
+    replace(bracketHead, QCoreApplication::translate("Steps", "[head %1]"));
+    replace(ofHead, QCoreApplication::translate("Steps", " of head %1"));
+    replace(more, QCoreApplication::translate("Steps", "… (%1 more)"));
+    replace(masked, QCoreApplication::translate("Steps", "(causal mask: key %1 comes after query %2)"));
+    return out;
 }
 
 QStringList tokenLabels(const core::Trace& trace)
@@ -57,11 +97,16 @@ render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int 
         data.rowAxisTitle = QCoreApplication::translate("Steps", "query");
         data.colAxisTitle = QCoreApplication::translate("Steps", "key");
     } else {
+        // The columns of W_Q, W_K, W_V and the concatenation, and the rows of W_O, are the heads' blocks.
+        const bool headedColumns = step == Step::WeightQuery || step == Step::WeightKey || step == Step::WeightValue
+            || step == Step::Concat;
+        const int heads = trace.headCount();
         for (Eigen::Index c = 0; c < cols; ++c)
-            data.colLabels << QString::number(c + 1);
+            data.colLabels << (headedColumns ? headedLabel(int(c), int(cols), heads) : QString::number(c + 1));
         if (!tokenRows)
             for (Eigen::Index r = 0; r < rows; ++r)
-                data.rowLabels << QString::number(r + 1);
+                data.rowLabels << (step == Step::WeightOutput ? headedLabel(int(r), int(rows), heads)
+                                                              : QString::number(r + 1));
         data.rowAxisTitle = tokenRows ? QCoreApplication::translate("Steps", "token")
                                       : QCoreApplication::translate("Steps", "row");
         data.colAxisTitle = QCoreApplication::translate("Steps", "column");

@@ -13,6 +13,11 @@ namespace ui {
 /** The step's name as a title, e.g. "Attention weights" (translated). */
 QString stepTitle(core::Step step);
 
+/** A derivation's text (core::Derivation::text() or a name such as "score(1,2)") in the interface
+ *  language: the names of the cells ("score", "scaled", "concat", "out"), "[head 2]", "of head 2",
+ *  "… (3 more)" and the causal mask's note translated; the numbers and symbols as they are. */
+QString localizedDerivation(const std::string& text);
+
 /** The tokens as labels. */
 QStringList tokenLabels(const core::Trace& trace);
 

@@ -1,6 +1,7 @@
 #include "steptablemodel.h"
 
 #include "cellstyle.h"
+#include "stepfigure.h"
 #include "viewstate.h"
 
 #include "core/pooling.h"
@@ -177,7 +178,7 @@ QString StepTableModel::tooltip(int row, int col) const
 {
     const int decimals = std::max(4, precision());
     if (!m_weighted)
-        return QString::fromStdString(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
+        return localizedDerivation(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
     const core::HeadTrace& h = m_trace->heads[std::size_t(m_head)];
     auto number = [decimals](double v) { return QString::fromStdString(core::formatNumber(v, decimals)); };
     return tr("w(%1,%2)·v(%2,%3) = %4·%5 = %6")
@@ -185,6 +186,15 @@ QString StepTableModel::tooltip(int row, int col) const
         .arg(row + 1)
         .arg(col + 1)
         .arg(number(h.weights(m_query, row)), number(h.values(row, col)), number(valueAt(row, col)));
+}
+
+bool StepTableModel::isMasked(int row, int col) const
+{
+    if (!m_trace || m_trace->model.options.mask != core::Mask::Causal)
+        return false;
+    if (m_weighted)  // row j holds w(i, j)·v_j of the selected query i
+        return row > m_query;
+    return tokenColumns(m_step) && col > row;
 }
 
 QVariant StepTableModel::data(const QModelIndex& index, int role) const
@@ -195,10 +205,21 @@ QVariant StepTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole: return formatCell(valueAt(r, c), precision());
     case ValueRole: return valueAt(r, c);
-    case Qt::BackgroundRole: return tint(valueAt(r, c));
-    case Qt::ForegroundRole: return render::contrastingTextColor(tint(valueAt(r, c)).rgb());
+    case MaskedRole: return isMasked(r, c);
+    case Qt::BackgroundRole: return isMasked(r, c) ? maskedCellColor(baseColor()) : tint(valueAt(r, c));
+    case Qt::ForegroundRole:
+        return isMasked(r, c) ? maskedTextColor(baseColor()) : render::contrastingTextColor(tint(valueAt(r, c)).rgb());
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    case Qt::ToolTipRole: return tooltip(r, c);
+    case Qt::AccessibleDescriptionRole: return isMasked(r, c) ? tr("masked") : QVariant();
+    case Qt::ToolTipRole: {
+        if (!isMasked(r, c))
+            return tooltip(r, c);
+        const int query = m_weighted ? m_query : r, key = m_weighted ? r : c;
+        return maskedCellNote(query + 1, key + 1) + QLatin1Char('\n')
+            + (m_step == core::Step::Weights && !m_weighted
+                   ? localizedDerivation(core::derive(*m_trace, cellRef(index)).name) + QStringLiteral(" = 0")
+                   : tooltip(r, c));
+    }
     case HighlightRole: {
         if (m_weighted)
             return false;
@@ -230,6 +251,9 @@ QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("Token %1: “%2”").arg(section + 1).arg(token);
         return token;
     }
+    if (orientation == Qt::Horizontal && m_step == core::Step::Concat && !m_weighted)  // the heads side by side
+        return role == Qt::ToolTipRole ? headedLabelToolTip(section, count, m_trace->headCount())
+                                       : headedLabel(section, count, m_trace->headCount());
     return QString::number(section + 1);
 }
 

@@ -56,6 +56,9 @@ private:
     double valueAt(int row, int col) const { return m_factor * (*m_matrix)(row, col); }
     QColor tint(double v) const;
     QString tooltip(int row, int col) const;
+    /** The causal mask hides this cell: a key after its query (scores, scaled scores, weights; for the
+     *  weighted values, a row after the selected query). */
+    bool isMasked(int row, int col) const;
 
     Document* m_document;
     core::Step m_step;

@@ -34,6 +34,9 @@ struct Figure {
     render::ColormapId colormap = render::ColormapId::Diverging;
     bool withHeatmap = false; ///< an n × n step: its heatmap beside the table
     bool newLine = false;     ///< starts a new line of figures
+    bool masked = false;      ///< causal: the cells above the diagonal are masked (greyed, hatched)
+    int maskedAfterRow = -1;  ///< ≥ 0: the rows after this one are masked (a query's weighted values)
+    bool isMasked(int row, int col) const { return (masked && col > row) || (maskedAfterRow >= 0 && row > maskedAfterRow); }
 };
 
 /** What one step says; the painter lays it out. */
@@ -71,6 +74,7 @@ Figure stepFigure(const core::Trace& t, core::Step step, int head, const QString
     f.data = ui::heatmapData(t, step, head);
     f.colormap = render::defaultColormap(step);
     f.withHeatmap = step == core::Step::Scores || step == core::Step::ScaledScores || step == core::Step::Weights;
+    f.masked = f.withHeatmap && t.model.options.mask == core::Mask::Causal;
     return f;
 }
 
@@ -146,6 +150,7 @@ std::vector<StepSection> stepSections(const core::Trace& t)
             for (int c = 0; c < dv; ++c)
                 f.data.colLabels << QString::number(c + 1);
             f.newLine = head > 0 && q == 0;
+            f.maskedAfterRow = model.options.mask == core::Mask::Causal ? q : -1;
             s6.figures.push_back(std::move(f));
         }
     if (shownQueries < n || shownHeads < h)
@@ -645,6 +650,20 @@ private:
         }
     }
 
+    /** A cell the causal mask hides, as the window's tables show it: grey, with a few thin hatch lines. */
+    void paintMaskedCell(const QRectF& cell)
+    {
+        m_p.fillRect(cell, ink::rule);
+        m_p.save();
+        m_p.setClipRect(cell, Qt::IntersectClip);
+        QColor hatch = ink::muted;
+        hatch.setAlphaF(0.45);
+        m_p.setPen(QPen(hatch, 0.4));
+        for (double x = cell.left() - cell.height(); x < cell.right(); x += cell.height() / 2)
+            m_p.drawLine(QPointF(x, cell.bottom()), QPointF(x + cell.height(), cell.top()));
+        m_p.restore();
+    }
+
     void paintTable(const Figure& f, QPointF at, QSizeF size, int level)
     {
         const TableMetrics m = tableMetrics(f, level);
@@ -671,9 +690,12 @@ private:
             m_p.drawText(QRectF(at.x() + 2, y, m.labelWidth - 6, m.rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
                          hm.elidedText(f.data.rowLabels.value(r), Qt::ElideRight, m.labelWidth - 8));
             m_p.setFont(m.font);
-            m_p.setPen(ink::text);
             for (int c = 0; c < cols; ++c) {
                 const QRectF cell(left + c * m.cellWidth, y, m.cellWidth, m.rowHeight);
+                const bool masked = f.isMasked(r, c);
+                if (masked)
+                    paintMaskedCell(cell);
+                m_p.setPen(masked ? ink::muted : ink::text);
                 m_p.drawText(cell.adjusted(0, 0, -m.cellWidth * 0.12, 0), Qt::AlignRight | Qt::AlignVCenter,
                              cellText(values(r, c)));
             }

@@ -33,6 +33,8 @@ namespace {
 
 /** Rows and columns shown before a matrix is cut with "…". */
 constexpr int shownCells = 10;
+/** Below this scale a slide's matrices show fewer columns (down to four) to be drawn larger. */
+constexpr double readableScale = 0.5;
 
 QFont sized(const QFont& base, double pixels)
 {
@@ -53,13 +55,18 @@ struct MatrixFonts {
     QFont cells, labels, name;
 };
 
-MatrixGeometry measure(const SlideMatrix& m, const MatrixFonts& f, const QPaintDevice* device, int decimals)
+/** The geometry of m with at most maxRows rows and maxCols columns (shownCells when it keeps its
+ *  columns), the rest cut with "…" and "⋮". */
+MatrixGeometry measure(const SlideMatrix& m, const MatrixFonts& f, const QPaintDevice* device, int decimals,
+                       int maxCols = shownCells, int maxRows = shownCells)
 {
     MatrixGeometry g;
-    g.rows = int(std::min<Eigen::Index>(m.values.rows(), shownCells));
-    g.cols = int(std::min<Eigen::Index>(m.values.cols(), shownCells));
-    g.moreRows = m.values.rows() > shownCells;
-    g.moreCols = m.values.cols() > shownCells;
+    g.rows = int(std::min<Eigen::Index>(m.values.rows(), maxRows));
+    if (m.keepColumns)
+        maxCols = shownCells;
+    g.cols = int(std::min<Eigen::Index>(m.values.cols(), maxCols));
+    g.moreRows = m.values.rows() > maxRows;
+    g.moreCols = m.values.cols() > maxCols;
     const QFontMetricsF fm(f.cells, device), fl(f.labels, device), fn(f.name, device);
     double widest = fm.horizontalAdvance(QStringLiteral("0.00"));
     for (int r = 0; r < g.rows; ++r)
@@ -189,86 +196,162 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     QFont operators = sized(m_base, unit * 1.6);
     operators.setItalic(true);
 
+    const std::size_t count = m_slide.matrices.size();
     std::vector<MatrixGeometry> geoms;
-    double total = 0, tallest = 0;
-    for (const SlideMatrix& m : m_slide.matrices) {
-        geoms.push_back(measure(m, fonts, p.device(), m_slide.decimals));
-        total += geoms.back().size().width();
-        tallest = std::max(tallest, geoms.back().size().height());
-    }
     std::vector<double> opWidths;
-    for (const QString& op : m_slide.operators) {
+    for (const QString& op : m_slide.operators)
         opWidths.push_back(std::max(unit * 3, QFontMetricsF(operators, p.device()).horizontalAdvance(op) + unit * 1.5));
-        total += opWidths.back();
+    // A row of matrices [first, last): its width (with the operators between them, and the one before
+    // first when the row continues another) and its height.
+    auto rowSize = [&](std::size_t first, std::size_t last) {
+        double width = first > 0 && first - 1 < opWidths.size() ? opWidths[first - 1] : 0, height = 0;
+        for (std::size_t i = first; i < last; ++i) {
+            width += geoms[i].size().width() + (i + 1 < last && i < opWidths.size() ? opWidths[i] : 0);
+            height = std::max(height, geoms[i].size().height());
+        }
+        return QSizeF(width, height);
+    };
+    // One row, or two when that draws the matrices larger (wide slides use the room below): the split
+    // that gives the largest scale, the second row starting with the operator that joins them.
+    const double rowGap = unit * 1.2;
+    auto scaleOf = [&](const std::vector<std::pair<std::size_t, std::size_t>>& rows) {
+        double widest = 0, height = rowGap * double(rows.size() - 1);
+        for (const auto& [first, last] : rows) {
+            const QSizeF size = rowSize(first, last);
+            widest = std::max(widest, size.width());
+            height += size.height();
+        }
+        return std::min({1.0, area.width() / std::max(widest, 1.0), maxHeight / std::max(height, 1.0)});
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> rows;
+    double scale = 0;
+    // Matrices too wide to read even so show fewer columns before their "…".
+    for (int maxCols = shownCells; maxCols >= 4; maxCols -= 2) {
+        geoms.clear();
+        for (std::size_t i = 0; i < count; ++i) {
+            // Cut as well: a matrix taller than all the others (Kᵀ of a large d_k beside n × n scores) to their height.
+            Eigen::Index others = 0;
+            for (std::size_t j = 0; j < count; ++j)
+                if (j != i)
+                    others = std::max(others, std::min<Eigen::Index>(m_slide.matrices[j].values.rows(), shownCells));
+            const int maxRows = maxCols < shownCells && others > 0 ? int(others) : shownCells;
+            geoms.push_back(measure(m_slide.matrices[i], fonts, p.device(), m_slide.decimals, maxCols, maxRows));
+        }
+        rows = {{0, count}};
+        scale = scaleOf(rows);
+        const double oneRow = scale;
+        double best = scale;  // the scale, a little less for a split between two matrices side by side
+        for (std::size_t split = 1; split < count && oneRow < 0.75; ++split) {
+            const std::vector<std::pair<std::size_t, std::size_t>> two{{0, split}, {split, count}};
+            // Rather at an operator ("= scores" starts the second row) than between two matrices side by side.
+            const bool atOperator = split - 1 < opWidths.size() && !m_slide.operators[qsizetype(split - 1)].isEmpty();
+            const double s = scaleOf(two);
+            if (const double score = s * (atOperator ? 1.0 : 0.9); score > best && s > oneRow * 1.15) {
+                rows = two;
+                scale = s;
+                best = score;
+            }
+        }
+        if (scale >= readableScale)
+            break;
     }
-    const double scale = std::min({1.0, area.width() / total, maxHeight / std::max(tallest, 1.0)});
+    m_matrixScale = scale;
 
     QColor fill = m_colors.highlight;
     fill.setAlphaF(0.22);
     p.save();
     p.translate(area.center().x(), area.top());
     p.scale(scale, scale);
-    double x = -total / 2;
-    for (std::size_t i = 0; i < m_slide.matrices.size(); ++i) {
-        const SlideMatrix& m = m_slide.matrices[i];
-        const MatrixGeometry& g = geoms[i];
-        const double y0 = (tallest - g.size().height()) / 2;
-        const double left = x + g.labelW;
-        const double top = y0 + g.nameH + g.headerH;
-
-        p.setFont(fonts.name);
-        p.setPen(m_colors.text);
-        text(p, QRectF(left, y0, g.bodyW(), g.nameH), Qt::AlignCenter, m.name);
-
-        p.setFont(fonts.labels);
-        p.setPen(m_colors.dim);
-        for (int c = 0; c < g.cols && c < m.colLabels.size(); ++c)
-            text(p, QRectF(left + c * g.cellW, y0 + g.nameH, g.cellW, g.headerH), Qt::AlignCenter, m.colLabels[c]);
-        for (int r = 0; r < g.rows && r < m.rowLabels.size(); ++r)
-            text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
-                 m.rowLabels[r]);
-
-        if (m.highlightRow >= 0 && m.highlightRow < g.rows)
-            p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
-        if (m.highlightCol >= 0 && m.highlightCol < g.cols)
-            p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
-
-        p.setFont(fonts.cells);
-        for (int r = 0; r < g.rows; ++r) {
-            for (int c = 0; c < g.cols; ++c) {
-                p.setPen(m.masked && c > r ? m_colors.dim : m_colors.text);
-                text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
-                     slideNumber(m.values(r, c), m_slide.decimals));
-            }
-            if (g.moreCols)
-                text(p, QRectF(left + g.cols * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
-                     QStringLiteral("…"));
-        }
-        p.setPen(m_colors.text);
-        if (g.moreRows)
-            text(p, QRectF(left, top + g.rows * g.cellH, g.cols * g.cellW, g.cellH), Qt::AlignCenter,
-                 QStringLiteral("⋮"));
-
-        // brackets
-        const QRectF body(left, top, g.bodyW(), (g.rows + (g.moreRows ? 1 : 0)) * g.cellH);
-        p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
-        const double b = g.cellW * 0.12;
-        const QRectF r = body.adjusted(-2, 2, 2, -2);
-        p.drawPolyline(QPolygonF(
-            {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
-        p.drawPolyline(QPolygonF(
-            {QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(), QPointF(r.right() - b, r.bottom())}));
-        x += g.size().width();
-
-        if (i < opWidths.size()) {
+    double rowTop = 0;
+    for (const auto& [first, last] : rows) {
+        const double tallest = rowSize(first, last).height();
+        double x = -rowSize(first, last).width() / 2;
+        if (first > 0 && first - 1 < opWidths.size()) { // the operator that carries on from the row above
             p.setPen(m_colors.text);
             p.setFont(operators);
-            text(p, QRectF(x, 0, opWidths[i], tallest), Qt::AlignCenter, m_slide.operators[qsizetype(i)]);
-            x += opWidths[i];
+            text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter,
+                 m_slide.operators[qsizetype(first - 1)]);
+            x += opWidths[first - 1];
         }
+        for (std::size_t i = first; i < last; ++i) {
+            const SlideMatrix& m = m_slide.matrices[i];
+            const MatrixGeometry& g = geoms[i];
+            const double y0 = rowTop + (tallest - g.size().height()) / 2;
+            const double left = x + g.labelW;
+            const double top = y0 + g.nameH + g.headerH;
+
+            p.setFont(fonts.name);
+            p.setPen(m_colors.text);
+            text(p, QRectF(left, y0, g.bodyW(), g.nameH), Qt::AlignCenter, m.name);
+
+            p.setFont(fonts.labels);
+            p.setPen(m_colors.dim);
+            for (int c = 0; c < g.cols && c < m.colLabels.size(); ++c)
+                text(p, QRectF(left + c * g.cellW, y0 + g.nameH, g.cellW, g.headerH), Qt::AlignCenter, m.colLabels[c]);
+            for (int r = 0; r < g.rows && r < m.rowLabels.size(); ++r)
+                text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
+                     m.rowLabels[r]);
+
+            if (m.highlightRow >= 0 && m.highlightRow < g.rows)
+                p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
+            if (m.highlightCol >= 0 && m.highlightCol < g.cols)
+                p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
+
+            // The cells the causal mask hides: grey and hatched with a few thin lines, their numbers dim.
+            QColor hatch = m_colors.dim;
+            hatch.setAlphaF(0.3);
+            const double spacing = g.cellH / 2.5;
+            for (int r = 0; r < g.rows; ++r)
+                for (int c = 0; c < g.cols; ++c)
+                    if (m.isMasked(r, c)) {
+                        const QRectF cell(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH);
+                        p.fillRect(cell, m_colors.masked);
+                        p.save();
+                        p.setClipRect(cell, Qt::IntersectClip);
+                        p.setPen(QPen(hatch, std::max(1.0, g.cellH / 30)));
+                        for (double x = cell.left() - cell.height(); x < cell.right(); x += spacing)
+                            p.drawLine(QPointF(x, cell.bottom()), QPointF(x + cell.height(), cell.top()));
+                        p.restore();
+                    }
+
+            p.setFont(fonts.cells);
+            for (int r = 0; r < g.rows; ++r) {
+                for (int c = 0; c < g.cols; ++c) {
+                    p.setPen(m.isMasked(r, c) ? m_colors.dim : m_colors.text);
+                    text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                         slideNumber(m.values(r, c), m_slide.decimals));
+                }
+                if (g.moreCols)
+                    text(p, QRectF(left + g.cols * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                         QStringLiteral("…"));
+            }
+            p.setPen(m_colors.text);
+            if (g.moreRows)
+                text(p, QRectF(left, top + g.rows * g.cellH, g.cols * g.cellW, g.cellH), Qt::AlignCenter,
+                     QStringLiteral("⋮"));
+
+            // brackets
+            const QRectF body(left, top, g.bodyW(), (g.rows + (g.moreRows ? 1 : 0)) * g.cellH);
+            p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
+            const double b = g.cellW * 0.12;
+            const QRectF r = body.adjusted(-2, 2, 2, -2);
+            p.drawPolyline(QPolygonF(
+                {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
+            p.drawPolyline(QPolygonF(
+                {QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(), QPointF(r.right() - b, r.bottom())}));
+            x += g.size().width();
+
+            if (i + 1 < last && i < opWidths.size()) {
+                p.setPen(m_colors.text);
+                p.setFont(operators);
+                text(p, QRectF(x, rowTop, opWidths[i], tallest), Qt::AlignCenter, m_slide.operators[qsizetype(i)]);
+                x += opWidths[i];
+            }
+        }
+        rowTop += tallest + rowGap;
     }
     p.restore();
-    return tallest * scale;
+    return (rowTop - rowGap) * scale;
 }
 
 SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const
@@ -358,6 +441,7 @@ void SlidePainter::paintArithmetic(QPainter& p, const QRectF& area, double unit)
 void SlidePainter::paint(QPainter& p, const QRectF& area)
 {
     m_drawn.clear();
+    m_matrixScale = 1.0;
     p.save();
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);

@@ -23,6 +23,7 @@ struct SlideColors {
     QColor dim = QColor(110, 110, 110);      ///< labels, masked cells, the page number
     QColor accent = QColor(31, 95, 191);     ///< the formula
     QColor highlight = QColor(48, 140, 198); ///< the row or column the step uses (drawn translucent)
+    QColor masked = QColor(222, 222, 222);   ///< behind the cells the causal mask hides, hatched in dim
 };
 
 /** One text the painter drew: its box in the painter's coordinates before any scaling of the
@@ -48,6 +49,9 @@ public:
     void paint(QPainter& p, const QRectF& area);
     /** Every text of the last paint(), in drawing order. */
     const std::vector<DrawnText>& drawn() const { return m_drawn; }
+    /** What the last paint() scaled the matrices by to fit them (1: their full size; texts of the
+     *  matrices are drawn at this times their font's size). */
+    double matrixScale() const { return m_matrixScale; }
 
 private:
     struct Lines;
@@ -67,6 +71,7 @@ private:
     int m_page = 0, m_pageCount = 0;
     double m_zoom = 1.0;
     std::vector<DrawnText> m_drawn;
+    double m_matrixScale = 1.0;
 };
 
 /** Writes slides as a PDF deck to device: one landscape 16 : 9 page per slide, painted by SlidePainter

@@ -257,7 +257,7 @@ void FileActions::importMatrixDialog()
                                  .arg(current.cols()));
         return;
     }
-    m_document->setMatrix(id, *matrix, tr("Import %1").arg(QFileInfo(path).fileName()));
+    m_document->setMatrix(id, *matrix, tr("Imported %1 into %2").arg(QFileInfo(path).fileName(), matrixTitle(id)));
 }
 
 void FileActions::exportMatrixDialog()

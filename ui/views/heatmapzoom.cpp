@@ -130,6 +130,7 @@ QString HeatmapZoomView::readout(const QPointF& pos) const
 
 void HeatmapZoomView::report(const QPointF& pos)
 {
+    m_lastPos = pos;
     const QString text = readout(pos);
     if (text == m_lastReadout)
         return;
@@ -186,6 +187,7 @@ void HeatmapZoomView::mouseReleaseEvent(QMouseEvent* event)
 void HeatmapZoomView::leaveEvent(QEvent* event)
 {
     m_lastReadout.clear();
+    m_lastPos.reset();
     emit hovered(QString());
     QWidget::leaveEvent(event);
 }
@@ -200,6 +202,10 @@ void HeatmapZoomView::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
         m_renderer->setStyle(style(m_renderer->style().colormap));
+    if (event->type() == QEvent::LanguageChange && m_lastPos) {
+        m_lastReadout.clear();  // the same cell, read out in the new language
+        report(*m_lastPos);
+    }
     QWidget::changeEvent(event);
 }
 

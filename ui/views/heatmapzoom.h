@@ -64,6 +64,7 @@ private:
     QPointF m_offset;  ///< the figure's top left corner in widget coordinates
     std::optional<QPointF> m_dragFrom;
     QString m_lastReadout;
+    std::optional<QPointF> m_lastPos;  ///< where the pointer was last read out; none once it left
 };
 
 }  // namespace ui

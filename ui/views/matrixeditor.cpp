@@ -292,7 +292,7 @@ bool MatrixEditorPanel::pasteText(const QString& text)
     const int row = at.isValid() ? at.row() : 0, col = at.isValid() ? at.column() : 0;
     bool clipped = false;
     const core::Matrix result = core::pasted(target, *block, row, col, &clipped);
-    m_document->setMatrix(id, result, tr("Paste into %1").arg(tabTitle(id)));
+    m_document->setMatrix(id, result, tr("Pasted %1 × %2 cells into %3").arg(block->rows()).arg(block->cols()).arg(tabTitle(id)));
     if (clipped)
         showMessage(tr("The %1 × %2 block did not fit at row %3, column %4 of the %5 × %6 matrix: "
                        "the cells past the edge were left out.")
@@ -317,35 +317,35 @@ void MatrixEditorPanel::setCurrentMatrixValue(const core::Matrix& value, const Q
     if (m_document->setMatrix(id, value, actionText))
         showMessage(QString());
     else
-        showMessage(tr("%1 was refused: the result is not all finite numbers.").arg(actionText));
+        showMessage(tr("%1 not changed: the result would not be all finite numbers.").arg(tabTitle(id)));
 }
 
 void MatrixEditorPanel::fillRandom()
 {
     const core::Matrix& m = m_document->matrix(currentMatrix());
     setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Uniform, std::uint64_t(m_seed->value())),
-                          tr("Fill %1 at random (seed %2)").arg(tabTitle(currentMatrix())).arg(m_seed->value()));
+                          tr("Filled %1 at random (seed %2)").arg(tabTitle(currentMatrix())).arg(m_seed->value()));
 }
 
 void MatrixEditorPanel::fillZeros()
 {
     const core::Matrix& m = m_document->matrix(currentMatrix());
     setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Zeros),
-                          tr("Fill %1 with zeros").arg(tabTitle(currentMatrix())));
+                          tr("Filled %1 with zeros").arg(tabTitle(currentMatrix())));
 }
 
 void MatrixEditorPanel::fillIdentity()
 {
     const core::Matrix& m = m_document->matrix(currentMatrix());
     setCurrentMatrixValue(core::initWeights(int(m.rows()), int(m.cols()), core::Init::Identity),
-                          tr("Fill %1 with the identity").arg(tabTitle(currentMatrix())));
+                          tr("Filled %1 with the identity").arg(tabTitle(currentMatrix())));
 }
 
 void MatrixEditorPanel::scale()
 {
     const core::Matrix& m = m_document->matrix(currentMatrix());
     const double factor = m_factor->value();
-    setCurrentMatrixValue(m * factor, tr("Scale %1 by %2").arg(tabTitle(currentMatrix())).arg(factor));
+    setCurrentMatrixValue(m * factor, tr("Scaled %1 by %2").arg(tabTitle(currentMatrix())).arg(factor));
 }
 
 }  // namespace ui

@@ -27,6 +27,12 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     const bool selected = option.state & QStyle::State_Selected;
     if (const QVariant background = index.data(Qt::BackgroundRole); background.canConvert<QBrush>())
         painter->fillRect(option.rect, qvariant_cast<QBrush>(background));
+    if (index.data(MaskedRole).toBool()) {
+        // Hatched, so that a cell the causal mask hides never reads as a real value of the same colour.
+        QColor hatch = index.data(Qt::ForegroundRole).value<QColor>();
+        hatch.setAlpha(70);
+        painter->fillRect(option.rect, QBrush(hatch, Qt::BDiagPattern));
+    }
     const QVariant foreground = index.data(Qt::ForegroundRole);
     const QVariant alignment = index.data(Qt::TextAlignmentRole);
     const QStyle* style = option.widget ? option.widget->style() : QApplication::style();

@@ -4,6 +4,8 @@
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
 
+#include "core/edit.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -89,6 +91,14 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     m_dv = dimensionBox(core::Limits::maxWidth, QStringLiteral("dvBox"));
     m_outputProjection = new QCheckBox;
     m_outputProjection->setObjectName(QStringLiteral("outputProjectionBox"));
+    m_dOut = dimensionBox(core::Limits::maxWidth, QStringLiteral("dOutBox"));
+    m_dOutLabel = new QLabel;
+    m_dOutLabel->setBuddy(m_dOut);
+    m_note = new QLabel;
+    m_note->setObjectName(QStringLiteral("dimensionsNote"));
+    m_note->setWordWrap(true);
+    m_note->setForegroundRole(QPalette::PlaceholderText);
+    m_note->hide();
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("optionsMessage"));
@@ -121,6 +131,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         dims->addRow(dimLabels[i], dimBoxes[i]);
     }
     dims->addRow(m_outputProjection);
+    dims->addRow(m_dOutLabel, m_dOut);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 8);
@@ -132,6 +143,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     QLabel* dimsTitle = sectionLabel(QString());
     layout->addWidget(dimsTitle);
     layout->addLayout(dims);
+    layout->addWidget(m_note);
     layout->addWidget(m_message);
     layout->addStretch(1);
 
@@ -155,6 +167,9 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         dimLabels[1]->setText(tr("d_m&odel"));
         dimLabels[2]->setText(tr("d_&k per head"));
         dimLabels[3]->setText(tr("d_&v per head"));
+        m_dOutLabel->setText(tr("d_o&ut"));
+        m_dOut->setToolTip(tr("The columns of W_O, and so of the output (usually d_model)"));
+        m_heads->setToolTip(tr("Changing the heads sets d_k = d_v = d_model / h when h divides d_model"));
         scoresTitle->setText(tr("Scores"));
         dimsTitle->setText(tr("Dimensions"));
     });
@@ -177,8 +192,10 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         o.positionalEncoding = core::PositionalEncoding(m_encoding->itemData(index).toInt());
         m_document->setOptions(o);
     });
-    for (QSpinBox* box : {m_heads, m_dModel, m_dk, m_dv})
+    connect(m_heads, &QSpinBox::valueChanged, this, &OptionsPanel::headsChanged);
+    for (QSpinBox* box : {m_dModel, m_dk, m_dv})
         connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
+    connect(m_dOut, &QSpinBox::valueChanged, this, &OptionsPanel::applyOutputWidth);
     connect(m_outputProjection, &QCheckBox::toggled, m_document, &Document::setOutputProjection);
     connect(document, &Document::modelChanged, this, &OptionsPanel::syncFromDocument);
     syncFromDocument();
@@ -191,11 +208,17 @@ QString OptionsPanel::message() const
     return m_message->message();
 }
 
+QString OptionsPanel::note() const
+{
+    return m_note->isHidden() ? QString() : m_note->text();
+}
+
 void OptionsPanel::syncFromDocument()
 {
     const core::AttentionModel& m = m_document->model();
+    m_note->hide();  // it speaks of the change just made, not of any later one
     const QSignalBlocker b1(m_scale), b2(m_temperatureSlider), b3(m_temperature), b4(m_mask), b5(m_encoding),
-        b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection);
+        b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection), b11(m_dOut);
     m_scale->setChecked(m.options.scale);
     if (!m_temperatureSlider->isSliderDown())
         m_temperatureSlider->setValue(sliderPosition(m.options.temperature));
@@ -207,6 +230,8 @@ void OptionsPanel::syncFromDocument()
     m_dk->setValue(std::max(1, m.dK()));
     m_dv->setValue(std::max(1, m.dV()));
     m_outputProjection->setChecked(m.wo.has_value());
+    m_dOut->setEnabled(m.wo.has_value());
+    m_dOut->setValue(m.wo ? int(m.wo->cols()) : m.dModel());
 }
 
 void OptionsPanel::setTemperature(double t)
@@ -221,7 +246,7 @@ void OptionsPanel::setTemperature(double t)
 void OptionsPanel::sliderMoved(int position)
 {
     if (m_temperatureSlider->isSliderDown() && !m_dragMacro) {
-        m_document->undoStack()->beginMacro(tr("Change temperature"));
+        m_document->undoStack()->beginMacro(tr("Changed the temperature"));
         m_dragMacro = true;
     }
     setTemperature(sliderTemperature(position));
@@ -242,7 +267,39 @@ void OptionsPanel::applyDimensions()
     if (dModel == m.dModel() && dk == m.dK() && dv == m.dV() && heads == m.heads())
         return;
     QString error;
+    m_note->hide();
     if (!m_document->setDimensions(dModel, dk, dv, heads, &error)) {
+        m_message->showMessage(tr("Not changed: %1").arg(error));
+        syncFromDocument();
+        return;
+    }
+    m_message->showMessage(QString());
+}
+
+void OptionsPanel::headsChanged(int heads)
+{
+    const int dModel = m_dModel->value();
+    const std::optional<int> width = core::conventionalHeadWidth(dModel, heads);
+    if (width) {
+        // The usual convention, in the same undo step as the heads: d_k and d_v can still be changed after.
+        const QSignalBlocker bk(m_dk), bv(m_dv);
+        m_dk->setValue(*width);
+        m_dv->setValue(*width);
+    }
+    applyDimensions();
+    if (width && m_document->model().heads() == heads) {
+        m_note->setText(tr("d_k = d_v = d_model / h = %1 / %2 = %3, as usual; change them freely.")
+                            .arg(dModel)
+                            .arg(heads)
+                            .arg(*width));
+        m_note->show();
+    }
+}
+
+void OptionsPanel::applyOutputWidth(int dOut)
+{
+    QString error;
+    if (!m_document->setOutputWidth(dOut, &error)) {
         m_message->showMessage(tr("Not changed: %1").arg(error));
         syncFromDocument();
         return;

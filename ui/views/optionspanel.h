@@ -31,6 +31,9 @@ public:
 
     /** The refusal shown under the dimensions; empty when none. */
     QString message() const;
+    /** The note under the dimensions on what changing the heads chose ("d_k = d_v = d_model / h = 4 / 2 = 2");
+     *  empty when none. */
+    QString note() const;
 
 private:
     void syncFromDocument();
@@ -38,6 +41,9 @@ private:
     void sliderMoved(int position);
     void sliderReleased();
     void applyDimensions();
+    /** The number of heads changed: offers d_k = d_v = d_model / h when h divides d_model. */
+    void headsChanged(int heads);
+    void applyOutputWidth(int dOut);
 
     Document* m_document;
     QCheckBox* m_scale;
@@ -50,6 +56,9 @@ private:
     QSpinBox* m_dk;
     QSpinBox* m_dv;
     QCheckBox* m_outputProjection;
+    QSpinBox* m_dOut;
+    QLabel* m_dOutLabel;
+    QLabel* m_note;  ///< what a change of the heads chose for d_k and d_v
     InlineMessage* m_message;
     bool m_dragMacro = false;  ///< a slider drag is being collected into one undo step
 };

@@ -5,6 +5,7 @@
 #include "ui/document/latestjob.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
+#include "ui/i18n/language.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QDialog>
@@ -367,6 +368,21 @@ bool StepBlock::isThumbnail() const
 void StepBlock::setCaption(const QString& caption)
 {
     m_caption->setText(caption);
+    // An open zoom is titled by the caption: it follows a language switch while open.
+    for (QDialog* dialog : findChildren<QDialog*>(QStringLiteral("zoomDialog"), Qt::FindDirectChildrenOnly))
+        retitleZoom(dialog);
+}
+
+QString StepBlock::zoomTitle() const
+{
+    return m_caption->text().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+}
+
+void StepBlock::retitleZoom(QDialog* dialog) const
+{
+    dialog->setWindowTitle(zoomTitle());
+    if (auto* view = dialog->findChild<HeatmapZoomView*>(QStringLiteral("zoomView")))
+        view->setAccessibleName(tr("%1 as a heatmap").arg(zoomTitle()));
 }
 
 void StepBlock::refresh()
@@ -434,17 +450,21 @@ HeatmapZoomView* StepBlock::zoom()
     auto* dialog = new QDialog(this);
     dialog->setObjectName(QStringLiteral("zoomDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const QString title = m_caption->text().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
-    dialog->setWindowTitle(title);
     auto* view = new HeatmapZoomView(figureData(*m_model), colormapOf(*m_model), dialog);
     view->setObjectName(QStringLiteral("zoomView"));
-    view->setAccessibleName(tr("%1 as a heatmap").arg(title));
-    auto* fit = new QPushButton(tr("&Fit"), dialog);
+    auto* fit = new QPushButton(dialog);
     fit->setObjectName(QStringLiteral("zoomFitButton"));
-    fit->setToolTip(tr("Show the whole matrix"));
     connect(fit, &QPushButton::clicked, view, &HeatmapZoomView::fit);
-    auto* hint = new QLabel(tr("Wheel: zoom around the pointer · drag: move"), dialog);
+    auto* hint = new QLabel(dialog);
+    hint->setObjectName(QStringLiteral("zoomHint"));
     hint->setForegroundRole(QPalette::PlaceholderText);
+    // Its texts follow a language switch while it is open (the title with the caption, see setCaption()).
+    i18n::onLanguageChange(dialog, [this, dialog, fit, hint] {
+        retitleZoom(dialog);
+        fit->setText(tr("&Fit"));
+        fit->setToolTip(tr("Show the whole matrix"));
+        hint->setText(tr("Wheel: zoom around the pointer · drag: move"));
+    });
     auto* readout = new QLabel(dialog);
     readout->setObjectName(QStringLiteral("zoomReadout"));
     readout->setTextInteractionFlags(Qt::TextSelectableByMouse);

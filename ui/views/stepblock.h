@@ -7,6 +7,7 @@
 
 #include <vector>
 
+class QDialog;
 class QLabel;
 class QTableView;
 class QToolButton;
@@ -43,6 +44,9 @@ protected:
     void retranslate();
 
 private:
+    /** The zoom's title: the caption as plain text. */
+    QString zoomTitle() const;
+    void retitleZoom(QDialog* dialog) const;
     void refresh();
     void fitTable();
 

@@ -1,6 +1,7 @@
 #include "teachingslides.h"
 
 #include "core/derivation.h"
+#include "ui/document/cellstyle.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/stepwording.h"
 
@@ -19,6 +20,8 @@ struct Teaching {
 constexpr int decimals = 4;
 /** Lines of arithmetic on a slide before "… and k more". */
 constexpr int shownLines = 8;
+/** The most columns concat · W_O = output may have together on one slide (see appendProjection()). */
+constexpr Eigen::Index maxProjectionColumns = 16;
 
 QString num(double v)
 {
@@ -44,6 +47,15 @@ QStringList indices(int count)
     return list;
 }
 
+/** 1 … count, or "h1·1 … h2·1" when the count columns are heads blocks side by side. */
+QStringList headedIndices(int count, int heads)
+{
+    QStringList list;
+    for (int i = 0; i < count; ++i)
+        list << headedLabel(i, count, heads);
+    return list;
+}
+
 SlideMatrix matrix(const QString& name, const core::Matrix& values, const QStringList& rows, const QStringList& cols)
 {
     SlideMatrix m;
@@ -58,7 +70,7 @@ SlideMatrix matrix(const QString& name, const core::Matrix& values, const QStrin
 QString line(const core::Derivation& d)
 {
     using Kind = core::Derivation::Kind;
-    const QString head = str(d.name) + QStringLiteral(" = ");
+    const QString head = localizedDerivation(d.name) + QStringLiteral(" = ");
     switch (d.kind) {
     case Kind::DotProduct:
     case Kind::WeightedSum: {
@@ -67,7 +79,7 @@ QString line(const core::Derivation& d)
             terms << factor(t.a) + QStringLiteral("·") + factor(t.b);
         if (d.totalTerms > int(d.terms.size()))
             terms << Teaching::tr("… (%1 more)").arg(d.totalTerms - int(d.terms.size()));
-        return head + str(d.symbolic) + QStringLiteral(" = ") + terms.join(QStringLiteral(" + ")) +
+        return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + terms.join(QStringLiteral(" + ")) +
                QStringLiteral(" = ") + num(d.value);
     }
     case Kind::Scale: {
@@ -81,13 +93,20 @@ QString line(const core::Derivation& d)
             nums += QStringLiteral(" / ") + num(d.temperature);
         }
         if (ops.isEmpty())
-            return head + str(d.symbolic) + QStringLiteral(" = ") + num(d.value);
-        return head + str(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
+            return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + num(d.value);
+        return head + localizedDerivation(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
                QStringLiteral(" = ") + num(d.value);
     }
     default:
         return head + num(d.value);
     }
+}
+
+/** How many sums of `terms` products a slide shows: long ones wrap onto two lines each, and eight of
+ *  them would leave the matrices too little room to be read. */
+int linesOfSums(int terms)
+{
+    return terms > 6 ? 4 : shownLines;
 }
 
 /** The derivations of the first cells of a row, at most `shown` lines, then "… and k more". */
@@ -98,6 +117,17 @@ QStringList derivations(const core::Trace& trace, core::Step step, int head, int
         lines << line(core::derive(trace, {step, head, row, c}));
     if (cols > shown)
         lines << Teaching::tr("… and %1 more").arg(cols - shown);
+    return lines;
+}
+
+/** lines, one per key of query (0-based), with those of the keys the causal mask hides marked as such. */
+QStringList maskedLines(QStringList lines, bool causal, int query)
+{
+    if (!causal)
+        return lines;
+    for (int j = query + 1; j < lines.size() && j < shownLines; ++j)
+        if (!lines[j].startsWith(QStringLiteral("…")))  // not "… and 4 more"
+            lines[j] += Teaching::tr(" (masked)");
     return lines;
 }
 
@@ -170,7 +200,7 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
     base.title = render::StepWording::heading(7, render::StepWording::projectionTitle());
     base.formula = render::plainFormula(render::StepWording::projectionFormula(model));
     base.explanation = render::StepWording::projectionDetails(model);
-    const QStringList concatCols = indices(int(trace.concat.cols()));
+    const QStringList concatCols = headedIndices(int(trace.concat.cols()), trace.headCount());
     if (trace.headCount() > 1) {
         Slide s = base;
         // At most four heads side by side; the concatenation shows every column it can.
@@ -180,29 +210,39 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
             s.matrices.push_back(matrix(subscripted(QStringLiteral("Z"), h), z, tokens, indices(int(z.cols()))));
             s.operators << (h + 1 < shown ? QString() : QStringLiteral("→"));
         }
-        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        SlideMatrix concat = matrix(Teaching::tr("concat"), trace.concat, tokens, concatCols);
         concat.highlightRow = query;
         s.matrices.push_back(concat);
         slides.push_back(s);
     }
     if (model.wo) {
         Slide s = base;
-        SlideMatrix concat = matrix(QStringLiteral("concat"), trace.concat, tokens, concatCols);
+        SlideMatrix concat = matrix(Teaching::tr("concat"), trace.concat, tokens, concatCols);
         concat.highlightRow = query;
-        SlideMatrix out = matrix(QStringLiteral("output"), trace.output, tokens, indices(int(trace.output.cols())));
+        SlideMatrix out = matrix(Teaching::tr("output"), trace.output, tokens, indices(int(trace.output.cols())));
         out.highlightRow = query;
         const QStringList outCols = indices(int(model.wo->cols()));
-        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, outCols)};
+        s.matrices = {concat, matrix(QStringLiteral("W_O"), *model.wo, concatCols, outCols)};  // W_O's rows: the heads
         s.operators = {QStringLiteral("·")};
         if (model.bo) {  // one row, added to every row of the product
             s.matrices.push_back(matrix(QStringLiteral("b_O"), *model.bo, {QString()}, outCols));
             s.operators << QStringLiteral("+");
         }
-        s.matrices.push_back(out);
-        s.operators << QStringLiteral("=");
         // Sums of h·d_v products: four of them leave the matrices room to be read.
         s.arithmetic = derivations(trace, core::Step::Output, 0, query, int(trace.output.cols()), 4);
-        slides.push_back(s);
+        // concat, W_O and the output side by side are too many columns to read on one slide beyond
+        // maxProjectionColumns: the output then follows on a slide of its own.
+        const auto columns = trace.concat.cols() + model.wo->cols() + trace.output.cols();
+        if (columns <= maxProjectionColumns) {
+            s.matrices.push_back(out);
+            s.operators << QStringLiteral("=");
+            slides.push_back(s);
+        } else {
+            slides.push_back(s);
+            Slide result = base;
+            result.matrices = {out};
+            slides.push_back(result);
+        }
     }
 }
 
@@ -237,7 +277,8 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         qm.highlightRow = km.highlightRow = vm.highlightRow = query;
         s.matrices = {qm, km, vm};
         s.operators = {QString(), QString()};
-        s.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()));
+        s.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()),
+                                   linesOfSums(int(trace.x().cols())));
         slides.push_back(s);
     }
     {
@@ -247,9 +288,12 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix kt = matrix(QStringLiteral("Kᵀ"), ht.keys.transpose(), keyCols, tokens);
         SlideMatrix sc = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         sc.highlightRow = query;
+        sc.masked = causal;
+        sc.keepColumns = true;
         s.matrices = {qm, kt, sc};
         s.operators = {QStringLiteral("·"), QStringLiteral("=")};
-        s.arithmetic = derivations(trace, Step::Scores, head, query, n);
+        s.arithmetic = maskedLines(derivations(trace, Step::Scores, head, query, n, linesOfSums(int(ht.queries.cols()))),
+                                   causal, query);
         slides.push_back(s);
     }
     {
@@ -258,9 +302,11 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix before = matrix(Teaching::tr("scores"), ht.scores, tokens, tokens);
         SlideMatrix after = matrix(Teaching::tr("scaled"), scaled, tokens, tokens);
         before.highlightRow = after.highlightRow = query;
+        before.masked = after.masked = causal;
+        before.keepColumns = after.keepColumns = true;
         s.matrices = {before, after};
         s.operators = {QStringLiteral("→")};
-        s.arithmetic = derivations(trace, Step::ScaledScores, head, query, n);
+        s.arithmetic = maskedLines(derivations(trace, Step::ScaledScores, head, query, n), causal, query);
         slides.push_back(s);
     }
     {
@@ -268,6 +314,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.highlightRow = query;
         w.masked = causal;
+        w.keepColumns = true;
         s.matrices = {w};
         s.arithmetic = softmaxLines(trace, head, query, n);
         slides.push_back(s);
@@ -276,6 +323,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         Slide s = worded(6);
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
+        wv.maskedAfterRow = causal ? query : -1;
         s.matrices = {v, wv};
         s.operators = {QStringLiteral("→")};
         for (int j = 0; j < n && j < shownLines; ++j)
@@ -287,10 +335,11 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     {
         Slide s = worded(7);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
+        wv.maskedAfterRow = causal ? query : -1;
         SlideMatrix z = matrix(subscripted(QStringLiteral("z"), query), ht.outputs.row(query), {q}, valueCols);
         s.matrices = {wv, z};
         s.operators = {QStringLiteral("Σ →")};
-        s.arithmetic = derivations(trace, Step::Outputs, head, query, int(ht.outputs.cols()));
+        s.arithmetic = derivations(trace, Step::Outputs, head, query, int(ht.outputs.cols()), linesOfSums(n));
         slides.push_back(s);
     }
     {
@@ -306,6 +355,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
                          "softmax per row, and one product with V.");
         SlideMatrix w = matrix(Teaching::tr("weights"), ht.weights, tokens, tokens);
         w.masked = causal;
+        w.keepColumns = true;
         w.highlightRow = query;
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix z = matrix(QStringLiteral("Z"), ht.outputs, tokens, valueCols);

@@ -1,5 +1,6 @@
 #include "teachingview.h"
 
+#include "ui/document/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 
@@ -150,6 +151,7 @@ render::SlideColors TeachingView::slideColors() const
     colors.dim = pal.color(QPalette::PlaceholderText);
     colors.accent = pal.color(QPalette::Highlight);
     colors.highlight = pal.color(QPalette::Highlight);
+    colors.masked = maskedCellColor(colors.background);  // as the tables show a masked cell
     return colors;
 }
 

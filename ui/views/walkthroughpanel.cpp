@@ -1,10 +1,13 @@
 #include "walkthroughpanel.h"
 
+#include "ui/document/stepfigure.h"
+
 #include "querychooser.h"
 #include "wrappedlabel.h"
 #include "ui/document/cellstyle.h"
 #include "ui/i18n/language.h"
 #include "ui/document/document.h"
+#include "ui/document/stepfigure.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/stepwording.h"
@@ -26,12 +29,15 @@ namespace ui {
 
 namespace {
 
-/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …". */
+/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …", also when the
+ *  name carries its head ("score(1,2) [head 2] = …"). */
 QString arithmetic(const core::Derivation& d, int precision)
 {
     const QString text = QString::fromStdString(d.text(precision));
-    const QString lhs = QString::fromStdString(d.name) + QStringLiteral(" = ");
-    return text.startsWith(lhs) ? text.mid(lhs.size()) : text;
+    const QString name = QString::fromStdString(d.name);
+    const qsizetype equals = text.indexOf(QStringLiteral(" = "));
+    const bool named = text.startsWith(name) && equals >= 0;
+    return localizedDerivation((named ? text.mid(equals + 3) : text).toStdString());
 }
 
 /** A row of numbers as "[a, b, c]", at most maxShown of them. */
@@ -190,15 +196,15 @@ void WalkthroughPanel::build()
 
         const core::Derivation score = core::derive(*trace, {core::Step::Scores, h, i, j});
         line << arithmetic(score, precision);
-        grid->addWidget(cell(line.back(), page, QString::fromStdString(score.text(precision))), row, col++);
+        grid->addWidget(cell(line.back(), page, localizedDerivation(score.text(precision))), row, col++);
         if (scaled) {
             const core::Derivation s = core::derive(*trace, {core::Step::ScaledScores, h, i, j});
             line << arithmetic(s, precision);
-            grid->addWidget(cell(line.back(), page, QString::fromStdString(s.text(precision))), row, col++);
+            grid->addWidget(cell(line.back(), page, localizedDerivation(s.text(precision))), row, col++);
         }
         const core::Derivation w = core::derive(*trace, {core::Step::Weights, h, i, j});
         line << formatCell(w.value, precision);
-        grid->addWidget(cell(line.back(), page, QString::fromStdString(w.text(precision)), true), row, col++);
+        grid->addWidget(cell(line.back(), page, localizedDerivation(w.text(precision)), true), row, col++);
 
         core::RowVector weighted(m_weighted->columnCount());
         for (int c = 0; c < m_weighted->columnCount(); ++c)
@@ -212,6 +218,18 @@ void WalkthroughPanel::build()
                                  .arg(j + 1)
                                  .arg(QString::fromStdString(core::subscript(j + 1)))),
                         row, col++);
+        if (w.masked) {
+            // The causal mask hides this key from the query: its row is greyed and says why.
+            const QString why = maskedCellNote(i + 1, j + 1);
+            for (int c = 0; c < col; ++c)
+                if (auto* label = qobject_cast<QLabel*>(grid->itemAtPosition(row, c)->widget())) {
+                    label->setForegroundRole(QPalette::PlaceholderText);
+                    label->setToolTip(label->toolTip().isEmpty() ? why : why + QLatin1Char('\n') + label->toolTip());
+                }
+            auto* key = qobject_cast<QLabel*>(grid->itemAtPosition(row, 0)->widget());
+            key->setText(tr("%1 (masked)").arg(key->text()));
+            line[0] = key->text();
+        }
         lines << line.join(QLatin1Char('\t'));
     }
     if (n > shown) {
