@@ -86,6 +86,10 @@ struct Options {
                                 QStringLiteral("Colour map: %1.").arg(render::colormapNames().join(QStringLiteral(", "))),
                                 QStringLiteral("NAME")};
     QCommandLineOption annotate{QStringLiteral("annotate"), QStringLiteral("Print each cell's value in it.")};
+    QCommandLineOption colourRange{QStringLiteral("colour-range"),
+                                   QStringLiteral("Colour range of a heatmap: %1 (default fixed: 0 to 1 for weights).")
+                                       .arg(render::colourRangeNames().join(QStringLiteral(", "))),
+                                   QStringLiteral("RANGE")};
     QCommandLineOption exportReport{QStringLiteral("export-report"),
                                     QStringLiteral("Write a PDF report of every step of the source to OUT (.pdf)."),
                                     QStringLiteral("OUT")};
@@ -110,7 +114,7 @@ struct Options {
     QList<QCommandLineOption> all() const
     {
         return {compute, exportHeatmap, listPresets, session,  preset,       tokens,        model,
-                text,    layer,         step,        head,     size,         colormap,      annotate,
+                text,    layer,         step,        head,     size,         colormap,      annotate,      colourRange,
                 exportReport, exportHandout, exportCode, exportSteps, exportSlides, lang};
     }
 };
@@ -262,6 +266,18 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** --colour-range, checked; fixed when not given. */
+render::ColourRange colourRangeOption(const QCommandLineParser& p, const Options& o)
+{
+    if (!p.isSet(o.colourRange))
+        return render::ColourRange::Fixed;
+    const auto range = render::colourRangeFromName(p.value(o.colourRange));
+    if (!range)
+        throw Failure{ExitRefused, QStringLiteral("--colour-range: expected one of %1, got \"%2\"")
+                                       .arg(render::colourRangeNames().join(QStringLiteral(", ")), p.value(o.colourRange))};
+    return *range;
+}
+
 int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = p.value(o.exportHeatmap);
@@ -296,6 +312,7 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
         style.colormap = *id;
     }
     style.annotate = p.isSet(o.annotate);
+    style.colourRange = colourRangeOption(p, o);
 
     const core::Session session = loadSource(p, o).session;
     bool ok = false;

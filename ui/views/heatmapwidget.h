@@ -3,6 +3,7 @@
 
 #include "core/trace.h"
 #include "ui/render/colormap.h"
+#include "ui/render/colourscale.h"
 
 #include <QWidget>
 
@@ -54,6 +55,8 @@ public:
     void setZoom(double zoom);
     bool annotate() const;
     void setAnnotate(bool on);
+    render::ColourRange colourRange() const;
+    void setColourRange(render::ColourRange range);
 
     /** True when a figure is shown (false in the empty or error state). */
     bool hasFigure() const;
@@ -76,6 +79,7 @@ private:
     QComboBox* m_headBox;
     QLabel* m_headLabel;
     QComboBox* m_colormapBox;
+    QComboBox* m_rangeBox;
     QActionGroup* m_stepGroup;
     QActionGroup* m_colormapGroup;
     QAction* m_zoomIn;

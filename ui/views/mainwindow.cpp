@@ -191,6 +191,8 @@ void MainWindow::readSettings()
 
     settings.beginGroup(QStringLiteral("heatmap"));
     m_heatmap->setColormapChoice(render::colormapFromName(settings.value(QStringLiteral("colormap")).toString()));
+    m_heatmap->setColourRange(render::colourRangeFromName(settings.value(QStringLiteral("colourRange")).toString())
+                                  .value_or(render::ColourRange::Fixed));
     m_heatmap->setAnnotate(settings.value(QStringLiteral("annotate"), true).toBool());
     const auto step = core::stepFromKey(settings.value(QStringLiteral("step")).toString().toStdString());
     if (step && HeatmapWidget::heatmapSteps().contains(*step))
@@ -208,6 +210,7 @@ void MainWindow::writeSettings() const
     settings.beginGroup(QStringLiteral("heatmap"));
     const auto colormap = m_heatmap->colormapChoice();
     settings.setValue(QStringLiteral("colormap"), colormap ? render::colormapName(*colormap) : QString());
+    settings.setValue(QStringLiteral("colourRange"), render::colourRangeName(m_heatmap->colourRange()));
     settings.setValue(QStringLiteral("annotate"), m_heatmap->annotate());
     settings.setValue(QStringLiteral("step"), QString::fromLatin1(core::stepKey(m_viewState->heatmapStep())));
     settings.endGroup();
