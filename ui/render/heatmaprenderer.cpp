@@ -399,7 +399,7 @@ void HeatmapRenderer::setStyle(const HeatmapStyle& style)
         || style.palette.color(QPalette::Text) != m_style.palette.color(QPalette::Text);
     const bool geometry = colours || style.annotate != m_style.annotate || style.precision != m_style.precision
         || style.font != m_style.font || style.fontScale != m_style.fontScale || style.showTitle != m_style.showTitle
-        || style.showLegend != m_style.showLegend;
+        || style.showLegend != m_style.showLegend || style.cellsAsImage != m_style.cellsAsImage;
     m_style = style;
     if (colours) {
         m_range = chooseRange(m_data, m_style.colormap);
@@ -685,7 +685,7 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
     const bool vector = isVectorDevice(p);
-    if (rows * cols <= (vector ? perCellLimit : perCellRasterLimit)) {
+    if (rows * cols <= (vector && !m_style.cellsAsImage ? perCellLimit : perCellRasterLimit)) {
         // Runs of one colour are one rectangle. On pixels, edges snap to the grid, so neighbours
         // abut exactly; in vector files each run is also stroked in its own colour, which hides
         // the hairline seams viewers draw between abutting shapes.

@@ -54,6 +54,9 @@ struct HeatmapStyle {
     /** The cells are at least this tall in all (pixels), as far as the target allows: the rows of a
      *  wide and short matrix grow taller than its columns are wide. 0: square cells. */
     double minMatrixHeight = 0.0;
+    /** Paint the cells as one image in SVG and PDF too (small multiples, where thousands of vector cells
+     *  would only make the file large). */
+    bool cellsAsImage = false;
 };
 
 /** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.

@@ -355,8 +355,11 @@ render::ColourRange HeatmapWidget::colourRange() const
 
 void HeatmapWidget::setColourRange(render::ColourRange range)
 {
+    const bool changed = range != m_canvas->colourRange();
     m_canvas->setColourRange(range);
     syncControls();
+    if (changed)
+        emit colourRangeChanged(range);
 }
 
 void HeatmapWidget::zoomBy(double factor, const QPoint& anchor)

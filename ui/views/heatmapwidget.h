@@ -65,6 +65,10 @@ public:
     /** The style the figure is shown with, without the mouse highlight. */
     render::HeatmapStyle figureStyle() const;
 
+signals:
+    /** The colour range was chosen (the overview follows it). */
+    void colourRangeChanged(render::ColourRange range);
+
 private:
     void buildActions();
     void syncControls();

@@ -7,6 +7,7 @@
 #include "mainmenus.h"
 #include "matrixeditor.h"
 #include "optionspanel.h"
+#include "overviewwidget.h"
 #include "scalingpanel.h"
 #include "sessioncontroller.h"
 #include "stepspanel.h"
@@ -158,6 +159,14 @@ void MainWindow::createDocks()
     m_scalingDock = addDock(new ScalingPanel, QT_TR_NOOP("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, m_scalingDock);
     m_scalingDock->hide();
+
+    m_overview = new OverviewWidget(m_document);
+    m_overviewDock = addDock(m_overview, QT_TR_NOOP("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(walkDock, m_overviewDock);
+    connect(m_overview, &OverviewWidget::cellChosen, this, &MainWindow::showFromOverview);
+    connect(m_viewState, &ViewState::headChanged, m_overview, [this](int head) { m_overview->setCurrent(0, head); });
+    m_overview->setCurrent(0, m_viewState->head());
+    connect(m_heatmap, &HeatmapWidget::colourRangeChanged, m_overview, &OverviewWidget::setColourRange);
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
@@ -165,6 +174,13 @@ void MainWindow::createDocks()
     resizeDocks({stepsDock}, {460}, Qt::Horizontal);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::showFromOverview(int layer, int head)
+{
+    // A plain session is one layer. (A model session: choose `layer` as the shown layer here.)
+    Q_UNUSED(layer);
+    m_viewState->setHead(head);
 }
 
 void MainWindow::retranslate()

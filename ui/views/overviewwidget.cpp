@@ -1,0 +1,332 @@
+#include "overviewwidget.h"
+
+#include "ui/document/document.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace ui {
+
+OverviewWidget::OverviewWidget(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document),
+      m_job([this] { return preparing(); }, [this](std::shared_ptr<Picture> p) { prepared(std::move(p)); },
+            [this](std::shared_ptr<Picture> stale) {
+                // A picture overtaken by a resize still brings the grid it built: the next picture draws it.
+                if (stale && stale->built && !m_gridWanted)
+                    m_grid = stale->grid;
+            })
+{
+    setObjectName(QStringLiteral("overviewWidget"));
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setAccessibleName(tr("Overview of every layer and head"));
+    m_source = documentSource();
+    connect(document, &Document::traceChanged, this, [this] {
+        if (m_sourceIsDocument)
+            refresh();
+    });
+    refresh();
+}
+
+OverviewWidget::~OverviewWidget() = default;
+
+OverviewWidget::GridSource OverviewWidget::documentSource() const
+{
+    return [document = m_document]() -> GridJob {
+        auto trace = document->trace();
+        if (!trace || trace->n() == 0 || !document->error().isEmpty())
+            return {};
+        return [trace] { return render::attentionGridFromTrace(*trace); };
+    };
+}
+
+void OverviewWidget::setGridSource(GridSource source)
+{
+    m_sourceIsDocument = false;
+    m_source = source ? std::move(source) : documentSource();
+    refresh();
+}
+
+void OverviewWidget::refresh()
+{
+    m_gridWanted = true;
+    requestPicture();
+}
+
+void OverviewWidget::requestPicture()
+{
+    m_job.request();
+}
+
+void OverviewWidget::setCurrent(int layer, int head)
+{
+    if (layer == m_currentLayer && head == m_currentHead)
+        return;
+    m_currentLayer = layer;
+    m_currentHead = head;
+    update();
+}
+
+void OverviewWidget::setColourRange(render::ColourRange range)
+{
+    if (range == m_colourRange)
+        return;
+    m_colourRange = range;
+    m_enlarged.reset();
+    requestPicture();
+}
+
+render::OverviewStyle OverviewWidget::figureStyle() const
+{
+    render::OverviewStyle style;
+    style.font = font();
+    style.palette = palette();
+    style.colourRange = m_colourRange;
+    return style;
+}
+
+LatestJob<std::shared_ptr<OverviewWidget::Picture>>::Job OverviewWidget::preparing()
+{
+    GridJob build;
+    if (m_gridWanted) {
+        build = m_source ? m_source() : GridJob();
+        if (!build) {
+            m_grid.reset();
+            m_painter.reset();
+            m_image = QImage();
+            update();
+            return {};
+        }
+    } else if (!m_grid) {
+        return {};
+    }
+    m_gridWanted = false;
+    const QSize size = this->size();
+    const double dpr = devicePixelRatioF();
+    return [build = std::move(build), grid = m_grid, style = figureStyle(), size, dpr]() mutable {
+        auto picture = std::make_shared<Picture>();
+        try {
+            picture->grid = build ? std::make_shared<const render::AttentionGrid>(build()) : grid;
+            picture->built = bool(build);
+            if (size.isEmpty())
+                return picture;
+            QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
+            image.setDevicePixelRatio(dpr);
+            image.fill(style.palette.color(QPalette::Base));
+            QPainter painter(&image);
+            render::OverviewPainter(picture->grid, style).paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+            painter.end();
+            picture->image = std::move(image);
+        } catch (const std::exception&) {
+            picture->image = QImage();  // out of memory: the grid without its picture
+        }
+        return picture;
+    };
+}
+
+void OverviewWidget::prepared(std::shared_ptr<Picture> picture)
+{
+    const bool newGrid = picture->grid != m_shownGrid;
+    m_shownGrid = picture->grid;
+    m_grid = picture->grid;
+    m_image = std::move(picture->image);
+    m_painter = m_grid ? std::make_unique<render::OverviewPainter>(m_grid, figureStyle()) : nullptr;
+    m_enlarged.reset();
+    if (m_hover && (!m_grid || m_hover->first >= m_grid->layers || m_hover->second >= m_grid->heads))
+        m_hover.reset();
+    update();
+    if (newGrid)
+        emit gridChanged(m_grid);
+}
+
+void OverviewWidget::finishPreparing()
+{
+    m_job.finish();
+}
+
+QRectF OverviewWidget::cellRect(int layer, int head) const
+{
+    return m_painter ? m_painter->cellRect(layer, head, QRectF(rect())) : QRectF();
+}
+
+QString OverviewWidget::cellText(int layer, int head) const
+{
+    if (!m_grid || layer < 0 || head < 0 || layer >= m_grid->layers || head >= m_grid->heads)
+        return {};
+    const core::HeadDescriptors& d = m_grid->descriptor(layer, head);
+    return tr("Layer %1 · head %2: %3\n%4\nClick to show this head.")
+        .arg(layer + 1)
+        .arg(head + 1)
+        .arg(render::headPatternLabel(d.pattern), render::headDescriptorText(d));
+}
+
+void OverviewWidget::setHover(std::optional<std::pair<int, int>> cell)
+{
+    if (cell == m_hover)
+        return;
+    m_hover = cell;
+    m_enlarged.reset();
+    update();
+}
+
+void OverviewWidget::paintEnlarged(QPainter* p, int layer, int head)
+{
+    const QRectF cell = cellRect(layer, head);
+    if (cell.isEmpty())
+        return;
+    if (!m_enlarged) {
+        render::HeatmapStyle style = m_painter->cellStyle();
+        style.font = font();
+        style.fontScale = 0.0;
+        style.showTitle = true;
+        style.showLegend = true;
+        style.cellsAsImage = false;
+        style.annotate = false;
+        m_enlarged = std::make_unique<render::HeatmapRenderer>(m_painter->labelledCellData(layer, head), style);
+    }
+    // About three cells wide, at least 280 pixels, inside the widget, centred on the cell where it can be.
+    const double side = std::min({std::max(280.0, 3.0 * cell.width()), width() - 8.0, height() - 8.0});
+    const QFontMetricsF fm(font());
+    const double textH = fm.height() + 8;
+    QRectF box(0, 0, side * 1.15, side + textH);
+    box.moveCenter(cell.center());
+    box.moveLeft(std::clamp(box.left(), 4.0, std::max(4.0, width() - 4.0 - box.width())));
+    box.moveTop(std::clamp(box.top(), 4.0, std::max(4.0, height() - 4.0 - box.height())));
+    p->save();
+    p->setPen(QPen(palette().color(QPalette::Mid), 1));
+    p->setBrush(palette().color(QPalette::Base));
+    p->drawRect(box);
+    const QRectF figure(box.left() + 1, box.top() + 1, box.width() - 2, box.height() - textH - 1);
+    m_enlarged->paint(p, figure);
+    p->setPen(palette().color(QPalette::Text));
+    p->drawText(QRectF(box.left() + 6, figure.bottom(), box.width() - 12, textH), Qt::AlignCenter | Qt::TextSingleLine,
+                fm.elidedText(render::headDescriptorText(m_grid->descriptor(layer, head)), Qt::ElideRight, box.width() - 12));
+    p->restore();
+}
+
+void OverviewWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    if (!m_grid) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                   m_document->error().isEmpty() ? tr("Computing…") : tr("Nothing to show yet"));
+        return;
+    }
+    if (!m_image.isNull()) {
+        // A picture of another size (the dock is being resized) is stretched until the new one comes.
+        p.setRenderHint(QPainter::SmoothPixmapTransform);
+        p.drawImage(QRectF(rect()), m_image);
+    }
+    const QRectF current = cellRect(m_currentLayer, m_currentHead);
+    if (!current.isEmpty()) {
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+        p.drawRect(current.adjusted(-2.5, -2.5, 2.5, 2.5));
+    }
+    if (m_hover)
+        paintEnlarged(&p, m_hover->first, m_hover->second);
+}
+
+bool OverviewWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const auto cell = m_painter ? m_painter->cellAt(QPointF(help->pos()), QRectF(rect())) : std::nullopt;
+        if (cell)
+            QToolTip::showText(help->globalPos(), cellText(cell->first, cell->second), this,
+                               cellRect(cell->first, cell->second).toAlignedRect());
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void OverviewWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    setHover(m_painter ? m_painter->cellAt(event->position(), QRectF(rect())) : std::nullopt);
+    QWidget::mouseMoveEvent(event);
+}
+
+void OverviewWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && m_painter) {
+        if (const auto cell = m_painter->cellAt(event->position(), QRectF(rect()))) {
+            setCurrent(cell->first, cell->second);
+            emit cellChosen(cell->first, cell->second);
+            event->accept();
+            return;
+        }
+    }
+    QWidget::mousePressEvent(event);
+}
+
+void OverviewWidget::keyPressEvent(QKeyEvent* event)
+{
+    // The arrows move the outlined cell, Enter shows it.
+    if (m_grid && m_grid->layers > 0 && m_grid->heads > 0) {
+        int layer = std::max(0, m_currentLayer), head = std::max(0, m_currentHead);
+        switch (event->key()) {
+        case Qt::Key_Left: head = std::max(0, head - 1); break;
+        case Qt::Key_Right: head = std::min(m_grid->heads - 1, head + 1); break;
+        case Qt::Key_Up: layer = std::max(0, layer - 1); break;
+        case Qt::Key_Down: layer = std::min(m_grid->layers - 1, layer + 1); break;
+        case Qt::Key_Return:
+        case Qt::Key_Enter: emit cellChosen(layer, head); return;
+        default: QWidget::keyPressEvent(event); return;
+        }
+        setCurrent(layer, head);
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void OverviewWidget::leaveEvent(QEvent* event)
+{
+    setHover(std::nullopt);
+    QWidget::leaveEvent(event);
+}
+
+void OverviewWidget::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_grid)
+        m_painter = std::make_unique<render::OverviewPainter>(m_grid, figureStyle());
+    m_enlarged.reset();
+    requestPicture();
+}
+
+void OverviewWidget::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::LanguageChange) {
+        setAccessibleName(tr("Overview of every layer and head"));
+        requestPicture();
+    } else if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
+        if (m_grid)
+            m_painter = std::make_unique<render::OverviewPainter>(m_grid, figureStyle());
+        requestPicture();
+    }
+    QWidget::changeEvent(event);
+}
+
+QSize OverviewWidget::sizeHint() const
+{
+    return m_painter ? m_painter->preferredSize().boundedTo(QSize(900, 700)) : QSize(420, 320);
+}
+
+QSize OverviewWidget::minimumSizeHint() const
+{
+    return QSize(200, 160);
+}
+
+}  // namespace ui
