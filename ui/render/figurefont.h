@@ -2,6 +2,8 @@
 /** The fonts of the overview and the head view: sizes in pixels from the style's font. */
 
 #include <QFont>
+#include <QRectF>
+#include <QSize>
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +25,13 @@ inline QFont fontOfPixels(const QFont& base, double px, bool bold)
     f.setPixelSize(std::max(1, int(std::lround(px))));
     f.setBold(bold);
     return f;
+}
+
+/** The font scale of a figure drawn into target whose preferred size is preferred: the smaller of the
+ *  two ratios, within lo … hi. */
+inline double fitScale(const QRectF& target, QSize preferred, double lo, double hi)
+{
+    return std::clamp(std::min(target.width() / preferred.width(), target.height() / preferred.height()), lo, hi);
 }
 
 }  // namespace render

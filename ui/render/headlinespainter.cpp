@@ -98,10 +98,7 @@ QSize HeadLinesPainter::preferredSize() const
 
 HeadLinesPainter::Layout HeadLinesPainter::layout(const QRectF& target) const
 {
-    const QSize preferred = preferredSize();
-    const double scale = std::clamp(std::min(target.width() / preferred.width(), target.height() / preferred.height()),
-                                    0.6, 3.0);
-    Layout l = metrics(scale);
+    Layout l = metrics(fitScale(target, preferredSize(), 0.6, 3.0));
     const int n = std::max(1, m_grid->n());
     // Rows share what height there is, never closer than the text.
     const double rowsH = target.height() - 2 * l.pad - l.titleH - l.legendH - l.headerH;

@@ -81,10 +81,7 @@ QSize OverviewPainter::preferredSize() const
 
 OverviewPainter::Layout OverviewPainter::layout(const QRectF& target) const
 {
-    const QSize preferred = preferredSize();
-    const double scale = std::clamp(std::min(target.width() / preferred.width(), target.height() / preferred.height()),
-                                    0.75, 4.0);
-    Layout l = metrics(scale);
+    Layout l = metrics(fitScale(target, preferredSize(), 0.75, 4.0));
     const int heads = std::max(1, m_grid->heads), layers = std::max(1, m_grid->layers);
     const double availW = target.width() - 2 * l.pad - l.headerW;
     const double availH = target.height() - 2 * l.pad - l.titleH - l.captionH - l.headerH;

@@ -8,6 +8,7 @@
 #include "matrixeditor.h"
 #include "optionspanel.h"
 #include "overviewwidget.h"
+#include "headviewwidget.h"
 #include "scalingpanel.h"
 #include "sessioncontroller.h"
 #include "stepspanel.h"
@@ -167,6 +168,11 @@ void MainWindow::createDocks()
     connect(m_viewState, &ViewState::headChanged, m_overview, [this](int head) { m_overview->setCurrent(0, head); });
     m_overview->setCurrent(0, m_viewState->head());
     connect(m_heatmap, &HeatmapWidget::colourRangeChanged, m_overview, &OverviewWidget::setColourRange);
+    m_headView = new HeadViewWidget;
+    QDockWidget* headViewDock = addDock(m_headView, QT_TR_NOOP("Head View"), QStringLiteral("headViewDock"),
+                                        Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_overviewDock, headViewDock);
+    connect(m_overview, &OverviewWidget::gridChanged, m_headView, &HeadViewWidget::setGrid);
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
@@ -178,9 +184,9 @@ void MainWindow::createDocks()
 
 void MainWindow::showFromOverview(int layer, int head)
 {
-    // A plain session is one layer. (A model session: choose `layer` as the shown layer here.)
-    Q_UNUSED(layer);
+    // A plain session is one layer. (A model session: choose `layer` as the shown layer here too.)
     m_viewState->setHead(head);
+    m_headView->showHead(layer, head);
 }
 
 void MainWindow::retranslate()

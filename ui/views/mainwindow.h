@@ -23,6 +23,7 @@ class MainMenus;
 class MatrixEditorPanel;
 class OptionsPanel;
 class OverviewWidget;
+class HeadViewWidget;
 
 class SessionController;
 class TeachingView;
@@ -43,6 +44,7 @@ public:
     SessionController* session() const { return m_session; }
     FileActions* fileActions() const { return m_files; }
     OverviewWidget* overview() const { return m_overview; }
+    HeadViewWidget* headView() const { return m_headView; }
 
     QDockWidget* overviewDock() const { return m_overviewDock; }
 
@@ -110,6 +112,7 @@ private:
     QDockWidget* m_scalingDock = nullptr;
     QDockWidget* m_overviewDock = nullptr;
     OverviewWidget* m_overview = nullptr;
+    HeadViewWidget* m_headView = nullptr;
 
     QUndoView* m_history = nullptr;
     std::vector<TitledDock> m_docks;

@@ -1,0 +1,350 @@
+/** The overview of every layer × head and the head view: the overview of a real (random) 2-layer, 2-head
+ *  model paints each head as that head's own heatmap does; a click shows the clicked layer and head; an edit
+ *  reaches the grid; the head view draws no line to the future under a causal mask and only the hovered
+ *  token's lines; masked cells are named in the heatmap's tooltip and accessible name. */
+
+#include "core/attention.h"
+#include "core/gpt2checkpoint.h"
+#include "core/gpt2forward.h"
+#include "core/presets.h"
+#include "gpt2folder_random.h"
+#include "isolation.h"
+#include "ui/document/document.h"
+#include "ui/document/stepfigure.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/headlinespainter.h"
+#include "ui/render/overviewpainter.h"
+#include "ui/views/headviewwidget.h"
+#include "ui/views/heatmapaccessible.h"
+#include "ui/views/heatmapcanvas.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+#include "ui/views/overviewwidget.h"
+
+#include <QAccessible>
+#include <QDockWidget>
+#include <QImage>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+QPalette lightPalette()
+{
+    QPalette palette;
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    return palette;
+}
+
+/** Largest channel difference of two colours. */
+int distance(QRgb a, QRgb b)
+{
+    return std::max({std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+}
+
+QImage paintLines(const std::shared_ptr<const render::AttentionGrid>& grid, render::HeadLinesView view, QSize size)
+{
+    render::HeadLinesStyle style;
+    style.palette = lightPalette();
+    const render::HeadLinesPainter painter(grid, std::move(view), style);
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    painter.paint(&p, QRectF(QPointF(0, 0), QSizeF(size)));
+    return image;
+}
+
+/** The colour a quarter of the way along the line from query i to key j, as HeadLinesPainter lays it out
+ *  (not half way: there the lines i → j and j → i cross). */
+QRgb midpoint(const QImage& image, const render::HeadLinesPainter& painter, int i, int j)
+{
+    const QRectF target(QPointF(0, 0), QSizeF(image.size()));
+    const QRectF q = painter.tokenRect(i, false, target), k = painter.tokenRect(j, true, target);
+    const QPointF mid = 0.75 * QPointF(q.right(), q.center().y()) + 0.25 * QPointF(k.left(), k.center().y());
+    return image.pixel(mid.toPoint());
+}
+
+}  // namespace
+
+class TestOverview : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        testutil::isolateApplication(QStringLiteral("tst_overview"), m_dir.filePath(QStringLiteral("settings")));
+    }
+
+    void modelOverviewMatchesEachHeadsHeatmap()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("gpt2-2x2"));
+        QVERIFY(QDir().mkpath(folder));
+        testutil::write(testutil::randomGpt2Folder("F32", "", 2, 16, 2), folder.toStdString());
+        std::string error;
+        const auto checkpoint = core::Gpt2Checkpoint::load(folder.toStdString(), error);
+        QVERIFY2(checkpoint, error.c_str());
+        core::Gpt2Forward forward(checkpoint);
+        QVERIFY2(forward.setTokens(checkpoint->tokenizer().encode("A cat sat down"), error), error.c_str());
+        forward.run();
+        const int n = forward.n();
+        QCOMPARE(n, 14);  // byte tokens
+
+        QStringList tokens;
+        for (const auto& t : forward.layerModel(0).tokens)
+            tokens << QString::fromStdString(t);
+        auto grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(forward, tokens));
+        QCOMPARE(grid->layers, 2);
+        QCOMPARE(grid->heads, 2);
+        QVERIFY(grid->causal);
+
+        render::OverviewStyle style;
+        style.palette = lightPalette();
+        const render::OverviewPainter overview(grid, style);
+        const QSize size(900, 820);
+        const QRectF target(QPointF(0, 0), QSizeF(size));
+        QImage image(size, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        overview.paint(&painter, target);
+        painter.end();
+
+        for (int l = 0; l < 2; ++l) {
+            // The head's own heatmap: the shown layer's weights as the window computes and draws them.
+            const core::Trace trace = core::compute(forward.layerModel(l));
+            for (int h = 0; h < 2; ++h) {
+                const render::HeatmapData own = ui::heatmapData(trace, core::Step::Weights, h);
+                QVERIFY(own.causalMask);
+                const render::HeatmapRenderer heatmap(own, render::HeatmapStyle());
+                const QRectF cell = overview.cellRect(l, h, target);
+                QVERIFY(!cell.isEmpty());
+                const render::HeatmapRenderer inCell(overview.cellData(l, h), overview.cellStyle());
+                int worst = 0, masked = 0;
+                for (int i = 0; i < n; ++i) {
+                    for (int j = 0; j < n; ++j) {
+                        const QPoint centre = inCell.cellRect(i, j, cell).center().toPoint();
+                        const QRgb painted = image.pixel(centre);
+                        if (j > i) {
+                            // Hatched grey: never a colour of the map.
+                            QVERIFY(QColor::fromRgb(painted).saturation() < 20);
+                            ++masked;
+                            continue;
+                        }
+                        worst = std::max(worst, distance(painted, heatmap.cellColor(i, j)));
+                    }
+                }
+                QCOMPARE(masked, n * (n - 1) / 2);
+                // float32 against double weights: at most one step of the 4097 colours, and the pixel's rounding
+                QVERIFY2(worst <= 2, qPrintable(QStringLiteral("layer %1 head %2: colour off by %3").arg(l + 1).arg(h + 1).arg(worst)));
+            }
+        }
+        // The grid's descriptors are those of the float weights.
+        const core::HeadDescriptors d = core::describeHead(forward.attention(1, 1), true);
+        QCOMPARE(grid->descriptor(1, 1).meanEntropy, d.meanEntropy);
+    }
+
+    void clickShowsTheLayerAndHead()
+    {
+        ui::Document document;
+        document.waitForTrace();
+        ui::OverviewWidget overview(&document);
+        // A 3 × 2 grid of its own, as a model session gives one.
+        overview.setGridSource([]() -> ui::OverviewWidget::GridJob {
+            return [] {
+                render::AttentionGrid grid;
+                grid.layers = 3;
+                grid.heads = 2;
+                grid.tokens = {QStringLiteral("a"), QStringLiteral("b")};
+                for (int k = 0; k < 6; ++k) {
+                    grid.cells.push_back(core::Matrix::Identity(2, 2));
+                    grid.descriptors.push_back(core::describeHead(grid.cells.back(), false));
+                }
+                return grid;
+            };
+        });
+        overview.resize(600, 700);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        overview.finishPreparing();
+        QVERIFY(overview.grid());
+        QCOMPARE(overview.grid()->layers, 3);
+        QSignalSpy chosen(&overview, &ui::OverviewWidget::cellChosen);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.cellRect(2, 1).center().toPoint());
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.at(0).at(0).toInt(), 2);
+        QCOMPARE(chosen.at(0).at(1).toInt(), 1);
+        QCOMPARE(overview.current(), std::pair(2, 1));
+        // Between cells: nothing.
+        const QRectF a = overview.cellRect(0, 0), b = overview.cellRect(0, 1);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, QPoint(int(0.5 * (a.right() + b.left())), int(a.center().y())));
+        QCOMPARE(chosen.size(), 1);
+        // Hovering enlarges the cell and names it.
+        QTest::mouseMove(&overview, overview.cellRect(1, 0).center().toPoint());
+        QCOMPARE(overview.hoveredCell(), std::optional(std::pair(1, 0)));
+        QVERIFY(overview.cellText(1, 0).contains(QStringLiteral("diagonal / self")));
+    }
+
+    void windowShowsTheClickedHead()
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("multi-head")));
+        window.document()->waitForTrace();
+        window.overviewDock()->show();
+        window.overviewDock()->raise();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::OverviewWidget* overview = window.overview();
+        QTRY_VERIFY(overview->grid() && overview->grid()->heads == 2);
+        overview->finishPreparing();
+        QCOMPARE(window.viewState()->head(), 0);
+        QTest::mouseClick(overview, Qt::LeftButton, {}, overview->cellRect(0, 1).center().toPoint());
+        QCOMPARE(window.viewState()->head(), 1);
+        QCOMPARE(window.heatmap()->canvas()->renderer()->data().title.contains(QStringLiteral("2")), true);
+        QCOMPARE(window.headView()->head(), 1);
+        QCOMPARE(window.headView()->shownHeads(), std::vector<int>{1});
+        // The heatmap's head chooser moves the overview's outline.
+        window.viewState()->setHead(0);
+        QCOMPARE(overview->current(), std::pair(0, 0));
+
+        // An edit reaches the grid: the new weights, not the old.
+        const auto before = overview->grid();
+        const core::Matrix old = before->cell(0, 0);
+        QVERIFY(window.document()->setCell(ui::MatrixId::Query, 0, 0, 5.0));
+        window.document()->waitForTrace();
+        QTRY_VERIFY(overview->grid() != before);
+        overview->finishPreparing();
+        const auto trace = window.document()->trace();
+        QCOMPARE(overview->grid()->cell(0, 0), trace->heads[0].weights);
+        QVERIFY((overview->grid()->cell(0, 0) - old).cwiseAbs().maxCoeff() > 1e-6);
+        window.document()->undoStack()->setClean();
+    }
+
+    void colourRangeReachesTheOverview()
+    {
+        ui::MainWindow window;
+        window.show();
+        window.document()->waitForTrace();
+        window.heatmap()->setColourRange(render::ColourRange::Log);
+        QCOMPARE(window.overview()->colourRange(), render::ColourRange::Log);
+        QCOMPARE(window.overview()->figureStyle().colourRange, render::ColourRange::Log);
+    }
+
+    void headViewDrawsNoLineToTheFuture()
+    {
+        // Two tokens whose weights (deliberately) put 0.9 on the later key: a causal layer must not show it.
+        auto make = [](bool causal) {
+            auto grid = std::make_shared<render::AttentionGrid>();
+            grid->layers = 1;
+            grid->heads = 1;
+            grid->tokens = {QStringLiteral("first"), QStringLiteral("second")};
+            grid->causal = causal;
+            core::Matrix w(2, 2);
+            w << 0.1, 0.9, 0.5, 0.5;
+            grid->cells.push_back(w);
+            grid->descriptors.push_back(core::describeHead(w, causal));
+            return std::shared_ptr<const render::AttentionGrid>(grid);
+        };
+        render::HeadLinesView view;
+        view.heads = {0};
+        const QSize size(500, 300);
+        for (bool causal : {false, true}) {
+            const auto grid = make(causal);
+            const QImage image = paintLines(grid, view, size);
+            render::HeadLinesStyle style;
+            const render::HeadLinesPainter painter(grid, view, style);
+            const QRgb future = midpoint(image, painter, 0, 1);
+            if (causal)
+                QCOMPARE(QColor::fromRgb(future).name(), QStringLiteral("#ffffff"));
+            else
+                QVERIFY2(QColor::fromRgb(future).name() != QStringLiteral("#ffffff"), "a full layer draws the line");
+            QVERIFY(QColor::fromRgb(midpoint(image, painter, 1, 1)).name() != QStringLiteral("#ffffff"));
+        }
+        // Opacity is the weight: 0.9 is darker than 0.5 over white.
+        const auto grid = make(false);
+        const QImage image = paintLines(grid, view, size);
+        const render::HeadLinesPainter painter(grid, view, {});
+        QVERIFY(qGray(midpoint(image, painter, 0, 1)) < qGray(midpoint(image, painter, 1, 1)));
+    }
+
+    void hoveringATokenShowsOnlyItsLines()
+    {
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 1;
+        grid->heads = 2;
+        grid->tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        const core::Matrix w = core::Matrix::Constant(3, 3, 1.0 / 3);
+        grid->cells = {w, w};
+        grid->descriptors = {core::describeHead(w, false), core::describeHead(w, false)};
+        render::HeadLinesView view;
+        view.heads = {0, 1};
+        view.hoveredToken = 2;  // query "c"
+        const QImage image = paintLines(grid, view, QSize(500, 320));
+        const render::HeadLinesPainter painter(grid, view, {});
+        QVERIFY(QColor::fromRgb(midpoint(image, painter, 2, 0)).name() != QStringLiteral("#ffffff"));
+        QCOMPARE(QColor::fromRgb(midpoint(image, painter, 0, 0)).name(), QStringLiteral("#ffffff"));
+        view.hoveredIsKey = true;  // key "c": only the lines into it
+        const QImage keys = paintLines(grid, view, QSize(500, 320));
+        const render::HeadLinesPainter keyPainter(grid, view, {});
+        QVERIFY(QColor::fromRgb(midpoint(keys, keyPainter, 0, 2)).name() != QStringLiteral("#ffffff"));
+        QCOMPARE(QColor::fromRgb(midpoint(keys, keyPainter, 2, 0)).name(), QStringLiteral("#ffffff"));
+    }
+
+    void headTogglesChooseTheLines()
+    {
+        ui::HeadViewWidget headView;
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 2;
+        grid->heads = 3;
+        grid->tokens = {QStringLiteral("x")};
+        for (int k = 0; k < 6; ++k) {
+            grid->cells.push_back(core::Matrix::Ones(1, 1));
+            grid->descriptors.push_back({});
+        }
+        headView.setGrid(grid);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 1, 2}));
+        headView.setHeadVisible(1, false);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 2}));
+        headView.showHead(1, 2);
+        QCOMPARE(headView.layer(), 1);
+        QCOMPARE(headView.shownHeads(), std::vector<int>{2});
+        headView.showHead(1, -1);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 2}));
+    }
+
+    void maskedCellsAreNamedMasked()
+    {
+        ui::Document document;
+        ui::ViewState viewState;
+        ui::installHeatmapAccessible();
+        ui::HeatmapWidget widget(&document, &viewState);
+        widget.resize(700, 600);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        document.loadSession(*core::preset("causal-sentence"), QString());
+        document.waitForTrace();
+        QTRY_VERIFY(widget.canvas()->renderer());
+        ui::HeatmapCanvas* canvas = widget.canvas();
+        QVERIFY(canvas->renderer()->data().causalMask);
+        QTest::mouseMove(canvas, canvas->cellRect(0, 3).center().toPoint());
+        QVERIFY2(canvas->hoverText().startsWith(QStringLiteral("Masked")), qPrintable(canvas->hoverText()));
+        QTest::mouseMove(canvas, canvas->cellRect(3, 0).center().toPoint());
+        QVERIFY(!canvas->hoverText().startsWith(QStringLiteral("Masked")));
+        QAccessibleInterface* table = QAccessible::queryAccessibleInterface(canvas);
+        QVERIFY(table);
+        QAccessibleTableInterface* cells = table->tableInterface();
+        QVERIFY(cells);
+        QVERIFY(cells->cellAt(0, 3)->text(QAccessible::Name).endsWith(QStringLiteral("masked")));
+        QVERIFY(!cells->cellAt(3, 0)->text(QAccessible::Name).endsWith(QStringLiteral("masked")));
+    }
+};
+
+QTEST_MAIN(TestOverview)
+#include "tst_overview.moc"
