@@ -21,10 +21,6 @@ QString shownToken(QString s)
     return s;
 }
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("HeadView", text);
-}
 
 }  // namespace
 
@@ -51,12 +47,12 @@ bool HeadLinesPainter::canDraw() const
 QString HeadLinesPainter::title() const
 {
     if (m_view.heads.size() == 1)
-        return tr("Layer %1 · head %2").arg(m_view.layer + 1).arg(m_view.heads.front() + 1);
+        return QCoreApplication::translate("HeadView", "Layer %1 · head %2").arg(m_view.layer + 1).arg(m_view.heads.front() + 1);
     QStringList heads;
     for (int h : m_view.heads)
         heads << QString::number(h + 1);
-    return heads.isEmpty() ? tr("Layer %1 · no head chosen").arg(m_view.layer + 1)
-                           : tr("Layer %1 · heads %2").arg(m_view.layer + 1).arg(heads.join(QStringLiteral(", ")));
+    return heads.isEmpty() ? QCoreApplication::translate("HeadView", "Layer %1 · no head chosen").arg(m_view.layer + 1)
+                           : QCoreApplication::translate("HeadView", "Layer %1 · heads %2").arg(m_view.layer + 1).arg(heads.join(QStringLiteral(", ")));
 }
 
 HeadLinesPainter::Layout HeadLinesPainter::metrics(double scale) const
@@ -75,8 +71,8 @@ HeadLinesPainter::Layout HeadLinesPainter::metrics(double scale) const
         l.texts << fm.elidedText(shownToken(t), Qt::ElideRight, 14 * l.em);
         l.textW = std::max(l.textW, bold.horizontalAdvance(l.texts.last()));
     }
-    l.textW = std::max(l.textW, QFontMetricsF(l.headerFont).horizontalAdvance(tr("queries")));
-    l.textW = std::max(l.textW, QFontMetricsF(l.headerFont).horizontalAdvance(tr("keys")));
+    l.textW = std::max(l.textW, QFontMetricsF(l.headerFont).horizontalAdvance(QCoreApplication::translate("HeadView", "queries")));
+    l.textW = std::max(l.textW, QFontMetricsF(l.headerFont).horizontalAdvance(QCoreApplication::translate("HeadView", "keys")));
     if (m_style.showTitle)
         l.titleH = QFontMetricsF(l.titleFont).height() + 0.4 * l.em;
     if (m_view.heads.size() > 1)
@@ -163,10 +159,10 @@ void HeadLinesPainter::paint(QPainter* p, const QRectF& target) const
         const double swatch = 0.8 * l.em, space = 1.2 * l.em;
         double total = 0;
         for (int h : m_view.heads)
-            total += swatch + 0.3 * l.em + fm.horizontalAdvance(tr("head %1").arg(h + 1)) + space;
+            total += swatch + 0.3 * l.em + fm.horizontalAdvance(QCoreApplication::translate("HeadView", "head %1").arg(h + 1)) + space;
         double x = target.left() + std::max(l.pad, 0.5 * (target.width() - total + space));
         for (int h : m_view.heads) {
-            const QString name = tr("head %1").arg(h + 1);
+            const QString name = QCoreApplication::translate("HeadView", "head %1").arg(h + 1);
             p->fillRect(QRectF(x, y + 0.5 * (fm.height() - swatch), swatch, swatch), headColour(h));
             x += swatch + 0.3 * l.em;
             p->setPen(fg);
@@ -177,14 +173,14 @@ void HeadLinesPainter::paint(QPainter* p, const QRectF& target) const
     }
     p->setPen(muted);
     p->setFont(l.headerFont);
-    p->drawText(QRectF(l.leftX - l.textW, y, l.textW, l.headerH), Qt::AlignRight | Qt::AlignVCenter, tr("queries"));
-    p->drawText(QRectF(l.rightX, y, l.textW, l.headerH), Qt::AlignLeft | Qt::AlignVCenter, tr("keys"));
+    p->drawText(QRectF(l.leftX - l.textW, y, l.textW, l.headerH), Qt::AlignRight | Qt::AlignVCenter, QCoreApplication::translate("HeadView", "queries"));
+    p->drawText(QRectF(l.rightX, y, l.textW, l.headerH), Qt::AlignLeft | Qt::AlignVCenter, QCoreApplication::translate("HeadView", "keys"));
 
     if (!canDraw()) {
         p->setPen(fg);
         p->setFont(l.tokenFont);
         p->drawText(target.adjusted(l.pad, l.top - target.top(), -l.pad, -l.pad), Qt::AlignCenter | Qt::TextWordWrap,
-                    tr("The head view draws up to %1 tokens; this text has %2.").arg(gridCellSide).arg(m_grid->n()));
+                    QCoreApplication::translate("HeadView", "The head view draws up to %1 tokens; this text has %2.").arg(gridCellSide).arg(m_grid->n()));
         p->restore();
         return;
     }
