@@ -438,7 +438,12 @@ render::AttentionGrid sourceGrid(const Source& source)
     } else {
         grid = render::attentionGridFromTrace(core::compute(source.session.model));
     }
-    grid.title = sessionTitle(source.session);
+    // A model's source is titled by its shown layer; the grid is of every layer, so of the model.
+    const auto title = source.model ? source.model->session.extras.find("title") : source.session.extras.end();
+    grid.title = !source.model ? sessionTitle(source.session)
+        : title != source.model->session.extras.end() && title->is_string()
+        ? QString::fromStdString(title->get<std::string>())
+        : QFileInfo(QString::fromStdString(source.model->folder)).fileName();
     return grid;
 }
 

@@ -64,7 +64,6 @@ HeadLinesPainter::Layout HeadLinesPainter::metrics(double scale) const
     l.tokenFont = fontOfPixels(m_style.font, l.em, false);
     l.boldFont = fontOfPixels(m_style.font, l.em, true);
     l.headerFont = fontOfPixels(m_style.font, 0.9 * l.em, false);
-    l.headerFont.setItalic(true);
     const QFontMetricsF fm(l.tokenFont), bold(l.boldFont);
     l.pitch = 1.35 * fm.height();
     for (const QString& t : m_grid->tokens) {
