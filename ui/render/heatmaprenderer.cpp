@@ -526,7 +526,8 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
         l->titleRect = QRectF(x, l->matrix.top() - 0.8 * m.em - m.titleH, titleW, m.titleH);
     }
     if (m_style.showLegend) {
-        const double room = m.captionH + 0.3 * m.em;  // the caption above the bar
+        // The caption above the bar, clear of the top tick's label (centred on the bar's top edge).
+        const double room = 1.5 * m.captionH + 0.2 * m.em;
         const double barH = std::max(std::min(matrixH, target.height() - 2 * m.pad - room),
                                      std::min(6 * m.em, target.height() - 2 * m.pad - room));
         const double top = std::max(l->matrix.center().y() - 0.5 * barH, target.top() + m.pad + room);
@@ -955,7 +956,7 @@ void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
     if (!m.rangeCaption.isEmpty()) {
         p->setPen(mix(fg, m_style.palette.color(QPalette::Base), 0.3));
         p->setFont(m.legendFont);
-        p->drawText(QRectF(bar.left(), bar.top() - 0.3 * m.em - m.captionH, l.target.right() - bar.left(), m.captionH),
+        p->drawText(QRectF(bar.left(), bar.top() - 0.2 * m.em - 1.5 * m.captionH, l.target.right() - bar.left(), m.captionH),
                     Qt::AlignLeft | Qt::AlignBottom | Qt::TextSingleLine, m.rangeCaption);
     }
 

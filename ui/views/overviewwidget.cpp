@@ -191,11 +191,12 @@ void OverviewWidget::paintEnlarged(QPainter* p, int layer, int head)
         style.annotate = false;
         m_enlarged = std::make_unique<render::HeatmapRenderer>(m_painter->labelledCellData(layer, head), style);
     }
-    // About three cells wide, at least 280 pixels, inside the widget, centred on the cell where it can be.
-    const double side = std::min({std::max(280.0, 3.0 * cell.width()), width() - 8.0, height() - 8.0});
+    // About three cells wide, at least 320 pixels, inside the widget, centred on the cell where it can be.
     const QFontMetricsF fm(font());
     const double textH = fm.height() + 8;
-    QRectF box(0, 0, side * 1.15, side + textH);
+    const double w = std::min(std::max(320.0, 3.4 * cell.width()), width() - 8.0);
+    const double h = std::min(0.9 * w + textH, height() - 8.0);
+    QRectF box(0, 0, w, h);
     box.moveCenter(cell.center());
     box.moveLeft(std::clamp(box.left(), 4.0, std::max(4.0, width() - 4.0 - box.width())));
     box.moveTop(std::clamp(box.top(), 4.0, std::max(4.0, height() - 4.0 - box.height())));
