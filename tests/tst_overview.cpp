@@ -227,6 +227,28 @@ private slots:
         window.document()->undoStack()->setClean();
     }
 
+    void hiddenOverviewWaitsUntilShown()
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        ui::OverviewWidget* overview = window.overview();
+        QVERIFY(overview->visibleRegion().isEmpty());  // behind the Steps tab
+        const quint64 before = overview->picturesMade();
+        QVERIFY(window.document()->setCell(ui::MatrixId::Query, 0, 0, 3.0));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        QCOMPARE(overview->picturesMade(), before);
+        window.overviewDock()->raise();
+        QTRY_VERIFY(overview->picturesMade() > before);
+        overview->finishPreparing();
+        QCOMPARE(overview->grid()->cell(0, 0), window.document()->trace()->heads[0].weights);
+        window.document()->undoStack()->setClean();
+    }
+
     void colourRangeReachesTheOverview()
     {
         ui::MainWindow window;

@@ -173,6 +173,7 @@ void MainWindow::createDocks()
                                         Qt::RightDockWidgetArea);
     tabifyDockWidget(m_overviewDock, headViewDock);
     connect(m_overview, &OverviewWidget::gridChanged, m_headView, &HeadViewWidget::setGrid);
+    m_overview->addViewer(m_headView);
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);

@@ -57,7 +57,48 @@ void OverviewWidget::setGridSource(GridSource source)
 void OverviewWidget::refresh()
 {
     m_gridWanted = true;
+    if (!isNeeded()) {
+        // Hidden behind another tab: a long session's grid costs a worker's second per edit for no one.
+        m_stale = true;
+        return;
+    }
+    m_stale = false;
     requestPicture();
+}
+
+void OverviewWidget::addViewer(QWidget* viewer)
+{
+    m_viewers << viewer;
+    viewer->installEventFilter(this);
+    connect(viewer, &QObject::destroyed, this, [this, viewer] { m_viewers.removeAll(viewer); });
+}
+
+namespace {
+
+/** Shown on screen: a dock's tab that is not the current one stays "visible", parked outside the window. */
+bool onScreen(const QWidget* w)
+{
+    return w->isVisible() && !w->visibleRegion().isEmpty();
+}
+
+/** The events after which a widget may have come on screen. */
+bool mayHaveAppeared(const QEvent* event)
+{
+    return event->type() == QEvent::Show || event->type() == QEvent::Move || event->type() == QEvent::Resize;
+}
+
+}  // namespace
+
+bool OverviewWidget::isNeeded() const
+{
+    return onScreen(this) || std::any_of(m_viewers.begin(), m_viewers.end(), onScreen);
+}
+
+bool OverviewWidget::eventFilter(QObject* watched, QEvent* event)
+{
+    if (m_stale && mayHaveAppeared(event))
+        QMetaObject::invokeMethod(this, [this] { if (m_stale) refresh(); }, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, event);
 }
 
 void OverviewWidget::requestPicture()
@@ -240,6 +281,8 @@ void OverviewWidget::paintEvent(QPaintEvent*)
 
 bool OverviewWidget::event(QEvent* event)
 {
+    if (m_stale && mayHaveAppeared(event))
+        QMetaObject::invokeMethod(this, [this] { if (m_stale) refresh(); }, Qt::QueuedConnection);
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const auto cell = m_painter ? m_painter->cellAt(QPointF(help->pos()), QRectF(rect())) : std::nullopt;

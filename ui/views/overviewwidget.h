@@ -35,8 +35,11 @@ public:
     void setGridSource(GridSource source);
     /** The source that reads the document's trace (the default). */
     GridSource documentSource() const;
-    /** Asks the source for a new grid (after an edit); the grid shown stays until it comes. */
+    /** Asks the source for a new grid (after an edit); the grid shown stays until it comes. While neither
+     *  this widget nor a viewer is visible, the grid is only marked stale and made once one shows. */
     void refresh();
+    /** A widget besides this one that shows the grid (the head view): it keeps the grid fresh while visible. */
+    void addViewer(QWidget* viewer);
 
     /** The cell outlined as the one shown elsewhere (layer and head from 0; −1: none). */
     void setCurrent(int layer, int head);
@@ -70,6 +73,7 @@ signals:
 
 protected:
     bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
@@ -88,12 +92,15 @@ private:
     void prepared(std::shared_ptr<Picture> picture);
     void requestPicture();
     void setHover(std::optional<std::pair<int, int>> cell);
+    bool isNeeded() const;
     void paintEnlarged(QPainter* painter, int layer, int head);
 
     Document* m_document;
     GridSource m_source;
     bool m_sourceIsDocument = true;  ///< the document's trace: refreshed on each new trace
     bool m_gridWanted = true;  ///< the next picture needs a new grid from the source
+    bool m_stale = false;      ///< a refresh came while no one looked: made when one shows
+    QList<QWidget*> m_viewers;
     std::shared_ptr<const render::AttentionGrid> m_grid;
     std::shared_ptr<const render::AttentionGrid> m_shownGrid;  ///< the grid gridChanged() last announced
     std::unique_ptr<render::OverviewPainter> m_painter;  ///< for hit tests and the outline, over m_grid
