@@ -7,7 +7,8 @@
  *  logits, then from OverviewWidget::refresh() to the end of the widget's paint of the new picture (the
  *  grid's block means and descriptors and the picture are made on a worker). Also the longest the GUI
  *  thread was busy in one event meanwhile (a timer posted every millisecond). Prints one JSON object of
- *  medians and 95th percentiles. Run with QT_QPA_PLATFORM=offscreen. */
+ *  medians and 95th percentiles, also apart for the edits of the last layer (one row of the grid is drawn
+ *  again) and of the first (every row). Run with QT_QPA_PLATFORM=offscreen. */
 
 #include "core/gpt2checkpoint.h"
 #include "core/gpt2forward.h"
@@ -17,6 +18,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QPainter>
 #include <QTimer>
 
 #include <algorithm>
@@ -93,7 +95,7 @@ int main(int argc, char** argv)
     });
     ticker.start();
 
-    std::vector<double> editMs, overviewMs, paintMs;
+    std::vector<double> editMs, overviewMs, paintMs, lastMs, firstMs;
     const int last = checkpoint->config().layers - 1;
     for (int e = 0; e < edits; ++e) {
         const int layer = e % 2 ? 0 : last;
@@ -118,12 +120,29 @@ int main(int argc, char** argv)
         paintMs.push_back(double(paint.nsecsElapsed()) / 1e6);
         measuring = false;
         overviewMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+        (layer == last ? lastMs : firstMs).push_back(overviewMs.back());
+    }
+    // The two parts of the worker's job, timed alone: the grid (copies, descriptors) and the picture.
+    std::vector<double> gridMs, pictureMs;
+    for (int r = 0; r < 5; ++r) {
+        QElapsedTimer timer;
+        timer.start();
+        auto grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(*forward, labels));
+        gridMs.push_back(double(timer.nsecsElapsed()) / 1e6);
+        timer.restart();
+        QImage image(overview.size(), QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        render::OverviewPainter(grid, overview.figureStyle()).paint(&painter, QRectF(image.rect()));
+        painter.end();
+        pictureMs.push_back(double(timer.nsecsElapsed()) / 1e6);
     }
     std::printf("{\"tokens\": %d, \"layers\": %d, \"heads\": %d, \"cells\": %d, \"edits\": %d, "
                 "\"model_edit_p50_ms\": %.2f, \"overview_p50_ms\": %.2f, \"overview_p95_ms\": %.2f, "
-                "\"paint_p50_ms\": %.2f, \"gui_stall_ms\": %.2f}\n",
+                "\"paint_p50_ms\": %.2f, \"gui_stall_ms\": %.2f, \"grid_ms\": %.2f, \"picture_ms\": %.2f, "
+                "\"overview_last_layer_p50_ms\": %.2f, \"overview_first_layer_p50_ms\": %.2f}\n",
                 tokens, checkpoint->config().layers, checkpoint->config().heads,
                 checkpoint->config().layers * checkpoint->config().heads, edits, percentile(editMs, 0.5),
-                percentile(overviewMs, 0.5), percentile(overviewMs, 0.95), percentile(paintMs, 0.5), longestStall);
+                percentile(overviewMs, 0.5), percentile(overviewMs, 0.95), percentile(paintMs, 0.5), longestStall,
+                percentile(gridMs, 0.5), percentile(pictureMs, 0.5), percentile(lastMs, 0.5), percentile(firstMs, 0.5));
     return 0;
 }

@@ -191,6 +191,57 @@ private slots:
         QVERIFY(overview.cellText(1, 0).contains(QStringLiteral("diagonal / self")));
     }
 
+    void anEditRedrawsOnlyItsLayersAndTheSame()
+    {
+        // A 3-layer grid whose last layer changes: the picture, drawn again only there, is the one a whole
+        // drawing of the new grid gives, and differs from the old one.
+        auto state = std::make_shared<int>(0);
+        const auto make = [](int version) {
+            render::AttentionGrid grid;
+            grid.layers = 3;
+            grid.heads = 2;
+            grid.causal = true;
+            grid.tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+            for (int k = 0; k < 6; ++k) {
+                core::Matrix w(3, 3);
+                w << 1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5;
+                if (k >= 4 && version == 1)
+                    w << 1, 0, 0, 0.1, 0.9, 0, 0.6, 0.3, 0.1;
+                grid.cells.push_back(w);
+                grid.descriptors.push_back(core::describeHead(w, true));
+            }
+            return grid;
+        };
+        ui::Document document;
+        ui::OverviewWidget overview(&document);
+        overview.setGridSource([state, make]() -> ui::OverviewWidget::GridJob {
+            return [version = *state, make] { return make(version); };
+        });
+        overview.resize(500, 600);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        QTRY_VERIFY(overview.grid());
+        overview.finishPreparing();
+        const QImage before = overview.picture();
+        *state = 1;
+        overview.refresh();
+        overview.finishPreparing();
+        const QImage after = overview.picture();
+        QVERIFY(!after.isNull());
+        QVERIFY(after != before);
+        QImage whole(after.size(), QImage::Format_ARGB32_Premultiplied);
+        whole.setDevicePixelRatio(after.devicePixelRatio());
+        whole.fill(overview.figureStyle().palette.color(QPalette::Base));
+        QPainter painter(&whole);
+        render::OverviewPainter(std::make_shared<const render::AttentionGrid>(make(1)), overview.figureStyle())
+            .paint(&painter, QRectF(QPointF(0, 0), QSizeF(overview.size())));
+        painter.end();
+        QCOMPARE(after, whole);
+        // The first layer's cells are the old picture's.
+        const QRect first = overview.cellRect(0, 0).toAlignedRect();
+        QCOMPARE(after.copy(first), before.copy(first));
+    }
+
     void windowShowsTheClickedHead()
     {
         ui::MainWindow window;

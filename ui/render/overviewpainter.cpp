@@ -187,7 +187,7 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
         return;
     }
 
-    const QFontMetricsF hfm(l.headerFont), lfm(l.labelFont);
+    const QFontMetricsF hfm(l.headerFont);
     p->setFont(l.headerFont);
     p->setPen(fg);
     for (int h = 0; h < m_grid->heads; ++h) {
@@ -206,21 +206,47 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
                     QCoreApplication::translate("Overview", "layer %1").arg(layer + 1));
     }
 
+    paintLayers(p, l, {});
+    p->restore();
+}
+
+void OverviewPainter::paintLayers(QPainter* p, const QRectF& target, const std::vector<bool>& layers) const
+{
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing, true);
+    p->setRenderHint(QPainter::TextAntialiasing, true);
+    paintLayers(p, layout(target), layers);
+    p->restore();
+}
+
+void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vector<bool>& layers) const
+{
+    if (l.side <= 0)
+        return;
+    const QFontMetricsF lfm(l.labelFont);
     const HeatmapStyle style = cellStyle();
     for (int layer = 0; layer < m_grid->layers; ++layer) {
+        if (!layers.empty() && !layers[std::size_t(layer)])
+            continue;
         for (int h = 0; h < m_grid->heads; ++h) {
             const QRectF cell = cellIn(l, layer, h);
+            const QRectF labelBox(cell.left() - 0.4 * l.gap, cell.bottom(), cell.width() + 0.8 * l.gap, l.labelH);
+            // Whole pixels cleared first, so that a layer drawn again over an older picture blends its edges
+            // with the background exactly as a first drawing does.
+            p->save();
+            p->setRenderHint(QPainter::Antialiasing, false);
+            p->fillRect(cell.toAlignedRect().adjusted(-1, -1, 1, 1), m_style.palette.color(QPalette::Base));
+            p->fillRect(labelBox.toAlignedRect(), m_style.palette.color(QPalette::Base));
+            p->restore();
             const HeatmapRenderer renderer(cellData(layer, h), style);
             renderer.paint(p, cell);
             p->setFont(l.labelFont);
             p->setPen(muted(m_style.palette));
             const QString label = headPatternLabel(m_grid->descriptor(layer, h).pattern);
-            p->drawText(QRectF(cell.left() - 0.4 * l.gap, cell.bottom(), cell.width() + 0.8 * l.gap, l.labelH),
-                        Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
-                        lfm.elidedText(label, Qt::ElideRight, cell.width() + 0.8 * l.gap));
+            p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
+                        lfm.elidedText(label, Qt::ElideRight, labelBox.width()));
         }
     }
-    p->restore();
 }
 
 }  // namespace render

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 class QPainter;
 
@@ -37,6 +38,9 @@ public:
     QSize preferredSize() const;
     /** Paints the whole figure into target, filling it with the palette's Base. */
     void paint(QPainter* painter, const QRectF& target) const;
+    /** Paints again only the cells and labels of the layers marked in `layers` (all when it is empty), over a
+     *  picture of the same figure in target: after an edit, the layers above the edited one are as they were. */
+    void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
     /** The square of cell (layer, head) when painted into target; empty outside the grid. */
     QRectF cellRect(int layer, int head, const QRectF& target) const;
     /** The cell whose square or label is under pos; empty elsewhere. */
@@ -58,6 +62,7 @@ private:
     Layout layout(const QRectF& target) const;
     Layout metrics(double scale) const;
     static QRectF cellIn(const Layout& l, int layer, int head);
+    void paintLayers(QPainter* painter, const Layout& l, const std::vector<bool>& layers) const;
 
     std::shared_ptr<const AttentionGrid> m_grid;
     OverviewStyle m_style;

@@ -13,6 +13,24 @@
 
 namespace ui {
 
+namespace {
+
+/** The layers whose cells differ between two grids of the same frame (shape, tokens, mask); empty when the
+ *  frame differs, so that everything is drawn anew. */
+std::vector<bool> changedLayers(const render::AttentionGrid& before, const render::AttentionGrid& after)
+{
+    if (before.layers != after.layers || before.heads != after.heads || before.tokens != after.tokens
+        || before.causal != after.causal || before.blockSide != after.blockSide || before.title != after.title)
+        return {};
+    std::vector<bool> changed(std::size_t(after.layers), false);
+    for (int l = 0; l < after.layers; ++l)
+        for (int h = 0; h < after.heads && !changed[std::size_t(l)]; ++h)
+            changed[std::size_t(l)] = before.cell(l, h) != after.cell(l, h);
+    return changed;
+}
+
+}  // namespace
+
 OverviewWidget::OverviewWidget(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document),
       m_job([this] { return preparing(); }, [this](std::shared_ptr<Picture> p) { prepared(std::move(p)); },
@@ -142,6 +160,7 @@ LatestJob<std::shared_ptr<OverviewWidget::Picture>>::Job OverviewWidget::prepari
             m_grid.reset();
             m_painter.reset();
             m_image = QImage();
+            m_picture.reset();
             update();
             return {};
         }
@@ -151,20 +170,38 @@ LatestJob<std::shared_ptr<OverviewWidget::Picture>>::Job OverviewWidget::prepari
     m_gridWanted = false;
     const QSize size = this->size();
     const double dpr = devicePixelRatioF();
-    return [build = std::move(build), grid = m_grid, style = figureStyle(), size, dpr]() mutable {
+    const render::OverviewStyle style = figureStyle();
+    // The picture shown, when it is of the same frame, keeps the layers the new grid did not change.
+    const bool sameFrame = m_picture && m_picture->size == size && m_picture->dpr == dpr
+        && m_picture->colourRange == style.colourRange && m_picture->styleGeneration == m_styleGeneration;
+    std::shared_ptr<const Picture> previous = sameFrame ? m_picture : nullptr;
+    return [build = std::move(build), grid = m_grid, style, size, dpr, previous, generation = m_styleGeneration]() mutable {
         auto picture = std::make_shared<Picture>();
+        picture->size = size;
+        picture->dpr = dpr;
+        picture->colourRange = style.colourRange;
+        picture->styleGeneration = generation;
         try {
             picture->grid = build ? std::make_shared<const render::AttentionGrid>(build()) : grid;
             picture->built = bool(build);
             if (size.isEmpty())
                 return picture;
-            QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
-            image.setDevicePixelRatio(dpr);
-            image.fill(style.palette.color(QPalette::Base));
-            QPainter painter(&image);
-            render::OverviewPainter(picture->grid, style).paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
-            painter.end();
-            picture->image = std::move(image);
+            const render::OverviewPainter painter(picture->grid, style);
+            const std::vector<bool> changed = previous ? changedLayers(*previous->grid, *picture->grid) : std::vector<bool>();
+            const QRectF target(QPointF(0, 0), QSizeF(size));
+            if (!changed.empty()) {
+                picture->image = previous->image.copy();
+                QPainter p(&picture->image);
+                painter.paintLayers(&p, target, changed);
+            } else {
+                QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
+                image.setDevicePixelRatio(dpr);
+                image.fill(style.palette.color(QPalette::Base));
+                QPainter p(&image);
+                painter.paint(&p, target);
+                p.end();
+                picture->image = std::move(image);
+            }
         } catch (const std::exception&) {
             picture->image = QImage();  // out of memory: the grid without its picture
         }
@@ -177,7 +214,8 @@ void OverviewWidget::prepared(std::shared_ptr<Picture> picture)
     const bool newGrid = picture->grid != m_shownGrid;
     m_shownGrid = picture->grid;
     m_grid = picture->grid;
-    m_image = std::move(picture->image);
+    m_image = picture->image;
+    m_picture = picture->image.isNull() ? nullptr : std::move(picture);
     m_painter = m_grid ? std::make_unique<render::OverviewPainter>(m_grid, figureStyle()) : nullptr;
     m_enlarged.reset();
     if (m_hover && (!m_grid || m_hover->first >= m_grid->layers || m_hover->second >= m_grid->heads))
@@ -354,10 +392,12 @@ void OverviewWidget::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::LanguageChange) {
         setAccessibleName(tr("Overview of every layer and head"));
+        ++m_styleGeneration;  // every label is another text
         requestPicture();
     } else if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
         if (m_grid)
             m_painter = std::make_unique<render::OverviewPainter>(m_grid, figureStyle());
+        ++m_styleGeneration;
         requestPicture();
     }
     QWidget::changeEvent(event);

@@ -59,6 +59,8 @@ public:
     QString cellText(int layer, int head) const;
     /** The cell enlarged under the mouse, if any. */
     std::optional<std::pair<int, int>> hoveredCell() const { return m_hover; }
+    /** The picture shown (for tests). */
+    QImage picture() const { return m_image; }
     /** How many pictures were drawn on workers (for tests and profiling). */
     quint64 picturesMade() const { return m_job.jobsStarted(); }
 
@@ -87,6 +89,10 @@ private:
         std::shared_ptr<const render::AttentionGrid> grid;
         bool built = false;  ///< the grid is new, from the source
         QImage image;
+        QSize size;          ///< what the image was drawn for: size, pixel ratio, range and style
+        double dpr = 1.0;
+        render::ColourRange colourRange = render::ColourRange::Fixed;
+        quint64 styleGeneration = 0;
     };
     LatestJob<std::shared_ptr<Picture>>::Job preparing();
     void prepared(std::shared_ptr<Picture> picture);
@@ -105,6 +111,8 @@ private:
     std::shared_ptr<const render::AttentionGrid> m_shownGrid;  ///< the grid gridChanged() last announced
     std::unique_ptr<render::OverviewPainter> m_painter;  ///< for hit tests and the outline, over m_grid
     QImage m_image;
+    std::shared_ptr<const Picture> m_picture;  ///< the picture shown, which the next one may start from
+    quint64 m_styleGeneration = 0;              ///< counts changes of language, palette and font
     render::ColourRange m_colourRange = render::ColourRange::Fixed;
     int m_currentLayer = -1;
     int m_currentHead = -1;
