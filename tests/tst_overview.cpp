@@ -288,10 +288,12 @@ private slots:
         QCoreApplication::processEvents();
         ui::OverviewWidget* overview = window.overview();
         QVERIFY(overview->visibleRegion().isEmpty());  // behind the Steps tab
+        overview->finishPreparing();  // whatever the start asked for
         const quint64 before = overview->picturesMade();
         QVERIFY(window.document()->setCell(ui::MatrixId::Query, 0, 0, 3.0));
         window.document()->waitForTrace();
         QCoreApplication::processEvents();
+        overview->finishPreparing();
         QCOMPARE(overview->picturesMade(), before);
         window.overviewDock()->raise();
         QTRY_VERIFY(overview->picturesMade() > before);
