@@ -324,7 +324,8 @@ bool OverviewWidget::event(QEvent* event)
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const auto cell = m_painter ? m_painter->cellAt(QPointF(help->pos()), QRectF(rect())) : std::nullopt;
-        if (cell)
+        // The enlarged cell says the same; a tooltip over it would only hide it.
+        if (cell && cell != m_hover)
             QToolTip::showText(help->globalPos(), cellText(cell->first, cell->second), this,
                                cellRect(cell->first, cell->second).toAlignedRect());
         else
