@@ -14,6 +14,7 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/headlinespainter.h"
 #include "ui/render/overviewpainter.h"
+#include "ui/views/fileactions.h"
 #include "ui/views/headviewwidget.h"
 #include "ui/views/heatmapaccessible.h"
 #include "ui/views/heatmapcanvas.h"
@@ -299,6 +300,35 @@ private slots:
         QTRY_VERIFY(overview->picturesMade() > before);
         overview->finishPreparing();
         QCOMPARE(overview->grid()->cell(0, 0), window.document()->trace()->heads[0].weights);
+        window.document()->undoStack()->setClean();
+    }
+
+    void windowExportsTheOverviewAndTheHeadView()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("multi-head")));
+        window.document()->waitForTrace();
+        // Both docks are behind the Steps tab: the export makes what they would show.
+        const QString overview = m_dir.filePath(QStringLiteral("window-overview.svg"));
+        const QString lines = m_dir.filePath(QStringLiteral("window-lines.svg"));
+        QString error;
+        QVERIFY2(window.fileActions()->exportOverview(overview, &error), qPrintable(error));
+        QVERIFY2(window.fileActions()->exportHeadView(lines, &error), qPrintable(error));
+        QFile a(overview), b(lines);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(a.readAll());
+        QVERIFY(svg.contains(QStringLiteral("head 2")) && svg.contains(QStringLiteral("tokens: 6")));
+        QVERIFY(QString::fromUtf8(b.readAll()).contains(QStringLiteral("Layer 1 · heads 1, 2")));
+        // After an edit the export draws the new weights, the overview still hidden.
+        const QString before = m_dir.filePath(QStringLiteral("before.png")), after = m_dir.filePath(QStringLiteral("after.png"));
+        QVERIFY(window.fileActions()->exportOverview(before, &error));
+        QVERIFY(window.document()->setCell(ui::MatrixId::Key, 0, 0, 7.0));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        QVERIFY(window.fileActions()->exportOverview(after, &error));
+        QVERIFY(QImage(before) != QImage(after));
+        QCOMPARE(window.overview()->grid()->cell(0, 1), window.document()->trace()->heads[1].weights);
         window.document()->undoStack()->setClean();
     }
 

@@ -953,6 +953,34 @@
             <source>Wrote the slides %1</source>
             <translation>已写入幻灯片 %1</translation>
         </message>
+        <message>
+            <source>There is no overview to export: %1</source>
+            <translation>没有可导出的总览：%1</translation>
+        </message>
+        <message>
+            <source>There is no head view to export: %1</source>
+            <translation>没有可导出的头视图：%1</translation>
+        </message>
+        <message>
+            <source>The head view draws up to %1 tokens; this session has %2.</source>
+            <translation>头视图最多绘制 %1 个词元；此会话有 %2 个。</translation>
+        </message>
+        <message>
+            <source>Export Overview</source>
+            <translation>导出总览</translation>
+        </message>
+        <message>
+            <source>Could not export the overview</source>
+            <translation>无法导出总览</translation>
+        </message>
+        <message>
+            <source>Export Head View</source>
+            <translation>导出头视图</translation>
+        </message>
+        <message>
+            <source>Could not export the head view</source>
+            <translation>无法导出头视图</translation>
+        </message>
     </context>
     <context>
         <name>ui::HeatmapAccessible</name>
@@ -1340,6 +1368,22 @@
         <message>
             <source>Every key of the menus</source>
             <translation>菜单中的每个快捷键</translation>
+        </message>
+        <message>
+            <source>Export &amp;Overview…</source>
+            <translation>导出总览(&amp;O)…</translation>
+        </message>
+        <message>
+            <source>Write every layer × head, as the Overview panel shows them, to a PNG, SVG or PDF file</source>
+            <translation>将每一层 × 每个头（如总览面板所示）写入 PNG、SVG 或 PDF 文件</translation>
+        </message>
+        <message>
+            <source>Export Head &amp;View…</source>
+            <translation>导出头视图(&amp;V)…</translation>
+        </message>
+        <message>
+            <source>Write the head view's lines, as the Head View panel shows them, to a PNG, SVG or PDF file</source>
+            <translation>将头视图的连线（如头视图面板所示）写入 PNG、SVG 或 PDF 文件</translation>
         </message>
     </context>
     <context>

@@ -52,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_heatmap);
     createDocks();
     m_files = new FileActions(m_document, m_viewState, m_heatmap, m_matrices, m_session, this);
+    m_files->setFigureViews(m_overview, m_headView);
     QList<QDockWidget*> docks;
     for (const TitledDock& dock : m_docks)
         docks << dock.dock;

@@ -84,6 +84,16 @@ void OverviewWidget::refresh()
     requestPicture();
 }
 
+void OverviewWidget::prepareNow()
+{
+    if (m_stale || !m_grid) {
+        m_gridWanted = true;
+        m_stale = false;
+        requestPicture();
+    }
+    finishPreparing();
+}
+
 void OverviewWidget::addViewer(QWidget* viewer)
 {
     m_viewers << viewer;

@@ -38,6 +38,8 @@ public:
     /** Asks the source for a new grid (after an edit); the grid shown stays until it comes. While neither
      *  this widget nor a viewer is visible, the grid is only marked stale and made once one shows. */
     void refresh();
+    /** Makes the grid and picture of the current state now, shown or not, and waits for them (for export). */
+    void prepareNow();
     /** A widget besides this one that shows the grid (the head view): it keeps the grid fresh while visible. */
     void addViewer(QWidget* viewer);
 
