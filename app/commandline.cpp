@@ -12,6 +12,8 @@
 #include "ui/export/handoutwriter.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
+#include "ui/render/headlinespainter.h"
+#include "ui/render/overviewpainter.h"
 #include "ui/render/slidepainter.h"
 #include "ui/views/teachingslides.h"
 
@@ -34,7 +36,7 @@ const QStringList headlessFlags = {
     QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
     QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
     QStringLiteral("--export-code"),  QStringLiteral("--export-handout"), QStringLiteral("--export-slides"),
-    QStringLiteral("--export-steps"),
+    QStringLiteral("--export-steps"), QStringLiteral("--export-overview"), QStringLiteral("--export-lines"),
 };
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
@@ -77,7 +79,8 @@ struct Options {
     QCommandLineOption step{QStringLiteral("step"),
                             QStringLiteral("Heatmap step: scores, scaled_scores or weights (default weights)."),
                             QStringLiteral("STEP"), QStringLiteral("weights")};
-    QCommandLineOption head{QStringLiteral("head"), QStringLiteral("Heatmap head, from 1 (default 1)."),
+    QCommandLineOption head{QStringLiteral("head"),
+                            QStringLiteral("Heatmap head, from 1 (default 1); for --export-lines also all (its default)."),
                             QStringLiteral("N"), QStringLiteral("1")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("PNG size in pixels, e.g. 1200x1000 (default chosen from n)."),
@@ -86,6 +89,10 @@ struct Options {
                                 QStringLiteral("Colour map: %1.").arg(render::colormapNames().join(QStringLiteral(", "))),
                                 QStringLiteral("NAME")};
     QCommandLineOption annotate{QStringLiteral("annotate"), QStringLiteral("Print each cell's value in it.")};
+    QCommandLineOption colourRange{QStringLiteral("colour-range"),
+                                   QStringLiteral("Colour range of a heatmap: %1 (default fixed: 0 to 1 for weights).")
+                                       .arg(render::colourRangeNames().join(QStringLiteral(", "))),
+                                   QStringLiteral("RANGE")};
     QCommandLineOption exportReport{QStringLiteral("export-report"),
                                     QStringLiteral("Write a PDF report of every step of the source to OUT (.pdf)."),
                                     QStringLiteral("OUT")};
@@ -103,6 +110,15 @@ struct Options {
     QCommandLineOption exportSlides{QStringLiteral("export-slides"),
                                     QStringLiteral("Write the teaching slides of the source to OUT (.pdf), one per page."),
                                     QStringLiteral("OUT")};
+    QCommandLineOption exportOverview{QStringLiteral("export-overview"),
+                                      QStringLiteral("Write the grid of every layer and head of the source to OUT "
+                                                     "(.png, .svg or .pdf)."),
+                                      QStringLiteral("OUT")};
+    QCommandLineOption exportLines{QStringLiteral("export-lines"),
+                                   QStringLiteral("Write the head view of the source to OUT (.png, .svg or .pdf): tokens "
+                                                  "in two columns joined by lines weighted by attention (--layer L, "
+                                                  "--head N or all)."),
+                                   QStringLiteral("OUT")};
     QCommandLineOption lang{QStringLiteral("lang"),
                             QStringLiteral("Language of the interface: %1.").arg(languages.join(QStringLiteral(" or "))),
                             QStringLiteral("LANGUAGE")};
@@ -110,8 +126,8 @@ struct Options {
     QList<QCommandLineOption> all() const
     {
         return {compute, exportHeatmap, listPresets, session,  preset,       tokens,        model,
-                text,    layer,         step,        head,     size,         colormap,      annotate,
-                exportReport, exportHandout, exportCode, exportSteps, exportSlides, lang};
+                text,    layer,         step,        head,     size,         colormap,      annotate,      colourRange,
+                exportReport, exportHandout, exportCode, exportSteps, exportSlides, exportOverview, exportLines, lang};
     }
 };
 
@@ -262,6 +278,30 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** --colormap, checked; nothing when not given. */
+std::optional<render::ColormapId> colormapOption(const QCommandLineParser& p, const Options& o)
+{
+    if (!p.isSet(o.colormap))
+        return std::nullopt;
+    const auto id = render::colormapFromName(p.value(o.colormap));
+    if (!id)
+        throw Failure{ExitRefused, QStringLiteral("--colormap: expected one of %1, got \"%2\"")
+                                       .arg(render::colormapNames().join(QStringLiteral(", ")), p.value(o.colormap))};
+    return id;
+}
+
+/** --colour-range, checked; fixed when not given. */
+render::ColourRange colourRangeOption(const QCommandLineParser& p, const Options& o)
+{
+    if (!p.isSet(o.colourRange))
+        return render::ColourRange::Fixed;
+    const auto range = render::colourRangeFromName(p.value(o.colourRange));
+    if (!range)
+        throw Failure{ExitRefused, QStringLiteral("--colour-range: expected one of %1, got \"%2\"")
+                                       .arg(render::colourRangeNames().join(QStringLiteral(", ")), p.value(o.colourRange))};
+    return *range;
+}
+
 int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = p.value(o.exportHeatmap);
@@ -287,15 +327,9 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
     }
 
     render::HeatmapStyle style;
-    style.colormap = render::defaultColormap(*step);
-    if (p.isSet(o.colormap)) {
-        const auto id = render::colormapFromName(p.value(o.colormap));
-        if (!id)
-            throw Failure{ExitRefused, QStringLiteral("--colormap: expected one of %1, got \"%2\"")
-                                           .arg(render::colormapNames().join(QStringLiteral(", ")), p.value(o.colormap))};
-        style.colormap = *id;
-    }
+    style.colormap = colormapOption(p, o).value_or(render::defaultColormap(*step));
     style.annotate = p.isSet(o.annotate);
+    style.colourRange = colourRangeOption(p, o);
 
     const core::Session session = loadSource(p, o).session;
     bool ok = false;
@@ -378,6 +412,103 @@ int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
+/** The output path of a figure export: refused unless it ends in .png, .svg or .pdf. */
+QString figurePath(const QCommandLineParser& p, const QCommandLineOption& option)
+{
+    const QString out = p.value(option);
+    if (!render::heatmapExportFormats().contains(QFileInfo(out).suffix().toLower()))
+        throw Failure{ExitRefused, QStringLiteral("--%1: %2: the file must end in .png, .svg or .pdf")
+                                       .arg(option.names().constFirst(), out)};
+    return out;
+}
+
+/** Every layer and head of the source: a model's every layer, a plain session's heads as one layer. */
+render::AttentionGrid sourceGrid(const Source& source)
+{
+    render::AttentionGrid grid;
+    if (source.model) {
+        QStringList tokens;
+        for (const auto& t : source.session.model.tokens)
+            tokens << QString::fromStdString(t);
+        grid = render::attentionGridFromModel(*source.model->forward, tokens);
+    } else {
+        grid = render::attentionGridFromTrace(core::compute(source.session.model));
+    }
+    // A model's source is titled by its shown layer; the grid is of every layer, so of the model.
+    const auto title = source.model ? source.model->session.extras.find("title") : source.session.extras.end();
+    grid.title = !source.model ? sessionTitle(source.session)
+        : title != source.model->session.extras.end() && title->is_string()
+        ? QString::fromStdString(title->get<std::string>())
+        : QFileInfo(QString::fromStdString(source.model->folder)).fileName();
+    return grid;
+}
+
+/** The figure style of the command line's exports: the light palette, the application's font. */
+template <typename Style>
+Style exportPalette(Style style)
+{
+    QPalette palette;
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    palette.setColor(QPalette::Highlight, QColor(0x30, 0x8c, 0xe8));
+    style.palette = palette;
+    return style;
+}
+
+int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = figurePath(p, o.exportOverview);
+    render::OverviewStyle style = exportPalette(render::OverviewStyle());
+    style.colourRange = colourRangeOption(p, o);
+    style.colormap = colormapOption(p, o).value_or(render::ColormapId::Viridis);
+    const Source source = loadSource(p, o);
+    const render::OverviewPainter painter(std::make_shared<render::AttentionGrid>(sourceGrid(source)), style);
+    QSize size = painter.preferredSize();
+    if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
+        size *= 2;  // as the heatmap: sharp on slides and in print
+    QString error;
+    if (!render::exportFigure([&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); },
+                              style.palette.color(QPalette::Base), painter.grid().title, out, size, &error))
+        throw Failure{ExitFailed, error};
+    return ExitOk;
+}
+
+/** The head view of one layer: --layer (a model's; 1 for a plain session), --head N or all (default all). */
+int exportLinesCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = figurePath(p, o.exportLines);
+    const Source source = loadSource(p, o);
+    auto grid = std::make_shared<render::AttentionGrid>(sourceGrid(source));
+    render::HeadLinesView view;
+    view.layer = source.model ? source.model->session.layer - 1 : 0;
+    const QString head = p.value(o.head);
+    if (!p.isSet(o.head) || head.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0) {
+        for (int h = 0; h < grid->heads; ++h)
+            view.heads.push_back(h);
+    } else {
+        bool ok = false;
+        const int n = head.toInt(&ok);
+        if (!ok || n < 1 || n > grid->heads)
+            throw Failure{ExitRefused, QStringLiteral("--head: expected a number from 1 to %1 or all, got \"%2\"")
+                                           .arg(grid->heads)
+                                           .arg(head)};
+        view.heads.push_back(n - 1);
+    }
+    if (grid->blockSide > 1)
+        throw Failure{ExitRefused, QStringLiteral("--export-lines: the head view draws up to %1 tokens; the source has %2")
+                                       .arg(render::gridCellSide)
+                                       .arg(grid->n())};
+    const render::HeadLinesPainter painter(grid, view, exportPalette(render::HeadLinesStyle()));
+    QSize size = painter.preferredSize();
+    if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
+        size *= 2;
+    QString error;
+    if (!render::exportFigure([&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); }, Qt::white,
+                              painter.title(), out, size, &error))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
@@ -474,6 +605,10 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
             return exportSlidesCommand(p, o);
         if (p.isSet(o.exportSteps))
             return exportStepsCommand(p, o);
+        if (p.isSet(o.exportOverview))
+            return exportOverviewCommand(p, o);
+        if (p.isSet(o.exportLines))
+            return exportLinesCommand(p, o);
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;

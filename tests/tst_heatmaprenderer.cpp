@@ -130,6 +130,14 @@ private slots:
     void exportIntoReadOnlyFolderLeavesExistingFileAlone();
     void largeMatrixPdfIsLossless();
     void cjkLabels();
+
+    void colourRangeNames();
+    void colourRangesMapKnownValues();
+    void colourRangesIgnoreMaskedCells();
+    void colourRangeColoursTheCells();
+    void legendSaysTheRange();
+    void maskedCellsAreDrawnUnlikeZeros();
+    void maskedBlocksOfALongSequence();
 };
 
 void TestHeatmapRenderer::colormapEndpoints_data()
@@ -870,6 +878,199 @@ void TestHeatmapRenderer::cjkLabels()
                 ink += QColor(image.pixel(x, y)).lightness() < 128 ? 1 : 0;
         QVERIFY2(ink > 3, qPrintable(QStringLiteral("row %1 label %2: %3 dark pixels").arg(r).arg(tokens.at(r)).arg(ink)));
     }
+}
+
+void TestHeatmapRenderer::colourRangeNames()
+{
+    QCOMPARE(render::colourRangeNames(), (QStringList{QStringLiteral("fixed"), QStringLiteral("matrix"), QStringLiteral("row"), QStringLiteral("log")}));
+    for (const QString& name : render::colourRangeNames())
+        QCOMPARE(render::colourRangeName(*render::colourRangeFromName(name)), name);
+    QCOMPARE(render::colourRangeFromName(QStringLiteral(" ROW ")), render::ColourRange::Row);
+    QVERIFY(!render::colourRangeFromName(QStringLiteral("linear")));
+}
+
+void TestHeatmapRenderer::colourRangesMapKnownValues()
+{
+    using render::ColourRange;
+    using render::ColourScale;
+    core::Matrix m(2, 3);
+    m << 0.1, 0.2, 0.3,   // row 0: 0.1 … 0.3
+        0.01, 0.1, 1.0;  // row 1: three decades
+    const std::pair fixed{0.0, 1.0};
+
+    const ColourScale f = ColourScale::of(m, ColourRange::Fixed, fixed, {}, ColormapId::Viridis);
+    QCOMPARE(f.t(0.3, 0), 0.3);
+    QCOMPARE(f.t(1.0, 1), 1.0);
+
+    const ColourScale matrix = ColourScale::of(m, ColourRange::Matrix, fixed, {}, ColormapId::Viridis);
+    QCOMPARE(matrix.range(), std::pair(0.01, 1.0));
+    QCOMPARE(matrix.t(0.01, 0), 0.0);
+    QCOMPARE(matrix.t(1.0, 0), 1.0);
+    QVERIFY(qFuzzyCompare(matrix.t(0.505, 1), 0.5));
+
+    const ColourScale row = ColourScale::of(m, ColourRange::Row, fixed, {}, ColormapId::Viridis);
+    QCOMPARE(row.t(0.1, 0), 0.0);
+    QCOMPARE(row.t(0.3, 0), 1.0);
+    QVERIFY(qFuzzyCompare(row.t(0.2, 0), 0.5));
+    QCOMPARE(row.t(0.01, 1), 0.0);
+    QVERIFY(qFuzzyCompare(row.t(0.505, 1), 0.5));
+
+    const ColourScale log = ColourScale::of(m, ColourRange::Log, fixed, {}, ColormapId::Viridis);
+    QCOMPARE(log.range(), std::pair(0.01, 1.0));
+    QVERIFY(qFuzzyCompare(log.t(0.1, 0), 0.5));  // one decade of two
+    QCOMPARE(log.t(0.0, 0), 0.0);
+    QCOMPARE(log.t(-1.0, 0), 0.0);
+    QVERIFY(qFuzzyCompare(log.valueAt(0.5), 0.1));
+    // The floor: at most six decades below the largest value.
+    core::Matrix tiny(1, 2);
+    tiny << 1e-12, 1.0;
+    QVERIFY(qFuzzyCompare(ColourScale::of(tiny, ColourRange::Log, fixed, {}, ColormapId::Viridis).range().first, 1e-6));
+
+    // A diverging map keeps 0 white: its ends are ±max|v|.
+    core::Matrix signedValues(1, 3);
+    signedValues << -1.0, 0.5, 4.0;
+    const ColourScale diverging = ColourScale::of(signedValues, ColourRange::Matrix, {-4, 4}, {}, ColormapId::Diverging);
+    QCOMPARE(diverging.range(), std::pair(-4.0, 4.0));
+    QCOMPARE(diverging.t(0.0, 0), 0.5);
+}
+
+void TestHeatmapRenderer::colourRangesIgnoreMaskedCells()
+{
+    using render::ColourRange;
+    // Causal weights: the zeros above the diagonal are the mask's, not values.
+    core::Matrix w(3, 3);
+    w << 1.0, 0.0, 0.0, 0.4, 0.6, 0.0, 0.2, 0.3, 0.5;
+    const render::CausalMask mask{true};
+    const auto matrix = render::ColourScale::of(w, ColourRange::Matrix, {0, 1}, mask, ColormapId::Viridis);
+    QCOMPARE(matrix.range(), std::pair(0.2, 1.0));
+    const auto row = render::ColourScale::of(w, ColourRange::Row, {0, 1}, mask, ColormapId::Viridis);
+    QCOMPARE(row.rowRange(1), std::pair(0.4, 0.6));
+    QCOMPARE(row.rowRange(2), std::pair(0.2, 0.5));
+    // Row 0 has one value: its range is widened around it as a one-valued figure is.
+    QCOMPARE(row.rowRange(0), std::pair(0.5, 1.5));
+    // Without the mask, the zeros count.
+    QCOMPARE(render::ColourScale::of(w, ColourRange::Matrix, {0, 1}, {}, ColormapId::Viridis).range(), std::pair(0.0, 1.0));
+}
+
+void TestHeatmapRenderer::colourRangeColoursTheCells()
+{
+    core::Matrix m(2, 2);
+    m << 0.1, 0.2, 0.3, 0.5;
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    style.colourRange = render::ColourRange::Row;
+    HeatmapData data = makeData(m);
+    data.range = std::pair(0.0, 1.0);
+    const QSize size(400, 360);
+    const QImage image = render::renderHeatmapImage(data, style, size);
+    HeatmapRenderer renderer(data, style);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    // Each row from its own minimum (the map's first colour) to its maximum (its last).
+    for (int r = 0; r < 2; ++r) {
+        QCOMPARE(hex(image.pixel(pixelAt(renderer.cellRect(r, 0, target).center()))), hex(render::rgbAt(ColormapId::Viridis, 0)));
+        QCOMPARE(hex(image.pixel(pixelAt(renderer.cellRect(r, 1, target).center()))), hex(render::rgbAt(ColormapId::Viridis, 1)));
+    }
+    style.colourRange = render::ColourRange::Matrix;
+    renderer.setStyle(style);
+    QCOMPARE(hex(renderer.cellColor(0, 0)), hex(render::rgbAt(ColormapId::Viridis, 0)));
+    QCOMPARE(hex(renderer.cellColor(1, 0)), hex(render::rgbAt(ColormapId::Viridis, 0.5)));
+    QCOMPARE(hex(renderer.cellColor(1, 1)), hex(render::rgbAt(ColormapId::Viridis, 1)));
+}
+
+void TestHeatmapRenderer::legendSaysTheRange()
+{
+    using render::ColourRange;
+    QSet<QString> captions;
+    for (ColourRange range : {ColourRange::Fixed, ColourRange::Matrix, ColourRange::Row, ColourRange::Log})
+        captions << HeatmapRenderer::colourRangeCaption(range);
+    QCOMPARE(captions.size(), 4);
+    // The SVG carries the legend's words as text.
+    QTemporaryDir dir;
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    style.colourRange = ColourRange::Log;
+    const QString path = dir.filePath(QStringLiteral("log.svg"));
+    QVERIFY(render::exportHeatmap(makeData(workedExampleWeights()), style, path, QSize(500, 400), nullptr));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString svg = QString::fromUtf8(file.readAll());
+    QVERIFY2(svg.contains(HeatmapRenderer::colourRangeCaption(ColourRange::Log)), "the legend names the range");
+}
+
+void TestHeatmapRenderer::maskedCellsAreDrawnUnlikeZeros()
+{
+    // Causal weights with real zeros below the diagonal: (1, 0) and (2, 1).
+    core::Matrix w(3, 3);
+    w << 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.5, 0.0, 0.5;
+    HeatmapData data = makeData(w);
+    data.range = std::pair(0.0, 1.0);
+    data.causalMask = true;
+    const HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    const QSize size(480, 420);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    const HeatmapRenderer renderer(data, style);
+    const QRgb zero = render::rgbAt(ColormapId::Viridis, 0.0);
+    for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("direct")}) {
+        QImage image;
+        if (suffix == QLatin1String("png")) {
+            image = render::renderHeatmapImage(data, style, size);
+        } else {
+            // Painted directly, as the window paints it.
+            image = QImage(size, QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            renderer.paint(&painter, target);
+        }
+        const auto count = [&](int r, int c, QRgb colour) {
+            const QRect cell = renderer.cellRect(r, c, target).toAlignedRect().adjusted(3, 3, -3, -3);
+            int n = 0;
+            for (int y = cell.top(); y <= cell.bottom(); ++y)
+                for (int x = cell.left(); x <= cell.right(); ++x)
+                    n += image.pixel(x, y) == colour;
+            return std::pair(n, cell.width() * cell.height());
+        };
+        for (auto [r, c] : {std::pair(1, 0), std::pair(2, 1)}) {
+            const auto [n, all] = count(r, c, zero);
+            QVERIFY2(n == all, qPrintable(QStringLiteral("a real 0 at (%1, %2) is the map's 0 colour").arg(r).arg(c)));
+        }
+        for (auto [r, c] : {std::pair(0, 1), std::pair(0, 2), std::pair(1, 2)}) {
+            QCOMPARE(count(r, c, zero).first, 0);
+            const auto [grey, all] = count(r, c, renderer.maskedColor());
+            QVERIFY2(grey > all / 2, "a masked cell is mostly the masked grey");
+            QVERIFY2(grey < all, "and hatched");
+            QVERIFY(renderer.isMasked(r, c));
+        }
+        QVERIFY(!renderer.isMasked(2, 1));
+    }
+    QVERIFY(QColor::fromRgb(renderer.maskedColor()).saturation() < 10);  // a grey, not a colour of the map
+}
+
+void TestHeatmapRenderer::maskedBlocksOfALongSequence()
+{
+    // 600 × 600 causal weights drawn on 150 × 150 pixels: four cells a pixel, block means; the blocks
+    // wholly after the diagonal are grey, the ones on it keep their colour.
+    const int n = 600;
+    core::Matrix w = core::Matrix::Zero(n, n);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j)
+            w(i, j) = 1.0 / (i + 1);
+    HeatmapData data;
+    data.values = w;
+    data.range = std::pair(0.0, 1.0);
+    data.causalMask = true;
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    style.showLegend = false;
+    style.showTitle = false;
+    const HeatmapRenderer renderer(data, style);
+    const QSize size(150, 150);
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    const QPoint masked = pixelAt(renderer.cellRect(10, n - 10, target).center());
+    const QPoint live = pixelAt(renderer.cellRect(n - 10, 10, target).center());
+    QCOMPARE(hex(image.pixel(masked)), hex(renderer.maskedColor()));
+    QVERIFY(image.pixel(live) != renderer.maskedColor());
 }
 
 QTEST_MAIN(TestHeatmapRenderer)

@@ -40,8 +40,10 @@ void settle()
 QList<QDockWidget*> visibleDocks(ui::MainWindow& w)
 {
     QList<QDockWidget*> docks;
+    // A tab that is not the current one of its group stays "visible", parked by Qt outside the window.
+    const QRect window(QPoint(0, 0), w.size());
     for (QDockWidget* dock : w.findChildren<QDockWidget*>())
-        if (dock->isVisible() && !dock->isFloating() && !w.tabifiedDockWidgets(dock).contains(dock))
+        if (dock->isVisible() && !dock->isFloating() && dock->geometry().intersects(window))
             docks << dock;
     return docks;
 }

@@ -1089,12 +1089,44 @@
             <source>Imported %1 into %2</source>
             <translation>已将 %1 导入 %2</translation>
         </message>
+        <message>
+            <source>There is no overview to export: %1</source>
+            <translation>没有可导出的总览：%1</translation>
+        </message>
+        <message>
+            <source>There is no head view to export: %1</source>
+            <translation>没有可导出的头视图：%1</translation>
+        </message>
+        <message>
+            <source>The head view draws up to %1 tokens; this session has %2.</source>
+            <translation>头视图最多绘制 %1 个词元；此会话有 %2 个。</translation>
+        </message>
+        <message>
+            <source>Export Overview</source>
+            <translation>导出总览</translation>
+        </message>
+        <message>
+            <source>Could not export the overview</source>
+            <translation>无法导出总览</translation>
+        </message>
+        <message>
+            <source>Export Head View</source>
+            <translation>导出头视图</translation>
+        </message>
+        <message>
+            <source>Could not export the head view</source>
+            <translation>无法导出头视图</translation>
+        </message>
     </context>
     <context>
         <name>ui::HeatmapAccessible</name>
         <message>
             <source>query %1, key %2: %3</source>
             <translation>查询 %1，键 %2：%3</translation>
+        </message>
+        <message>
+            <source>masked</source>
+            <translation>已掩码</translation>
         </message>
     </context>
     <context>
@@ -1118,6 +1150,10 @@
         <message>
             <source>Nothing to show yet</source>
             <translation>暂无可显示的内容</translation>
+        </message>
+        <message>
+            <source>Masked: key %1 comes after query %2, so it gets no attention.</source>
+            <translation>已掩码：键 %1 位于查询 %2 之后，因此不获得注意力。</translation>
         </message>
     </context>
     <context>
@@ -1213,6 +1249,30 @@
         <message>
             <source>Heatmap</source>
             <translation>热图</translation>
+        </message>
+        <message>
+            <source>Fixed</source>
+            <translation>固定</translation>
+        </message>
+        <message>
+            <source>Matrix min–max</source>
+            <translation>矩阵最小–最大</translation>
+        </message>
+        <message>
+            <source>Each row</source>
+            <translation>每行</translation>
+        </message>
+        <message>
+            <source>Logarithmic</source>
+            <translation>对数</translation>
+        </message>
+        <message>
+            <source>&amp;Range</source>
+            <translation>范围(&amp;R)</translation>
+        </message>
+        <message>
+            <source>Which values the ends of the colour map stand for: 0 and 1, the matrix's smallest and largest, each row's own, or a logarithmic scale</source>
+            <translation>颜色映射两端代表的值：0 和 1、矩阵的最小值和最大值、每行各自的范围，或对数刻度</translation>
         </message>
     </context>
     <context>
@@ -1445,6 +1505,22 @@
             <source>Every key of the menus</source>
             <translation>菜单中的每个快捷键</translation>
         </message>
+        <message>
+            <source>Export &amp;Overview…</source>
+            <translation>导出总览(&amp;O)…</translation>
+        </message>
+        <message>
+            <source>Write every layer × head, as the Overview panel shows them, to a PNG, SVG or PDF file</source>
+            <translation>将每一层 × 每个头（如总览面板所示）写入 PNG、SVG 或 PDF 文件</translation>
+        </message>
+        <message>
+            <source>Export Head &amp;View…</source>
+            <translation>导出头视图(&amp;V)…</translation>
+        </message>
+        <message>
+            <source>Write the head view's lines, as the Head View panel shows them, to a PNG, SVG or PDF file</source>
+            <translation>将头视图的连线（如头视图面板所示）写入 PNG、SVG 或 PDF 文件</translation>
+        </message>
     </context>
     <context>
         <name>ui::MainWindow</name>
@@ -1495,6 +1571,14 @@
         <message>
             <source>n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5</source>
             <translation>n %1 · d_model %2 · d_k %3 · d_v %4 · 头数 %5</translation>
+        </message>
+        <message>
+            <source>Overview</source>
+            <translation>总览</translation>
+        </message>
+        <message>
+            <source>Head View</source>
+            <translation>头视图</translation>
         </message>
     </context>
     <context>
@@ -2581,6 +2665,177 @@
         <message>
             <source>Masked: key %1 comes after query %2, so the causal mask gives it no weight.</source>
             <translation>已屏蔽：键 %1 在查询 %2 之后，因果掩码不给它任何权重。</translation>
+        </message>
+    </context>
+    <context>
+        <name>HeatmapRenderer</name>
+        <message>
+            <source>row min</source>
+            <translation>行最小值</translation>
+        </message>
+        <message>
+            <source>row max</source>
+            <translation>行最大值</translation>
+        </message>
+        <message>
+            <source>fixed range</source>
+            <translation>固定范围</translation>
+        </message>
+        <message>
+            <source>matrix min–max</source>
+            <translation>矩阵最小–最大</translation>
+        </message>
+        <message>
+            <source>each row min–max</source>
+            <translation>每行最小–最大</translation>
+        </message>
+        <message>
+            <source>log scale</source>
+            <translation>对数刻度</translation>
+        </message>
+    </context>
+    <context>
+        <name>Overview</name>
+        <message>
+            <source>previous token</source>
+            <translation>前一个词元</translation>
+        </message>
+        <message>
+            <source>first token / sink</source>
+            <translation>首词元 / 汇聚</translation>
+        </message>
+        <message>
+            <source>diagonal / self</source>
+            <translation>对角线 / 自身</translation>
+        </message>
+        <message>
+            <source>broad / uniform</source>
+            <translation>分散 / 均匀</translation>
+        </message>
+        <message>
+            <source>mixed</source>
+            <translation>混合</translation>
+        </message>
+        <message>
+            <source>previous %1 · first %2 · self %3 · entropy %4</source>
+            <translation>前一个 %1 · 首个 %2 · 自身 %3 · 熵 %4</translation>
+        </message>
+        <message>
+            <source>Attention of every layer and head</source>
+            <translation>每一层每个头的注意力</translation>
+        </message>
+        <message>
+            <source>%1 — %2</source>
+            <translation>%1 — %2</translation>
+        </message>
+        <message>
+            <source>layers: %1 · heads: %2 · tokens: %3 · colours: %4</source>
+            <translation>层数：%1 · 头数：%2 · 词元：%3 · 颜色：%4</translation>
+        </message>
+        <message>
+            <source>layer %1</source>
+            <translation>第 %1 层</translation>
+        </message>
+        <message>
+            <source>Layer %1 · head %2: %3</source>
+            <translation>第 %1 层 · 头 %2：%3</translation>
+        </message>
+        <message>
+            <source>head %1</source>
+            <translation>头 %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>HeadView</name>
+        <message>
+            <source>Layer %1 · head %2</source>
+            <translation>第 %1 层 · 头 %2</translation>
+        </message>
+        <message>
+            <source>Layer %1 · no head chosen</source>
+            <translation>第 %1 层 · 未选择头</translation>
+        </message>
+        <message>
+            <source>Layer %1 · heads %2</source>
+            <translation>第 %1 层 · 头 %2</translation>
+        </message>
+        <message>
+            <source>queries</source>
+            <translation>查询</translation>
+        </message>
+        <message>
+            <source>keys</source>
+            <translation>键</translation>
+        </message>
+        <message>
+            <source>head %1</source>
+            <translation>头 %1</translation>
+        </message>
+        <message>
+            <source>The head view draws up to %1 tokens; this text has %2.</source>
+            <translation>头视图最多绘制 %1 个词元；此文本有 %2 个。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::HeadViewWidget</name>
+        <message>
+            <source>Computing…</source>
+            <translation>正在计算…</translation>
+        </message>
+        <message>
+            <source>&amp;Layer</source>
+            <translation>层(&amp;L)</translation>
+        </message>
+        <message>
+            <source>H&amp;eads</source>
+            <translation>头(&amp;E)</translation>
+        </message>
+        <message>
+            <source>Head view: queries on the left, keys on the right, lines weighted by attention</source>
+            <translation>头视图：左侧为查询，右侧为键，连线按注意力加权</translation>
+        </message>
+        <message>
+            <source>%1 of %2</source>
+            <translation>第 %1 个（共 %2 个）</translation>
+        </message>
+        <message>
+            <source>All heads</source>
+            <translation>所有头</translation>
+        </message>
+        <message>
+            <source>Head %1</source>
+            <translation>头 %1</translation>
+        </message>
+        <message>
+            <source>head %1</source>
+            <translation>头 %1</translation>
+        </message>
+        <message>
+            <source>Show the lines of head %1</source>
+            <translation>显示头 %1 的连线</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::OverviewWidget</name>
+        <message>
+            <source>Overview of every layer and head</source>
+            <translation>每一层每个头的总览</translation>
+        </message>
+        <message>
+            <source>Layer %1 · head %2: %3
+%4
+Click to show this head.</source>
+            <translation>第 %1 层 · 头 %2：%3
+%4
+点击以显示此头。</translation>
+        </message>
+        <message>
+            <source>Computing…</source>
+            <translation>正在计算…</translation>
+        </message>
+        <message>
+            <source>Nothing to show yet</source>
+            <translation>暂无可显示的内容</translation>
         </message>
     </context>
 </TS>

@@ -116,6 +116,9 @@ render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int 
         : stepTitle(step);
     if (step == Step::Weights)
         data.range = std::make_pair(0.0, 1.0);
+    // The mask applies to the scaled scores, before the softmax; the raw scores Q·Kᵀ are shown whole.
+    data.causalMask = (step == Step::ScaledScores || step == Step::Weights) && rows == cols
+        && trace.model.options.mask == core::Mask::Causal;
     return data;
 }
 

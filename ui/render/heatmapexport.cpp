@@ -26,54 +26,59 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-QString description(const HeatmapData& data)
+bool writeImage(const FigurePaint& paint, const QColor& background, const QString& title, QSize size,
+                QSaveFile& file, QString* error)
 {
-    return QStringLiteral("%1 × %2 heatmap").arg(data.values.rows()).arg(data.values.cols());
-}
-
-bool writeImage(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
-{
-    QImage image = renderHeatmapImage(renderer.data(), renderer.style(), size);
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
     if (image.isNull())
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": not enough memory for a %2 × %3 image")
                                .arg(file.fileName()).arg(size.width()).arg(size.height()));
-    if (!renderer.data().title.isEmpty())
-        image.setText(QStringLiteral("Title"), renderer.data().title);
+    image.fill(background);
+    QPainter painter(&image);
+    paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    if (!title.isEmpty())
+        image.setText(QStringLiteral("Title"), title);
     image.setText(QStringLiteral("Software"), QStringLiteral("Attention Explorer"));
     if (!image.save(&file, "PNG"))
         return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(file.fileName(), file.errorString()));
     return true;
 }
 
-bool writeSvg(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
+bool writeSvg(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QSaveFile& file,
+              QString* error)
 {
     QSvgGenerator generator;
     generator.setOutputDevice(&file);
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
     generator.setResolution(96);
-    generator.setTitle(renderer.data().title);
-    generator.setDescription(description(renderer.data()));
+    generator.setTitle(title);
+    generator.setDescription(QStringLiteral("Attention Explorer figure"));
     QPainter painter;
     if (!painter.begin(&generator))
         return fail(error, HeatmapExport::tr("Cannot write \"%1\": the SVG could not be started").arg(file.fileName()));
-    renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.fillRect(QRectF(QPointF(0, 0), QSizeF(size)), background);
+    paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
     painter.end();
     return true;
 }
 
-bool writePdf(const HeatmapRenderer& renderer, QSize size, QSaveFile& file, QString* error)
+bool writePdf(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QSaveFile& file,
+              QString* error)
 {
     QPdfWriter writer(&file);
     writer.setResolution(96);
     writer.setPageSize(QPageSize(QSizeF(size) * (72.0 / 96.0), QPageSize::Point, QString(), QPageSize::ExactMatch));
     writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    writer.setTitle(renderer.data().title);
+    writer.setTitle(title);
     writer.setCreator(QStringLiteral("Attention Explorer"));
     QPainter painter;
     if (!painter.begin(&writer))
         return fail(error, HeatmapExport::tr("Cannot write \"%1\": the PDF could not be started").arg(file.fileName()));
-    renderer.paint(&painter, QRectF(0, 0, writer.width(), writer.height()));
+    const QRectF page(0, 0, writer.width(), writer.height());
+    painter.fillRect(page, background);
+    paint(&painter, page);
     painter.end();
     return true;
 }
@@ -105,16 +110,22 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
 bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
                    QString* error)
 {
+    const HeatmapRenderer renderer(data, style);
+    const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
+    return exportFigure([&renderer](QPainter* p, const QRectF& target) { renderer.paint(p, target); },
+                        style.palette.color(QPalette::Base), data.title, path, size, error);
+}
+
+bool exportFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
+                  QSize size, QString* error)
+{
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix.isEmpty())
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": the file name has no ending (use .png, .svg or .pdf)").arg(path));
     if (!heatmapExportFormats().contains(suffix))
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": unknown file ending \".%2\" (use .png, .svg or .pdf)")
                                .arg(path, QFileInfo(path).suffix()));
-
-    const HeatmapRenderer renderer(data, style);
-    const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
-    if (size.width() > kMaxSide || size.height() > kMaxSide)
+    if (size.isEmpty() || size.width() > kMaxSide || size.height() > kMaxSide)
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": the size %2×%3 is larger than %4 pixels a side")
                                .arg(path).arg(size.width()).arg(size.height()).arg(kMaxSide));
 
@@ -124,11 +135,11 @@ bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QSt
 
     bool ok = false;
     if (suffix == QLatin1String("png"))
-        ok = writeImage(renderer, size, file, error);
+        ok = writeImage(paint, background, title, size, file, error);
     else if (suffix == QLatin1String("svg"))
-        ok = writeSvg(renderer, size, file, error);
+        ok = writeSvg(paint, background, title, size, file, error);
     else
-        ok = writePdf(renderer, size, file, error);
+        ok = writePdf(paint, background, title, size, file, error);
     if (!ok) {
         file.cancelWriting();
         return false;

@@ -9,6 +9,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
+class QPainter;
+
 namespace render {
 
 /** The file endings exportHeatmap() understands: "png", "svg", "pdf". */
@@ -25,5 +29,13 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
  *  the path and the reason in *error (when error is not null). */
 bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
                    QString* error);
+
+/** Paints a figure into a target rectangle (painter units); the background is the caller's. */
+using FigurePaint = std::function<void(QPainter*, const QRectF&)>;
+
+/** Any figure written as exportHeatmap() writes the heatmap: by path's ending, pixelSize pixels (PNG), the
+ *  viewBox (SVG) or the page at 96 dpi (PDF), on background, through QSaveFile. title names the file's figure. */
+bool exportFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
+                  QSize pixelSize, QString* error);
 
 }  // namespace render

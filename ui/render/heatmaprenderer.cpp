@@ -4,12 +4,14 @@
 
 #include "core/pooling.h"
 
+#include <QCoreApplication>
 #include <QFontInfo>
 #include <QHash>
 #include <QFontMetricsF>
 #include <QLinearGradient>
 #include <QPaintEngine>
 #include <QPainter>
+#include <QPainterPath>
 
 #include <algorithm>
 #include <array>
@@ -158,6 +160,8 @@ struct Metrics {
     double barW = 0.0;
     QString title;
     QStringList tickTexts;           ///< lo, middle, hi
+    QString rangeCaption;            ///< which colour range the legend shows
+    double captionH = 0.0;
 };
 
 /** Elided label texts and their bold widths for one pair of label fonts, by label and width limit. */
@@ -177,7 +181,7 @@ LabelCache& labelCache(const QString& fonts)
     return cache;
 }
 
-Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<double, double> range, double scale,
+Metrics measure(const HeatmapData& data, const HeatmapStyle& style, const ColourScale& colours, double scale,
                 double maxRowLabelW, double maxColLabelW, double maxTitleW)
 {
     Metrics m;
@@ -230,11 +234,20 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, std::pair<do
         const QFontMetricsF lfm(m.legendFont);
         m.barW = 0.9 * m.em;
         double tickW = 0.0;
-        for (double v : {range.first, 0.5 * (range.first + range.second), range.second}) {
-            m.tickTexts << figureNumber(v, 'g', 4);
-            tickW = std::max(tickW, lfm.horizontalAdvance(m.tickTexts.last()));
+        if (colours.mode() == ColourRange::Row) {
+            m.tickTexts << QCoreApplication::translate("HeatmapRenderer", "row min") << QString()
+                        << QCoreApplication::translate("HeatmapRenderer", "row max");
+        } else {
+            for (double t : {0.0, 0.5, 1.0})
+                m.tickTexts << figureNumber(colours.valueAt(t), 'g', colours.mode() == ColourRange::Log ? 2 : 4);
         }
+        for (const QString& text : m.tickTexts)
+            tickW = std::max(tickW, lfm.horizontalAdvance(text));
         m.legendW = 1.1 * m.em + m.barW + 0.35 * m.em + 0.3 * m.em + tickW;
+        m.rangeCaption = HeatmapRenderer::colourRangeCaption(colours.mode());
+        // The caption stands above the bar, starting at its left edge.
+        m.legendW = std::max(m.legendW, 1.1 * m.em + lfm.horizontalAdvance(m.rangeCaption));
+        m.captionH = lfm.height();
     }
     return m;
 }
@@ -323,9 +336,31 @@ HeatmapRenderer::HeatmapRenderer(HeatmapData data, HeatmapStyle style)
     : m_data(std::move(data)), m_style(std::move(style)), m_shape(m_data.values.rows(), m_data.values.cols())
 {
     m_range = chooseRange(m_data, m_style.colormap);
+    updateScale();
 }
 
 HeatmapRenderer::~HeatmapRenderer() = default;
+
+void HeatmapRenderer::updateScale()
+{
+    m_scale = ColourScale::of(m_data.values, m_style.colourRange, m_range, CausalMask{m_data.causalMask}, m_style.colormap);
+}
+
+QString HeatmapRenderer::colourRangeCaption(ColourRange range)
+{
+    switch (range) {
+    case ColourRange::Fixed: return QCoreApplication::translate("HeatmapRenderer", "fixed range");
+    case ColourRange::Matrix: return QCoreApplication::translate("HeatmapRenderer", "matrix min–max");
+    case ColourRange::Row: return QCoreApplication::translate("HeatmapRenderer", "each row min–max");
+    case ColourRange::Log: return QCoreApplication::translate("HeatmapRenderer", "log scale");
+    }
+    return {};
+}
+
+QRgb HeatmapRenderer::maskedColor() const
+{
+    return mix(m_style.palette.color(QPalette::Base), m_style.palette.color(QPalette::Text), 0.16).rgb();
+}
 
 void HeatmapRenderer::setData(HeatmapData data)
 {
@@ -334,12 +369,15 @@ void HeatmapRenderer::setData(HeatmapData data)
     // would cost more than the new picture.
     const bool sameFrame = data.values.rows() == m_shape.first && data.values.cols() == m_shape.second
         && data.rowLabels == m_data.rowLabels && data.colLabels == m_data.colLabels && data.title == m_data.title
-        && data.rowAxisTitle == m_data.rowAxisTitle && data.colAxisTitle == m_data.colAxisTitle;
+        && data.rowAxisTitle == m_data.rowAxisTitle && data.colAxisTitle == m_data.colAxisTitle
+        && data.causalMask == m_data.causalMask;
     m_data = std::move(data);
     m_shape = {m_data.values.rows(), m_data.values.cols()};
-    const auto range = chooseRange(m_data, m_style.colormap);
-    const bool keepLayout = sameFrame && range == m_range && !(m_layout && m_layout->measuredValues);
-    m_range = range;
+    const auto before = m_scale.range();
+    m_range = chooseRange(m_data, m_style.colormap);
+    updateScale();
+    // The legend's ticks are the range's: a new range is a new layout.
+    const bool keepLayout = sameFrame && m_scale.range() == before && !(m_layout && m_layout->measuredValues);
     if (!keepLayout)
         invalidate(true);
     else
@@ -356,13 +394,17 @@ core::Matrix HeatmapRenderer::takeValues()
 
 void HeatmapRenderer::setStyle(const HeatmapStyle& style)
 {
-    const bool colours = style.colormap != m_style.colormap;
+    const bool colours = style.colormap != m_style.colormap || style.colourRange != m_style.colourRange
+        || style.palette.color(QPalette::Base) != m_style.palette.color(QPalette::Base)
+        || style.palette.color(QPalette::Text) != m_style.palette.color(QPalette::Text);
     const bool geometry = colours || style.annotate != m_style.annotate || style.precision != m_style.precision
         || style.font != m_style.font || style.fontScale != m_style.fontScale || style.showTitle != m_style.showTitle
-        || style.showLegend != m_style.showLegend;
+        || style.showLegend != m_style.showLegend || style.cellsAsImage != m_style.cellsAsImage;
     m_style = style;
-    if (colours)
+    if (colours) {
         m_range = chooseRange(m_data, m_style.colormap);
+        updateScale();
+    }
     if (geometry)
         invalidate(colours);
 }
@@ -386,8 +428,10 @@ QRgb HeatmapRenderer::cellColor(int row, int col) const
 {
     if (row < 0 || col < 0 || row >= m_data.values.rows() || col >= m_data.values.cols())
         return rgbAt(m_style.colormap, std::numeric_limits<double>::quiet_NaN());
+    if (isMasked(row, col))
+        return maskedColor();
     const double v = m_data.values.data()[Eigen::Index(row) * m_data.values.cols() + col];
-    return rgbAt(m_style.colormap, (v - m_range.first) / (m_range.second - m_range.first));
+    return rgbAt(m_style.colormap, m_scale.t(v, row));
 }
 
 QSize HeatmapRenderer::preferredSize() const
@@ -408,7 +452,7 @@ QSize HeatmapRenderer::measurePreferredSize() const
         cell = 1800.0 / n;
 
     const double em = basePixelSize(m_style.font) * scale;
-    const Metrics m = measure(m_data, m_style, m_range, scale, 12 * em, 12 * em, 60 * em);
+    const Metrics m = measure(m_data, m_style, m_scale, scale, 12 * em, 12 * em, 60 * em);
     ColumnMode mode = ColumnMode::Vertical;
     for (ColumnMode candidate : {ColumnMode::Horizontal, ColumnMode::Diagonal}) {
         if (columnModeFits(m, candidate, cell)) {
@@ -440,7 +484,7 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
         scale = std::clamp(std::min(target.width() / preferred.width(), target.height() / preferred.height()), 0.75, 4.0);
     }
     const double em = basePixelSize(m_style.font) * scale;
-    l->m = measure(m_data, m_style, m_range, scale, std::min(12 * em, 0.22 * target.width()),
+    l->m = measure(m_data, m_style, m_scale, scale, std::min(12 * em, 0.22 * target.width()),
                    std::min(12 * em, 0.3 * target.height()), std::max(em, target.width() - 1.8 * em));
     const Metrics& m = l->m;
 
@@ -482,8 +526,12 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
         l->titleRect = QRectF(x, l->matrix.top() - 0.8 * m.em - m.titleH, titleW, m.titleH);
     }
     if (m_style.showLegend) {
-        const double barH = std::max(matrixH, std::min(6 * m.em, target.height() - 2 * m.pad));
-        l->legendBar = QRectF(l->matrix.right() + 1.1 * m.em, l->matrix.center().y() - 0.5 * barH, m.barW, barH);
+        // The caption above the bar, clear of the top tick's label (centred on the bar's top edge).
+        const double room = 1.5 * m.captionH + 0.2 * m.em;
+        const double barH = std::max(std::min(matrixH, target.height() - 2 * m.pad - room),
+                                     std::min(6 * m.em, target.height() - 2 * m.pad - room));
+        const double top = std::max(l->matrix.center().y() - 0.5 * barH, target.top() + m.pad + room);
+        l->legendBar = QRectF(l->matrix.right() + 1.1 * m.em, top, m.barW, barH);
     }
 
     if (m_style.annotate && rows * cols <= perCellLimit && l->cell >= 14.0) {
@@ -554,15 +602,25 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, 
     if (m_image.isNull())
         return m_image;
     const QRgb* lut = colormapLut(m_style.colormap);
-    const double lo = m_range.first;
-    const double span = m_range.second - m_range.first;
+    // Block means: a block is masked when all its cells are; per row, each block row has its own range.
+    CausalMask mask{m_data.causalMask};
+    if (source != &m_data.values) {
+        mask.blockRows = (m_data.values.rows() + rows - 1) / std::max(1, rows);
+        mask.blockCols = (m_data.values.cols() + cols - 1) / std::max(1, cols);
+    }
+    const ColourScale pooledScale = source != &m_data.values && m_style.colourRange == ColourRange::Row
+        ? ColourScale::of(*source, m_style.colourRange, m_range, mask, m_style.colormap)
+        : ColourScale();
+    const ColourScale& scale = source != &m_data.values && m_style.colourRange == ColourRange::Row ? pooledScale : m_scale;
+    const QRgb masked = maskedColor();
     const double* values = source->data();
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
         const double* row = values + Eigen::Index(r) * cols;
+        const int live = int(mask.liveColumns(r, cols));
         for (int c = 0; c < cols; ++c) {
-            const int index = colormapIndex((row[c] - lo) / span);
-            const QRgb rgb = index < 0 ? colormapNaNColor : lut[index];
+            const int index = colormapIndex(scale.t(row[c], r));
+            const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
             for (int k = 0; k < upscale; ++k)
                 line[c * upscale + k] = rgb;
         }
@@ -614,6 +672,7 @@ void HeatmapRenderer::paint(QPainter* painter, const QRectF& target) const
     painter->fillRect(target, m_style.palette.color(QPalette::Base));
     if (l.cell > 0) {
         paintCells(painter, l);
+        paintMaskHatching(painter, l);
         paintAnnotations(painter, l);
         paintHighlights(painter, l);
     }
@@ -627,7 +686,7 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
     const bool vector = isVectorDevice(p);
-    if (rows * cols <= (vector ? perCellLimit : perCellRasterLimit)) {
+    if (rows * cols <= (vector && !m_style.cellsAsImage ? perCellLimit : perCellRasterLimit)) {
         // Runs of one colour are one rectangle. On pixels, edges snap to the grid, so neighbours
         // abut exactly; in vector files each run is also stroked in its own colour, which hides
         // the hairline seams viewers draw between abutting shapes.
@@ -672,6 +731,38 @@ void HeatmapRenderer::paintCells(QPainter* p, const Layout& l) const
     p->drawRect(l.matrix.adjusted(-0.5 * lineW, -0.5 * lineW, 0.5 * lineW, 0.5 * lineW));
 }
 
+void HeatmapRenderer::paintMaskHatching(QPainter* p, const Layout& l) const
+{
+    const int rows = int(m_data.values.rows());
+    const int cols = int(m_data.values.cols());
+    if (!m_data.causalMask || rows < 1 || cols < 2)
+        return;
+    // The masked cells form a staircase above the diagonal; thin diagonal lines across it say "no value
+    // here", which a grey alone could be mistaken for.
+    const double spacing = std::max(4.0, std::min(0.3 * l.cell, 0.6 * l.m.em));
+    if (l.cell < 3.0)
+        return;  // too small to hatch: the grey says it
+    // Row r is masked from column r + 1 on; the last row with a masked cell is min(rows, cols − 1) − 1.
+    const int lastRow = std::min(rows, cols - 1) - 1;
+    QPolygonF stairs;
+    stairs << l.matrix.topRight() << QPointF(l.matrix.right(), l.matrix.top() + (lastRow + 1) * l.rowH);
+    for (int r = lastRow; r >= 0; --r) {
+        const double x = l.matrix.left() + (r + 1) * l.cell;
+        stairs << QPointF(x, l.matrix.top() + (r + 1) * l.rowH) << QPointF(x, l.matrix.top() + r * l.rowH);
+    }
+    QPainterPath path;
+    path.addPolygon(stairs);
+    path.closeSubpath();
+    p->save();
+    p->setClipPath(path, Qt::IntersectClip);
+    QColor line = mix(m_style.palette.color(QPalette::Base), m_style.palette.color(QPalette::Text), 0.42);
+    p->setPen(QPen(line, std::max(1.0, 0.08 * spacing), Qt::SolidLine, Qt::FlatCap));
+    const QRectF box = path.boundingRect();
+    for (double d = 0.0; d <= box.width() + box.height(); d += spacing)
+        p->drawLine(QPointF(box.left() + d, box.top()), QPointF(box.left() + d - box.height(), box.bottom()));
+    p->restore();
+}
+
 void HeatmapRenderer::paintAnnotations(QPainter* p, const Layout& l) const
 {
     if (!l.annotate)
@@ -681,6 +772,8 @@ void HeatmapRenderer::paintAnnotations(QPainter* p, const Layout& l) const
     const int cols = int(m_data.values.cols());
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
+            if (isMasked(r, c))
+                continue;  // no value to print: the mask is the cell's content
             const QRectF rect(l.matrix.left() + c * l.cell, l.matrix.top() + r * l.rowH, l.cell, l.rowH);
             p->setPen(contrastingTextColor(cellColor(r, c)));
             p->drawText(rect, Qt::AlignCenter, figureNumber(m_data.values(r, c), 'f', m_style.precision));
@@ -859,6 +952,13 @@ void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
     p->setPen(QPen(frame, lineW));
     p->setBrush(Qt::NoBrush);
     p->drawRect(bar);
+
+    if (!m.rangeCaption.isEmpty()) {
+        p->setPen(mix(fg, m_style.palette.color(QPalette::Base), 0.3));
+        p->setFont(m.legendFont);
+        p->drawText(QRectF(bar.left(), bar.top() - 0.2 * m.em - 1.5 * m.captionH, l.target.right() - bar.left(), m.captionH),
+                    Qt::AlignLeft | Qt::AlignBottom | Qt::TextSingleLine, m.rangeCaption);
+    }
 
     const double tick = 0.35 * m.em;
     const QFontMetricsF lfm(m.legendFont);

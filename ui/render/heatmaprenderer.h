@@ -2,6 +2,7 @@
 /** HeatmapRenderer: one labelled heatmap figure, painted on any QPainter (widget, image, SVG, PDF). */
 
 #include "colormap.h"
+#include "colourscale.h"
 #include "core/matrix.h"
 
 #include <QFont>
@@ -30,11 +31,15 @@ struct HeatmapData {
     /** Values mapped to the ends of the colour map. Default: [0, 1] when every value lies in [0, 1]
      *  and the map is not diverging; ±max|v| for a diverging map; else min..max. */
     std::optional<std::pair<double, double>> range;
+    /** The cells after the diagonal (column > row) are masked (a causal mask): drawn greyed and hatched,
+     *  never as a value, and counted in no colour range. */
+    bool causalMask = false;
 };
 
 /** How it is drawn. */
 struct HeatmapStyle {
     ColormapId colormap = ColormapId::Viridis;
+    ColourRange colourRange = ColourRange::Fixed;  ///< which values the ends of the colour map stand for
     bool annotate = false;      ///< print each cell's value in it when the cell is big enough to read
     int precision = 2;          ///< decimals of the printed values
     QFont font;                 ///< base font (family and size at fontScale 1)
@@ -49,6 +54,9 @@ struct HeatmapStyle {
     /** The cells are at least this tall in all (pixels), as far as the target allows: the rows of a
      *  wide and short matrix grow taller than its columns are wide. 0: square cells. */
     double minMatrixHeight = 0.0;
+    /** Paint the cells as one image in SVG and PDF too (small multiples, where thousands of vector cells
+     *  would only make the file large). */
+    bool cellsAsImage = false;
 };
 
 /** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.
@@ -76,10 +84,18 @@ public:
     core::Matrix takeValues();
     void setStyle(const HeatmapStyle& style);
 
-    /** The values mapped to t = 0 and t = 1 (lo < hi always). */
-    std::pair<double, double> valueRange() const { return m_range; }
-    /** The colour cell (row, col) is painted with. */
+    /** The values mapped to t = 0 and t = 1 (lo < hi always; per row, the matrix's extremes). */
+    std::pair<double, double> valueRange() const { return m_scale.range(); }
+    /** How values become colours (the style's colour range over these values). */
+    const ColourScale& colourScale() const { return m_scale; }
+    /** The colour cell (row, col) is painted with (masked cells: maskedColor()). */
     QRgb cellColor(int row, int col) const;
+    /** True when cell (row, col) is under the causal mask. */
+    bool isMasked(int row, int col) const { return m_data.causalMask && col > row; }
+    /** The colour masked cells are filled with (the hatching is drawn over it), from the palette. */
+    QRgb maskedColor() const;
+    /** The legend's words for the colour range in use ("fixed 0–1", "per row", …), translated. */
+    static QString colourRangeCaption(ColourRange range);
 
     /** A good pixel size for the whole figure, from the matrix shape and the labels
      *  (about 60 px cells for small matrices, shrinking; the matrix at most about 1800 px). */
@@ -109,6 +125,8 @@ private:
     QSize measurePreferredSize() const;
     void invalidate(bool colours);
     void forgetImage();
+    void updateScale();
+    void paintMaskHatching(QPainter* p, const Layout& l) const;
     /** One pixel per cell (times upscale); past maxRows × maxCols cells, one per block mean (core::pooled). */
     /** blockMeans, when given with the pooled shape, are the block means to colour. */
     const QImage& cellImage(int upscale, int maxRows, int maxCols, const core::Matrix* blockMeans = nullptr) const;
@@ -123,7 +141,8 @@ private:
     HeatmapData m_data;
     HeatmapStyle m_style;
     std::pair<Eigen::Index, Eigen::Index> m_shape;  ///< rows × cols the layout is for (kept by takeValues())
-    std::pair<double, double> m_range{0.0, 1.0};
+    std::pair<double, double> m_range{0.0, 1.0};  ///< the Fixed range: the data's own or the default
+    ColourScale m_scale;
     mutable QImage m_image;  ///< rows × cols pixels, times the upscale factor of m_imageUpscale
     mutable int m_imageUpscale = 0;
     mutable QSize m_imageCells;  ///< the columns × rows of values m_image shows (fewer when pooled)

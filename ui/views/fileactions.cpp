@@ -1,8 +1,10 @@
 #include "fileactions.h"
 
 #include "core/pytorchexport.h"
+#include "headviewwidget.h"
 #include "heatmapwidget.h"
 #include "matrixeditor.h"
+#include "overviewwidget.h"
 #include "sessioncontroller.h"
 #include "teachingslides.h"
 #include "ui/document/document.h"
@@ -11,7 +13,9 @@
 #include "ui/export/handoutwriter.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
+#include "ui/render/headlinespainter.h"
 #include "ui/render/heatmaprenderer.h"
+#include "ui/render/overviewpainter.h"
 #include "ui/render/slidepainter.h"
 
 #include <QClipboard>
@@ -92,15 +96,9 @@ void FileActions::exportHeatmapDialog()
     const QString dir = lastFolder(Folder::Export, QStandardPaths::PicturesLocation);
     const QString base = m_session->suggestedBaseName() + QLatin1Char('-')
         + QString::fromLatin1(core::stepKey(m_view->heatmapStep())).replace(QLatin1Char('_'), QLatin1Char('-'));
-    const QString png = tr("PNG image (*.png)"), svg = tr("SVG drawing (*.svg)"), pdf = tr("PDF document (*.pdf)");
-    QString filter = png;
-    QString path = QFileDialog::getSaveFileName(m_window, tr("Export Heatmap"), dir + QLatin1Char('/') + base + QStringLiteral(".png"),
-                                                QStringList{png, svg, pdf}.join(QStringLiteral(";;")), &filter);
+    const QString path = askFigurePath(tr("Export Heatmap"), base);
     if (path.isEmpty())
         return;
-    if (!render::heatmapExportFormats().contains(QFileInfo(path).suffix().toLower()))
-        path += filter == svg ? QStringLiteral(".svg") : filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
-    rememberFolder(Folder::Export, path);
     QSize size;
     if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0) {
         // A PNG has a pixel size: ask for its width, the height follows the figure.
@@ -119,6 +117,110 @@ void FileActions::exportHeatmapDialog()
     QString error;
     if (!exportHeatmap(path, &error, size)) {
         m_session->showError(tr("Could not export the heatmap"), error);
+        return;
+    }
+    m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+QString FileActions::askFigurePath(const QString& title, const QString& base)
+{
+    const QString dir = lastFolder(Folder::Export, QStandardPaths::PicturesLocation);
+    const QString png = tr("PNG image (*.png)"), svg = tr("SVG drawing (*.svg)"), pdf = tr("PDF document (*.pdf)");
+    QString filter = png;
+    QString path = QFileDialog::getSaveFileName(m_window, title, dir + QLatin1Char('/') + base + QStringLiteral(".png"),
+                                                QStringList{png, svg, pdf}.join(QStringLiteral(";;")), &filter);
+    if (path.isEmpty())
+        return {};
+    if (!render::heatmapExportFormats().contains(QFileInfo(path).suffix().toLower()))
+        path += filter == svg ? QStringLiteral(".svg") : filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
+    rememberFolder(Folder::Export, path);
+    return path;
+}
+
+void FileActions::setFigureViews(OverviewWidget* overview, HeadViewWidget* headView)
+{
+    m_overview = overview;
+    m_headView = headView;
+}
+
+std::shared_ptr<const render::AttentionGrid> FileActions::shownGrid() const
+{
+    if (!m_overview)
+        return nullptr;
+    m_overview->prepareNow();  // a hidden overview may hold an older grid, or none
+    return m_overview->grid();
+}
+
+namespace {
+
+/** A figure's painter written at its preferred size (twice that for a PNG, as the command line does). */
+template <typename Painter>
+bool writeFigure(const Painter& painter, const QColor& background, const QString& title, const QString& path, QString* error)
+{
+    QSize size = painter.preferredSize();
+    if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0)
+        size *= 2;
+    return render::exportFigure([&painter](QPainter* p, const QRectF& target) { painter.paint(p, target); }, background,
+                                title, path, size, error);
+}
+
+}  // namespace
+
+bool FileActions::exportOverview(const QString& path, QString* error) const
+{
+    const auto grid = shownGrid();
+    if (!grid) {
+        if (error)
+            *error = tr("There is no overview to export: %1").arg(m_document->error());
+        return false;
+    }
+    const render::OverviewPainter painter(grid, m_overview->figureStyle());
+    return writeFigure(painter, m_overview->figureStyle().palette.color(QPalette::Base), grid->title, path, error);
+}
+
+bool FileActions::exportHeadView(const QString& path, QString* error) const
+{
+    const auto grid = shownGrid();
+    if (!grid || !m_headView) {
+        if (error)
+            *error = tr("There is no head view to export: %1").arg(m_document->error());
+        return false;
+    }
+    render::HeadLinesView view = m_headView->view();
+    view.hoveredToken = -1;
+    render::HeadLinesStyle style;
+    style.font = m_headView->canvas()->font();
+    style.palette = m_headView->canvas()->palette();
+    const render::HeadLinesPainter painter(grid, view, style);
+    if (!painter.canDraw()) {
+        if (error)
+            *error = tr("The head view draws up to %1 tokens; this session has %2.").arg(render::gridCellSide).arg(grid->n());
+        return false;
+    }
+    return writeFigure(painter, style.palette.color(QPalette::Base), painter.title(), path, error);
+}
+
+void FileActions::exportOverviewDialog()
+{
+    const QString path = askFigurePath(tr("Export Overview"), m_session->suggestedBaseName() + QStringLiteral("-overview"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportOverview(path, &error)) {
+        m_session->showError(tr("Could not export the overview"), error);
+        return;
+    }
+    m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void FileActions::exportHeadViewDialog()
+{
+    const QString path = askFigurePath(tr("Export Head View"), m_session->suggestedBaseName() + QStringLiteral("-head-view"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportHeadView(path, &error)) {
+        m_session->showError(tr("Could not export the head view"), error);
         return;
     }
     m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));

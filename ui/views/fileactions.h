@@ -8,17 +8,25 @@
 #include <QStandardPaths>
 #include <QString>
 
+#include <memory>
+
 class QMainWindow;
 
 namespace core {
 struct Trace;
 }
 
+namespace render {
+struct AttentionGrid;
+}
+
 namespace ui {
 
 class Document;
 class HeatmapWidget;
+class HeadViewWidget;
 class MatrixEditorPanel;
+class OverviewWidget;
 class SessionController;
 class ViewState;
 
@@ -34,6 +42,14 @@ public:
     QSize heatmapPreferredSize() const;
 
     void exportHeatmapDialog();
+    /** The overview and head view docks whose figures File › Export Overview and Export Head View write. */
+    void setFigureViews(OverviewWidget* overview, HeadViewWidget* headView);
+    /** Writes the overview as shown (every layer × head) to path (.png, .svg or .pdf). */
+    bool exportOverview(const QString& path, QString* error) const;
+    /** Writes the head view as shown (its layer and heads, without the hover) to path. */
+    bool exportHeadView(const QString& path, QString* error) const;
+    void exportOverviewDialog();
+    void exportHeadViewDialog();
     void copyHeatmap();
     void exportReportDialog();
     /** Asks where to write the one-page handout (the tokens, the heatmap, the seven formulas) and writes it. */
@@ -58,6 +74,11 @@ private:
      *  suffix); empty when cancelled. A name without a suffix gets suffix. */
     QString askSavePath(const QString& title, const QString& suffix, const QString& filter,
                         const QString& nameEnding = QString());
+    /** Asks where to write a figure (PNG, SVG or PDF, by the filter chosen when the name has no ending),
+     *  starting with base; empty when cancelled. */
+    QString askFigurePath(const QString& title, const QString& base);
+    /** The grid the overview shows, waiting for the newest; null when there is none. */
+    std::shared_ptr<const render::AttentionGrid> shownGrid() const;
     /** A write of the trace into a PDF file: the report or the handout. */
     using TraceWriter = bool (*)(const core::Trace&, const QString& title, const QString& path, QString* error);
     /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it
@@ -69,6 +90,8 @@ private:
     ViewState* m_view;
     HeatmapWidget* m_heatmap;
     MatrixEditorPanel* m_matrices;
+    OverviewWidget* m_overview = nullptr;
+    HeadViewWidget* m_headView = nullptr;
     SessionController* m_session;
     QMainWindow* m_window;
 };

@@ -191,7 +191,9 @@ QString HeatmapAccessible::cellName(int row, int column) const
     const render::HeatmapRenderer* r = canvas()->renderer();
     if (!r || row < 0 || column < 0 || row >= r->data().values.rows() || column >= r->data().values.cols())
         return {};
-    const QString value = render::displayNumber(r->data().values(row, column), 'f', canvas()->exportStyle().precision);
+    const QString value = r->isMasked(row, column)
+        ? QCoreApplication::translate("ui::HeatmapAccessible", "masked")
+        : render::displayNumber(r->data().values(row, column), 'f', canvas()->exportStyle().precision);
     return QCoreApplication::translate("ui::HeatmapAccessible", "query %1, key %2: %3")
         .arg(row + 1)
         .arg(column + 1)

@@ -81,6 +81,15 @@ void HeatmapCanvas::setAnnotate(bool on)
     updateStyle();
 }
 
+void HeatmapCanvas::setColourRange(render::ColourRange range)
+{
+    if (range == m_colourRange)
+        return;
+    m_colourRange = range;
+    updateStyle();
+    emit figureChanged();  // the legend's width may change
+}
+
 void HeatmapCanvas::setZoom(double zoom)
 {
     m_zoom = std::max(0.0, zoom);
@@ -100,6 +109,7 @@ render::HeatmapStyle HeatmapCanvas::baseStyle() const
 {
     render::HeatmapStyle style;
     style.colormap = colormap();
+    style.colourRange = m_colourRange;
     style.annotate = m_annotate;
     style.precision = m_renderer ? annotationPrecision(m_renderer->data().values) : 2;
     style.font = font();
@@ -304,6 +314,9 @@ void HeatmapCanvas::setHoverCell(std::optional<core::CellRef> cell)
     m_hoverCell = cell;
     const core::Derivation derivation = core::derive(*trace, *cell);
     m_hoverText = QString::fromStdString(derivation.text());
+    if (m_renderer && m_renderer->isMasked(cell->row, cell->col))
+        m_hoverText = tr("Masked: key %1 comes after query %2, so it gets no attention.").arg(cell->col + 1).arg(cell->row + 1)
+            + QLatin1Char('\n') + m_hoverText;
     m_viewState->setHovered(cell, derivation.sources);
 }
 

@@ -28,6 +28,9 @@ public:
     void setColormapChoice(std::optional<render::ColormapId> id);
     bool annotate() const { return m_annotate; }
     void setAnnotate(bool on);
+    /** Which values the ends of the colour map stand for. */
+    render::ColourRange colourRange() const { return m_colourRange; }
+    void setColourRange(render::ColourRange range);
 
     /** Size factor against the renderer's preferred size; 0 means "fit the viewport". */
     double zoom() const { return m_zoom; }
@@ -98,6 +101,7 @@ private:
     core::Matrix m_spareValues;      ///< storage of a replaced figure's values, for the next worker
     std::optional<render::ColormapId> m_colormap;
     bool m_annotate = true;
+    render::ColourRange m_colourRange = render::ColourRange::Fixed;
     double m_zoom = 0.0;
     std::optional<core::CellRef> m_hoverCell;  ///< the cell under the mouse in this canvas
     QString m_hoverText;

@@ -42,6 +42,17 @@ QString colormapTitle(render::ColormapId id)
     return {};
 }
 
+QString colourRangeTitle(render::ColourRange range)
+{
+    switch (range) {
+    case render::ColourRange::Fixed: return HeatmapWidget::tr("Fixed");
+    case render::ColourRange::Matrix: return HeatmapWidget::tr("Matrix min–max");
+    case render::ColourRange::Row: return HeatmapWidget::tr("Each row");
+    case render::ColourRange::Log: return HeatmapWidget::tr("Logarithmic");
+    }
+    return {};
+}
+
 QList<render::ColormapId> allColormaps()
 {
     QList<render::ColormapId> ids;
@@ -101,6 +112,10 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     m_colormapBox->addItem(QString(), -1);
     for (render::ColormapId id : allColormaps())
         m_colormapBox->addItem(QString(), int(id));
+    m_rangeBox = new QComboBox;
+    m_rangeBox->setObjectName(QStringLiteral("colourRangeBox"));
+    for (const QString& name : render::colourRangeNames())
+        m_rangeBox->addItem(QString(), int(*render::colourRangeFromName(name)));
 
     buildActions();
 
@@ -110,6 +125,8 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     m_headLabel->setBuddy(m_headBox);
     auto* colourLabel = new QLabel;
     colourLabel->setBuddy(m_colormapBox);
+    auto* rangeLabel = new QLabel;
+    rangeLabel->setBuddy(m_rangeBox);
     const auto toolButton = [](QAction* action) {
         auto* button = new QToolButton;
         button->setDefaultAction(action);
@@ -123,6 +140,7 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     bar->addWidget(FlowLayout::group({stepLabel, m_stepBox}, 6));
     bar->addWidget(FlowLayout::group({m_headLabel, m_headBox}, 6));
     bar->addWidget(FlowLayout::group({colourLabel, m_colormapBox}, 6));
+    bar->addWidget(FlowLayout::group({rangeLabel, m_rangeBox}, 6));
     bar->addWidget(FlowLayout::group(
         {toolButton(m_annotate), toolButton(m_zoomOut), toolButton(m_zoomFit), toolButton(m_zoomIn)}, 6));
 
@@ -145,6 +163,8 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         const int id = m_colormapBox->itemData(index).toInt();
         setColormapChoice(id < 0 ? std::nullopt : std::optional(render::ColormapId(id)));
     });
+    connect(m_rangeBox, &QComboBox::activated, this,
+            [this](int index) { setColourRange(render::ColourRange(m_rangeBox->itemData(index).toInt())); });
     connect(viewState, &ViewState::heatmapStepChanged, this, &HeatmapWidget::syncControls);
     connect(viewState, &ViewState::headChanged, this, &HeatmapWidget::syncControls);
     connect(document, &Document::traceChanged, this, &HeatmapWidget::syncControls);
@@ -157,7 +177,12 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         if (!m_scroll->widgetResizable())
             m_canvas->resize(m_canvas->sizeHint().expandedTo(m_scroll->viewport()->size()));
     });
-    i18n::onLanguageChange(this, [this, stepLabel, colourLabel] {
+    i18n::onLanguageChange(this, [this, stepLabel, colourLabel, rangeLabel] {
+        rangeLabel->setText(tr("&Range"));
+        for (int i = 0; i < m_rangeBox->count(); ++i)
+            m_rangeBox->setItemText(i, colourRangeTitle(render::ColourRange(m_rangeBox->itemData(i).toInt())));
+        m_rangeBox->setToolTip(tr("Which values the ends of the colour map stand for: 0 and 1, the matrix's smallest "
+                                  "and largest, each row's own, or a logarithmic scale"));
         stepLabel->setText(tr("&Step"));
         m_headLabel->setText(tr("&Head"));
         colourLabel->setText(tr("&Colours"));
@@ -285,6 +310,8 @@ void HeatmapWidget::syncControls()
         action->setChecked(action->data().toInt() == id);
     m_colormapBox->setToolTip(tr("Now: %1").arg(colormapTitle(m_canvas->colormap())));
 
+    m_rangeBox->setCurrentIndex(m_rangeBox->findData(int(m_canvas->colourRange())));
+
     const bool figure = m_canvas->hasFigure();
     for (QAction* action : {m_zoomIn, m_zoomOut, m_zoomFit})
         action->setEnabled(figure);
@@ -319,6 +346,20 @@ bool HeatmapWidget::annotate() const
 void HeatmapWidget::setAnnotate(bool on)
 {
     m_annotate->setChecked(on);
+}
+
+render::ColourRange HeatmapWidget::colourRange() const
+{
+    return m_canvas->colourRange();
+}
+
+void HeatmapWidget::setColourRange(render::ColourRange range)
+{
+    const bool changed = range != m_canvas->colourRange();
+    m_canvas->setColourRange(range);
+    syncControls();
+    if (changed)
+        emit colourRangeChanged(range);
 }
 
 void HeatmapWidget::zoomBy(double factor, const QPoint& anchor)

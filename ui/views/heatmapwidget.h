@@ -3,6 +3,7 @@
 
 #include "core/trace.h"
 #include "ui/render/colormap.h"
+#include "ui/render/colourscale.h"
 
 #include <QWidget>
 
@@ -54,6 +55,8 @@ public:
     void setZoom(double zoom);
     bool annotate() const;
     void setAnnotate(bool on);
+    render::ColourRange colourRange() const;
+    void setColourRange(render::ColourRange range);
 
     /** True when a figure is shown (false in the empty or error state). */
     bool hasFigure() const;
@@ -61,6 +64,10 @@ public:
     render::HeatmapData figureData() const;
     /** The style the figure is shown with, without the mouse highlight. */
     render::HeatmapStyle figureStyle() const;
+
+signals:
+    /** The colour range was chosen (the overview follows it). */
+    void colourRangeChanged(render::ColourRange range);
 
 private:
     void buildActions();
@@ -76,6 +83,7 @@ private:
     QComboBox* m_headBox;
     QLabel* m_headLabel;
     QComboBox* m_colormapBox;
+    QComboBox* m_rangeBox;
     QActionGroup* m_stepGroup;
     QActionGroup* m_colormapGroup;
     QAction* m_zoomIn;

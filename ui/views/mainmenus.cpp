@@ -64,6 +64,12 @@ void MainMenus::createActions()
     t.add({"exportHandoutAction", QT_TR_NOOP("Export &Handout…"),
            QT_TR_NOOP("One page to hand out: the tokens, the heatmap of the weights and the seven formulas"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_H}, nullptr, [f] { f->exportHandoutDialog(); }});
+    t.add({"exportOverviewAction", QT_TR_NOOP("Export &Overview…"),
+           QT_TR_NOOP("Write every layer × head, as the Overview panel shows them, to a PNG, SVG or PDF file"), {}, nullptr,
+           [f] { f->exportOverviewDialog(); }});
+    t.add({"exportHeadViewAction", QT_TR_NOOP("Export Head &View…"),
+           QT_TR_NOOP("Write the head view's lines, as the Head View panel shows them, to a PNG, SVG or PDF file"), {},
+           nullptr, [f] { f->exportHeadViewDialog(); }});
     t.add({"exportSlidesAction", QT_TR_NOOP("Export S&lides (PDF)…"),
            QT_TR_NOOP("The teaching slides of the current head and query, one per page"), {}, nullptr,
            [f] { f->exportSlidesDialog(); }});
@@ -158,7 +164,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     QMenu* recent = addMenu(file, QT_TR_NOOP("Open &Recent"));
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
-    fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportReportAction",
+    fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportOverviewAction", "exportHeadViewAction", "exportReportAction",
                 "exportHandoutAction", "exportSlidesAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});
     fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction"});

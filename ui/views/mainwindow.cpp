@@ -7,6 +7,8 @@
 #include "mainmenus.h"
 #include "matrixeditor.h"
 #include "optionspanel.h"
+#include "overviewwidget.h"
+#include "headviewwidget.h"
 #include "scalingpanel.h"
 #include "sessioncontroller.h"
 #include "stepspanel.h"
@@ -50,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_heatmap);
     createDocks();
     m_files = new FileActions(m_document, m_viewState, m_heatmap, m_matrices, m_session, this);
+    m_files->setFigureViews(m_overview, m_headView);
     QList<QDockWidget*> docks;
     for (const TitledDock& dock : m_docks)
         docks << dock.dock;
@@ -158,6 +161,20 @@ void MainWindow::createDocks()
     m_scalingDock = addDock(new ScalingPanel, QT_TR_NOOP("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, m_scalingDock);
     m_scalingDock->hide();
+
+    m_overview = new OverviewWidget(m_document);
+    m_overviewDock = addDock(m_overview, QT_TR_NOOP("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(walkDock, m_overviewDock);
+    connect(m_overview, &OverviewWidget::cellChosen, this, &MainWindow::showFromOverview);
+    connect(m_viewState, &ViewState::headChanged, m_overview, [this](int head) { m_overview->setCurrent(0, head); });
+    m_overview->setCurrent(0, m_viewState->head());
+    connect(m_heatmap, &HeatmapWidget::colourRangeChanged, m_overview, &OverviewWidget::setColourRange);
+    m_headView = new HeadViewWidget;
+    QDockWidget* headViewDock = addDock(m_headView, QT_TR_NOOP("Head View"), QStringLiteral("headViewDock"),
+                                        Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_overviewDock, headViewDock);
+    connect(m_overview, &OverviewWidget::gridChanged, m_headView, &HeadViewWidget::setGrid);
+    m_overview->addViewer(m_headView);
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
@@ -165,6 +182,13 @@ void MainWindow::createDocks()
     resizeDocks({stepsDock}, {460}, Qt::Horizontal);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::showFromOverview(int layer, int head)
+{
+    // A plain session is one layer. (A model session: choose `layer` as the shown layer here too.)
+    m_viewState->setHead(head);
+    m_headView->showHead(layer, head);
 }
 
 void MainWindow::retranslate()
@@ -191,6 +215,8 @@ void MainWindow::readSettings()
 
     settings.beginGroup(QStringLiteral("heatmap"));
     m_heatmap->setColormapChoice(render::colormapFromName(settings.value(QStringLiteral("colormap")).toString()));
+    m_heatmap->setColourRange(render::colourRangeFromName(settings.value(QStringLiteral("colourRange")).toString())
+                                  .value_or(render::ColourRange::Fixed));
     m_heatmap->setAnnotate(settings.value(QStringLiteral("annotate"), true).toBool());
     const auto step = core::stepFromKey(settings.value(QStringLiteral("step")).toString().toStdString());
     if (step && HeatmapWidget::heatmapSteps().contains(*step))
@@ -208,6 +234,7 @@ void MainWindow::writeSettings() const
     settings.beginGroup(QStringLiteral("heatmap"));
     const auto colormap = m_heatmap->colormapChoice();
     settings.setValue(QStringLiteral("colormap"), colormap ? render::colormapName(*colormap) : QString());
+    settings.setValue(QStringLiteral("colourRange"), render::colourRangeName(m_heatmap->colourRange()));
     settings.setValue(QStringLiteral("annotate"), m_heatmap->annotate());
     settings.setValue(QStringLiteral("step"), QString::fromLatin1(core::stepKey(m_viewState->heatmapStep())));
     settings.endGroup();

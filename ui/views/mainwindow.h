@@ -22,6 +22,9 @@ class HelpDialogs;
 class MainMenus;
 class MatrixEditorPanel;
 class OptionsPanel;
+class OverviewWidget;
+class HeadViewWidget;
+
 class SessionController;
 class TeachingView;
 class TokenBar;
@@ -40,6 +43,14 @@ public:
     OptionsPanel* optionsPanel() const { return m_options; }
     SessionController* session() const { return m_session; }
     FileActions* fileActions() const { return m_files; }
+    OverviewWidget* overview() const { return m_overview; }
+    HeadViewWidget* headView() const { return m_headView; }
+
+    QDockWidget* overviewDock() const { return m_overviewDock; }
+
+    /** The overview's (and head view's) click: show layer and head (both from 0). A plain session has one
+     *  layer, so only the head changes; a model session chooses its layer here too. */
+    void showFromOverview(int layer, int head);
 
     /** See SessionController::openFile(). */
     bool openFile(const QString& path, QString* error);
@@ -99,6 +110,10 @@ private:
     MatrixEditorPanel* m_matrices = nullptr;
     TeachingView* m_teaching = nullptr;
     QDockWidget* m_scalingDock = nullptr;
+    QDockWidget* m_overviewDock = nullptr;
+    OverviewWidget* m_overview = nullptr;
+    HeadViewWidget* m_headView = nullptr;
+
     QUndoView* m_history = nullptr;
     std::vector<TitledDock> m_docks;
     QByteArray m_defaultState;

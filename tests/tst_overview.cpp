@@ -1,0 +1,455 @@
+/** The overview of every layer × head and the head view: the overview of a real (random) 2-layer, 2-head
+ *  model paints each head as that head's own heatmap does; a click shows the clicked layer and head; an edit
+ *  reaches the grid; the head view draws no line to the future under a causal mask and only the hovered
+ *  token's lines; masked cells are named in the heatmap's tooltip and accessible name. */
+
+#include "core/attention.h"
+#include "core/gpt2checkpoint.h"
+#include "core/gpt2forward.h"
+#include "core/presets.h"
+#include "gpt2folder_random.h"
+#include "isolation.h"
+#include "ui/document/document.h"
+#include "ui/document/stepfigure.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/headlinespainter.h"
+#include "ui/render/overviewpainter.h"
+#include "ui/views/fileactions.h"
+#include "ui/views/headviewwidget.h"
+#include "ui/views/heatmapaccessible.h"
+#include "ui/views/heatmapcanvas.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+#include "ui/views/overviewwidget.h"
+
+#include <QAccessible>
+#include <QDockWidget>
+#include <QImage>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+QPalette lightPalette()
+{
+    QPalette palette;
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    return palette;
+}
+
+/** Largest channel difference of two colours. */
+int distance(QRgb a, QRgb b)
+{
+    return std::max({std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+}
+
+QImage paintLines(const std::shared_ptr<const render::AttentionGrid>& grid, render::HeadLinesView view, QSize size)
+{
+    render::HeadLinesStyle style;
+    style.palette = lightPalette();
+    const render::HeadLinesPainter painter(grid, std::move(view), style);
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    painter.paint(&p, QRectF(QPointF(0, 0), QSizeF(size)));
+    return image;
+}
+
+/** The colour a quarter of the way along the line from query i to key j, as HeadLinesPainter lays it out
+ *  (not half way: there the lines i → j and j → i cross). */
+QRgb midpoint(const QImage& image, const render::HeadLinesPainter& painter, int i, int j)
+{
+    const QRectF target(QPointF(0, 0), QSizeF(image.size()));
+    const QRectF q = painter.tokenRect(i, false, target), k = painter.tokenRect(j, true, target);
+    const QPointF mid = 0.75 * QPointF(q.right(), q.center().y()) + 0.25 * QPointF(k.left(), k.center().y());
+    return image.pixel(mid.toPoint());
+}
+
+}  // namespace
+
+class TestOverview : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        testutil::isolateApplication(QStringLiteral("tst_overview"), m_dir.filePath(QStringLiteral("settings")));
+    }
+
+    void modelOverviewMatchesEachHeadsHeatmap()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("gpt2-2x2"));
+        QVERIFY(QDir().mkpath(folder));
+        testutil::write(testutil::randomGpt2Folder("F32", "", 2, 16, 2), folder.toStdString());
+        std::string error;
+        const auto checkpoint = core::Gpt2Checkpoint::load(folder.toStdString(), error);
+        QVERIFY2(checkpoint, error.c_str());
+        core::Gpt2Forward forward(checkpoint);
+        QVERIFY2(forward.setTokens(checkpoint->tokenizer().encode("A cat sat down"), error), error.c_str());
+        forward.run();
+        const int n = forward.n();
+        QCOMPARE(n, 14);  // byte tokens
+
+        QStringList tokens;
+        for (const auto& t : forward.layerModel(0).tokens)
+            tokens << QString::fromStdString(t);
+        auto grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(forward, tokens));
+        QCOMPARE(grid->layers, 2);
+        QCOMPARE(grid->heads, 2);
+        QVERIFY(grid->causal);
+
+        render::OverviewStyle style;
+        style.palette = lightPalette();
+        const render::OverviewPainter overview(grid, style);
+        const QSize size(900, 820);
+        const QRectF target(QPointF(0, 0), QSizeF(size));
+        QImage image(size, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        overview.paint(&painter, target);
+        painter.end();
+
+        for (int l = 0; l < 2; ++l) {
+            // The head's own heatmap: the shown layer's weights as the window computes and draws them.
+            const core::Trace trace = core::compute(forward.layerModel(l));
+            for (int h = 0; h < 2; ++h) {
+                const render::HeatmapData own = ui::heatmapData(trace, core::Step::Weights, h);
+                QVERIFY(own.causalMask);
+                const render::HeatmapRenderer heatmap(own, render::HeatmapStyle());
+                const QRectF cell = overview.cellRect(l, h, target);
+                QVERIFY(!cell.isEmpty());
+                const render::HeatmapRenderer inCell(overview.cellData(l, h), overview.cellStyle());
+                int worst = 0, masked = 0;
+                for (int i = 0; i < n; ++i) {
+                    for (int j = 0; j < n; ++j) {
+                        const QPoint centre = inCell.cellRect(i, j, cell).center().toPoint();
+                        const QRgb painted = image.pixel(centre);
+                        if (j > i) {
+                            // Hatched grey: never a colour of the map.
+                            QVERIFY(QColor::fromRgb(painted).saturation() < 20);
+                            ++masked;
+                            continue;
+                        }
+                        worst = std::max(worst, distance(painted, heatmap.cellColor(i, j)));
+                    }
+                }
+                QCOMPARE(masked, n * (n - 1) / 2);
+                // float32 against double weights: at most one step of the 4097 colours, and the pixel's rounding
+                QVERIFY2(worst <= 2, qPrintable(QStringLiteral("layer %1 head %2: colour off by %3").arg(l + 1).arg(h + 1).arg(worst)));
+            }
+        }
+        // The grid's descriptors are those of the float weights.
+        const core::HeadDescriptors d = core::describeHead(forward.attention(1, 1), true);
+        QCOMPARE(grid->descriptor(1, 1).meanEntropy, d.meanEntropy);
+    }
+
+    void clickShowsTheLayerAndHead()
+    {
+        ui::Document document;
+        document.waitForTrace();
+        ui::OverviewWidget overview(&document);
+        // A 3 × 2 grid of its own, as a model session gives one.
+        overview.setGridSource([]() -> ui::OverviewWidget::GridJob {
+            return [] {
+                render::AttentionGrid grid;
+                grid.layers = 3;
+                grid.heads = 2;
+                grid.tokens = {QStringLiteral("a"), QStringLiteral("b")};
+                for (int k = 0; k < 6; ++k) {
+                    grid.cells.push_back(core::Matrix::Identity(2, 2));
+                    grid.descriptors.push_back(core::describeHead(grid.cells.back(), false));
+                }
+                return grid;
+            };
+        });
+        overview.resize(600, 700);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        overview.finishPreparing();
+        QVERIFY(overview.grid());
+        QCOMPARE(overview.grid()->layers, 3);
+        QSignalSpy chosen(&overview, &ui::OverviewWidget::cellChosen);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.cellRect(2, 1).center().toPoint());
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.at(0).at(0).toInt(), 2);
+        QCOMPARE(chosen.at(0).at(1).toInt(), 1);
+        QCOMPARE(overview.current(), std::pair(2, 1));
+        // Between cells: nothing.
+        const QRectF a = overview.cellRect(0, 0), b = overview.cellRect(0, 1);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, QPoint(int(0.5 * (a.right() + b.left())), int(a.center().y())));
+        QCOMPARE(chosen.size(), 1);
+        // Hovering enlarges the cell and names it.
+        QTest::mouseMove(&overview, overview.cellRect(1, 0).center().toPoint());
+        QCOMPARE(overview.hoveredCell(), std::optional(std::pair(1, 0)));
+        QVERIFY(overview.cellText(1, 0).contains(QStringLiteral("diagonal / self")));
+    }
+
+    void anEditRedrawsOnlyItsLayersAndTheSame()
+    {
+        // A 3-layer grid whose last layer changes: the picture, drawn again only there, is the one a whole
+        // drawing of the new grid gives, and differs from the old one.
+        auto state = std::make_shared<int>(0);
+        const auto make = [](int version) {
+            render::AttentionGrid grid;
+            grid.layers = 3;
+            grid.heads = 2;
+            grid.causal = true;
+            grid.tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+            for (int k = 0; k < 6; ++k) {
+                core::Matrix w(3, 3);
+                w << 1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5;
+                if (k >= 4 && version == 1)
+                    w << 1, 0, 0, 0.1, 0.9, 0, 0.6, 0.3, 0.1;
+                grid.cells.push_back(w);
+                grid.descriptors.push_back(core::describeHead(w, true));
+            }
+            return grid;
+        };
+        ui::Document document;
+        ui::OverviewWidget overview(&document);
+        overview.setGridSource([state, make]() -> ui::OverviewWidget::GridJob {
+            return [version = *state, make] { return make(version); };
+        });
+        overview.resize(500, 600);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        QTRY_VERIFY(overview.grid());
+        overview.finishPreparing();
+        const QImage before = overview.picture();
+        *state = 1;
+        overview.refresh();
+        overview.finishPreparing();
+        const QImage after = overview.picture();
+        QVERIFY(!after.isNull());
+        QVERIFY(after != before);
+        QImage whole(after.size(), QImage::Format_ARGB32_Premultiplied);
+        whole.setDevicePixelRatio(after.devicePixelRatio());
+        whole.fill(overview.figureStyle().palette.color(QPalette::Base));
+        QPainter painter(&whole);
+        render::OverviewPainter(std::make_shared<const render::AttentionGrid>(make(1)), overview.figureStyle())
+            .paint(&painter, QRectF(QPointF(0, 0), QSizeF(overview.size())));
+        painter.end();
+        QCOMPARE(after, whole);
+        // The first layer's cells are the old picture's.
+        const QRect first = overview.cellRect(0, 0).toAlignedRect();
+        QCOMPARE(after.copy(first), before.copy(first));
+    }
+
+    void windowShowsTheClickedHead()
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("multi-head")));
+        window.document()->waitForTrace();
+        window.overviewDock()->show();
+        window.overviewDock()->raise();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::OverviewWidget* overview = window.overview();
+        QTRY_VERIFY(overview->grid() && overview->grid()->heads == 2);
+        overview->finishPreparing();
+        QCOMPARE(window.viewState()->head(), 0);
+        QTest::mouseClick(overview, Qt::LeftButton, {}, overview->cellRect(0, 1).center().toPoint());
+        QCOMPARE(window.viewState()->head(), 1);
+        QCOMPARE(window.heatmap()->canvas()->renderer()->data().title.contains(QStringLiteral("2")), true);
+        QCOMPARE(window.headView()->head(), 1);
+        QCOMPARE(window.headView()->shownHeads(), std::vector<int>{1});
+        // The heatmap's head chooser moves the overview's outline.
+        window.viewState()->setHead(0);
+        QCOMPARE(overview->current(), std::pair(0, 0));
+
+        // An edit reaches the grid: the new weights, not the old.
+        const auto before = overview->grid();
+        const core::Matrix old = before->cell(0, 0);
+        QVERIFY(window.document()->setCell(ui::MatrixId::Query, 0, 0, 5.0));
+        window.document()->waitForTrace();
+        QTRY_VERIFY(overview->grid() != before);
+        overview->finishPreparing();
+        const auto trace = window.document()->trace();
+        QCOMPARE(overview->grid()->cell(0, 0), trace->heads[0].weights);
+        QVERIFY((overview->grid()->cell(0, 0) - old).cwiseAbs().maxCoeff() > 1e-6);
+        window.document()->undoStack()->setClean();
+    }
+
+    void hiddenOverviewWaitsUntilShown()
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        ui::OverviewWidget* overview = window.overview();
+        QVERIFY(overview->visibleRegion().isEmpty());  // behind the Steps tab
+        overview->finishPreparing();  // whatever the start asked for
+        const quint64 before = overview->picturesMade();
+        QVERIFY(window.document()->setCell(ui::MatrixId::Query, 0, 0, 3.0));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        overview->finishPreparing();
+        QCOMPARE(overview->picturesMade(), before);
+        window.overviewDock()->raise();
+        QTRY_VERIFY(overview->picturesMade() > before);
+        overview->finishPreparing();
+        QCOMPARE(overview->grid()->cell(0, 0), window.document()->trace()->heads[0].weights);
+        window.document()->undoStack()->setClean();
+    }
+
+    void windowExportsTheOverviewAndTheHeadView()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("multi-head")));
+        window.document()->waitForTrace();
+        // Both docks are behind the Steps tab: the export makes what they would show.
+        const QString overview = m_dir.filePath(QStringLiteral("window-overview.svg"));
+        const QString lines = m_dir.filePath(QStringLiteral("window-lines.svg"));
+        QString error;
+        QVERIFY2(window.fileActions()->exportOverview(overview, &error), qPrintable(error));
+        QVERIFY2(window.fileActions()->exportHeadView(lines, &error), qPrintable(error));
+        QFile a(overview), b(lines);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(a.readAll());
+        QVERIFY(svg.contains(QStringLiteral("head 2")) && svg.contains(QStringLiteral("tokens: 6")));
+        QVERIFY(QString::fromUtf8(b.readAll()).contains(QStringLiteral("Layer 1 · heads 1, 2")));
+        // After an edit the export draws the new weights, the overview still hidden.
+        const QString before = m_dir.filePath(QStringLiteral("before.png")), after = m_dir.filePath(QStringLiteral("after.png"));
+        QVERIFY(window.fileActions()->exportOverview(before, &error));
+        QVERIFY(window.document()->setCell(ui::MatrixId::Key, 0, 0, 7.0));
+        window.document()->waitForTrace();
+        QCoreApplication::processEvents();
+        QVERIFY(window.fileActions()->exportOverview(after, &error));
+        QVERIFY(QImage(before) != QImage(after));
+        QCOMPARE(window.overview()->grid()->cell(0, 1), window.document()->trace()->heads[1].weights);
+        window.document()->undoStack()->setClean();
+    }
+
+    void colourRangeReachesTheOverview()
+    {
+        ui::MainWindow window;
+        window.show();
+        window.document()->waitForTrace();
+        window.heatmap()->setColourRange(render::ColourRange::Log);
+        QCOMPARE(window.overview()->colourRange(), render::ColourRange::Log);
+        QCOMPARE(window.overview()->figureStyle().colourRange, render::ColourRange::Log);
+    }
+
+    void headViewDrawsNoLineToTheFuture()
+    {
+        // Two tokens whose weights (deliberately) put 0.9 on the later key: a causal layer must not show it.
+        auto make = [](bool causal) {
+            auto grid = std::make_shared<render::AttentionGrid>();
+            grid->layers = 1;
+            grid->heads = 1;
+            grid->tokens = {QStringLiteral("first"), QStringLiteral("second")};
+            grid->causal = causal;
+            core::Matrix w(2, 2);
+            w << 0.1, 0.9, 0.5, 0.5;
+            grid->cells.push_back(w);
+            grid->descriptors.push_back(core::describeHead(w, causal));
+            return std::shared_ptr<const render::AttentionGrid>(grid);
+        };
+        render::HeadLinesView view;
+        view.heads = {0};
+        const QSize size(500, 300);
+        for (bool causal : {false, true}) {
+            const auto grid = make(causal);
+            const QImage image = paintLines(grid, view, size);
+            render::HeadLinesStyle style;
+            const render::HeadLinesPainter painter(grid, view, style);
+            const QRgb future = midpoint(image, painter, 0, 1);
+            if (causal)
+                QCOMPARE(QColor::fromRgb(future).name(), QStringLiteral("#ffffff"));
+            else
+                QVERIFY2(QColor::fromRgb(future).name() != QStringLiteral("#ffffff"), "a full layer draws the line");
+            QVERIFY(QColor::fromRgb(midpoint(image, painter, 1, 1)).name() != QStringLiteral("#ffffff"));
+        }
+        // Opacity is the weight: 0.9 is darker than 0.5 over white.
+        const auto grid = make(false);
+        const QImage image = paintLines(grid, view, size);
+        const render::HeadLinesPainter painter(grid, view, {});
+        QVERIFY(qGray(midpoint(image, painter, 0, 1)) < qGray(midpoint(image, painter, 1, 1)));
+    }
+
+    void hoveringATokenShowsOnlyItsLines()
+    {
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 1;
+        grid->heads = 2;
+        grid->tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        const core::Matrix w = core::Matrix::Constant(3, 3, 1.0 / 3);
+        grid->cells = {w, w};
+        grid->descriptors = {core::describeHead(w, false), core::describeHead(w, false)};
+        render::HeadLinesView view;
+        view.heads = {0, 1};
+        view.hoveredToken = 2;  // query "c"
+        const QImage image = paintLines(grid, view, QSize(500, 320));
+        const render::HeadLinesPainter painter(grid, view, {});
+        QVERIFY(QColor::fromRgb(midpoint(image, painter, 2, 0)).name() != QStringLiteral("#ffffff"));
+        QCOMPARE(QColor::fromRgb(midpoint(image, painter, 0, 0)).name(), QStringLiteral("#ffffff"));
+        view.hoveredIsKey = true;  // key "c": only the lines into it
+        const QImage keys = paintLines(grid, view, QSize(500, 320));
+        const render::HeadLinesPainter keyPainter(grid, view, {});
+        QVERIFY(QColor::fromRgb(midpoint(keys, keyPainter, 0, 2)).name() != QStringLiteral("#ffffff"));
+        QCOMPARE(QColor::fromRgb(midpoint(keys, keyPainter, 2, 0)).name(), QStringLiteral("#ffffff"));
+    }
+
+    void headTogglesChooseTheLines()
+    {
+        ui::HeadViewWidget headView;
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 2;
+        grid->heads = 3;
+        grid->tokens = {QStringLiteral("x")};
+        for (int k = 0; k < 6; ++k) {
+            grid->cells.push_back(core::Matrix::Ones(1, 1));
+            grid->descriptors.push_back({});
+        }
+        headView.setGrid(grid);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 1, 2}));
+        headView.setHeadVisible(1, false);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 2}));
+        headView.showHead(1, 2);
+        QCOMPARE(headView.layer(), 1);
+        QCOMPARE(headView.shownHeads(), std::vector<int>{2});
+        headView.showHead(1, -1);
+        QCOMPARE(headView.shownHeads(), (std::vector<int>{0, 2}));
+    }
+
+    void maskedCellsAreNamedMasked()
+    {
+        ui::Document document;
+        ui::ViewState viewState;
+        ui::installHeatmapAccessible();
+        ui::HeatmapWidget widget(&document, &viewState);
+        widget.resize(700, 600);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        document.loadSession(*core::preset("causal-sentence"), QString());
+        document.waitForTrace();
+        QTRY_VERIFY(widget.canvas()->renderer());
+        ui::HeatmapCanvas* canvas = widget.canvas();
+        QVERIFY(canvas->renderer()->data().causalMask);
+        QTest::mouseMove(canvas, canvas->cellRect(0, 3).center().toPoint());
+        QVERIFY2(canvas->hoverText().startsWith(QStringLiteral("Masked")), qPrintable(canvas->hoverText()));
+        QTest::mouseMove(canvas, canvas->cellRect(3, 0).center().toPoint());
+        QVERIFY(!canvas->hoverText().startsWith(QStringLiteral("Masked")));
+        QAccessibleInterface* table = QAccessible::queryAccessibleInterface(canvas);
+        QVERIFY(table);
+        QAccessibleTableInterface* cells = table->tableInterface();
+        QVERIFY(cells);
+        QVERIFY(cells->cellAt(0, 3)->text(QAccessible::Name).endsWith(QStringLiteral("masked")));
+        QVERIFY(!cells->cellAt(3, 0)->text(QAccessible::Name).endsWith(QStringLiteral("masked")));
+    }
+};
+
+QTEST_MAIN(TestOverview)
+#include "tst_overview.moc"

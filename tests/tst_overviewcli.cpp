@@ -1,0 +1,228 @@
+/** The overview and head view on the command line (`--export-overview`, `--export-lines`) and
+ *  `--colour-range`, driven as a script would: plain sources, a small random GPT-2 with the real
+ *  tokenizer, a version-2 session with an edit, and every refusal (exit 2, nothing written). */
+
+#include "gpt2folder_random.h"
+#include "pdftext.h"
+#include "programrun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace {
+
+using testutil::Run;
+
+Run run(const QStringList& arguments)
+{
+    return testutil::runProgram(QStringLiteral(AE_BINARY), arguments);
+}
+
+QString readText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+std::string fileBytes(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/** A random 3-layer GPT-2 (n_embd 32, 4 heads) with GPT-2's own tokenizer and vocabulary of 50 257. */
+testutil::Folder realTokenizerFolder()
+{
+    testutil::Folder f = testutil::randomGpt2Folder("F32", "", 3, 32, 4);
+    const std::string data = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer/";
+    f.vocab = nlohmann::json::parse(fileBytes(data + "encoder.json"));
+    f.merges = fileBytes(data + "vocab.bpe");
+    const int vocab = int(f.vocab.size());
+    f.config["vocab_size"] = vocab;
+    std::mt19937_64 random(11);
+    std::normal_distribution<float> normal;
+    std::vector<float> wte(std::size_t(vocab) * 32);
+    for (float& v : wte)
+        v = 0.5f * normal(random);
+    testutil::Tensor* t = testutil::findTensor(f, "wte.weight");
+    t->shape = {std::uint64_t(vocab), 32};
+    t->bytes = testutil::encodeValues(wte, "F32");
+    return f;
+}
+
+}  // namespace
+
+class TestOverviewCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    QString out(const QString& name) const { return m_dir.filePath(name); }
+
+    /** Runs and expects exit status 2 with message in the error, and no file at path. */
+    void refused(const QStringList& arguments, const QString& path, const QString& message)
+    {
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+        QVERIFY(!QFileInfo::exists(path));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_model = m_dir.filePath(QStringLiteral("gpt2-tiny"));
+        QVERIFY(QDir().mkpath(m_model));
+        testutil::write(realTokenizerFolder(), m_model.toStdString());
+    }
+
+    void overviewOfAMultiHeadSession()
+    {
+        for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+            const QString path = out(QStringLiteral("multi.") + suffix);
+            const Run r = run({QStringLiteral("--export-overview"), path, QStringLiteral("--preset"), QStringLiteral("multi-head")});
+            QVERIFY2(r.status == 0, r.err.constData());
+            if (suffix == QLatin1String("png")) {
+                const QImage image(path);
+                QVERIFY(!image.isNull());
+                QVERIFY(image.width() > image.height());  // one layer of two heads
+            } else if (suffix == QLatin1String("svg")) {
+                QVERIFY(QSvgRenderer(path).isValid());
+                const QString svg = readText(path);
+                for (const char* text : {"head 1", "head 2", "layer 1", "layers: 1 · heads: 2 · tokens: 6"})
+                    QVERIFY2(svg.contains(QString::fromUtf8(text)), text);
+                QVERIFY(!svg.contains(QStringLiteral("head 3")));
+            } else {
+                QVERIFY(readText(path).startsWith(QStringLiteral("%PDF")));
+                const QString text = pdftext::pdfText(path);
+                if (!text.isEmpty())
+                    QVERIFY2(text.contains(QStringLiteral("head 2")), qPrintable(text));
+            }
+        }
+    }
+
+    void overviewOfAModel()
+    {
+        const QString svg = out(QStringLiteral("model.svg"));
+        const Run r = run({QStringLiteral("--export-overview"), svg, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                           QStringLiteral("The cat sat on the mat because it was tired")});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString text = readText(svg);
+        QVERIFY(text.contains(QStringLiteral("layer 3")));
+        QVERIFY(text.contains(QStringLiteral("head 4")));
+        QVERIFY(!text.contains(QStringLiteral("layer 4")));
+        // GPT-2's tokenizer: ten words, ten tokens.
+        QVERIFY2(text.contains(QStringLiteral("layers: 3 · heads: 4 · tokens: 10")), qPrintable(text.left(2000)));
+
+        // A version-2 session with an edit of layer 2 draws other attention than the unedited model.
+        const QString plain = out(QStringLiteral("model-plain.png")), edited = out(QStringLiteral("model-edited.png"));
+        QCOMPARE(run({QStringLiteral("--export-overview"), plain, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                      QStringLiteral("The cat sat on the mat")})
+                     .status,
+                 0);
+        const nlohmann::json session = {{"format", "attention-explorer-session"},
+                                        {"version", 2},
+                                        {"model", {{"path", m_model.toStdString()}, {"layer", 2}}},
+                                        {"text", "The cat sat on the mat"},
+                                        {"edits", {{{"layer", 2}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 40.0}},
+                                                   {{"layer", 2}, {"weight", "key"}, {"row", 1}, {"col", 0}, {"value", 40.0}}}}};
+        const QString sessionPath = out(QStringLiteral("edited.json"));
+        std::ofstream(sessionPath.toStdString()) << session.dump(1);
+        const Run e = run({QStringLiteral("--export-overview"), edited, QStringLiteral("--session"), sessionPath});
+        QVERIFY2(e.status == 0, e.err.constData());
+        const QImage a(plain), b(edited);
+        QCOMPARE(a.size(), b.size());
+        QVERIFY(a != b);
+    }
+
+    void headViewOfEveryHeadOrOne()
+    {
+        const QString all = out(QStringLiteral("lines-all.svg"));
+        QCOMPARE(run({QStringLiteral("--export-lines"), all, QStringLiteral("--preset"), QStringLiteral("multi-head")}).status, 0);
+        const QString text = readText(all);
+        for (const char* t : {"Layer 1 · heads 1, 2", "queries", "keys", "Attention", "things"})
+            QVERIFY2(text.contains(QString::fromUtf8(t)), t);
+
+        const QString one = out(QStringLiteral("lines-2.png"));
+        QCOMPARE(run({QStringLiteral("--export-lines"), one, QStringLiteral("--preset"), QStringLiteral("multi-head"),
+                      QStringLiteral("--head"), QStringLiteral("2")})
+                     .status,
+                 0);
+        QVERIFY(!QImage(one).isNull());
+
+        const QString model = out(QStringLiteral("lines-model.pdf"));
+        const Run r = run({QStringLiteral("--export-lines"), model, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                           QStringLiteral("The cat sat on the mat"), QStringLiteral("--layer"), QStringLiteral("3"),
+                           QStringLiteral("--head"), QStringLiteral("all")});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString pdf = pdftext::pdfText(model);
+        if (!pdf.isEmpty())
+            QVERIFY2(pdf.contains(QStringLiteral("Layer 3 · heads 1, 2, 3, 4")), qPrintable(pdf));
+    }
+
+    void colourRangeOnEveryHeatmapExport()
+    {
+        const QString fixed = out(QStringLiteral("fixed.png")), matrix = out(QStringLiteral("matrix.png"));
+        QCOMPARE(run({QStringLiteral("--export-heatmap"), fixed, QStringLiteral("--preset"), QStringLiteral("causal-sentence")}).status, 0);
+        QCOMPARE(run({QStringLiteral("--export-heatmap"), matrix, QStringLiteral("--preset"), QStringLiteral("causal-sentence"),
+                      QStringLiteral("--colour-range"), QStringLiteral("matrix")})
+                     .status,
+                 0);
+        QVERIFY(QImage(fixed) != QImage(matrix));
+        const QString svg = out(QStringLiteral("row-overview.svg"));
+        QCOMPARE(run({QStringLiteral("--export-overview"), svg, QStringLiteral("--preset"), QStringLiteral("causal-sentence"),
+                      QStringLiteral("--colour-range"), QStringLiteral("row")})
+                     .status,
+                 0);
+        QVERIFY(readText(svg).contains(QStringLiteral("each row min–max")));
+    }
+
+    void refusals()
+    {
+        const QString p = out(QStringLiteral("never.png"));
+        refused({QStringLiteral("--export-overview"), p, QStringLiteral("--colour-range"), QStringLiteral("linear")}, p,
+                QStringLiteral("--colour-range: expected one of fixed, matrix, row, log"));
+        refused({QStringLiteral("--export-heatmap"), p, QStringLiteral("--colour-range"), QStringLiteral("")}, p,
+                QStringLiteral("--colour-range"));
+        refused({QStringLiteral("--export-lines"), p, QStringLiteral("--preset"), QStringLiteral("multi-head"),
+                 QStringLiteral("--head"), QStringLiteral("3")},
+                p, QStringLiteral("--head: expected a number from 1 to 2 or all"));
+        refused({QStringLiteral("--export-lines"), p, QStringLiteral("--head"), QStringLiteral("none")}, p,
+                QStringLiteral("--head"));
+        const QString txt = out(QStringLiteral("never.txt"));
+        refused({QStringLiteral("--export-overview"), txt}, txt, QStringLiteral("must end in .png, .svg or .pdf"));
+        refused({QStringLiteral("--export-lines"), p, QStringLiteral("--preset"), QStringLiteral("multi-head"),
+                 QStringLiteral("--layer"), QStringLiteral("2")},
+                p, QStringLiteral("--layer"));
+        refused({QStringLiteral("--export-lines"), p, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                 QStringLiteral("hi"), QStringLiteral("--layer"), QStringLiteral("4")},
+                p, QStringLiteral("--layer: expected a number from 1 to 3"));
+        refused({QStringLiteral("--export-overview"), p, QStringLiteral("--model"), m_dir.filePath(QStringLiteral("missing")),
+                 QStringLiteral("--text"), QStringLiteral("hi")},
+                p, QStringLiteral("--model"));
+        // More tokens than the head view draws.
+        QString longText;
+        for (int i = 0; i < 140; ++i)
+            longText += QStringLiteral("w%1 ").arg(i);
+        refused({QStringLiteral("--export-lines"), p, QStringLiteral("--tokens"), longText}, p,
+                QStringLiteral("the head view draws up to 128 tokens"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOverviewCli)
+#include "tst_overviewcli.moc"

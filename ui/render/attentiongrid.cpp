@@ -1,0 +1,77 @@
+#include "attentiongrid.h"
+
+#include "displaynumber.h"
+
+#include "core/gpt2forward.h"
+#include "core/pooling.h"
+#include "core/trace.h"
+
+#include <QCoreApplication>
+
+namespace render {
+
+namespace {
+
+/** Adds one head: its weights, or their block means past maxSide, and its descriptors. */
+template <typename M>
+void addCell(AttentionGrid& grid, const M& weights, int maxSide)
+{
+    grid.descriptors.push_back(core::describeHead(weights, grid.causal));
+    const Eigen::Index n = weights.rows();
+    if (n <= maxSide) {
+        grid.cells.push_back(weights.template cast<double>());
+        return;
+    }
+    const core::Matrix full = weights.template cast<double>();
+    grid.cells.push_back(core::pooled(full, maxSide, maxSide));
+    grid.blockSide = int((n + grid.cells.back().rows() - 1) / grid.cells.back().rows());
+}
+
+}  // namespace
+
+AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide)
+{
+    AttentionGrid grid;
+    grid.layers = trace.headCount() > 0 ? 1 : 0;
+    grid.heads = trace.headCount();
+    for (const auto& t : trace.model.tokens)
+        grid.tokens << QString::fromStdString(t);
+    grid.causal = trace.model.options.mask == core::Mask::Causal;
+    for (const core::HeadTrace& head : trace.heads)
+        addCell(grid, head.weights, maxSide);
+    return grid;
+}
+
+AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens, int maxSide)
+{
+    AttentionGrid grid;
+    grid.layers = forward.config().layers;
+    grid.heads = forward.config().heads;
+    grid.tokens = tokens;
+    grid.causal = true;
+    for (int l = 0; l < grid.layers; ++l)
+        for (int h = 0; h < grid.heads; ++h)
+            addCell(grid, forward.attention(l, h), maxSide);
+    return grid;
+}
+
+QString headPatternLabel(core::HeadPattern pattern)
+{
+    switch (pattern) {
+    case core::HeadPattern::PreviousToken: return QCoreApplication::translate("Overview", "previous token");
+    case core::HeadPattern::FirstToken: return QCoreApplication::translate("Overview", "first token / sink");
+    case core::HeadPattern::Diagonal: return QCoreApplication::translate("Overview", "diagonal / self");
+    case core::HeadPattern::Broad: return QCoreApplication::translate("Overview", "broad / uniform");
+    case core::HeadPattern::Mixed: return QCoreApplication::translate("Overview", "mixed");
+    }
+    return {};
+}
+
+QString headDescriptorText(const core::HeadDescriptors& d)
+{
+    const auto number = [](double v) { return displayNumber(v, 'f', 2); };
+    return QCoreApplication::translate("Overview", "previous %1 · first %2 · self %3 · entropy %4")
+        .arg(number(d.previousToken), number(d.firstToken), number(d.diagonal), number(d.meanEntropy));
+}
+
+}  // namespace render

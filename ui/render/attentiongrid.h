@@ -1,0 +1,57 @@
+#pragma once
+/** AttentionGrid: the attention weights of every layer and head of one text, as a plain value that the
+ *  overview, the head view and their exports draw. A plain session fills it with its heads as one layer
+ *  (1 × h); a real model fills every layer (attentionGridFromModel). It is built off the GUI thread. */
+
+#include "core/headpattern.h"
+#include "core/matrix.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace core {
+class Gpt2Forward;
+struct Trace;
+}  // namespace core
+
+namespace render {
+
+/** Cells keep at most this many rows and columns: past it, block means (core::pooled). */
+inline constexpr int gridCellSide = 128;
+
+struct AttentionGrid {
+    int layers = 0;
+    int heads = 0;
+    QStringList tokens;   ///< the n tokens (labels of the rows and columns)
+    bool causal = false;  ///< weights after the query (column > row) are masked
+    /** Each cell holds the block means of blockSide × blockSide weights (1: the weights themselves). */
+    int blockSide = 1;
+    /** layers × heads matrices, layer by layer: cell(l, h) is the weights of head h in layer l (both from 0). */
+    std::vector<core::Matrix> cells;
+    /** What each head does, measured on its full weights (not the block means). */
+    std::vector<core::HeadDescriptors> descriptors;
+    QString title;        ///< what the grid is of, e.g. the session's or the model's name
+
+    int n() const { return int(tokens.size()); }
+    bool empty() const { return cells.empty(); }
+    const core::Matrix& cell(int layer, int head) const { return cells[std::size_t(layer * heads + head)]; }
+    const core::HeadDescriptors& descriptor(int layer, int head) const
+    {
+        return descriptors[std::size_t(layer * heads + head)];
+    }
+};
+
+/** The trace's heads as one layer: 1 × headCount. */
+AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide = gridCellSide);
+/** Every layer and head of a model's last run (forward.attention); tokens as the vocabulary writes them. */
+AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens,
+                                     int maxSide = gridCellSide);
+
+/** The label of a head's pattern ("previous token", "first token / sink", …), translated. */
+QString headPatternLabel(core::HeadPattern pattern);
+/** Its descriptors in one line: "previous 0.92 · first 0.03 · self 0.01 · entropy 0.31", translated. */
+QString headDescriptorText(const core::HeadDescriptors& d);
+
+}  // namespace render

@@ -1,0 +1,252 @@
+#include "overviewpainter.h"
+
+#include "figurefont.h"
+
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace render {
+
+namespace {
+
+QColor muted(const QPalette& palette)
+{
+    const QColor a = palette.color(QPalette::Text), b = palette.color(QPalette::Base);
+    return QColor::fromRgbF(float(0.7 * a.redF() + 0.3 * b.redF()), float(0.7 * a.greenF() + 0.3 * b.greenF()),
+                            float(0.7 * a.blueF() + 0.3 * b.blueF()));
+}
+
+QString titleText(const AttentionGrid& grid)
+{
+    const QString what = QCoreApplication::translate("Overview", "Attention of every layer and head");
+    return grid.title.isEmpty() ? what : QCoreApplication::translate("Overview", "%1 — %2").arg(grid.title, what);
+}
+
+QString captionText(const AttentionGrid& grid, ColourRange range)
+{
+    return QCoreApplication::translate("Overview", "layers: %1 · heads: %2 · tokens: %3 · colours: %4")
+        .arg(grid.layers)
+        .arg(grid.heads)
+        .arg(grid.n())
+        .arg(HeatmapRenderer::colourRangeCaption(range));
+}
+
+}  // namespace
+
+OverviewPainter::OverviewPainter(std::shared_ptr<const AttentionGrid> grid, OverviewStyle style)
+    : m_grid(std::move(grid)), m_style(std::move(style))
+{
+}
+
+OverviewPainter::Layout OverviewPainter::metrics(double scale) const
+{
+    Layout l;
+    l.em = fontPixels(m_style.font) * scale;
+    l.pad = 0.9 * l.em;
+    l.gap = 0.6 * l.em;
+    l.titleFont = fontOfPixels(m_style.font, 1.2 * l.em, true);
+    l.captionFont = fontOfPixels(m_style.font, 0.9 * l.em, false);
+    l.headerFont = fontOfPixels(m_style.font, 0.9 * l.em, true);
+    l.labelFont = fontOfPixels(m_style.font, 0.85 * l.em, false);
+    l.labelH = QFontMetricsF(l.labelFont).height() + 0.2 * l.em;
+    const QFontMetricsF header(l.headerFont);
+    l.headerH = header.height() + 0.2 * l.em;
+    l.headerW = header.horizontalAdvance(QCoreApplication::translate("Overview", "layer %1").arg(m_grid->layers)) + l.gap;
+    if (m_style.showTitle) {
+        l.titleH = QFontMetricsF(l.titleFont).height();
+        l.captionH = QFontMetricsF(l.captionFont).height() + 0.6 * l.em;
+    }
+    return l;
+}
+
+QSize OverviewPainter::preferredSize() const
+{
+    const int widest = std::max({1, m_grid->heads, m_grid->layers});
+    const double side = std::clamp(std::floor(960.0 / widest), 56.0, 140.0);
+    const Layout l = metrics(1.0);
+    double width = 2 * l.pad + l.headerW + m_grid->heads * (side + l.gap);
+    if (m_style.showTitle) {
+        // Room to spare: fonts come in whole pixels, so text does not grow exactly with the scale of an export.
+        width = std::max(width, 2 * l.pad + l.em + 1.1 * QFontMetricsF(l.titleFont).horizontalAdvance(titleText(*m_grid)));
+        width = std::max(width, 2 * l.pad + l.em
+                                    + 1.1 * QFontMetricsF(l.captionFont).horizontalAdvance(captionText(*m_grid, m_style.colourRange)));
+    }
+    const double height = 2 * l.pad + l.titleH + l.captionH + l.headerH + m_grid->layers * (side + l.labelH + l.gap);
+    return QSize(std::clamp(int(std::ceil(width)), 200, 8000), std::clamp(int(std::ceil(height)), 120, 8000));
+}
+
+OverviewPainter::Layout OverviewPainter::layout(const QRectF& target) const
+{
+    Layout l = metrics(fitScale(target, preferredSize(), 0.75, 4.0));
+    const int heads = std::max(1, m_grid->heads), layers = std::max(1, m_grid->layers);
+    const double availW = target.width() - 2 * l.pad - l.headerW;
+    const double availH = target.height() - 2 * l.pad - l.titleH - l.captionH - l.headerH;
+    l.side = std::max(0.0, std::min(availW / heads - l.gap, availH / layers - l.labelH - l.gap));
+    const double gridW = l.headerW + heads * (l.side + l.gap);
+    const double left = target.left() + std::max(l.pad, 0.5 * (target.width() - gridW));
+    l.origin = QPointF(left + l.headerW, target.top() + l.pad + l.titleH + l.captionH + l.headerH);
+    return l;
+}
+
+QRectF OverviewPainter::cellRect(int layer, int head, const QRectF& target) const
+{
+    if (layer < 0 || head < 0 || layer >= m_grid->layers || head >= m_grid->heads)
+        return {};
+    return cellIn(layout(target), layer, head);
+}
+
+QRectF OverviewPainter::cellIn(const Layout& l, int layer, int head)
+{
+    return QRectF(l.origin.x() + head * (l.side + l.gap), l.origin.y() + layer * (l.side + l.labelH + l.gap), l.side, l.side);
+}
+
+std::optional<std::pair<int, int>> OverviewPainter::cellAt(const QPointF& pos, const QRectF& target) const
+{
+    const Layout l = layout(target);
+    if (l.side <= 0)
+        return std::nullopt;
+    const double x = pos.x() - l.origin.x(), y = pos.y() - l.origin.y();
+    if (x < 0 || y < 0)
+        return std::nullopt;
+    const int head = int(x / (l.side + l.gap)), layer = int(y / (l.side + l.labelH + l.gap));
+    if (head >= m_grid->heads || layer >= m_grid->layers)
+        return std::nullopt;
+    // The gaps between cells belong to none.
+    if (x - head * (l.side + l.gap) > l.side || y - layer * (l.side + l.labelH + l.gap) > l.side + l.labelH)
+        return std::nullopt;
+    return std::pair{layer, head};
+}
+
+HeatmapData OverviewPainter::cellData(int layer, int head) const
+{
+    HeatmapData data;
+    data.values = m_grid->cell(layer, head);
+    data.range = std::pair(0.0, 1.0);
+    data.causalMask = m_grid->causal;  // block means of square blocks: a block after the diagonal is all masked
+    return data;
+}
+
+HeatmapData OverviewPainter::labelledCellData(int layer, int head) const
+{
+    HeatmapData data = cellData(layer, head);
+    if (m_grid->blockSide == 1) {
+        data.rowLabels = m_grid->tokens;
+        data.colLabels = m_grid->tokens;
+    }
+    data.rowAxisTitle = QCoreApplication::translate("Steps", "query");
+    data.colAxisTitle = QCoreApplication::translate("Steps", "key");
+    data.title = QCoreApplication::translate("Overview", "Layer %1 · head %2: %3")
+                     .arg(layer + 1)
+                     .arg(head + 1)
+                     .arg(headPatternLabel(m_grid->descriptor(layer, head).pattern));
+    return data;
+}
+
+HeatmapStyle OverviewPainter::cellStyle() const
+{
+    HeatmapStyle style;
+    style.colormap = m_style.colormap;
+    style.colourRange = m_style.colourRange;
+    style.palette = m_style.palette;
+    style.font = fontOfPixels(m_style.font, 1, false);  // no labels: the margins shrink to a pixel
+    style.fontScale = 1.0;
+    style.showTitle = false;
+    style.showLegend = false;
+    style.cellsAsImage = true;
+    return style;
+}
+
+void OverviewPainter::paint(QPainter* p, const QRectF& target) const
+{
+    const Layout l = layout(target);
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing, true);
+    p->setRenderHint(QPainter::TextAntialiasing, true);
+    p->fillRect(target, m_style.palette.color(QPalette::Base));
+    const QColor fg = m_style.palette.color(QPalette::Text);
+    const double width = target.width() - 2 * l.pad;
+
+    if (m_style.showTitle) {
+        const QFontMetricsF tfm(l.titleFont), cfm(l.captionFont);
+        p->setPen(fg);
+        p->setFont(l.titleFont);
+        p->drawText(QRectF(target.left() + l.pad, target.top() + l.pad, width, l.titleH), Qt::AlignCenter | Qt::TextSingleLine,
+                    tfm.elidedText(titleText(*m_grid), Qt::ElideRight, width));
+        p->setPen(muted(m_style.palette));
+        p->setFont(l.captionFont);
+        p->drawText(QRectF(target.left() + l.pad, target.top() + l.pad + l.titleH, width, l.captionH),
+                    Qt::AlignHCenter | Qt::AlignTop | Qt::TextSingleLine,
+                    cfm.elidedText(captionText(*m_grid, m_style.colourRange), Qt::ElideRight, width));
+    }
+    if (l.side <= 0 || m_grid->empty()) {
+        p->restore();
+        return;
+    }
+
+    const QFontMetricsF hfm(l.headerFont);
+    p->setFont(l.headerFont);
+    p->setPen(fg);
+    for (int h = 0; h < m_grid->heads; ++h) {
+        const QRectF cell = cellIn(l, 0, h);
+        const QString text = QCoreApplication::translate("Overview", "head %1").arg(h + 1);
+        p->drawText(QRectF(cell.left() - 0.5 * l.gap, cell.top() - l.headerH, cell.width() + l.gap, l.headerH),
+                    Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
+                    hfm.elidedText(text, Qt::ElideRight, cell.width() + l.gap));
+    }
+    for (int layer = 0; layer < m_grid->layers; ++layer) {
+        const QRectF cell = cellIn(l, layer, 0);
+        p->setFont(l.headerFont);
+        p->setPen(fg);
+        p->drawText(QRectF(cell.left() - l.headerW, cell.top(), l.headerW - l.gap, cell.height()),
+                    Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine,
+                    QCoreApplication::translate("Overview", "layer %1").arg(layer + 1));
+    }
+
+    paintLayers(p, l, {});
+    p->restore();
+}
+
+void OverviewPainter::paintLayers(QPainter* p, const QRectF& target, const std::vector<bool>& layers) const
+{
+    p->save();
+    p->setRenderHint(QPainter::Antialiasing, true);
+    p->setRenderHint(QPainter::TextAntialiasing, true);
+    paintLayers(p, layout(target), layers);
+    p->restore();
+}
+
+void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vector<bool>& layers) const
+{
+    if (l.side <= 0)
+        return;
+    const QFontMetricsF lfm(l.labelFont);
+    const HeatmapStyle style = cellStyle();
+    for (int layer = 0; layer < m_grid->layers; ++layer) {
+        if (!layers.empty() && !layers[std::size_t(layer)])
+            continue;
+        for (int h = 0; h < m_grid->heads; ++h) {
+            const QRectF cell = cellIn(l, layer, h);
+            const QRectF labelBox(cell.left() - 0.4 * l.gap, cell.bottom(), cell.width() + 0.8 * l.gap, l.labelH);
+            // Whole pixels cleared first, so that a layer drawn again over an older picture blends its edges
+            // with the background exactly as a first drawing does.
+            p->save();
+            p->setRenderHint(QPainter::Antialiasing, false);
+            p->fillRect(cell.toAlignedRect().adjusted(-1, -1, 1, 1), m_style.palette.color(QPalette::Base));
+            p->fillRect(labelBox.toAlignedRect(), m_style.palette.color(QPalette::Base));
+            p->restore();
+            const HeatmapRenderer renderer(cellData(layer, h), style);
+            renderer.paint(p, cell);
+            p->setFont(l.labelFont);
+            p->setPen(muted(m_style.palette));
+            const QString label = headPatternLabel(m_grid->descriptor(layer, h).pattern);
+            p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
+                        lfm.elidedText(label, Qt::ElideRight, labelBox.width()));
+        }
+    }
+}
+
+}  // namespace render

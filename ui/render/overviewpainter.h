@@ -1,0 +1,71 @@
+#pragma once
+/** OverviewPainter: the grid of every layer × head of an AttentionGrid, each cell a small heatmap drawn
+ *  by HeatmapRenderer, with its head's label below it. Paints the window's overview and its exports. */
+
+#include "attentiongrid.h"
+#include "heatmaprenderer.h"
+
+#include <QFont>
+#include <QPalette>
+#include <QRectF>
+#include <QSize>
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QPainter;
+
+namespace render {
+
+struct OverviewStyle {
+    QFont font;
+    QPalette palette;
+    ColormapId colormap = ColormapId::Viridis;
+    ColourRange colourRange = ColourRange::Fixed;
+    bool showTitle = true;
+};
+
+class OverviewPainter {
+public:
+    OverviewPainter(std::shared_ptr<const AttentionGrid> grid, OverviewStyle style);
+
+    const AttentionGrid& grid() const { return *m_grid; }
+    const OverviewStyle& style() const { return m_style; }
+
+    /** A good pixel size: cells of 56 to 140 pixels, with the headers and labels. */
+    QSize preferredSize() const;
+    /** Paints the whole figure into target, filling it with the palette's Base. */
+    void paint(QPainter* painter, const QRectF& target) const;
+    /** Paints again only the cells and labels of the layers marked in `layers` (all when it is empty), over a
+     *  picture of the same figure in target: after an edit, the layers above the edited one are as they were. */
+    void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
+    /** The square of cell (layer, head) when painted into target; empty outside the grid. */
+    QRectF cellRect(int layer, int head, const QRectF& target) const;
+    /** The cell whose square or label is under pos; empty elsewhere. */
+    std::optional<std::pair<int, int>> cellAt(const QPointF& pos, const QRectF& target) const;
+
+    /** The heatmap of one cell as the overview paints it: its values and mask, without labels. */
+    HeatmapData cellData(int layer, int head) const;
+    /** The same heatmap with the tokens, a title and axis names, for an enlarged view. */
+    HeatmapData labelledCellData(int layer, int head) const;
+    /** The style a cell is painted with. */
+    HeatmapStyle cellStyle() const;
+
+private:
+    struct Layout {
+        double em = 13, pad = 0, gap = 0, side = 0, labelH = 0, headerW = 0, headerH = 0, titleH = 0, captionH = 0;
+        QPointF origin;  ///< top left of cell (0, 0)
+        QFont titleFont, captionFont, headerFont, labelFont;
+    };
+    Layout layout(const QRectF& target) const;
+    Layout metrics(double scale) const;
+    static QRectF cellIn(const Layout& l, int layer, int head);
+    void paintLayers(QPainter* painter, const Layout& l, const std::vector<bool>& layers) const;
+
+    std::shared_ptr<const AttentionGrid> m_grid;
+    OverviewStyle m_style;
+};
+
+}  // namespace render
