@@ -14,6 +14,7 @@ enum CellRole {
     ValueRole = Qt::UserRole + 1,  ///< double: the cell's exact value
     HighlightRole,                 ///< bool: the hovered cell came from this cell (its row or column)
     HoveredRole,                   ///< bool: this is the hovered cell itself
+    EditedRole,                    ///< bool: a checkpoint's weight cell that differs from the checkpoint
 };
 
 /** The value as every table shows it: render::displayNumber() with exactly `precision` decimals,

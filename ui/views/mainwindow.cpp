@@ -7,6 +7,7 @@
 #include "mainmenus.h"
 #include "matrixeditor.h"
 #include "optionspanel.h"
+#include "predictionpanel.h"
 #include "scalingpanel.h"
 #include "sessioncontroller.h"
 #include "stepspanel.h"
@@ -77,6 +78,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::traceChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::errorChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::predictionChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::shownLayerChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(m_heatmap->canvas(), &HeatmapCanvas::figureFailed, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
@@ -151,9 +154,15 @@ void MainWindow::createDocks()
     m_matrices = new MatrixEditorPanel(m_document, m_viewState);
     addDock(m_matrices, QT_TR_NOOP("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
 
+    // A model session's next token, beside the steps; a plain session's panel says how to open a model.
+    m_prediction = new PredictionPanel(m_document);
+    QDockWidget* predictionDock = addDock(m_prediction, QT_TR_NOOP("Next Token"), QStringLiteral("predictionDock"),
+                                          Qt::RightDockWidgetArea);
+    tabifyDockWidget(walkDock, predictionDock);
+
     m_history = new QUndoView(m_document->undoStack());
     QDockWidget* historyDock = addDock(m_history, QT_TR_NOOP("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
-    tabifyDockWidget(walkDock, historyDock);
+    tabifyDockWidget(predictionDock, historyDock);
     historyDock->hide();
     m_scalingDock = addDock(new ScalingPanel, QT_TR_NOOP("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, m_scalingDock);
@@ -232,7 +241,13 @@ void MainWindow::updateStatus()
     const core::AttentionModel& m = m_document->model();
     m_dimensions->setText(
         tr("n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5").arg(m.n()).arg(m.dModel()).arg(m.dK()).arg(m.dV()).arg(m.heads()));
-    m_computing->setVisible(m_document->isComputing());
+    if (m.origin)
+        m_dimensions->setText(tr("%1 · layer %2 of %3 · %4")
+                                  .arg(QString::fromStdString(m.origin->model))
+                                  .arg(m.origin->layer)
+                                  .arg(m.origin->layers)
+                                  .arg(m_dimensions->text()));
+    m_computing->setVisible(m_document->isComputing() || m_document->isRunningModel());
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())
         statusBar()->showMessage(m_document->error());

@@ -22,6 +22,7 @@ class HelpDialogs;
 class MainMenus;
 class MatrixEditorPanel;
 class OptionsPanel;
+class PredictionPanel;
 class SessionController;
 class TeachingView;
 class TokenBar;
@@ -38,6 +39,8 @@ public:
     HeatmapWidget* heatmap() const { return m_heatmap; }
     TokenBar* tokenBar() const { return m_tokenBar; }
     OptionsPanel* optionsPanel() const { return m_options; }
+    PredictionPanel* predictionPanel() const { return m_prediction; }
+    MatrixEditorPanel* matrixEditor() const { return m_matrices; }
     SessionController* session() const { return m_session; }
     FileActions* fileActions() const { return m_files; }
 
@@ -96,6 +99,7 @@ private:
     HeatmapWidget* m_heatmap = nullptr;
     TokenBar* m_tokenBar = nullptr;
     OptionsPanel* m_options = nullptr;
+    PredictionPanel* m_prediction = nullptr;
     MatrixEditorPanel* m_matrices = nullptr;
     TeachingView* m_teaching = nullptr;
     QDockWidget* m_scalingDock = nullptr;

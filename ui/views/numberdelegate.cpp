@@ -1,5 +1,7 @@
 #include "numberdelegate.h"
 
+#include <algorithm>
+
 #include "ui/document/cellstyle.h"
 #include "ui/render/displaynumber.h"
 
@@ -36,13 +38,27 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     if (option.fontMetrics.horizontalAdvance(text) > textRect.width())
         text = option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width());
     painter->save();
-    painter->setFont(option.font);
+    QFont font = option.font;
+    font.setBold(index.data(EditedRole).toBool());
+    painter->setFont(font);
     painter->setPen(foreground.canConvert<QColor>() ? qvariant_cast<QColor>(foreground)
                                                      : option.palette.color(QPalette::Text));
     painter->drawText(textRect,
                       alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment,
                       text);
     painter->restore();
+    if (index.data(EditedRole).toBool()) {
+        // An edited weight of a checkpoint: a corner mark, visible on any tint, and the number in bold.
+        painter->save();
+        const QRect r = option.rect;
+        const int side = std::max(5, r.height() / 3);
+        const QPoint corner[] = {r.topLeft(), r.topLeft() + QPoint(side, 0), r.topLeft() + QPoint(0, side)};
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(0xE0, 0x6C, 0x00));
+        painter->drawPolygon(corner, 3);
+        painter->restore();
+    }
 
     const bool hovered = index.data(HoveredRole).toBool();
     const bool highlighted = index.data(HighlightRole).toBool();

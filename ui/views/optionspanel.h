@@ -50,6 +50,8 @@ private:
     QSpinBox* m_dk;
     QSpinBox* m_dv;
     QCheckBox* m_outputProjection;
+    QWidget* m_controls = nullptr;  ///< every option of a plain session
+    QLabel* m_fixedNote = nullptr;  ///< a model session's: what the checkpoint fixes
     InlineMessage* m_message;
     bool m_dragMacro = false;  ///< a slider drag is being collected into one undo step
 };
