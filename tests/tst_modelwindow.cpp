@@ -20,9 +20,11 @@
 #include "ui/views/predictionpanel.h"
 #include "ui/views/sessioncontroller.h"
 #include "ui/views/tokenbar.h"
+#include "ui/views/teachingslides.h"
 #include "ui/views/tokenchips.h"
 
 #include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableWidget>
@@ -81,6 +83,7 @@ private slots:
     void textPastThePositionsIsRefused();
     void brokenFolderLeavesTheDocumentUnchanged();
     void otherPositionsArePredicted();
+    void exportsAndSlidesShowTheShownLayer();
 
 private:
     ui::Document& doc() { return *m_window->document(); }
@@ -379,6 +382,29 @@ void TestModelWindow::otherPositionsArePredicted()
         QCOMPARE(doc().prediction().entries[i].id, top[i].id);
         QVERIFY(std::abs(doc().prediction().entries[i].probability - top[i].probability) < 1e-5);
     }
+}
+
+void TestModelWindow::exportsAndSlidesShowTheShownLayer()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    w.viewState()->setHead(2);
+    const QString png = m_dir.filePath(QStringLiteral("layer2.png"));
+    QString error;
+    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    QVERIFY(QImage(png).width() > 100);
+    // Every slide says which model and layer; those of a head say which head.
+    const auto trace = doc().trace();
+    QVERIFY(trace);
+    const std::vector<render::Slide> slides = ui::buildSlides(*trace, 2, 0);
+    QVERIFY(!slides.empty());
+    for (const render::Slide& s : slides)
+        QVERIFY2(s.title.startsWith(QStringLiteral("tiny-gpt2 · layer 2 of 3 · ")), qPrintable(s.title));
+    QVERIFY(std::any_of(slides.begin(), slides.end(),
+                        [](const render::Slide& s) { return s.title.contains(QStringLiteral("head 3")); }));
+    QVERIFY(slides.front().formula.contains(QStringLiteral("LayerNorm(residual stream entering layer 2)")));
 }
 
 QTEST_MAIN(TestModelWindow)

@@ -156,13 +156,25 @@ void MainWindow::createDocks()
 
     // A model session's next token, beside the steps; a plain session's panel says how to open a model.
     m_prediction = new PredictionPanel(m_document);
+    // Below the options, which a model session reduces to a note; hidden until a model is opened.
     QDockWidget* predictionDock = addDock(m_prediction, QT_TR_NOOP("Next Token"), QStringLiteral("predictionDock"),
-                                          Qt::RightDockWidgetArea);
-    tabifyDockWidget(walkDock, predictionDock);
+                                          Qt::LeftDockWidgetArea);
+    splitDockWidget(options, predictionDock, Qt::Vertical);
+    predictionDock->hide();
+    connect(m_document, &Document::modelChanged, this, [this, predictionDock](const ModelChange& change) {
+        if (change.kind != ModelChange::Kind::Model || m_document->isModelSession() == m_showedModel)
+            return;
+        m_showedModel = m_document->isModelSession();
+        if (m_showedModel) {  // a model was opened: its prediction is what to watch
+            predictionDock->show();
+            predictionDock->raise();
+            resizeDocks({m_docks.front().dock, predictionDock}, {170, 420}, Qt::Vertical);
+        }
+    });
 
     m_history = new QUndoView(m_document->undoStack());
     QDockWidget* historyDock = addDock(m_history, QT_TR_NOOP("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
-    tabifyDockWidget(predictionDock, historyDock);
+    tabifyDockWidget(walkDock, historyDock);
     historyDock->hide();
     m_scalingDock = addDock(new ScalingPanel, QT_TR_NOOP("Why √d_k?"), QStringLiteral("scalingDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, m_scalingDock);

@@ -110,6 +110,7 @@ private:
     QLabel* m_dimensions = nullptr;
     QLabel* m_computing = nullptr;
     int m_undoIndex = 0;
+    bool m_showedModel = false;  ///< the document was a model session at its last load
 };
 
 }  // namespace ui
