@@ -1782,8 +1782,8 @@
             <translation>温度滑块</translation>
         </message>
         <message>
-            <source>Layer %1 of %2 of %3. The checkpoint fixes everything here: d_model %4, %5 heads of d_k = d_v = %6, W_O and the four biases, the causal mask, the scores divided by √d_k, temperature 1, and no positional encoding added (the model's positions are in its residual stream already). Edit the weights in the matrices below; the layer chooser is above the heatmap.</source>
-            <translation>%3 的第 %1 层（共 %2 层）。这里的一切都由检查点决定：d_model %4，%5 个头，每头 d_k = d_v = %6，W_O 和四个偏置，因果掩码，分数除以 √d_k，温度 1，不另加位置编码（模型的位置信息已在残差流中）。请在下方的矩阵中编辑权重；层选择框在热力图上方。</translation>
+            <source>Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the residual stream already.</source>
+            <translation>%3 的第 %1 层（共 %2 层）：d_model %4，%5 个头，每头 d_k = d_v = %6。这些都由检查点决定，W_O 和四个偏置、因果掩码、除以 √d_k 和温度 1 也是如此；位置信息已在残差流中。</translation>
         </message>
     </context>
     <context>
@@ -2620,24 +2620,24 @@
             </translation>
         </message>
         <message>
-            <source>Token id %1</source>
-            <translation>词元编号 %1</translation>
-        </message>
-        <message>
             <source>= %1</source>
             <translation>= %1</translation>
         </message>
         <message>
             <source>▲ +%1 pts</source>
-            <translation>▲ +%1 个百分点</translation>
+            <translation>▲ +%1 百分点</translation>
         </message>
         <message>
             <source>▼ −%1 pts</source>
-            <translation>▼ −%1 个百分点</translation>
+            <translation>▼ −%1 百分点</translation>
         </message>
         <message>
             <source>Without edits: %1</source>
             <translation>未修改时：%1</translation>
+        </message>
+        <message>
+            <source>“%1”, token id %2</source>
+            <translation>“%1”，词元编号 %2</translation>
         </message>
     </context>
 </TS>

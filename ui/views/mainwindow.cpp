@@ -25,8 +25,11 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
 #include <QUndoView>
+
+#include <algorithm>
 
 namespace ui {
 
@@ -168,7 +171,12 @@ void MainWindow::createDocks()
         if (m_showedModel) {  // a model was opened: its prediction is what to watch
             predictionDock->show();
             predictionDock->raise();
-            resizeDocks({m_docks.front().dock, predictionDock}, {170, 420}, Qt::Vertical);
+            // The options are a note now: the chips and the candidates get the room (once the window has its size).
+            QTimer::singleShot(0, this, [this, predictionDock] {
+                const int h = std::max(400, height() - 120);
+                resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock},
+                            {h * 30 / 100, h * 22 / 100, h * 48 / 100}, Qt::Vertical);
+            });
         }
     });
 

@@ -213,10 +213,9 @@ void OptionsPanel::syncFromDocument()
     m_fixedNote->setVisible(fixed);
     if (fixed)
         m_fixedNote->setText(
-            tr("Layer %1 of %2 of %3. The checkpoint fixes everything here: d_model %4, %5 heads of d_k = d_v = %6, "
-               "W_O and the four biases, the causal mask, the scores divided by √d_k, temperature 1, and no "
-               "positional encoding added (the model's positions are in its residual stream already). "
-               "Edit the weights in the matrices below; the layer chooser is above the heatmap.")
+            tr("Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and "
+               "the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the "
+               "residual stream already.")
                 .arg(m_document->shownLayer() + 1)
                 .arg(m_document->layerCount())
                 .arg(modelName(m_document->modelState()->folder))

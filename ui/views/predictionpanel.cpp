@@ -129,7 +129,7 @@ void PredictionPanel::showPrediction()
         };
         set(0, has ? QString::number(r + 1) : QString(), Qt::AlignRight);
         QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
-        token->setToolTip(has ? tr("Token id %1").arg(e.id) : QString());
+        token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
         set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
         const double change = 100.0 * (e.probability - e.unedited);
         // Changes below a hundredth of a point round to nothing: shown as unchanged.
