@@ -42,8 +42,13 @@ const char* paragraph =
 /** Notes when a widget has painted since arm(). */
 class Painted : public QObject {
 public:
-    explicit Painted(QWidget* widget) { widget->installEventFilter(this); }
-    void arm() { m_painted = false; }
+    explicit Painted(QWidget* widget) : m_widget(widget) { widget->installEventFilter(this); }
+    /** From now on; asks for a paint, so that a result that changes no visible digit is painted too. */
+    void arm()
+    {
+        m_painted = false;
+        m_widget->update();
+    }
     bool painted() const { return m_painted; }
 
 protected:
@@ -55,6 +60,7 @@ protected:
     }
 
 private:
+    QWidget* m_widget;
     bool m_painted = false;
 };
 

@@ -307,7 +307,8 @@ void TestModelWindow::zeroingAHeadAndResets()
     QVERIFY(wo.middleRows(8, 8).isZero(0));
     QVERIFY(!wo.middleRows(0, 8).isZero(0));
     QCOMPARE(doc().editCount(), 8 * 32);
-    QVERIFY(doc().prediction().entries[0].probability != before || doc().prediction().entries[0].id != 0);
+    // The head's output no longer reaches the stream: the prediction moves (a random model's does by far).
+    QVERIFY(std::abs(doc().prediction().entries[0].probability - before) > 1e-6);
     doc().setShownLayer(2);
     QVERIFY(doc().waitForModel(60000));
     QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 3.0));

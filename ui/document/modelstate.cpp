@@ -130,15 +130,18 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
     }
     forward.run();
-    unedited.run();
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    const bool edited = !request.edits.empty();
+    if (edited)
+        unedited.run();
 
     ModelRunResult result;
     const int n = forward.n();
     const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
     const core::FloatMatrix logits = forward.logitsAt(position);
-    const core::FloatMatrix before = unedited.logitsAt(position);
+    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : logits;
     result.prediction.position = position;
-    result.prediction.edited = !request.edits.empty();
+    result.prediction.edited = edited;
     for (const core::Gpt2Candidate& c : core::topCandidates(logits, 10))
         result.prediction.entries.push_back({c.id, core::readableToken(forward.checkpoint().tokenizer().token(c.id)),
                                              c.probability, core::candidateProbability(before, c.id)});
