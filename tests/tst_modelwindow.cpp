@@ -286,6 +286,7 @@ void TestModelWindow::biasRowsAreEditableAndEditsAreMarked()
     QCOMPARE(wk->data(wk->index(32, 4), ui::ValueRole).toDouble(), (*doc().model().bk)(0, 4));
     QVERIFY(wk->setData(wk->index(32, 4), 2.5, Qt::EditRole));
     QCOMPARE((*doc().model().bk)(0, 4), 2.5);
+    QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Changed b_K column 5 to 2.5"));
     QVERIFY(wk->data(wk->index(32, 4), ui::EditedRole).toBool());
     QVERIFY(!wk->data(wk->index(32, 3), ui::EditedRole).toBool());
     // A model's X is the layer's LayerNorm output: shown, not edited.

@@ -844,6 +844,10 @@
             <source>Reset every layer</source>
             <translation>重置所有层</translation>
         </message>
+        <message>
+            <source>Changed %1 column %2 to %3</source>
+            <translation>将 %1 第 %2 列改为 %3</translation>
+        </message>
     </context>
     <context>
         <name>ui::FileActions</name>

@@ -66,8 +66,14 @@ std::optional<core::AttentionModel> retokenized(const core::AttentionModel& mode
 
 }  // namespace
 
-QString Document::cellEditText(MatrixId id, int row, int col, double value)
+QString Document::cellEditText(MatrixId id, int row, int col, double value) const
 {
+    const core::Matrix& weight = matrix(id);
+    if (id != MatrixId::Embeddings && row == weight.rows())  // a weight's bias row
+        return tr("Changed %1 column %2 to %3")
+            .arg(biasTitle(id))
+            .arg(col + 1)
+            .arg(render::displayNumber(value, 'g', render::shortestPrecision));
     return tr("Changed %1 row %2, column %3 to %4")
         .arg(matrixTitle(id))
         .arg(row + 1)

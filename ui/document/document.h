@@ -79,8 +79,9 @@ public:
     /** True while the worker tokenizes a text, even one already overtaken (tests). */
     bool isTokenizing() const { return m_tokenJob.isRunning(); }
     /** The name of the undo step that sets cell (row, col) of id to value, as people read it:
-     *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed). */
-    static QString cellEditText(MatrixId id, int row, int col, double value);
+     *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed); a weight's
+     *  bias row (row rows()): "Changed b_Q column 2 to 0.5". */
+    QString cellEditText(MatrixId id, int row, int col, double value) const;
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
     /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
