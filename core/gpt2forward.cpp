@@ -374,23 +374,7 @@ void Gpt2Forward::runFinal()
 
 std::vector<Gpt2Candidate> Gpt2Forward::topTokens(int count) const
 {
-    const Index vocab = m_logits.cols();
-    if (vocab == 0)
-        return {};
-    const float* logits = m_logits.data();
-    const double max = *std::max_element(logits, logits + vocab);
-    double sum = 0;
-    for (Index v = 0; v < vocab; ++v)
-        sum += std::exp(double(logits[v]) - max);
-    std::vector<int> ids(static_cast<std::size_t>(vocab));
-    std::iota(ids.begin(), ids.end(), 0);
-    const auto take = std::min<std::size_t>(std::size_t(std::max(count, 0)), ids.size());
-    std::partial_sort(ids.begin(), ids.begin() + std::ptrdiff_t(take), ids.end(),
-                      [&](int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
-    std::vector<Gpt2Candidate> out;
-    for (std::size_t i = 0; i < take; ++i)
-        out.push_back({ids[i], std::exp(double(logits[ids[i]]) - max) / sum});
-    return out;
+    return topCandidates(m_logits, count);
 }
 
 AttentionModel Gpt2Forward::layerModel(int layer) const
@@ -415,6 +399,70 @@ AttentionModel Gpt2Forward::layerModel(int layer) const
     m.options.mask = Mask::Causal;
     m.options.positionalEncoding = PositionalEncoding::None;
     return m;
+}
+
+FloatMatrix Gpt2Forward::logitsAt(int position) const
+{
+    if (position == n() - 1)
+        return m_logits;
+    const FloatMatrix& last = m_stream.back();
+    const FloatMatrix h = layerNorm(last.middleRows(position, 1), m_checkpoint->lnFWeight(), m_checkpoint->lnFBias(),
+                                    config().layerNormEpsilon);
+    const FloatMatrixMap wte = m_checkpoint->wte().matrix();
+    FloatMatrix out(1, wte.rows());
+    // The same product, in the same blocks, as the pass takes for the last position: equal rows round alike.
+    constexpr Index rowsPerTask = 4096;
+    const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
+    const auto sgemm = floatProduct();
+    parallelFor(tasks, coreCount(), [&](int t) {
+        const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
+        if (sgemm)
+            sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, out.data() + r0, out.cols(), 1,
+                  count, h.cols());
+        else
+            out.middleCols(r0, count).noalias() = h * wte.middleRows(r0, count).transpose();
+    });
+    return out;
+}
+
+namespace {
+
+/** The largest entry and the sum of exp(entry − largest), in double. */
+std::pair<double, double> softmaxNorm(const FloatMatrix& logits)
+{
+    const float* v = logits.data();
+    const double max = *std::max_element(v, v + logits.size());
+    double sum = 0;
+    for (Index i = 0; i < logits.size(); ++i)
+        sum += std::exp(double(v[i]) - max);
+    return {max, sum};
+}
+
+} // namespace
+
+std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
+{
+    if (logits.size() == 0)
+        return {};
+    const auto [max, sum] = softmaxNorm(logits);
+    const float* v = logits.data();
+    std::vector<int> ids(static_cast<std::size_t>(logits.size()));
+    std::iota(ids.begin(), ids.end(), 0);
+    const auto take = std::min<std::size_t>(std::size_t(std::max(count, 0)), ids.size());
+    std::partial_sort(ids.begin(), ids.begin() + std::ptrdiff_t(take), ids.end(),
+                      [&](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
+    std::vector<Gpt2Candidate> out;
+    for (std::size_t i = 0; i < take; ++i)
+        out.push_back({ids[i], std::exp(double(v[ids[i]]) - max) / sum});
+    return out;
+}
+
+double candidateProbability(const FloatMatrix& logits, int id)
+{
+    if (id < 0 || id >= logits.size())
+        return 0;
+    const auto [max, sum] = softmaxNorm(logits);
+    return std::exp(double(logits.data()[id]) - max) / sum;
 }
 
 } // namespace core

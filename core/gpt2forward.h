@@ -95,6 +95,11 @@ public:
     std::vector<Gpt2Edit> edits() const;
     /** The cell's value with the edits (the caller checks the cell). */
     float weightValue(int layer, Gpt2Weight weight, int row, int col) const;
+    /** The cell's value in the checkpoint, without the edits (the caller checks the cell). */
+    float checkpointValue(int layer, Gpt2Weight weight, int row, int col) const
+    {
+        return originalValue(layer, weight, row, col);
+    }
 
     /** Recomputes what the tokens or edits changed since the last run, from the lowest dirty layer.
      *  Requires tokens. */
@@ -125,6 +130,11 @@ public:
      *  scaled, temperature 1, causal, no positional encoding. core::compute of it gives this layer's
      *  attention, and its output plus stream(layer) is what finishLayer() takes. */
     AttentionModel layerModel(int layer) const;
+
+    /** The logits of the token after position (0 … n−1; n−1 gives logits()): ln_f of that row of the stream
+     *  before ln_f, times wteᵀ, computed as the pass computes the last one. 1 × vocab_size. The pass must have
+     *  run. */
+    FloatMatrix logitsAt(int position) const;
 
 private:
     /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy. */
@@ -161,5 +171,11 @@ private:
     static constexpr int clean = 1 << 30;
     int m_dirtyFrom = -1; ///< the lowest layer to recompute (−1: the embedding too); clean when nothing is
 };
+
+/** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
+ *  probabilities are the softmax over every entry, in double (as topTokens()). */
+std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
+/** The softmax probability of id among every entry of logits (1 × vocab), in double. */
+double candidateProbability(const FloatMatrix& logits, int id);
 
 } // namespace core

@@ -45,6 +45,15 @@ struct AttentionModel {
     /// A model session's shown layer has all four; a plain session has them only when its file gives them.
     std::optional<Matrix> bq, bk, bv, bo;
     Options options;
+    /// For a layer of a real model (SPEC §5): which model and layer it is, for the words the views and
+    /// slides show ("X = LayerNorm(residual stream entering layer 3)"). A label only: session files do
+    /// not write it and operator== does not compare it.
+    struct Origin {
+        std::string model;  ///< the checkpoint's folder name, e.g. "gpt2"
+        int layer = 1;      ///< 1-based
+        int layers = 1;     ///< the model's layer count
+    };
+    std::optional<Origin> origin;
 
     int n() const { return int(tokens.size()); }
     int dModel() const { return int(embeddings.cols()); }

@@ -154,6 +154,8 @@ QStringList englishWords(QString text, const QStringList& tokens)
     static const QRegularExpression tags(QStringLiteral("<[^>]*>|&[a-z]+;"));
     static const QRegularExpression identifiers(QStringLiteral("\\b[A-Za-z]+_[A-Za-z0-9]+\\b"));
     static const QRegularExpression words(QStringLiteral("[A-Za-z]{3,}"));
+    // File names (a checkpoint's config.json, model.safetensors) are what the files are called.
+    static const QRegularExpression fileNames(QStringLiteral("\\b[A-Za-z_]+\\.(json|safetensors|txt|bin)\\b"));
     static const QStringList kept{QStringLiteral("softmax"), QStringLiteral("exp"), QStringLiteral("max"),
                                   QStringLiteral("Attention"), QStringLiteral("Explorer"), QStringLiteral("English"),
                                   QStringLiteral("Language"), QStringLiteral("PNG"), QStringLiteral("SVG"),
@@ -167,7 +169,7 @@ QStringList englishWords(QString text, const QStringList& tokens)
                                   QStringLiteral("Softmax"), QStringLiteral("Viridis"), QStringLiteral("Magma"),
                                   QStringLiteral("Cividis"), QStringLiteral("Python"), QStringLiteral("torch"),
                                   QStringLiteral("The"), QStringLiteral("Transformer")};
-    text.replace(tags, QStringLiteral(" ")).remove(identifiers);
+    text.replace(tags, QStringLiteral(" ")).remove(identifiers).remove(fileNames);
     QStringList found;
     for (auto it = words.globalMatch(text); it.hasNext();) {
         const QString w = it.next().captured(0);

@@ -719,6 +719,26 @@
             <source>query %1 “%2”</source>
             <translation>查询 %1 “%2”</translation>
         </message>
+        <message>
+            <source>In layer 1 the residual stream is the token embedding plus the position embedding of %1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
+            <translation>在第 1 层，残差流就是 %1 的词元嵌入加位置嵌入；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
+        </message>
+        <message>
+            <source>The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers 1 to %3; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
+            <translation>进入 %2 第 %1 层的残差流是嵌入加上第 1 至 %3 层的输出；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
+        </message>
+        <message>
+            <source>Residual stream → X</source>
+            <translation>残差流 → X</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;X&lt;/i&gt; = LayerNorm(residual stream entering layer %1)</source>
+            <translation>&lt;i&gt;X&lt;/i&gt; = LayerNorm(进入第 %1 层的残差流)</translation>
+        </message>
+        <message>
+            <source>Each token's row is what the layers before this one made of it (token and position embeddings plus every earlier layer's output), normalised by this layer's LayerNorm.</source>
+            <translation>每个词元的行是此前各层对它的加工结果（词元嵌入和位置嵌入，加上前面每一层的输出），再经本层的 LayerNorm 归一化。</translation>
+        </message>
     </context>
     <context>
         <name>Teaching</name>
@@ -777,6 +797,10 @@
         <message>
             <source>output</source>
             <translation>输出</translation>
+        </message>
+        <message>
+            <source>%1 · layer %2 of %3 · %4</source>
+            <translation>%1 · 第 %2 层（共 %3 层）· %4</translation>
         </message>
     </context>
     <context>
@@ -881,6 +905,10 @@
             <translation>将词元改为“%1”</translation>
         </message>
         <message>
+            <source>Changed the text to “%1”</source>
+            <translation>将文本改为“%1”</translation>
+        </message>
+        <message>
             <source>Removed W_O</source>
             <translation>已移除 W_O</translation>
         </message>
@@ -931,6 +959,30 @@
         <message>
             <source>the heads to %1</source>
             <translation>头数改为 %1</translation>
+        </message>
+        <message>
+            <source>The checkpoint fixes the dimensions of a model session.</source>
+            <translation>模型会话的维度由检查点决定，不能更改。</translation>
+        </message>
+        <message>
+            <source>The text is %1 tokens; %2 reads at most %3 (its n_positions). The text is kept as it was.</source>
+            <translation>这段文本有 %1 个词元；%2 最多读取 %3 个（它的 n_positions）。文本保持原样。</translation>
+        </message>
+        <message>
+            <source>Zeroed head %1 of layer %2</source>
+            <translation>已将第 %2 层的第 %1 个头置零</translation>
+        </message>
+        <message>
+            <source>Reset layer %1 to the checkpoint</source>
+            <translation>已将第 %1 层恢复为检查点</translation>
+        </message>
+        <message>
+            <source>Reset every layer to the checkpoint</source>
+            <translation>已将每一层恢复为检查点</translation>
+        </message>
+        <message>
+            <source>Changed %1 column %2 to %3</source>
+            <translation>将 %1 第 %2 列改为 %3</translation>
         </message>
     </context>
     <context>
@@ -1274,6 +1326,14 @@
             <source>Which values the ends of the colour map stand for: 0 and 1, the matrix's smallest and largest, each row's own, or a logarithmic scale</source>
             <translation>颜色映射两端代表的值：0 和 1、矩阵的最小值和最大值、每行各自的范围，或对数刻度</translation>
         </message>
+        <message>
+            <source>&amp;Layer</source>
+            <translation>层(&amp;L)</translation>
+        </message>
+        <message>
+            <source>The layer of the model the heatmap, the steps, the walkthrough and the slides show</source>
+            <translation>热力图、步骤、逐步讲解和幻灯片所显示的模型层</translation>
+        </message>
     </context>
     <context>
         <name>ui::MainMenus</name>
@@ -1521,6 +1581,18 @@
             <source>Write the head view's lines, as the Head View panel shows them, to a PNG, SVG or PDF file</source>
             <translation>将头视图的连线（如头视图面板所示）写入 PNG、SVG 或 PDF 文件</translation>
         </message>
+        <message>
+            <source>Open &amp;Model…</source>
+            <translation>打开模型(&amp;M)…</translation>
+        </message>
+        <message>
+            <source>Open a GPT-2 checkpoint folder (config.json, model.safetensors, the tokenizer)</source>
+            <translation>打开 GPT-2 检查点文件夹（config.json、model.safetensors 和分词器）</translation>
+        </message>
+        <message>
+            <source>Recent Mo&amp;dels</source>
+            <translation>最近的模型(&amp;D)</translation>
+        </message>
     </context>
     <context>
         <name>ui::MainWindow</name>
@@ -1579,6 +1651,14 @@
         <message>
             <source>Head View</source>
             <translation>头视图</translation>
+        </message>
+        <message>
+            <source>Next Token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <source>%1 · layer %2 of %3 · %4</source>
+            <translation>%1 · 第 %2 层（共 %3 层）· %4</translation>
         </message>
     </context>
     <context>
@@ -1799,6 +1879,34 @@
             <source>Scaled %1 by %2</source>
             <translation>已将 %1 乘以 %2</translation>
         </message>
+        <message>
+            <source>There is no head %1 to zero.</source>
+            <translation>没有可置零的头 %1。</translation>
+        </message>
+        <message>
+            <source>Zero Head</source>
+            <translation>头置零</translation>
+        </message>
+        <message>
+            <source>Set the shown head's rows of W_O to 0, so that its output no longer reaches the model (an ablation); undo gives them back</source>
+            <translation>把所显示的头在 W_O 中的行设为 0，使它的输出不再进入模型（消融）；撤销可恢复</translation>
+        </message>
+        <message>
+            <source>Reset Layer</source>
+            <translation>重置本层</translation>
+        </message>
+        <message>
+            <source>Give every edited weight of the shown layer its checkpoint value</source>
+            <translation>将所显示层中每个改过的权重恢复为检查点中的值</translation>
+        </message>
+        <message>
+            <source>Reset All</source>
+            <translation>全部重置</translation>
+        </message>
+        <message>
+            <source>Give every edited weight of every layer its checkpoint value</source>
+            <translation>将所有层中每个改过的权重恢复为检查点中的值</translation>
+        </message>
     </context>
     <context>
         <name>ui::MatrixTableModel</name>
@@ -1821,6 +1929,18 @@
         <message>
             <source>“%1” is not a finite number; %2(%3,%4) keeps %5.</source>
             <translation>“%1”不是有限数；%2(%3,%4) 保持为 %5。</translation>
+        </message>
+        <message>
+            <source> (edited; the checkpoint's value is kept)</source>
+            <translation>（已修改；检查点中的原值保留不变）</translation>
+        </message>
+        <message>
+            <source>%1(%2) = %3</source>
+            <translation>%1(%2) = %3</translation>
+        </message>
+        <message>
+            <source>%1: the bias, added to every row of the product</source>
+            <translation>%1：偏置，加到乘积的每一行上</translation>
         </message>
     </context>
     <context>
@@ -1932,6 +2052,10 @@
         <message>
             <source>d_o&amp;ut</source>
             <translation>d_out(&amp;U)</translation>
+        </message>
+        <message>
+            <source>Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the residual stream already.</source>
+            <translation>%3 的第 %1 层（共 %2 层）：d_model %4，%5 个头，每头 d_k = d_v = %6。这些都由检查点决定，W_O 和四个偏置、因果掩码、除以 √d_k 和温度 1 也是如此；位置信息已在残差流中。</translation>
         </message>
     </context>
     <context>
@@ -2102,6 +2226,22 @@
         <message>
             <source>Recovered the session kept at %1; it is not saved yet.</source>
             <translation>已恢复保留于 %1 的会话；它尚未保存。</translation>
+        </message>
+        <message>
+            <source>Opened the model %1</source>
+            <translation>已打开模型 %1</translation>
+        </message>
+        <message>
+            <source>Open Model Folder</source>
+            <translation>打开模型文件夹</translation>
+        </message>
+        <message>
+            <source>Cannot open the model</source>
+            <translation>无法打开模型</translation>
+        </message>
+        <message>
+            <source>No recent models</source>
+            <translation>没有最近的模型</translation>
         </message>
     </context>
     <context>
@@ -2300,6 +2440,10 @@
             <source>Token %1: “%2” — click to follow it as the query</source>
             <translation>词元 %1：“%2” — 点击即可把它作为查询来跟踪</translation>
         </message>
+        <message>
+            <source>Token %1: “%2”, id %3 — click to follow it as the query</source>
+            <translation>词元 %1：“%2”，编号 %3 — 点击即以它为查询</translation>
+        </message>
     </context>
     <context>
         <name>ui::WalkthroughPanel</name>
@@ -2417,6 +2561,22 @@
         <message>
             <source>W_O</source>
             <translation>W_O</translation>
+        </message>
+        <message>
+            <source>b_Q</source>
+            <translation>b_Q</translation>
+        </message>
+        <message>
+            <source>b_K</source>
+            <translation>b_K</translation>
+        </message>
+        <message>
+            <source>b_V</source>
+            <translation>b_V</translation>
+        </message>
+        <message>
+            <source>b_O</source>
+            <translation>b_O</translation>
         </message>
     </context>
     <context>
@@ -2836,6 +2996,126 @@ Click to show this head.</source>
         <message>
             <source>Nothing to show yet</source>
             <translation>暂无可显示的内容</translation>
+        </message>
+    </context>
+    <context>
+        <name>ModelLoader</name>
+        <message>
+            <source>Opening a Model</source>
+            <translation>打开模型</translation>
+        </message>
+        <message>
+            <source>Loading %1 and running its forward pass…</source>
+            <translation>正在载入 %1 并运行前向计算…</translation>
+        </message>
+        <message>
+            <source>%1 is not a folder.</source>
+            <translation>%1 不是文件夹。</translation>
+        </message>
+        <message>
+            <source>config.json is missing (the model's sizes: n_layer, n_embd, n_head, …).</source>
+            <translation>缺少 config.json（模型的尺寸：n_layer、n_embd、n_head 等）。</translation>
+        </message>
+        <message>
+            <source>model.safetensors is missing; pytorch_model.bin is a pickle this program does not read (convert it to safetensors).</source>
+            <translation>缺少 model.safetensors；pytorch_model.bin 是本程序不读取的 pickle 文件（请先转换为 safetensors）。</translation>
+        </message>
+        <message>
+            <source>model.safetensors is missing (the weights).</source>
+            <translation>缺少 model.safetensors（权重）。</translation>
+        </message>
+        <message>
+            <source>merges.txt is missing (vocab.json needs it), and there is no tokenizer.json.</source>
+            <translation>缺少 merges.txt（vocab.json 需要它），也没有 tokenizer.json。</translation>
+        </message>
+        <message>
+            <source>vocab.json is missing (merges.txt needs it), and there is no tokenizer.json.</source>
+            <translation>缺少 vocab.json（merges.txt 需要它），也没有 tokenizer.json。</translation>
+        </message>
+        <message>
+            <source>The tokenizer is missing: vocab.json with merges.txt, or tokenizer.json.</source>
+            <translation>缺少分词器：vocab.json 加 merges.txt，或 tokenizer.json。</translation>
+        </message>
+        <message>
+            <source>%1 cannot be opened as a GPT-2 model.</source>
+            <translation>%1 无法作为 GPT-2 模型打开。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::PredictionPanel</name>
+        <message>
+            <source>%1 %</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>&amp;Next token after</source>
+            <translation>预测此后的词元(&amp;N)</translation>
+        </message>
+        <message>
+            <source>#</source>
+            <translation>#</translation>
+        </message>
+        <message>
+            <source>Token</source>
+            <translation>词元</translation>
+        </message>
+        <message>
+            <source>Probability</source>
+            <translation>概率</translation>
+        </message>
+        <message>
+            <source>Change</source>
+            <translation>变化</translation>
+        </message>
+        <message>
+            <source>The ten most probable next tokens</source>
+            <translation>概率最高的十个下一个词元</translation>
+        </message>
+        <message>
+            <source>A model's next token shows here: File › Open Model… opens a GPT-2 checkpoint folder.</source>
+            <translation>这里显示模型预测的下一个词元：用“文件 › 打开模型…”打开一个 GPT-2 检查点文件夹。</translation>
+        </message>
+        <message>
+            <source>the last token</source>
+            <translation>最后一个词元</translation>
+        </message>
+        <message>
+            <source>token %1 “%2”</source>
+            <translation>词元 %1“%2”</translation>
+        </message>
+        <message>
+            <source>Computing…</source>
+            <translation>正在计算…</translation>
+        </message>
+        <message>
+            <source>After token %1 (the checkpoint, no edits).</source>
+            <translation>词元 %1 之后（检查点原样，未修改）。</translation>
+        </message>
+        <message numerus="yes">
+            <source>After token %1, with %n edited weight(s); ▲ ▼: the change against the checkpoint without edits.</source>
+            <translation>
+                <numerusform>词元 %1 之后，已修改 %n 个权重；▲ ▼：与未修改的检查点相比的变化。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>= %1</source>
+            <translation>= %1</translation>
+        </message>
+        <message>
+            <source>▲ +%1 pts</source>
+            <translation>▲ +%1 百分点</translation>
+        </message>
+        <message>
+            <source>▼ −%1 pts</source>
+            <translation>▼ −%1 百分点</translation>
+        </message>
+        <message>
+            <source>Without edits: %1</source>
+            <translation>未修改时：%1</translation>
+        </message>
+        <message>
+            <source>“%1”, token id %2</source>
+            <translation>“%1”，词元编号 %2</translation>
         </message>
     </context>
 </TS>

@@ -122,7 +122,8 @@ void Autosave::autosaveNow()
 LatestJob<QString>::Job Autosave::writing()
 {
     m_removeAfterWrite = false;
-    if (!m_document->isModified() || m_generation == m_savedGeneration)
+    // A model session is its file's few edits on a checkpoint that never changes; recovery reads plain sessions.
+    if (!m_document->isModified() || m_generation == m_savedGeneration || m_document->isModelSession())
         return {};
     QString error;
     if (!ensureLocked(&error)) {

@@ -15,6 +15,7 @@ enum CellRole {
     HighlightRole,                 ///< bool: the hovered cell came from this cell (its row or column)
     HoveredRole,                   ///< bool: this is the hovered cell itself
     MaskedRole,                    ///< bool: the causal mask hides this cell (a key after its query)
+    EditedRole,                    ///< bool: a checkpoint's weight cell that differs from the checkpoint
 };
 
 /** The label of column (or row) `index` of a matrix whose `count` columns are `heads` blocks side by

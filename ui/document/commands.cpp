@@ -1,6 +1,9 @@
 #include "commands.h"
 
 #include "document.h"
+#include "modelstate.h"
+
+#include <QRect>
 
 #include "core/edit.h"
 
@@ -34,9 +37,9 @@ public:
     }
     ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
     {
-        core::Matrix* m = matrixOf(model, m_id);
-        Q_ASSERT(m && m_row < m->rows() && m_col < m->cols());
-        (*m)(m_row, m_col) = forward ? m_after : m_before;
+        double* cell = cellOf(model, m_id, m_row, m_col);  // a weight's bias row too
+        Q_ASSERT(cell);
+        *cell = forward ? m_after : m_before;
         return forward ? ModelChange::cell(m_id, m_row, m_col, m_before, m_after)
                        : ModelChange::cell(m_id, m_row, m_col, m_after, m_before);
     }
@@ -346,6 +349,128 @@ std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::Attent
                       std::move(after.wo), std::move(after.bq), std::move(after.bk), std::move(after.bv),
                       std::move(after.bo), after.options.heads};
     return std::make_shared<ShapeEdit>(std::move(b), std::move(a));
+}
+
+ModelEditResult Edit::applyToModel(ModelState&, core::AttentionModel& model, QString& tokenText, bool forward)
+{
+    return {apply(model, tokenText, forward), false};
+}
+
+namespace {
+
+class Gpt2CellsEdit final : public Edit {
+public:
+    explicit Gpt2CellsEdit(std::vector<Gpt2CellChange> cells) : m_cells(std::move(cells)) {}
+    ModelChange apply(core::AttentionModel&, QString&, bool) override
+    {
+        Q_ASSERT_X(false, "Gpt2CellsEdit", "applies to model sessions only");
+        return ModelChange::of(ModelChange::Kind::Model);
+    }
+    ModelEditResult applyToModel(ModelState& state, core::AttentionModel& model, QString&, bool forward) override
+    {
+        const int d = state.config().dModel;
+        ModelEditResult result;
+        int shown = 0;
+        std::optional<MatrixId> only;  // the one table of the shown layer every shown cell is in
+        bool oneTable = true;
+        QRect box;
+        const Gpt2CellChange* last = nullptr;
+        std::string ignored;
+        for (const Gpt2CellChange& c : m_cells) {
+            const float value = forward ? c.after : c.before;
+            state.overlay.setEdit(c.layer, c.weight, c.row, c.col, value, ignored);
+            if (c.layer < state.layer)
+                result.relayer = true;
+            if (c.layer != state.layer)
+                continue;
+            const MatrixId id = matrixIdOf(c.weight);
+            const int row = tableRowOf(c.weight, c.row, d);
+            if (double* cell = cellOf(model, id, row, c.col))
+                *cell = double(value);
+            oneTable = oneTable && (!only || *only == id);
+            only = id;
+            box |= QRect(c.col, row, 1, 1);
+            last = &c;
+            ++shown;
+        }
+        if (shown == 1) {
+            const double before = double(forward ? last->before : last->after);
+            const double after = double(forward ? last->after : last->before);
+            result.change = ModelChange::cell(*only, tableRowOf(last->weight, last->row, d), last->col, before, after);
+        } else if (shown > 1) {
+            result.change = oneTable ? ModelChange::block(*only, box.top(), box.left(), box.height(), box.width())
+                                     : ModelChange::of(ModelChange::Kind::Model);
+        }
+        return result;
+    }
+    std::size_t heapBytes() const override { return m_cells.capacity() * sizeof(Gpt2CellChange); }
+    int mergeId() const override { return m_cells.size() == 1 ? SetCellId : -1; }
+    bool merge(const Edit& next) override
+    {
+        const auto* o = dynamic_cast<const Gpt2CellsEdit*>(&next);
+        if (!o || m_cells.size() != 1 || o->m_cells.size() != 1)
+            return false;
+        Gpt2CellChange& mine = m_cells.front();
+        const Gpt2CellChange& theirs = o->m_cells.front();
+        if (mine.layer != theirs.layer || mine.weight != theirs.weight || mine.row != theirs.row || mine.col != theirs.col)
+            return false;
+        mine.after = theirs.after;
+        return true;
+    }
+    bool isNull() const override
+    {
+        return std::all_of(m_cells.begin(), m_cells.end(), [](const Gpt2CellChange& c) { return c.before == c.after; });
+    }
+
+private:
+    std::vector<Gpt2CellChange> m_cells;
+};
+
+class ModelTextEdit final : public Edit {
+public:
+    ModelTextEdit(QString before, QString after, bool startsBurst)
+        : m_before(std::move(before)), m_after(std::move(after)), m_startsBurst(startsBurst)
+    {
+    }
+    ModelChange apply(core::AttentionModel&, QString&, bool) override
+    {
+        Q_ASSERT_X(false, "ModelTextEdit", "applies to model sessions only");
+        return ModelChange::of(ModelChange::Kind::Model);
+    }
+    ModelEditResult applyToModel(ModelState& state, core::AttentionModel&, QString& tokenText, bool forward) override
+    {
+        tokenText = forward ? m_after : m_before;
+        state.text = tokenText.toStdString();
+        state.ids = state.checkpoint().tokenizer().encode(state.text);
+        return {std::nullopt, true};
+    }
+    std::size_t heapBytes() const override { return bytesOf(m_before) + bytesOf(m_after); }
+    int mergeId() const override { return TokenTextId; }
+    bool merge(const Edit& next) override
+    {
+        const auto* o = dynamic_cast<const ModelTextEdit*>(&next);
+        if (!o || o->m_startsBurst)
+            return false;
+        m_after = o->m_after;
+        return true;
+    }
+    bool isNull() const override { return m_before == m_after; }
+
+private:
+    QString m_before, m_after;
+    bool m_startsBurst;
+};
+
+}  // namespace
+
+std::shared_ptr<Edit> gpt2CellsEdit(std::vector<Gpt2CellChange> cells)
+{
+    return std::make_shared<Gpt2CellsEdit>(std::move(cells));
+}
+
+std::shared_ptr<Edit> modelTextEdit(const QString& before, const QString& after, bool startsBurst)
+{
+    return std::make_shared<ModelTextEdit>(before, after, startsBurst);
 }
 
 }  // namespace ui

@@ -2,16 +2,21 @@
 
 #include "commands.h"
 #include "core/edit.h"
+#include "core/modelsession.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"
 #include "ui/render/displaynumber.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QSignalBlocker>
+#include <QThread>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -61,8 +66,14 @@ std::optional<core::AttentionModel> retokenized(const core::AttentionModel& mode
 
 }  // namespace
 
-QString Document::cellEditText(MatrixId id, int row, int col, double value)
+QString Document::cellEditText(MatrixId id, int row, int col, double value) const
 {
+    const core::Matrix& weight = matrix(id);
+    if (id != MatrixId::Embeddings && row == weight.rows())  // a weight's bias row
+        return tr("Changed %1 column %2 to %3")
+            .arg(biasTitle(id))
+            .arg(col + 1)
+            .arg(render::displayNumber(value, 'g', render::shortestPrecision));
     return tr("Changed %1 row %2, column %3 to %4")
         .arg(matrixTitle(id))
         .arg(row + 1)
@@ -133,6 +144,8 @@ const core::Matrix& Document::matrix(MatrixId id) const
 
 bool Document::setTokenText(const QString& text, QString* error)
 {
+    if (m_modelState)
+        return setModelText(text, error);
     QString why;
     auto after = retokenized(model(), text, &why);
     if (!after) {
@@ -149,13 +162,23 @@ void Document::pushTokens(core::AttentionModel after, const QString& text)
 {
     // One undo step per burst of typing: a pause, leaving the line, or any other step in between
     // (an undo, an edit elsewhere) starts the next one.
-    const bool startsBurst = m_burstIndex != m_undo.index() || m_undo.index() != m_undo.count()
-        || !m_sinceTyping.isValid() || m_sinceTyping.elapsed() > m_typingPause.count();
     // A long paste is named by its start: the step's name is a line of the Edit menu and the status bar.
     constexpr qsizetype namedCharacters = 40;
     const QString named = text.size() > namedCharacters ? text.left(namedCharacters - 1) + QStringLiteral("…") : text;
-    push(tokensEdit(model(), m_tokenText, std::move(after.tokens), std::move(after.embeddings), text, startsBurst),
+    push(tokensEdit(model(), m_tokenText, std::move(after.tokens), std::move(after.embeddings), text,
+                    startsTypingBurst()),
          tr("Changed the tokens to “%1”").arg(named.simplified()));
+    burstPushed();
+}
+
+bool Document::startsTypingBurst() const
+{
+    return m_burstIndex != m_undo.index() || m_undo.index() != m_undo.count() || !m_sinceTyping.isValid()
+        || m_sinceTyping.elapsed() > m_typingPause.count();
+}
+
+void Document::burstPushed()
+{
     m_burstIndex = m_undo.index();
     m_sinceTyping.start();
 }
@@ -163,7 +186,8 @@ void Document::pushTokens(core::AttentionModel after, const QString& text)
 void Document::requestTokenText(const QString& text)
 {
     m_tokenRequest = text;
-    if (text.size() <= synchronousTokenText) {
+    // A model's text is at most n_positions tokens: its encoding takes well under a millisecond.
+    if (text.size() <= synchronousTokenText || m_modelState) {
         m_tokenJob.cancel();  // overtakes any long text still on the worker
         QString error;
         const bool applied = setTokenText(text, &error);
@@ -187,12 +211,35 @@ void Document::tokenJobFinished(TokenJobResult result)
 
 bool Document::setCell(MatrixId id, int row, int col, double value)
 {
-    const core::Matrix& m = matrix(id);
-    if (!std::isfinite(value) || row < 0 || col < 0 || row >= m.rows() || col >= m.cols())
+    // Row rows() of a weight's table is its bias (b_Q, …) when the model has one.
+    const double* cell = cellOf(m_session.model, id, row, col);
+    if (!std::isfinite(value) || !cell)
         return false;
-    if (m(row, col) == value)
+    if (m_modelState) {
+        const int d = m_modelState->config().dModel;
+        const auto weight = gpt2WeightOf(id, row, d);
+        const float v = float(value);  // the checkpoint's weights are float32
+        if (!weight || !std::isfinite(v))
+            return false;
+        const int weightRow = row == d ? 0 : row;
+        const float before = m_modelState->overlay.weightValue(m_modelState->layer, *weight, weightRow, col);
+        return pushModelCells({{m_modelState->layer, *weight, weightRow, col, before, v}},
+                              cellEditText(id, row, col, double(v)));
+    }
+    if (*cell == value)
         return true;
-    push(cellEdit(id, row, col, m(row, col), value), cellEditText(id, row, col, value));
+    push(cellEdit(id, row, col, *cell, value), cellEditText(id, row, col, value));
+    return true;
+}
+
+bool Document::pushModelCells(std::vector<Gpt2CellChange> cells, const QString& text)
+{
+    std::erase_if(cells, [](const Gpt2CellChange& c) {
+        return std::bit_cast<std::uint32_t>(c.before) == std::bit_cast<std::uint32_t>(c.after);
+    });
+    if (cells.empty())
+        return true;
+    push(gpt2CellsEdit(std::move(cells)), text);
     return true;
 }
 
@@ -201,6 +248,23 @@ bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& 
     const core::Matrix* m = matrixOf(model(), id);
     if (!m || value.rows() != m->rows() || value.cols() != m->cols() || !core::allFinite(value))
         return false;
+    if (m_modelState) {
+        if (id == MatrixId::Embeddings)
+            return false;  // X is the layer's LayerNorm output, not a weight
+        const int layer = m_modelState->layer;
+        std::vector<Gpt2CellChange> cells;
+        for (int r = 0; r < int(value.rows()); ++r)
+            for (int c = 0; c < int(value.cols()); ++c) {
+                const float v = float(value(r, c));
+                if (!std::isfinite(v))
+                    return false;
+                if (double(v) != (*m)(r, c)) {
+                    const core::Gpt2Weight w = *gpt2WeightOf(id, r, int(m->rows()));
+                    cells.push_back({layer, w, r, c, m_modelState->overlay.weightValue(layer, w, r, c), v});
+                }
+            }
+        return pushModelCells(std::move(cells), text);
+    }
     if (value == *m)
         return true;
     push(matrixEdit(id, *m, value), text);
@@ -209,7 +273,7 @@ bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& 
 
 void Document::setOptions(const core::Options& options)
 {
-    if (options == model().options)
+    if (m_modelState || options == model().options)  // a checkpoint fixes its options
         return;
     push(optionsEdit(model().options, options), optionsEditText(model().options, options));
 }
@@ -218,6 +282,11 @@ bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* err
 {
     if (dModel == model().dModel() && dk == model().dK() && dv == model().dV() && heads == model().heads())
         return true;
+    if (m_modelState) {
+        if (error)
+            *error = tr("The checkpoint fixes the dimensions of a model session.");
+        return false;
+    }
     core::AttentionModel after = core::resized(model(), dModel, dk, dv, heads);
     if (auto e = core::validate(after)) {
         if (error)
@@ -250,7 +319,7 @@ bool Document::setOutputWidth(int dOut, QString* error)
 
 void Document::setOutputProjection(bool on)
 {
-    if (on == model().wo.has_value())
+    if (m_modelState || on == model().wo.has_value())
         return;
     if (on) {
         const core::Matrix added = core::defaultOutputProjection(model());
@@ -264,7 +333,17 @@ void Document::applyEdit(Edit& edit, bool forward)
 {
     if (m_rebuildingHistory)
         return;  // the steps being pushed again are applied already
-    announce(edit.apply(m_session.model, m_tokenText, forward));
+    if (!m_modelState) {
+        announce(edit.apply(m_session.model, m_tokenText, forward));
+        return;
+    }
+    const QString text = m_tokenText;
+    const ModelEditResult result = edit.applyToModel(*m_modelState, m_session.model, m_tokenText, forward);
+    if (m_tokenText != text)
+        emit tokenTextChanged();
+    if (result.change)
+        announce(*result.change);
+    runModel(result.relayer);
 }
 
 void Document::announce(const ModelChange& change)
@@ -344,8 +423,22 @@ void Document::loadRecovered(const core::Session& session, const QString& path)
 
 void Document::loadSession(const core::Session& session, const QString& path)
 {
+    const bool wasModel = m_modelState != nullptr;
+    m_runner.reset(nullptr);
+    m_modelState.reset();
+    m_relayerWanted = false;
+    m_predictionPosition = -1;
+    m_prediction = {};
+    if (wasModel)
+        emit predictionChanged();
     m_session = session;
     m_tokenText = joinedTokens(session.model.tokens);
+    startHistory(path);
+    announce(ModelChange::of(ModelChange::Kind::Model));
+}
+
+void Document::startHistory(const QString& path)
+{
     m_burstIndex = -1;
     m_undo.clear();
     m_undo.setClean();
@@ -354,12 +447,22 @@ void Document::loadSession(const core::Session& session, const QString& path)
         emit filePathChanged(path);
     }
     emit modifiedChanged(false);
-    announce(ModelChange::of(ModelChange::Kind::Model));
 }
 
 bool Document::openFile(const QString& path, QString* error)
 {
     std::string why;
+    if (isModelSessionFile(path)) {
+        auto session = core::readModelSessionFile(path.toStdString(), why);
+        auto loaded = session ? loadModelSession(*session, path.toStdString(), why) : std::nullopt;
+        if (!loaded) {
+            if (error)
+                *error = QString::fromStdString(why);
+            return false;
+        }
+        loadModel(std::move(*loaded), QFileInfo(path).absoluteFilePath());
+        return true;
+    }
     auto session = core::readSessionFile(path.toStdString(), why);
     if (!session) {
         if (error)
@@ -372,7 +475,8 @@ bool Document::openFile(const QString& path, QString* error)
 
 bool Document::saveFile(const QString& path, QString* error)
 {
-    const std::string text = core::serializeSession(currentSession());
+    const std::string text = m_modelState ? core::serializeModelSession(currentModelSession(path))
+                                          : core::serializeSession(currentSession());
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         const QString why = tr("%1: cannot be written: %2").arg(path, file.errorString());
@@ -402,6 +506,206 @@ bool Document::saveFile(const QString& path, QString* error)
 core::Session Document::currentSession() const
 {
     return m_session;
+}
+
+// Model sessions.
+
+bool Document::setModelText(const QString& text, QString* error)
+{
+    const std::vector<int> ids = m_modelState->checkpoint().tokenizer().encode(text.toStdString());
+    QString why;
+    const int limit = m_modelState->config().positions;
+    if (ids.empty())
+        why = tr("Type at least one token: attention needs something to attend to.");
+    else if (int(ids.size()) > limit)
+        why = tr("The text is %1 tokens; %2 reads at most %3 (its n_positions). The text is kept as it was.")
+                  .arg(ids.size())
+                  .arg(modelName(m_modelState->folder))
+                  .arg(limit);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    if (text != m_tokenText) {
+        push(modelTextEdit(m_tokenText, text, startsTypingBurst()),
+             tr("Changed the text to “%1”").arg((text.size() > 40 ? text.left(39) + QStringLiteral("…") : text).simplified()));
+        burstPushed();
+    }
+    return true;
+}
+
+void Document::setShownLayer(int layer)
+{
+    if (!m_modelState || layer < 0 || layer >= layerCount() || layer == m_modelState->layer)
+        return;
+    m_modelState->layer = layer;
+    emit shownLayerChanged(layer);
+    runModel(true);
+}
+
+bool Document::isCellEdited(MatrixId id, int row, int col) const
+{
+    if (!m_modelState)
+        return false;
+    const int d = m_modelState->config().dModel;
+    const auto weight = gpt2WeightOf(id, row, d);
+    if (!weight || row < 0 || row > d || col < 0 || col >= d)
+        return false;
+    const int r = row == d ? 0 : row;
+    const core::Gpt2Forward& o = m_modelState->overlay;
+    return std::bit_cast<std::uint32_t>(o.weightValue(m_modelState->layer, *weight, r, col))
+        != std::bit_cast<std::uint32_t>(o.checkpointValue(m_modelState->layer, *weight, r, col));
+}
+
+int Document::editCount() const
+{
+    return m_modelState ? int(m_modelState->overlay.edits().size()) : 0;
+}
+
+bool Document::zeroHead(int head)
+{
+    if (!m_modelState || head < 0 || head >= m_modelState->config().heads)
+        return false;
+    const int layer = m_modelState->layer, d = m_modelState->config().dModel;
+    const int dv = d / m_modelState->config().heads;
+    std::vector<Gpt2CellChange> cells;
+    for (int r = head * dv; r < (head + 1) * dv; ++r)
+        for (int c = 0; c < d; ++c)
+            cells.push_back({layer, core::Gpt2Weight::Output, r, c,
+                             m_modelState->overlay.weightValue(layer, core::Gpt2Weight::Output, r, c), 0.0f});
+    return pushModelCells(std::move(cells), tr("Zeroed head %1 of layer %2").arg(head + 1).arg(layer + 1));
+}
+
+bool Document::resetLayer()
+{
+    if (!m_modelState)
+        return false;
+    std::vector<Gpt2CellChange> cells;
+    for (const core::Gpt2Edit& e : m_modelState->overlay.edits())
+        if (e.layer == m_modelState->layer)
+            cells.push_back({e.layer, e.weight, e.row, e.col, e.value,
+                             m_modelState->overlay.checkpointValue(e.layer, e.weight, e.row, e.col)});
+    return pushModelCells(std::move(cells), tr("Reset layer %1 to the checkpoint").arg(m_modelState->layer + 1));
+}
+
+bool Document::resetAll()
+{
+    if (!m_modelState)
+        return false;
+    std::vector<Gpt2CellChange> cells;
+    for (const core::Gpt2Edit& e : m_modelState->overlay.edits())
+        cells.push_back({e.layer, e.weight, e.row, e.col, e.value,
+                         m_modelState->overlay.checkpointValue(e.layer, e.weight, e.row, e.col)});
+    return pushModelCells(std::move(cells), tr("Reset every layer to the checkpoint"));
+}
+
+void Document::setPredictionPosition(int position)
+{
+    if (position == m_predictionPosition)
+        return;
+    m_predictionPosition = position;
+    if (m_modelState)
+        runModel(false);
+}
+
+void Document::runModel(bool relayer)
+{
+    m_relayerWanted = m_relayerWanted || relayer;
+    m_runner.request();
+}
+
+ModelRunner::Request Document::modelRequest()
+{
+    ModelRunner::Request r;
+    r.ids = m_modelState->ids;
+    r.edits = m_modelState->overlay.edits();
+    r.layer = m_modelState->layer;
+    r.position = m_predictionPosition;
+    r.wantLayer = m_relayerWanted;
+    r.modelName = modelName(m_modelState->folder);
+    return r;
+}
+
+void Document::modelRunDone(ModelRunResult result)
+{
+    if (!m_modelState)
+        return;
+    m_prediction = std::move(result.prediction);
+    if (result.layer) {
+        m_relayerWanted = false;
+        m_session.model = std::move(*result.layer);
+        announce(ModelChange::of(ModelChange::Kind::Model));
+    }
+    emit predictionChanged();
+}
+
+void Document::loadModel(LoadedModel loaded, const QString& path)
+{
+    const core::OpenedModelSession& opened = loaded.opened;
+    auto state = std::make_unique<ModelState>(opened.forward->sharedCheckpoint());
+    state->folder = QString::fromStdString(opened.folder);
+    state->modelPath = opened.session.modelPath;
+    state->text = opened.session.text;
+    state->ids = opened.forward->tokens();
+    state->layer = opened.session.layer - 1;
+    state->extras = opened.session.extras;
+    std::string ignored;
+    for (const core::Gpt2Edit& e : opened.forward->edits())
+        state->overlay.setEdit(e.layer, e.weight, e.row, e.col, e.value, ignored);
+
+    m_tokenJob.cancel();
+    m_runner.reset(opened.forward);
+    m_modelState = std::move(state);
+    m_relayerWanted = false;
+    m_predictionPosition = -1;
+    m_prediction = {};
+    m_session = core::Session{};
+    m_session.model = std::move(loaded.layer);
+    m_tokenText = QString::fromStdString(m_modelState->text);
+    startHistory(path);
+    emit shownLayerChanged(m_modelState->layer);
+    announce(ModelChange::of(ModelChange::Kind::Model));
+    emit tokenTextChanged();
+    runModel(false);
+}
+
+core::ModelSession Document::currentModelSession(const QString& savePath) const
+{
+    core::ModelSession session;
+    if (!m_modelState)
+        return session;
+    // A relative model.path is kept while the file stays in its folder; saved elsewhere, the folder is written
+    // as it was found.
+    const bool relative = !m_modelState->modelPath.empty() && QDir::isRelativePath(QString::fromStdString(m_modelState->modelPath));
+    const bool sameFolder = !m_filePath.isEmpty() && !savePath.isEmpty()
+        && QFileInfo(savePath).absoluteDir() == QFileInfo(m_filePath).absoluteDir();
+    session.modelPath = relative && (sameFolder || savePath.isEmpty()) ? m_modelState->modelPath
+                                                                        : QDir(m_modelState->folder).absolutePath().toStdString();
+    session.layer = m_modelState->layer + 1;
+    session.text = m_modelState->text;
+    session.extras = m_modelState->extras;
+    for (const core::Gpt2Edit& e : m_modelState->overlay.edits())
+        session.edits.push_back({e.layer + 1, e.weight, e.row, e.col, double(e.value)});
+    return session;
+}
+
+bool Document::waitForModel(int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    const auto left = [&] { return timeoutMs < 0 ? -1 : std::max(0, timeoutMs - int(clock.elapsed())); };
+    while (m_runner.isPending() || isComputing()) {
+        if (timeoutMs >= 0 && clock.elapsed() > timeoutMs)
+            return false;
+        if (m_runner.isPending()) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+            QThread::msleep(1);
+        }
+        else if (!waitForTrace(left()))
+            return false;
+    }
+    return true;
 }
 
 }  // namespace ui

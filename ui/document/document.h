@@ -6,6 +6,7 @@
 
 #include "latestjob.h"
 #include "modelchange.h"
+#include "modelstate.h"
 #include "scheduler.h"
 
 #include "core/sessionfile.h"
@@ -78,8 +79,9 @@ public:
     /** True while the worker tokenizes a text, even one already overtaken (tests). */
     bool isTokenizing() const { return m_tokenJob.isRunning(); }
     /** The name of the undo step that sets cell (row, col) of id to value, as people read it:
-     *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed). */
-    static QString cellEditText(MatrixId id, int row, int col, double value);
+     *  "Changed W_Q row 2, column 2 to 0.5" (1-based, the matrix's title, the number as displayed); a weight's
+     *  bias row (row rows()): "Changed b_Q column 2 to 0.5". */
+    QString cellEditText(MatrixId id, int row, int col, double value) const;
     /** The name of the undo step from options before to after: what changed, in the past tense
      *  ("Turned on the causal mask", "Changed the temperature to 0.5"). */
     static QString optionsEditText(const core::Options& before, const core::Options& after);
@@ -100,13 +102,50 @@ public:
      *  when refused (no W_O, or dOut out of range). */
     bool setOutputWidth(int dOut, QString* error = nullptr);
 
+    // Model sessions (SPEC §5): the session is a GPT-2 checkpoint's shown layer; model() is that layer.
+    bool isModelSession() const { return m_modelState != nullptr; }
+    /** The model session's state; null for a plain session. */
+    const ModelState* modelState() const { return m_modelState.get(); }
+    /** The shown layer, 0-based (0 for a plain session), and how many there are (1 for a plain session). */
+    int shownLayer() const { return m_modelState ? m_modelState->layer : 0; }
+    int layerCount() const { return m_modelState ? m_modelState->config().layers : 1; }
+    /** Shows layer (0-based): the views follow once the forward pass has given it. A view choice the file
+     *  keeps, not an undo step. */
+    void setShownLayer(int layer);
+    /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
+    bool isCellEdited(MatrixId id, int row, int col) const;
+    /** The number of edited cells, in every layer. */
+    int editCount() const;
+    /** Sets the shown layer's rows of W_O of head (0-based) to 0, one undo step: the head's output no longer
+     *  reaches the residual stream (an ablation). False for a plain session or a head out of range. */
+    bool zeroHead(int head);
+    /** Gives the shown layer's edited cells, or every layer's, their checkpoint values, one undo step. */
+    bool resetLayer();
+    bool resetAll();
+    /** The next-token candidates of the newest state computed; empty for a plain session. */
+    const Prediction& prediction() const { return m_prediction; }
+    /** Which position's next token prediction() is of: −1 the last one (the default), else 0-based. */
+    void setPredictionPosition(int position);
+    int predictionPosition() const { return m_predictionPosition; }
+    /** True while the forward pass of the current state has not been delivered. */
+    bool isRunningModel() const { return m_runner.isPending(); }
+    /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
+     *  opened as it is. The undo history is cleared. */
+    void loadModel(LoadedModel loaded, const QString& path);
+    /** The model session as it would be saved now; only for a model session. */
+    /** savePath: where it will be written (a relative model.path is kept only in the file's own folder). */
+    core::ModelSession currentModelSession(const QString& savePath = QString()) const;
+    /** Blocks until the forward pass and the shown layer's trace of the current state are there (tests). */
+    bool waitForModel(int timeoutMs = -1);
+
     // Files.
     /** Replaces the session (undo history cleared); path empty for an unsaved one. */
     void loadSession(const core::Session& session, const QString& path);
     /** Loads a session recovered from an autosave: like loadSession, but the document counts as
      *  modified until it is saved, so nothing asks less than it would have before the crash. */
     void loadRecovered(const core::Session& session, const QString& path);
-    /** Opens a session file; on failure the document is untouched and error says why. */
+    /** Opens a session file; on failure the document is untouched and error says why. A model session file
+     *  is loaded on this thread (the window loads one on a worker, see ModelLoader). */
     bool openFile(const QString& path, QString* error);
     /** Saves atomically; on failure the old file is intact, the document stays modified. */
     bool saveFile(const QString& path, QString* error);
@@ -132,6 +171,13 @@ signals:
     /** The outcome of requestTokenText(text): error empty when the text was applied (or was the
      *  current one), else why it was refused; the document is then unchanged. */
     void tokenTextResult(const QString& text, const QString& error);
+    /** A new prediction() (model sessions), or none any more. */
+    void predictionChanged();
+    /** A model session's text changed (an edit, undo, redo or load): the token line shows tokenText(). The tokens
+     *  follow with modelChanged once the forward pass has run. */
+    void tokenTextChanged();
+    /** The shown layer changed (the views follow with modelChanged once the pass has given it). */
+    void shownLayerChanged(int layer);
     /** Something the status bar may show. */
     void message(const QString& text);
 
@@ -144,6 +190,8 @@ private:
     /** Pushes edit as one undo step named text, then keeps the history under undoMemoryBound. */
     void push(std::shared_ptr<Edit> edit, const QString& text);
     void trimHistory();
+    /** A new session's start: no undo steps, clean, the file path set (announced when it changed). */
+    void startHistory(const QString& path);
 
     /** What the token line's worker returns. */
     struct TokenJobResult {
@@ -153,6 +201,17 @@ private:
     void tokenJobFinished(TokenJobResult result);
     /** Pushes the step that gives the model after's tokens and X, and the token line text. */
     void pushTokens(core::AttentionModel after, const QString& text);
+    /** True when the next step of the token line starts a new undo step; burstPushed() after pushing one. */
+    bool startsTypingBurst() const;
+    void burstPushed();
+    /** A model session's text: refused (false, error) when it has no token or more than n_positions. */
+    bool setModelText(const QString& text, QString* error);
+    /** Pushes the step that changes cells, unless none changes. */
+    bool pushModelCells(std::vector<Gpt2CellChange> cells, const QString& text);
+    /** Asks the worker for the forward pass of the current state; relayer: the shown layer's model too. */
+    void runModel(bool relayer);
+    ModelRunner::Request modelRequest();
+    void modelRunDone(ModelRunResult result);
 
     core::Session m_session;
     QString m_tokenText;
@@ -167,6 +226,11 @@ private:
     QElapsedTimer m_sinceTyping;  ///< since the token line's last step
     std::chrono::milliseconds m_typingPause{1000};
     LatestJob<TokenJobResult> m_tokenJob;
+    std::unique_ptr<ModelState> m_modelState;
+    bool m_relayerWanted = false;  ///< the forward pass must give the shown layer's model again
+    Prediction m_prediction;
+    int m_predictionPosition = -1;
+    ModelRunner m_runner{[this] { return modelRequest(); }, [this](ModelRunResult r) { modelRunDone(std::move(r)); }};
 };
 
 }  // namespace ui

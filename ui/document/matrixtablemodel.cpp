@@ -5,6 +5,7 @@
 
 #include "ui/render/displaynumber.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ui {
@@ -13,7 +14,7 @@ MatrixTableModel::MatrixTableModel(Document* document, MatrixId id, ViewState* v
     : NumericTableModel(view, parent), m_document(document), m_id(id)
 {
     Q_ASSERT(document);
-    m_rows = int(matrix().rows());
+    m_rows = tableRows(document->model(), id);  // a weight's bias is its last row
     m_cols = int(matrix().cols());
     updateRange();
     if (m_id == MatrixId::Embeddings)
@@ -38,6 +39,8 @@ void MatrixTableModel::updateRange()
 {
     const core::Matrix& m = matrix();
     m_largest = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
+    if (const core::Matrix* bias = biasOf(m_document->model(), m_id); bias && bias->size() > 0)
+        m_largest = std::max(m_largest, bias->cwiseAbs().maxCoeff());
     m_maxAbs = m_largest > 0 ? m_largest : 1.0;
 }
 
@@ -67,7 +70,7 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
 {
     if (!change.reaches(m_id))
         return;  // another matrix's values, or the options: nothing here moved
-    const int rows = int(matrix().rows()), cols = int(matrix().cols());
+    const int rows = tableRows(m_document->model(), m_id), cols = int(matrix().cols());
     const bool sameShape = rows == m_rows && cols == m_cols;
     // One cell set (the shape, tokens and every other cell as they were): only what it reaches.
     if (change.kind == ModelChange::Kind::Cell && sameShape && cellChanged(change))
@@ -113,8 +116,10 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     if (!hasIndex(index.row(), index.column(), index.parent()))
         return {};
     const int r = index.row(), c = index.column();
-    const double v = matrix()(r, c);
+    const bool biasRow = r >= matrix().rows();
+    const double v = biasRow ? (*biasOf(m_document->model(), m_id))(0, c) : matrix()(r, c);
     switch (role) {
+    case EditedRole: return m_document->isCellEdited(m_id, r, c);
     case Qt::DisplayRole: return formatCell(v, precision());
     case Qt::EditRole:
     case ValueRole: return v;
@@ -130,10 +135,14 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
                 .arg(r + 1)
                 .arg(c + 1)
                 .arg(number, QString::fromStdString(m_document->model().tokens[std::size_t(r)]));
-        return tr("%1(%2,%3) = %4").arg(matrixTitle(m_id)).arg(r + 1).arg(c + 1).arg(number);
+        const QString edited = m_document->isCellEdited(m_id, r, c) ? tr(" (edited; the checkpoint's value is kept)")
+                                                                     : QString();
+        if (biasRow)
+            return tr("%1(%2) = %3").arg(biasTitle(m_id)).arg(c + 1).arg(number) + edited;
+        return tr("%1(%2,%3) = %4").arg(matrixTitle(m_id)).arg(r + 1).arg(c + 1).arg(number) + edited;
     }
     case HighlightRole: {
-        if (!m_view)
+        if (!m_view || biasRow)
             return false;
         const core::Step s = step();
         for (const core::CellRef& source : m_view->highlighted())
@@ -143,7 +152,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     }
     case HoveredRole: {
         const auto hovered = m_view ? m_view->hoveredCell() : std::nullopt;
-        return hovered && covers(*hovered, step(), 0, r, c) && hovered->row >= 0 && hovered->col >= 0;
+        return !biasRow && hovered && covers(*hovered, step(), 0, r, c) && hovered->row >= 0 && hovered->col >= 0;
     }
     default: return {};
     }
@@ -161,6 +170,9 @@ QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, 
         return role == Qt::ToolTipRole ? tr("Token %1: “%2”").arg(section + 1).arg(token)
                                        : tr("%1 %2").arg(section + 1).arg(token);
     }
+    if (orientation == Qt::Vertical && section >= matrix().rows())
+        return role == Qt::ToolTipRole ? tr("%1: the bias, added to every row of the product").arg(biasTitle(m_id))
+                                       : biasTitle(m_id);
     // The columns of W_Q, W_K and W_V, and the rows of W_O, are the heads' blocks side by side.
     const bool headed = orientation == Qt::Vertical ? m_id == MatrixId::Output
                                                     : (m_id == MatrixId::Query || m_id == MatrixId::Key
@@ -175,6 +187,9 @@ Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const
 {
     if (!hasIndex(index.row(), index.column(), index.parent()))
         return Qt::NoItemFlags;
+    // A model's X is its layer's LayerNorm output, not a weight: it is shown, not edited.
+    if (m_id == MatrixId::Embeddings && m_document->isModelSession())
+        return Qt::ItemIsSelectable | Qt::ItemIsEnabled;
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
 }
 
@@ -197,7 +212,9 @@ bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, 
                          .arg(value.toString(), matrixTitle(m_id))
                          .arg(index.row() + 1)
                          .arg(index.column() + 1)
-                         .arg(formatCell(matrix()(index.row(), index.column()), precision())));
+                         .arg(formatCell(*cellOf(const_cast<core::AttentionModel&>(m_document->model()), m_id,
+                                                 index.row(), index.column()),
+                                         precision())));
         return false;
     }
     return m_document->setCell(m_id, index.row(), index.column(), v);

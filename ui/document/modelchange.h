@@ -20,9 +20,19 @@ enum class MatrixId { Embeddings, Query, Key, Value, Output };
 QString matrixKey(MatrixId id);
 /** The name people know a matrix by, in the interface language ("X", "W_Q", …). */
 QString matrixTitle(MatrixId id);
+/** The name of a weight's bias ("b_Q", …), in the interface language; empty for X. */
+QString biasTitle(MatrixId id);
 /** The matrix of a model; null for W_O when the model has none. */
 core::Matrix* matrixOf(core::AttentionModel& model, MatrixId id);
 const core::Matrix* matrixOf(const core::AttentionModel& model, MatrixId id);
+/** The bias row of a weight (b_Q of W_Q, …), null when the model has none (and for X). In a matrix's table
+ *  and in a ModelChange the bias is the row just below the weight's last: row rows() of the weight. */
+core::Matrix* biasOf(core::AttentionModel& model, MatrixId id);
+const core::Matrix* biasOf(const core::AttentionModel& model, MatrixId id);
+/** The cell (row, col) of the table of id: the weight's, or its bias's at row rows(); null outside both. */
+double* cellOf(core::AttentionModel& model, MatrixId id, int row, int col);
+/** Rows of the table of id: the matrix's, and one more for its bias when it has one. */
+int tableRows(const core::AttentionModel& model, MatrixId id);
 
 struct ModelChange {
     enum class Kind {

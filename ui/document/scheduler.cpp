@@ -134,7 +134,7 @@ Scheduler::Job Scheduler::makeJob()
                 return compute(*state, previous.get(), spare.get());
             core::AttentionModel edited = previous->model;
             for (const ModelChange& c : cells)
-                (*matrixOf(edited, c.matrix))(c.row, c.col) = c.after;
+                *cellOf(edited, c.matrix, c.row, c.col) = c.after;  // a bias row too
             return compute(edited, previous.get(), spare.get());
         } catch (const std::exception&) {
             return nullptr;  // validated before; only memory can run out here

@@ -82,6 +82,23 @@ QString StepText::plainFormula() const
     return render::plainFormula(formula);
 }
 
+namespace {
+
+QString layer1Details(const core::AttentionModel::Origin& origin)
+{
+    return origin.layer == 1
+        ? StepWording::tr("In layer 1 the residual stream is the token embedding plus the position embedding of "
+                          "%1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
+              .arg(QString::fromStdString(origin.model))
+        : StepWording::tr("The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers "
+                          "1 to %3; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
+              .arg(origin.layer)
+              .arg(QString::fromStdString(origin.model))
+              .arg(origin.layer - 1);
+}
+
+}  // namespace
+
 StepText StepWording::step(int n, const core::AttentionModel& model)
 {
     const bool pe = model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal;
@@ -97,6 +114,15 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         s.formula = pe ? tr("<i>X</i> = embedding(tokens) + PE &nbsp;&nbsp; one row per token")
                        : tr("<i>X</i> = embedding(tokens) &nbsp;&nbsp; one row per token");
         s.shape = tr("n × d_model");
+        if (model.origin) {
+            // A layer of a real model: X is what reaches this layer, normalised (ln_1).
+            s.title = tr("Residual stream → X");
+            s.formula = tr("<i>X</i> = LayerNorm(residual stream entering layer %1)").arg(model.origin->layer);
+            s.explanation = tr("Each token's row is what the layers before this one made of it (token and position "
+                               "embeddings plus every earlier layer's output), normalised by this layer's LayerNorm.");
+            s.details = layer1Details(*model.origin);
+            break;
+        }
         s.explanation = tr("Each token is a row of numbers. The model only ever sees these numbers: "
                            "everything that follows is arithmetic on the rows of X.");
         s.details = pe ? tr("Each token becomes a row of numbers, its embedding. A pattern of sines and cosines that "

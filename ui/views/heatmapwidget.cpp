@@ -107,6 +107,8 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         m_stepBox->addItem(QString(), int(step));
     m_headBox = new QComboBox;
     m_headBox->setObjectName(QStringLiteral("headBox"));
+    m_layerBox = new QComboBox;
+    m_layerBox->setObjectName(QStringLiteral("layerBox"));
     m_colormapBox = new QComboBox;
     m_colormapBox->setObjectName(QStringLiteral("colormapBox"));
     m_colormapBox->addItem(QString(), -1);
@@ -127,6 +129,8 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     colourLabel->setBuddy(m_colormapBox);
     auto* rangeLabel = new QLabel;
     rangeLabel->setBuddy(m_rangeBox);
+    auto* layerLabel = new QLabel;
+    layerLabel->setBuddy(m_layerBox);
     const auto toolButton = [](QAction* action) {
         auto* button = new QToolButton;
         button->setDefaultAction(action);
@@ -138,6 +142,8 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     auto* bar = new FlowLayout(nullptr, 16, 4);
     bar->setContentsMargins(8, 6, 8, 6);
     bar->addWidget(FlowLayout::group({stepLabel, m_stepBox}, 6));
+    m_layerGroup = FlowLayout::group({layerLabel, m_layerBox}, 6);
+    bar->addWidget(m_layerGroup);
     bar->addWidget(FlowLayout::group({m_headLabel, m_headBox}, 6));
     bar->addWidget(FlowLayout::group({colourLabel, m_colormapBox}, 6));
     bar->addWidget(FlowLayout::group({rangeLabel, m_rangeBox}, 6));
@@ -159,6 +165,12 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         m_viewState->setHeatmapStep(core::Step(m_stepBox->itemData(index).toInt()));
     });
     connect(m_headBox, &QComboBox::activated, this, [this](int index) { m_viewState->setHead(index); });
+    connect(m_layerBox, &QComboBox::activated, document, &Document::setShownLayer);
+    connect(document, &Document::shownLayerChanged, this, &HeatmapWidget::syncLayerBox);
+    connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+        if (change.kind == ModelChange::Kind::Model)
+            syncLayerBox();
+    });
     connect(m_colormapBox, &QComboBox::activated, this, [this](int index) {
         const int id = m_colormapBox->itemData(index).toInt();
         setColormapChoice(id < 0 ? std::nullopt : std::optional(render::ColormapId(id)));
@@ -177,13 +189,16 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
         if (!m_scroll->widgetResizable())
             m_canvas->resize(m_canvas->sizeHint().expandedTo(m_scroll->viewport()->size()));
     });
-    i18n::onLanguageChange(this, [this, stepLabel, colourLabel, rangeLabel] {
+    i18n::onLanguageChange(this, [this, stepLabel, colourLabel, rangeLabel, layerLabel] {
         rangeLabel->setText(tr("&Range"));
         for (int i = 0; i < m_rangeBox->count(); ++i)
             m_rangeBox->setItemText(i, colourRangeTitle(render::ColourRange(m_rangeBox->itemData(i).toInt())));
         m_rangeBox->setToolTip(tr("Which values the ends of the colour map stand for: 0 and 1, the matrix's smallest "
                                   "and largest, each row's own, or a logarithmic scale"));
         stepLabel->setText(tr("&Step"));
+        layerLabel->setText(tr("&Layer"));
+        m_layerBox->setToolTip(tr("The layer of the model the heatmap, the steps, the walkthrough and the slides show"));
+        m_layerBox->clear();  // its items ("3 of 12") are made again in the new language
         m_headLabel->setText(tr("&Head"));
         colourLabel->setText(tr("&Colours"));
         for (int i = 0; i < m_stepBox->count(); ++i)
@@ -283,8 +298,22 @@ QList<QAction*> HeatmapWidget::colormapActions() const
     return m_colormapGroup->actions();
 }
 
+void HeatmapWidget::syncLayerBox()
+{
+    const int layers = m_document->layerCount();
+    m_layerGroup->setVisible(m_document->isModelSession());
+    if (m_layerBox->count() != layers) {
+        m_layerBox->clear();
+        for (int l = 0; l < layers; ++l)
+            m_layerBox->addItem(tr("%1 of %2").arg(l + 1).arg(layers));
+    }
+    m_layerBox->setCurrentIndex(m_document->shownLayer());
+}
+
 void HeatmapWidget::syncControls()
 {
+    if (m_layerBox->count() != m_document->layerCount())
+        syncLayerBox();
     const core::Step step = m_viewState->heatmapStep();
     m_stepBox->setCurrentIndex(m_stepBox->findData(int(step)));
     for (QAction* action : m_stepGroup->actions())

@@ -82,6 +82,10 @@ private:
     QComboBox* m_stepBox;
     QComboBox* m_headBox;
     QLabel* m_headLabel;
+    QComboBox* m_layerBox = nullptr;  ///< a model session's layer, 1 … L; hidden for a plain session
+    QWidget* m_layerGroup = nullptr;
+    /** Fills and shows the layer chooser as the document's session asks. */
+    void syncLayerBox();
     QComboBox* m_colormapBox;
     QComboBox* m_rangeBox;
     QActionGroup* m_stepGroup;

@@ -49,6 +49,9 @@ void MainMenus::createActions()
            "document-new", [s] { s->newSession(); }});
     t.add({"openAction", QT_TR_NOOP("&Open…"), QT_TR_NOOP("Open a session file"), keys(QKeySequence::Open),
            "document-open", [s] { s->openDialog(); }});
+    t.add({"openModelAction", QT_TR_NOOP("Open &Model…"),
+           QT_TR_NOOP("Open a GPT-2 checkpoint folder (config.json, model.safetensors, the tokenizer)"),
+           Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_O}, "folder-open", [s] { s->openModelDialog(); }});
     t.add({"saveAction", QT_TR_NOOP("&Save"), nullptr, keys(QKeySequence::Save), "document-save", [s] { s->save(); }});
     t.add({"saveAsAction", QT_TR_NOOP("Save &As…"), nullptr, keys(QKeySequence::SaveAs), "document-save-as",
            [s] { s->saveAs(); }});
@@ -164,6 +167,9 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     QMenu* recent = addMenu(file, QT_TR_NOOP("Open &Recent"));
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
+    fill(file, {"openModelAction"});
+    QMenu* recentModels = addMenu(file, QT_TR_NOOP("Recent Mo&dels"));
+    m_session->setRecentModelsMenu(recentModels);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportOverviewAction", "exportHeadViewAction", "exportReportAction",
                 "exportHandoutAction", "exportSlidesAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});

@@ -9,6 +9,7 @@
 #include "optionspanel.h"
 #include "overviewwidget.h"
 #include "headviewwidget.h"
+#include "predictionpanel.h"
 #include "scalingpanel.h"
 #include "sessioncontroller.h"
 #include "stepspanel.h"
@@ -26,8 +27,11 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
 #include <QUndoView>
+
+#include <algorithm>
 
 namespace ui {
 
@@ -80,6 +84,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::traceChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::errorChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::predictionChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &Document::shownLayerChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(m_heatmap->canvas(), &HeatmapCanvas::figureFailed, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
@@ -153,6 +159,29 @@ void MainWindow::createDocks()
     tabifyDockWidget(stepsDock, walkDock);
     m_matrices = new MatrixEditorPanel(m_document, m_viewState);
     addDock(m_matrices, QT_TR_NOOP("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
+
+    // A model session's next token, beside the steps; a plain session's panel says how to open a model.
+    m_prediction = new PredictionPanel(m_document);
+    // Below the options, which a model session reduces to a note; hidden until a model is opened.
+    QDockWidget* predictionDock = addDock(m_prediction, QT_TR_NOOP("Next Token"), QStringLiteral("predictionDock"),
+                                          Qt::LeftDockWidgetArea);
+    splitDockWidget(options, predictionDock, Qt::Vertical);
+    predictionDock->hide();
+    connect(m_document, &Document::modelChanged, this, [this, predictionDock](const ModelChange& change) {
+        if (change.kind != ModelChange::Kind::Model || m_document->isModelSession() == m_showedModel)
+            return;
+        m_showedModel = m_document->isModelSession();
+        if (m_showedModel) {  // a model was opened: its prediction is what to watch
+            predictionDock->show();
+            predictionDock->raise();
+            // The options are a note now: the chips and the candidates get the room (once the window has its size).
+            QTimer::singleShot(0, this, [this, predictionDock] {
+                const int h = std::max(400, height() - 120);
+                resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock},
+                            {h * 30 / 100, h * 22 / 100, h * 48 / 100}, Qt::Vertical);
+            });
+        }
+    });
 
     m_history = new QUndoView(m_document->undoStack());
     QDockWidget* historyDock = addDock(m_history, QT_TR_NOOP("History"), QStringLiteral("historyDock"), Qt::RightDockWidgetArea);
@@ -259,7 +288,13 @@ void MainWindow::updateStatus()
     const core::AttentionModel& m = m_document->model();
     m_dimensions->setText(
         tr("n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5").arg(m.n()).arg(m.dModel()).arg(m.dK()).arg(m.dV()).arg(m.heads()));
-    m_computing->setVisible(m_document->isComputing());
+    if (m.origin)
+        m_dimensions->setText(tr("%1 · layer %2 of %3 · %4")
+                                  .arg(QString::fromStdString(m.origin->model))
+                                  .arg(m.origin->layer)
+                                  .arg(m.origin->layers)
+                                  .arg(m_dimensions->text()));
+    m_computing->setVisible(m_document->isComputing() || m_document->isRunningModel());
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())
         statusBar()->showMessage(m_document->error());

@@ -25,6 +25,7 @@ class OptionsPanel;
 class OverviewWidget;
 class HeadViewWidget;
 
+class PredictionPanel;
 class SessionController;
 class TeachingView;
 class TokenBar;
@@ -41,6 +42,8 @@ public:
     HeatmapWidget* heatmap() const { return m_heatmap; }
     TokenBar* tokenBar() const { return m_tokenBar; }
     OptionsPanel* optionsPanel() const { return m_options; }
+    PredictionPanel* predictionPanel() const { return m_prediction; }
+    MatrixEditorPanel* matrixEditor() const { return m_matrices; }
     SessionController* session() const { return m_session; }
     FileActions* fileActions() const { return m_files; }
     OverviewWidget* overview() const { return m_overview; }
@@ -107,6 +110,7 @@ private:
     HeatmapWidget* m_heatmap = nullptr;
     TokenBar* m_tokenBar = nullptr;
     OptionsPanel* m_options = nullptr;
+    PredictionPanel* m_prediction = nullptr;
     MatrixEditorPanel* m_matrices = nullptr;
     TeachingView* m_teaching = nullptr;
     QDockWidget* m_scalingDock = nullptr;
@@ -121,6 +125,7 @@ private:
     QLabel* m_dimensions = nullptr;
     QLabel* m_computing = nullptr;
     int m_undoIndex = 0;
+    bool m_showedModel = false;  ///< the document was a model session at its last load
 };
 
 }  // namespace ui

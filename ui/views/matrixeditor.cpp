@@ -162,6 +162,27 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
     tools->addWidget(FlowLayout::group({zeros, identity}, 2));
     tools->addWidget(FlowLayout::group({scaleButton, m_factor}, 2));
     tools->addWidget(m_precision);
+    // A model session's own tools: ablate the head shown, give the checkpoint's values back.
+    auto* zeroHead = toolButton("zeroHeadButton", this);
+    auto* resetLayer = toolButton("resetLayerButton", this);
+    auto* resetAll = toolButton("resetAllButton", this);
+    connect(zeroHead, &QToolButton::clicked, this, [this] {
+        if (!m_document->zeroHead(m_view->head()))
+            showMessage(tr("There is no head %1 to zero.").arg(m_view->head() + 1));
+    });
+    connect(resetLayer, &QToolButton::clicked, m_document, &Document::resetLayer);
+    connect(resetAll, &QToolButton::clicked, m_document, &Document::resetAll);
+    m_modelTools = FlowLayout::group({zeroHead, resetLayer, resetAll}, 2);
+    m_modelTools->setObjectName(QStringLiteral("modelTools"));
+    tools->addWidget(m_modelTools);
+    const auto syncModelTools = [this, resetLayer, resetAll] {
+        m_modelTools->setVisible(m_document->isModelSession());
+        resetAll->setEnabled(m_document->editCount() > 0);
+        resetLayer->setEnabled(m_document->editCount() > 0);
+    };
+    connect(document, &Document::modelChanged, this, syncModelTools);
+    connect(document, &Document::predictionChanged, this, syncModelTools);
+    syncModelTools();
 
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -189,6 +210,13 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
             buttons[i].first->setText(buttons[i].second);
             buttons[i].first->setToolTip(tips[i]);
         }
+        zeroHead->setText(tr("Zero Head"));
+        zeroHead->setToolTip(tr("Set the shown head's rows of W_O to 0, so that its output no longer reaches the "
+                                "model (an ablation); undo gives them back"));
+        resetLayer->setText(tr("Reset Layer"));
+        resetLayer->setToolTip(tr("Give every edited weight of the shown layer its checkpoint value"));
+        resetAll->setText(tr("Reset All"));
+        resetAll->setToolTip(tr("Give every edited weight of every layer its checkpoint value"));
         m_seed->setPrefix(tr("seed "));
         m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
         m_seed->setAccessibleName(tr("Seed of the random fill"));

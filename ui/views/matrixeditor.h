@@ -68,6 +68,7 @@ private:
     QDoubleSpinBox* m_factor;
     QSpinBox* m_precision;
     QLabel* m_message;
+    QWidget* m_modelTools = nullptr;  ///< Zero Head, Reset Layer, Reset All: model sessions only
 };
 
 /** The name the main window knows the panel by. */

@@ -1,5 +1,7 @@
 #include "numberdelegate.h"
 
+#include <algorithm>
+
 #include "ui/document/cellstyle.h"
 #include "ui/render/displaynumber.h"
 
@@ -42,7 +44,9 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     const Qt::Alignment align = alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment;
     const LaidOut& laid = laidOut(text, option.font, option.fontMetrics);
     painter->save();
-    painter->setFont(option.font);
+    QFont font = option.font;
+    font.setBold(index.data(EditedRole).toBool());
+    painter->setFont(font);
     painter->setPen(foreground.canConvert<QColor>() ? qvariant_cast<QColor>(foreground)
                                                      : option.palette.color(QPalette::Text));
     if (laid.advance <= textRect.width()) {
@@ -62,6 +66,18 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
         painter->drawText(textRect, align, option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width()));
     }
     painter->restore();
+    if (index.data(EditedRole).toBool()) {
+        // An edited weight of a checkpoint: a corner mark, visible on any tint, and the number in bold.
+        painter->save();
+        const QRect r = option.rect;
+        const int side = std::max(5, r.height() / 3);
+        const QPoint corner[] = {r.topLeft(), r.topLeft() + QPoint(side, 0), r.topLeft() + QPoint(0, side)};
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(0xE0, 0x6C, 0x00));
+        painter->drawPolygon(corner, 3);
+        painter->restore();
+    }
 
     const bool hovered = index.data(HoveredRole).toBool();
     const bool highlighted = index.data(HighlightRole).toBool();

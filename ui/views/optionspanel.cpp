@@ -133,7 +133,20 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     dims->addRow(m_outputProjection);
     dims->addRow(m_dOutLabel, m_dOut);
 
-    auto* layout = new QVBoxLayout(this);
+    // A model session's options are its checkpoint's: a note says so in place of the controls.
+    m_controls = new QWidget;
+    m_fixedNote = new QLabel;
+    m_fixedNote->setObjectName(QStringLiteral("fixedByCheckpoint"));
+    m_fixedNote->setWordWrap(true);
+    m_fixedNote->setTextFormat(Qt::PlainText);
+    m_fixedNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_controls, 1);
+    outer->addWidget(m_fixedNote, 1);
+    m_fixedNote->setContentsMargins(10, 8, 10, 8);
+
+    auto* layout = new QVBoxLayout(m_controls);
     layout->setContentsMargins(10, 8, 10, 8);
     layout->setSpacing(6);
     QLabel* scoresTitle = sectionLabel(QString());
@@ -172,6 +185,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         m_heads->setToolTip(tr("Changing the heads sets d_k = d_v = d_model / h when h divides d_model"));
         scoresTitle->setText(tr("Scores"));
         dimsTitle->setText(tr("Dimensions"));
+        syncFromDocument();
     });
 
     connect(m_scale, &QCheckBox::toggled, this, [this](bool on) {
@@ -217,6 +231,20 @@ void OptionsPanel::syncFromDocument()
 {
     const core::AttentionModel& m = m_document->model();
     m_note->hide();  // it speaks of the change just made, not of any later one
+    const bool fixed = m_document->isModelSession();
+    m_controls->setVisible(!fixed);
+    m_fixedNote->setVisible(fixed);
+    if (fixed)
+        m_fixedNote->setText(
+            tr("Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and "
+               "the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the "
+               "residual stream already.")
+                .arg(m_document->shownLayer() + 1)
+                .arg(m_document->layerCount())
+                .arg(modelName(m_document->modelState()->folder))
+                .arg(m.dModel())
+                .arg(m.heads())
+                .arg(m.dK()));
     const QSignalBlocker b1(m_scale), b2(m_temperatureSlider), b3(m_temperature), b4(m_mask), b5(m_encoding),
         b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection), b11(m_dOut);
     m_scale->setChecked(m.options.scale);

@@ -59,6 +59,8 @@ private:
     QSpinBox* m_dOut;
     QLabel* m_dOutLabel;
     QLabel* m_note;  ///< what a change of the heads chose for d_k and d_v
+    QWidget* m_controls = nullptr;  ///< every option of a plain session
+    QLabel* m_fixedNote = nullptr;  ///< a model session's: what the checkpoint fixes
     InlineMessage* m_message;
     bool m_dragMacro = false;  ///< a slider drag is being collected into one undo step
 };

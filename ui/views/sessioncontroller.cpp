@@ -1,6 +1,8 @@
 #include "sessioncontroller.h"
 
+#include "core/modelsession.h"
 #include "core/presets.h"
+#include "modelloader.h"
 #include "presetnames.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
@@ -25,6 +27,20 @@ namespace ui {
 namespace {
 
 constexpr int maxRecentFiles = 8;
+
+/** Puts path first in the list of recent paths kept under key, at most maxRecentFiles of them. */
+void remember(const QString& key, const QString& path)
+{
+    if (path.isEmpty())
+        return;
+    QSettings settings;
+    QStringList paths = settings.value(key).toStringList();
+    paths.removeAll(path);
+    paths.prepend(path);
+    while (paths.size() > maxRecentFiles)
+        paths.removeLast();
+    settings.setValue(key, paths);
+}
 
 QString sessionFilter()
 {
@@ -57,11 +73,109 @@ SessionController::~SessionController()
 
 bool SessionController::openFile(const QString& path, QString* error)
 {
-    if (!m_document->openFile(path, error))
+    if (isModelSessionFile(path)) {
+        // A model session: its checkpoint loads on a worker, the window stays live.
+        std::string why;
+        const auto session = core::readModelSessionFile(path.toStdString(), why);
+        if (!session) {
+            if (error)
+                *error = QString::fromStdString(why);
+            return false;
+        }
+        if (!openModelSession(*session, QFileInfo(path).absoluteFilePath(), error))
+            return false;
+    } else if (!m_document->openFile(path, error)) {
         return false;
+    }
     addRecentFile(m_document->filePath());
     showStatus(tr("Opened %1").arg(QFileInfo(path).fileName()));
     return true;
+}
+
+bool SessionController::openModelSession(const core::ModelSession& session, const QString& sessionPath,
+                                         QString* error)
+{
+    bool cancelled = false;
+    auto loaded = ModelLoader::load(session, sessionPath, m_dialogParent(), error, &cancelled);
+    if (!loaded) {
+        if (cancelled && error)
+            *error = QString();
+        return false;
+    }
+    m_document->loadModel(std::move(*loaded), sessionPath);
+    addRecentModel(QString::fromStdString(m_document->modelState() ? m_document->modelState()->folder.toStdString()
+                                                                    : std::string()));
+    return true;
+}
+
+QString SessionController::sampleText()
+{
+    return QStringLiteral("The cat sat on the mat because it was");
+}
+
+bool SessionController::openModelFolder(const QString& folder, QString* error)
+{
+    core::ModelSession session;
+    session.modelPath = QDir(folder).absolutePath().toStdString();
+    session.layer = 1;
+    session.text = sampleText().toStdString();
+    QString why;
+    if (!openModelSession(session, QString(), &why)) {
+        if (error)
+            *error = why.isEmpty() ? QString() : ModelLoader::refusal(folder, why);
+        return false;
+    }
+    showStatus(tr("Opened the model %1").arg(modelName(folder)));
+    return true;
+}
+
+void SessionController::openModelDialog()
+{
+    if (!maybeSave())
+        return;
+    QSettings settings;
+    const QString start = settings.value(QStringLiteral("lastModelFolder"), QDir::homePath()).toString();
+    const QString folder = QFileDialog::getExistingDirectory(m_dialogParent(), tr("Open Model Folder"), start);
+    if (folder.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastModelFolder"), QFileInfo(folder).absolutePath());
+    openModelInteractively(folder);
+}
+
+void SessionController::openModelInteractively(const QString& folder)
+{
+    QString error;
+    if (!openModelFolder(folder, &error) && !error.isEmpty())
+        showError(tr("Cannot open the model"), error);
+}
+
+QStringList SessionController::recentModels() const
+{
+    return QSettings().value(QStringLiteral("recentModels")).toStringList();
+}
+
+void SessionController::addRecentModel(const QString& folder)
+{
+    remember(QStringLiteral("recentModels"), folder);
+    updateRecentModelsMenu();
+}
+
+void SessionController::setRecentModelsMenu(QMenu* menu)
+{
+    m_recentModelsMenu = menu;
+    connect(menu, &QMenu::aboutToShow, this, &SessionController::updateRecentModelsMenu);
+    i18n::onLanguageChange(this, [this] { updateRecentModelsMenu(); });
+}
+
+void SessionController::updateRecentModelsMenu()
+{
+    fillRecentMenu(
+        m_recentModelsMenu, QStringLiteral("recentModels"), [](const QString& folder) { return modelName(folder); },
+        [this](const QString& folder) {
+            if (maybeSave())
+                openModelInteractively(folder);
+        },
+        tr("No recent models"), false);
 }
 
 bool SessionController::saveFile(const QString& path, QString* error)
@@ -90,14 +204,7 @@ QStringList SessionController::recentFiles() const
 
 void SessionController::addRecentFile(const QString& path)
 {
-    if (path.isEmpty())
-        return;
-    QStringList files = recentFiles();
-    files.removeAll(path);
-    files.prepend(path);
-    while (files.size() > maxRecentFiles)
-        files.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    remember(QStringLiteral("recentFiles"), path);
     updateRecentMenu();
 }
 
@@ -110,27 +217,36 @@ void SessionController::setRecentMenu(QMenu* menu)
 
 void SessionController::updateRecentMenu()
 {
-    if (!m_recentMenu)
+    fillRecentMenu(
+        m_recentMenu, QStringLiteral("recentFiles"), [](const QString& path) { return QFileInfo(path).fileName(); },
+        [this](const QString& path) { openInteractively(path); }, tr("No recent files"), true);
+}
+
+void SessionController::fillRecentMenu(QMenu* menu, const QString& key,
+                                       const std::function<QString(const QString&)>& name,
+                                       const std::function<void(const QString&)>& open, const QString& none,
+                                       bool shortcuts)
+{
+    if (!menu)
         return;
-    m_recentMenu->clear();
-    const QStringList files = recentFiles();
+    menu->clear();
+    const QStringList entries = QSettings().value(key).toStringList();
     int number = 1;
-    for (const QString& path : files) {
-        const QString label = tr("&%1 %2").arg(number).arg(QFileInfo(path).fileName());
-        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openInteractively(path); });
+    for (const QString& path : entries) {
+        QAction* action = menu->addAction(tr("&%1 %2").arg(number).arg(name(path)), this, [open, path] { open(path); });
         action->setStatusTip(path);
-        if (number <= 9)
+        if (shortcuts && number <= 9)
             action->setShortcut(QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key(Qt::Key_0 + number)));
         ++number;
     }
-    if (files.isEmpty())
-        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
-    m_recentMenu->addSeparator();
-    QAction* clear = m_recentMenu->addAction(tr("&Clear List"), this, [this] {
-        QSettings().remove(QStringLiteral("recentFiles"));
-        updateRecentMenu();
+    if (entries.isEmpty())
+        menu->addAction(none)->setEnabled(false);
+    menu->addSeparator();
+    QAction* clear = menu->addAction(tr("&Clear List"), this, [=, this] {
+        QSettings().remove(key);
+        fillRecentMenu(menu, key, name, open, none, shortcuts);
     });
-    clear->setEnabled(!files.isEmpty());
+    clear->setEnabled(!entries.isEmpty());
 }
 
 bool SessionController::maybeSave()

@@ -13,6 +13,10 @@ class QMenu;
 class QMimeData;
 class QWidget;
 
+namespace core {
+struct ModelSession;
+}
+
 namespace ui {
 
 class Autosave;
@@ -32,6 +36,20 @@ public:
     /** Opens a session file without asking about unsaved changes; on failure the document is
      *  untouched and error says why. A successful open is added to the recent files. */
     bool openFile(const QString& path, QString* error);
+    /** Opens a GPT-2 checkpoint folder as a model session (layer 1, a sample text) without asking about unsaved
+     *  changes; loaded on a worker with a progress bar. On failure or Cancel the document is untouched and error
+     *  says why (empty when cancelled). Added to the recent models. */
+    bool openModelFolder(const QString& folder, QString* error);
+    /** Asks about unsaved changes, then a folder; a folder that is not a model gets a box listing what is wrong. */
+    void openModelDialog();
+    /** Asks about unsaved changes, then opens the model folder (a recent one); errors in a box. */
+    void openModelInteractively(const QString& folder);
+    /** The recent model folders, newest first. */
+    QStringList recentModels() const;
+    /** The menu the recent models are listed in, kept up to date from now on. */
+    void setRecentModelsMenu(QMenu* menu);
+    /** The text a model folder opens with. */
+    static QString sampleText();
     /** Saves to path; false and a message in error when it could not be written. */
     bool saveFile(const QString& path, QString* error);
     /** Loads a built-in preset without asking; false for an unknown name. */
@@ -86,12 +104,21 @@ private:
     void openAsked(const QString& path);
     void addRecentFile(const QString& path);
     void updateRecentMenu();
+    void addRecentModel(const QString& folder);
+    /** Lists the recent paths kept under key in menu ("&1 name", newest first; none when there is none) and a
+     *  Clear List; shortcuts: Alt+Shift+1 … 9. */
+    void fillRecentMenu(QMenu* menu, const QString& key, const std::function<QString(const QString&)>& name,
+                        const std::function<void(const QString&)>& open, const QString& none, bool shortcuts);
+    void updateRecentModelsMenu();
+    /** Loads a model session on a worker (ModelLoader) into the document; false with error when refused. */
+    bool openModelSession(const core::ModelSession& session, const QString& sessionPath, QString* error);
 
     Document* m_document;
     QMainWindow* m_window;
     std::function<QWidget*()> m_dialogParent;
     Autosave* m_autosave;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_recentModelsMenu = nullptr;
     bool m_recovered = false;  ///< the document came from an autosave and is not saved yet
 };
 

@@ -365,6 +365,14 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     appendProjection(slides, trace, query, tokens);
+    // A layer of a real model: every slide says which model and layer (the heading names the head already).
+    if (const auto& origin = trace.model.origin)
+        for (Slide& s : slides)
+            s.title = Teaching::tr("%1 · layer %2 of %3 · %4")
+                          .arg(QString::fromStdString(origin->model))
+                          .arg(origin->layer)
+                          .arg(origin->layers)
+                          .arg(s.title);
     return slides;
 }
 

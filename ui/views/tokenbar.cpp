@@ -79,9 +79,12 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     });
     connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
         // Only the tokens and the text are shown here: a cell edit of 4096 tokens lists none of them again.
+        // A model's tokens come from the forward pass after its text: the line has been set already and may
+        // hold a text that was refused since, which stays.
         if (change.kind == ModelChange::Kind::Tokens || change.kind == ModelChange::Kind::Model)
-            syncFromDocument();
+            syncFromDocument(!m_document->isModelSession());
     });
+    connect(document, &Document::tokenTextChanged, this, [this] { syncFromDocument(); });
     i18n::onLanguageChange(this, [this, label] {
         m_line->setPlaceholderText(tr("Type a sentence…"));
         m_line->setToolTip(tr("Every keystroke re-tokenizes: words, punctuation marks and each Chinese or Japanese "
@@ -111,11 +114,11 @@ void TokenBar::textEdited(const QString& text)
     m_document->requestTokenText(text);
 }
 
-void TokenBar::syncFromDocument()
+void TokenBar::syncFromDocument(bool line)
 {
     const QString text = m_document->tokenText();
     // While a pasted text is being tokenized the line shows it, not the document's older text.
-    if (m_line->text() != text && !m_document->isTokenTextPending()) {
+    if (line && m_line->text() != text && !m_document->isTokenTextPending()) {
         const int cursor = m_line->cursorPosition();
         m_line->setText(text);
         m_line->setCursorPosition(std::min(cursor, int(text.size())));
@@ -125,6 +128,10 @@ void TokenBar::syncFromDocument()
     for (const auto& t : m_document->model().tokens)
         tokens << QString::fromStdString(t);
     m_chips->setTokens(tokens);
+    QList<int> ids;
+    if (const ModelState* state = m_document->modelState(); state && int(state->ids.size()) == tokens.size())
+        ids = QList<int>(state->ids.begin(), state->ids.end());
+    m_chips->setTokenIds(ids);
     m_count->setText(tokens.size() == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens.size()));
     if (m_viewState->selectedQuery() >= tokens.size())
         m_viewState->setSelectedQuery(std::max(0, int(tokens.size()) - 1));

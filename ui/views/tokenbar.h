@@ -27,7 +27,8 @@ public:
 
 private:
     void textEdited(const QString& text);
-    void syncFromDocument();
+    /** Shows the document's tokens, and its text in the line unless line is false. */
+    void syncFromDocument(bool line = true);
 
     Document* m_document;
     ViewState* m_viewState;

@@ -156,11 +156,14 @@ bool TokenChips::event(QEvent* event)
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int i = chipAt(help->pos());
-        if (i >= 0)
-            QToolTip::showText(help->globalPos(), tr("Token %1: “%2” — click to follow it as the query").arg(i + 1).arg(m_tokens[i]),
-                               this, m_rects[i]);
-        else
+        if (i >= 0) {
+            const QString tip = i < m_ids.size()
+                ? tr("Token %1: “%2”, id %3 — click to follow it as the query").arg(i + 1).arg(m_tokens[i]).arg(m_ids[i])
+                : tr("Token %1: “%2” — click to follow it as the query").arg(i + 1).arg(m_tokens[i]);
+            QToolTip::showText(help->globalPos(), tip, this, m_rects[i]);
+        } else {
             QToolTip::hideText();
+        }
         return true;
     }
     return QWidget::event(event);

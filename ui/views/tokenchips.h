@@ -15,6 +15,9 @@ public:
 
     void setTokens(const QStringList& tokens);
     QStringList tokens() const { return m_tokens; }
+    /** The model's token ids, one per chip, shown when hovering (a model session); empty: none. */
+    void setTokenIds(const QList<int>& ids) { m_ids = ids; }
+    QList<int> tokenIds() const { return m_ids; }
     /** The highlighted chip; −1 for none. */
     void setSelected(int index);
     int selected() const { return m_selected; }
@@ -51,6 +54,7 @@ private:
     int chipAt(const QPoint& pos) const;
 
     QStringList m_tokens;
+    QList<int> m_ids;
     QStringList m_display;   ///< each token as drawn: control characters as spaces, long ones elided
     QList<int> m_indexWidths;  ///< width of each chip's index number
     QList<int> m_widths;     ///< width of each chip

@@ -1,0 +1,413 @@
+/** The window on a real model (SPEC §5): a small random GPT-2 checkpoint with GPT-2's own tokenizer, opened,
+ *  looked at layer by layer and head by head, edited and undone, saved and opened again; a broken folder. The
+ *  numbers are held against a fresh computation of the saved session by the core alone. */
+
+#include "core/attention.h"
+#include "core/modelsession.h"
+#include "core/tokentext.h"
+#include "gpt2folder_tokenizer.h"
+#include "isolation.h"
+#include "ui/document/cellstyle.h"
+#include "ui/document/document.h"
+#include "ui/document/matrixtablemodel.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/heatmaprenderer.h"
+#include "ui/render/stepwording.h"
+#include "ui/views/heatmapwidget.h"
+#include "ui/views/mainwindow.h"
+#include "ui/views/matrixeditor.h"
+#include "ui/views/optionspanel.h"
+#include "ui/views/predictionpanel.h"
+#include "ui/views/sessioncontroller.h"
+#include "ui/views/tokenbar.h"
+#include "ui/views/teachingslides.h"
+#include "ui/views/tokenchips.h"
+
+#include <QComboBox>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <memory>
+
+namespace {
+
+const std::string kTokenizer = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer";
+
+/** The shown head's attention weights as the core computes them for the saved session at path. */
+struct Fresh {
+    core::Matrix weights;
+    std::vector<core::Gpt2Candidate> top;
+    core::AttentionModel layer;
+};
+
+Fresh freshComputation(const QString& path, int head)
+{
+    std::string error;
+    auto opened = core::openModelSessionFile(path.toStdString(), error);
+    if (!opened)
+        qFatal("%s", error.c_str());
+    Fresh f;
+    f.layer = opened->forward->layerModel(opened->session.layer - 1);
+    f.weights = core::compute(f.layer).heads[std::size_t(head)].weights;
+    f.top = opened->forward->topTokens(10);
+    return f;
+}
+
+double maxDifference(const core::Matrix& a, const core::Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return 1e300;
+    return (a - b).cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
+class TestModelWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void opensTheModel();
+    void switchesLayerAndHead();
+    void editingWQMovesPredictionAndHeatmapAndUndoRestores();
+    void saveAndReopenGiveTheSameState();
+    void biasRowsAreEditableAndEditsAreMarked();
+    void zeroingAHeadAndResets();
+    void textPastThePositionsIsRefused();
+    void brokenFolderLeavesTheDocumentUnchanged();
+    void otherPositionsArePredicted();
+    void exportsAndSlidesShowTheShownLayer();
+
+private:
+    ui::Document& doc() { return *m_window->document(); }
+    void openModel();
+
+    QTemporaryDir m_dir;
+    QString m_folder, m_broken;
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+void TestModelWindow::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    testutil::isolateApplication(QStringLiteral("tst_modelwindow"), m_dir.filePath(QStringLiteral("settings")));
+    qputenv("ATTENTION_EXPLORER_NO_RECOVERY", "1");
+    m_folder = m_dir.filePath(QStringLiteral("tiny-gpt2"));
+    QVERIFY(QDir().mkpath(m_folder));
+    testutil::write(testutil::randomGpt2FolderWithTokenizer(kTokenizer), m_folder.toStdString());
+    // A folder without its merges and its weights.
+    m_broken = m_dir.filePath(QStringLiteral("broken"));
+    QVERIFY(QDir().mkpath(m_broken));
+    testutil::Folder broken = testutil::randomGpt2FolderWithTokenizer(kTokenizer);
+    broken.writeMerges = false;
+    broken.writeWeights = false;
+    testutil::write(broken, m_broken.toStdString());
+}
+
+void TestModelWindow::init()
+{
+    QSettings().clear();
+    m_window = std::make_unique<ui::MainWindow>();
+    m_window->show();
+    doc().waitForTrace();
+}
+
+void TestModelWindow::cleanup()
+{
+    if (m_window)
+        doc().undoStack()->setClean();
+    m_window.reset();
+}
+
+void TestModelWindow::openModel()
+{
+    QString error;
+    QVERIFY2(m_window->session()->openModelFolder(m_folder, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+}
+
+void TestModelWindow::opensTheModel()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    QVERIFY(doc().isModelSession());
+    QCOMPARE(doc().layerCount(), 3);
+    QCOMPARE(doc().shownLayer(), 0);
+    // GPT-2's own tokens, the leading space shown as ␣, the id on hover.
+    const QStringList chips = w.tokenBar()->chips()->tokens();
+    QCOMPARE(chips.size(), 9);
+    QCOMPARE(chips.at(0), QStringLiteral("The"));
+    QCOMPARE(chips.at(1), QStringLiteral("␣cat"));
+    QCOMPARE(w.tokenBar()->chips()->tokenIds().at(1), 3797);  // "Ġcat" in GPT-2's vocabulary
+    // The layer chooser, the options' note, the heatmap of n × n, ten candidates.
+    auto* layerBox = w.findChild<QComboBox*>(QStringLiteral("layerBox"));
+    QVERIFY(layerBox && layerBox->isVisibleTo(&w));
+    QCOMPARE(layerBox->count(), 3);
+    auto* note = w.findChild<QLabel*>(QStringLiteral("fixedByCheckpoint"));
+    QVERIFY(note && note->isVisibleTo(&w));
+    QVERIFY(note->text().contains(QStringLiteral("tiny-gpt2")));
+    QCOMPARE(w.heatmap()->figureData().values.rows(), 9);
+    QCOMPARE(int(doc().prediction().entries.size()), 10);
+    QCOMPARE(w.predictionPanel()->table()->item(0, 2)->text().isEmpty(), false);
+    const render::StepText step1 = render::StepWording::step(1, doc().model());
+    QVERIFY(step1.formula.contains(QStringLiteral("LayerNorm(residual stream entering layer 1)")));
+    QVERIFY(render::StepWording::step(2, doc().model()).formula.contains(QStringLiteral("b</i><sub>Q</sub>"))
+            || render::StepWording::step(2, doc().model()).formula.contains(QStringLiteral("<sub>Q</sub>")));
+}
+
+void TestModelWindow::switchesLayerAndHead()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    auto* layerBox = w.findChild<QComboBox*>(QStringLiteral("layerBox"));
+    layerBox->setCurrentIndex(2);
+    emit layerBox->activated(2);
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().shownLayer(), 2);
+    QCOMPARE(doc().model().origin->layer, 3);
+    auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
+    headBox->setCurrentIndex(3);
+    emit headBox->activated(3);
+    QCOMPARE(w.viewState()->head(), 3);
+
+    // The heatmap is layer 3's head 4 as the core computes it from the file alone.
+    const QString path = m_dir.filePath(QStringLiteral("layer3.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    const Fresh fresh = freshComputation(path, 3);
+    core::AttentionModel expected = fresh.layer;  // the window shows the tokens readably ("␣cat" for "Ġcat")
+    for (std::string& token : expected.tokens)
+        token = core::readableToken(token);
+    QVERIFY(doc().model() == expected);
+    QVERIFY(maxDifference(w.heatmap()->figureData().values, fresh.weights) <= 1e-12);
+    // Layer 1's head 4 is another matrix.
+    layerBox->setCurrentIndex(0);
+    emit layerBox->activated(0);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(maxDifference(w.heatmap()->figureData().values, fresh.weights) > 1e-6);
+}
+
+void TestModelWindow::editingWQMovesPredictionAndHeatmapAndUndoRestores()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    w.viewState()->setHead(0);
+    const core::Matrix heatmapBefore = w.heatmap()->figureData().values;
+    const ui::Prediction predictionBefore = doc().prediction();
+
+    // Type into W_Q's first cell of the shown layer (layer 1) through its table.
+    ui::MatrixTableModel* wq = w.matrixEditor()->tableModel(ui::MatrixId::Query);
+    const double old = wq->data(wq->index(0, 0), ui::ValueRole).toDouble();
+    QVERIFY(wq->setData(wq->index(0, 0), QStringLiteral("6.5"), Qt::EditRole));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().editCount(), 1);
+    QVERIFY(wq->data(wq->index(0, 0), ui::EditedRole).toBool());
+
+    const core::Matrix heatmapEdited = w.heatmap()->figureData().values;
+    const ui::Prediction predictionEdited = doc().prediction();
+    QVERIFY(maxDifference(heatmapEdited, heatmapBefore) > 1e-6);
+    QVERIFY(std::abs(predictionEdited.entries[0].probability - predictionBefore.entries[0].probability) > 1e-9);
+    // Each candidate knows its probability without the edit: the first one before is the first one then.
+    QCOMPARE(predictionBefore.entries[0].unedited, predictionBefore.entries[0].probability);
+
+    // Equal to the core's own computation of the saved edited session.
+    const QString path = m_dir.filePath(QStringLiteral("edited.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    const Fresh fresh = freshComputation(path, 0);
+    QVERIFY(maxDifference(heatmapEdited, fresh.weights) <= 1e-12);
+    QCOMPARE(predictionEdited.entries.size(), fresh.top.size());
+    for (std::size_t i = 0; i < fresh.top.size(); ++i) {
+        QCOMPARE(predictionEdited.entries[i].id, fresh.top[i].id);
+        QVERIFY(std::abs(predictionEdited.entries[i].probability - fresh.top[i].probability) <= 1e-12);
+    }
+
+    // Undo gives both back exactly.
+    doc().undoStack()->undo();
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().editCount(), 0);
+    QCOMPARE(wq->data(wq->index(0, 0), ui::ValueRole).toDouble(), old);
+    QVERIFY(w.heatmap()->figureData().values == heatmapBefore);
+    const ui::Prediction predictionUndone = doc().prediction();
+    QCOMPARE(predictionUndone.entries.size(), predictionBefore.entries.size());
+    for (std::size_t i = 0; i < predictionBefore.entries.size(); ++i) {
+        QCOMPARE(predictionUndone.entries[i].id, predictionBefore.entries[i].id);
+        QCOMPARE(predictionUndone.entries[i].probability, predictionBefore.entries[i].probability);
+    }
+    doc().undoStack()->redo();
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().entries[0].probability, predictionEdited.entries[0].probability);
+}
+
+void TestModelWindow::saveAndReopenGiveTheSameState()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().setCell(ui::MatrixId::Value, 3, 5, -1.25));
+    QVERIFY(doc().setCell(ui::MatrixId::Output, 32, 7, 0.75));  // b_O, the row below W_O
+    QVERIFY(doc().setTokenText(QStringLiteral("Attention is all you need")));
+    QVERIFY(doc().waitForModel(60000));
+    const core::AttentionModel shown = doc().model();
+    const ui::Prediction prediction = doc().prediction();
+    const QString path = m_dir.filePath(QStringLiteral("session.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    QVERIFY(!doc().isModified());
+
+    m_window = std::make_unique<ui::MainWindow>();
+    m_window->show();
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().shownLayer(), 1);
+    QCOMPARE(doc().tokenText(), QStringLiteral("Attention is all you need"));
+    QCOMPARE(doc().editCount(), 2);
+    QVERIFY(doc().model() == shown);
+    QCOMPARE(doc().prediction().entries.size(), prediction.entries.size());
+    for (std::size_t i = 0; i < prediction.entries.size(); ++i)
+        QCOMPARE(doc().prediction().entries[i].probability, prediction.entries[i].probability);
+}
+
+void TestModelWindow::biasRowsAreEditableAndEditsAreMarked()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    ui::MatrixTableModel* wk = w.matrixEditor()->tableModel(ui::MatrixId::Key);
+    QCOMPARE(wk->rowCount(), 33);  // W_K's 32 rows and b_K
+    QCOMPARE(wk->headerData(32, Qt::Vertical).toString(), QStringLiteral("b_K"));
+    QCOMPARE(wk->data(wk->index(32, 4), ui::ValueRole).toDouble(), (*doc().model().bk)(0, 4));
+    QVERIFY(wk->setData(wk->index(32, 4), 2.5, Qt::EditRole));
+    QCOMPARE((*doc().model().bk)(0, 4), 2.5);
+    QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Changed b_K column 5 to 2.5"));
+    QVERIFY(wk->data(wk->index(32, 4), ui::EditedRole).toBool());
+    QVERIFY(!wk->data(wk->index(32, 3), ui::EditedRole).toBool());
+    // A model's X is the layer's LayerNorm output: shown, not edited.
+    ui::MatrixTableModel* x = w.matrixEditor()->tableModel(ui::MatrixId::Embeddings);
+    QVERIFY(!(x->flags(x->index(0, 0)) & Qt::ItemIsEditable));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().resetLayer());
+    QCOMPARE(doc().editCount(), 0);
+    QVERIFY(!wk->data(wk->index(32, 4), ui::EditedRole).toBool());
+}
+
+void TestModelWindow::zeroingAHeadAndResets()
+{
+    openModel();
+    const double before = doc().prediction().entries[0].probability;
+    QVERIFY(doc().zeroHead(1));
+    QVERIFY(doc().waitForModel(60000));
+    const core::Matrix& wo = *doc().model().wo;
+    QVERIFY(wo.middleRows(8, 8).isZero(0));
+    QVERIFY(!wo.middleRows(0, 8).isZero(0));
+    QCOMPARE(doc().editCount(), 8 * 32);
+    // The head's output no longer reaches the stream: the prediction moves (a random model's does by far).
+    QVERIFY(std::abs(doc().prediction().entries[0].probability - before) > 1e-6);
+    doc().setShownLayer(2);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 3.0));
+    QVERIFY(doc().resetLayer());  // layer 3 only: layer 1's zeroed head stays
+    QCOMPARE(doc().editCount(), 8 * 32);
+    QVERIFY(doc().resetAll());
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().editCount(), 0);
+    QCOMPARE(doc().prediction().entries[0].probability, before);
+}
+
+void TestModelWindow::textPastThePositionsIsRefused()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    const QString text = doc().tokenText();
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    const QString longText = QStringLiteral("one two three four five six seven eight nine ten eleven twelve thirteen "
+                                            "fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one "
+                                            "twenty-two twenty-three twenty-four twenty-five");
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, longText);
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(line->text(), longText);  // what was typed stays in the line
+    QVERIFY2(w.tokenBar()->message().contains(QStringLiteral("32")), qPrintable(w.tokenBar()->message()));
+    QVERIFY(doc().tokenText().size() < longText.size());
+    QVERIFY(int(doc().modelState()->ids.size()) <= 32);
+    Q_UNUSED(text);
+}
+
+void TestModelWindow::brokenFolderLeavesTheDocumentUnchanged()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 1, 1, 0.5));
+    QVERIFY(doc().waitForModel(60000));
+    const core::AttentionModel before = doc().model();
+    const int steps = doc().undoStack()->count();
+    QString error;
+    QVERIFY(!w.session()->openModelFolder(m_broken, &error));
+    QVERIFY2(error.contains(QStringLiteral("merges.txt")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("model.safetensors")), qPrintable(error));
+    QVERIFY(doc().isModelSession());
+    QVERIFY(doc().model() == before);
+    QCOMPARE(doc().undoStack()->count(), steps);
+    QCOMPARE(doc().editCount(), 1);
+    QVERIFY(!w.session()->openModelFolder(m_dir.filePath(QStringLiteral("no-such-folder")), &error));
+    QVERIFY(error.contains(QStringLiteral("not a folder")));
+    QVERIFY(doc().model() == before);
+}
+
+void TestModelWindow::otherPositionsArePredicted()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    QComboBox* position = w.predictionPanel()->positionBox();
+    QCOMPARE(position->count(), 10);  // the last token, then each of the nine
+    position->setCurrentIndex(2);
+    emit position->activated(2);  // after token 2, "␣cat"
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().position, 1);
+    // The same as the last position of the text cut after "cat" (attention is causal).
+    std::string error;
+    auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
+    QVERIFY(checkpoint);
+    core::Gpt2Forward cut(checkpoint);
+    QVERIFY(cut.setTokens(checkpoint->tokenizer().encode("The cat"), error));
+    cut.run();
+    const auto top = cut.topTokens(10);
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        QCOMPARE(doc().prediction().entries[i].id, top[i].id);
+        QVERIFY(std::abs(doc().prediction().entries[i].probability - top[i].probability) < 1e-5);
+    }
+}
+
+void TestModelWindow::exportsAndSlidesShowTheShownLayer()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    w.viewState()->setHead(2);
+    const QString png = m_dir.filePath(QStringLiteral("layer2.png"));
+    QString error;
+    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    QVERIFY(QImage(png).width() > 100);
+    // Every slide says which model and layer; those of a head say which head.
+    const auto trace = doc().trace();
+    QVERIFY(trace);
+    const std::vector<render::Slide> slides = ui::buildSlides(*trace, 2, 0);
+    QVERIFY(!slides.empty());
+    for (const render::Slide& s : slides)
+        QVERIFY2(s.title.startsWith(QStringLiteral("tiny-gpt2 · layer 2 of 3 · ")), qPrintable(s.title));
+    QVERIFY(std::any_of(slides.begin(), slides.end(),
+                        [](const render::Slide& s) { return s.title.contains(QStringLiteral("head 3")); }));
+    QVERIFY(slides.front().formula.contains(QStringLiteral("LayerNorm(residual stream entering layer 2)")));
+}
+
+QTEST_MAIN(TestModelWindow)
+#include "tst_modelwindow.moc"

@@ -1,0 +1,153 @@
+#include "modelstate.h"
+
+#include "core/tokentext.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace ui {
+
+std::optional<core::Gpt2Weight> gpt2WeightOf(MatrixId id, int row, int dModel)
+{
+    const bool bias = row == dModel;
+    switch (id) {
+    case MatrixId::Embeddings: return std::nullopt;
+    case MatrixId::Query: return bias ? core::Gpt2Weight::QueryBias : core::Gpt2Weight::Query;
+    case MatrixId::Key: return bias ? core::Gpt2Weight::KeyBias : core::Gpt2Weight::Key;
+    case MatrixId::Value: return bias ? core::Gpt2Weight::ValueBias : core::Gpt2Weight::Value;
+    case MatrixId::Output: return bias ? core::Gpt2Weight::OutputBias : core::Gpt2Weight::Output;
+    }
+    return std::nullopt;
+}
+
+MatrixId matrixIdOf(core::Gpt2Weight weight)
+{
+    switch (weight) {
+    case core::Gpt2Weight::Query:
+    case core::Gpt2Weight::QueryBias: return MatrixId::Query;
+    case core::Gpt2Weight::Key:
+    case core::Gpt2Weight::KeyBias: return MatrixId::Key;
+    case core::Gpt2Weight::Value:
+    case core::Gpt2Weight::ValueBias: return MatrixId::Value;
+    case core::Gpt2Weight::Output:
+    case core::Gpt2Weight::OutputBias: return MatrixId::Output;
+    }
+    return MatrixId::Query;
+}
+
+int tableRowOf(core::Gpt2Weight weight, int row, int dModel)
+{
+    return core::gpt2WeightRows(weight, dModel) == 1 ? dModel : row;
+}
+
+core::AttentionModel shownLayerModel(core::Gpt2Forward& forward, int layer, const QString& modelName)
+{
+    forward.run();
+    core::AttentionModel model = forward.layerModel(layer);
+    for (std::string& token : model.tokens)
+        token = core::readableToken(token);
+    model.origin = core::AttentionModel::Origin{modelName.toStdString(), layer + 1, forward.config().layers};
+    return model;
+}
+
+bool isModelSessionFile(const QString& path)
+{
+    QFile file(path);
+    // A session file of a model lists only its edits: never near this size (the plain reader has its own limit).
+    constexpr qint64 largest = qint64(512) << 20;
+    if (!file.open(QIODevice::ReadOnly) || file.size() > largest)
+        return false;
+    return core::isModelSessionText(file.readAll().toStdString());
+}
+
+QString modelName(const QString& folder)
+{
+    const QString name = QFileInfo(QDir::cleanPath(folder)).fileName();
+    return name.isEmpty() ? folder : name;
+}
+
+std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
+                                            std::string& error)
+{
+    auto opened = core::openModelSession(session, sessionPath, error);
+    if (!opened)
+        return std::nullopt;
+    LoadedModel loaded{std::move(*opened), {}};
+    loaded.layer = shownLayerModel(*loaded.opened.forward, loaded.opened.session.layer - 1,
+                                   modelName(QString::fromStdString(loaded.opened.folder)));
+    return loaded;
+}
+
+ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver)
+    : m_snapshot(std::move(snapshot)),
+      m_job(
+          [this]() -> LatestJob<ModelRunResult>::Job {
+              if (!m_forward)
+                  return {};
+              return [forward = m_forward, unedited = m_unedited, request = m_snapshot()] {
+                  return run(*forward, *unedited, request);
+              };
+          },
+          std::move(deliver))
+{
+}
+
+ModelRunner::~ModelRunner() = default;
+
+void ModelRunner::reset(std::shared_ptr<core::Gpt2Forward> forward)
+{
+    m_job.cancel();
+    // A job in flight keeps its own passes alive; the next one starts on these.
+    m_forward = std::move(forward);
+    m_unedited = m_forward ? std::make_shared<core::Gpt2Forward>(m_forward->sharedCheckpoint()) : nullptr;
+}
+
+ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request)
+{
+    std::string ignored;
+    if (forward.tokens() != request.ids)
+        forward.setTokens(request.ids, ignored);
+    if (unedited.tokens() != request.ids)
+        unedited.setTokens(request.ids, ignored);
+    // Bring the pass's edits to the request's: both lists are ordered by layer, weight, row and column.
+    const std::vector<core::Gpt2Edit> have = forward.edits();
+    const auto key = [](const core::Gpt2Edit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
+    std::size_t i = 0, j = 0;
+    while (i < have.size() || j < request.edits.size()) {
+        if (j == request.edits.size() || (i < have.size() && key(have[i]) < key(request.edits[j]))) {
+            const core::Gpt2Edit& e = have[i++];
+            forward.clearEdit(e.layer, e.weight, e.row, e.col);
+            continue;
+        }
+        const core::Gpt2Edit& want = request.edits[j++];
+        if (i < have.size() && key(have[i]) == key(want)) {
+            if (have[i++].value == want.value)
+                continue;
+        }
+        forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
+    }
+    forward.run();
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    const bool edited = !request.edits.empty();
+    if (edited)
+        unedited.run();
+
+    ModelRunResult result;
+    const int n = forward.n();
+    const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
+    const core::FloatMatrix logits = forward.logitsAt(position);
+    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : logits;
+    result.prediction.position = position;
+    result.prediction.edited = edited;
+    for (const core::Gpt2Candidate& c : core::topCandidates(logits, 10))
+        result.prediction.entries.push_back({c.id, core::readableToken(forward.checkpoint().tokenizer().token(c.id)),
+                                             c.probability, core::candidateProbability(before, c.id)});
+    if (request.wantLayer)
+        result.layer = shownLayerModel(forward, request.layer, request.modelName);
+    return result;
+}
+
+}  // namespace ui

@@ -1,0 +1,124 @@
+#pragma once
+/** A model session in the document (SPEC §5): the checkpoint, the text, the shown layer and the edited weight
+ *  cells, and ModelRunner, which runs the forward pass for it on a worker. */
+
+#include "latestjob.h"
+#include "modelchange.h"
+
+#include "core/gpt2forward.h"
+#include "core/modelsession.h"
+
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ui {
+
+/** What the document keeps of a model session beside the shown layer's AttentionModel. */
+struct ModelState {
+    explicit ModelState(std::shared_ptr<const core::Gpt2Checkpoint> checkpoint) : overlay(std::move(checkpoint)) {}
+
+    const core::Gpt2Checkpoint& checkpoint() const { return overlay.checkpoint(); }
+    const core::Gpt2Config& config() const { return overlay.config(); }
+
+    QString folder;            ///< the checkpoint's folder, resolved
+    std::string modelPath;     ///< model.path as the file wrote it (kept on save), or the folder
+    std::string text;          ///< the typed text, UTF-8
+    std::vector<int> ids;      ///< its tokens
+    int layer = 0;             ///< the shown layer, 0-based
+    /** The edits as an overlay of the checkpoint's weights; it is never run (the worker has its own pass). */
+    core::Gpt2Forward overlay;
+    nlohmann::json extras = nlohmann::json::object();  ///< the file's keys the program does not read
+};
+
+/** One checkpoint weight cell a model session's step changes (layer 0-based), float32 as the weights are. */
+struct Gpt2CellChange {
+    int layer = 0;
+    core::Gpt2Weight weight = core::Gpt2Weight::Query;
+    int row = 0, col = 0;
+    float before = 0, after = 0;
+};
+
+/** The checkpoint weight behind cell (row, col) of the table of id (its bias at row d_model), or nothing (X). */
+std::optional<core::Gpt2Weight> gpt2WeightOf(MatrixId id, int row, int dModel);
+/** The table and its row where a checkpoint weight's cell is shown. */
+MatrixId matrixIdOf(core::Gpt2Weight weight);
+int tableRowOf(core::Gpt2Weight weight, int row, int dModel);
+
+/** The shown layer of state as the views see it: layerModel() with the tokens as people read them and the
+ *  origin set. Runs the part of the pass it needs on forward (any thread that owns forward). */
+core::AttentionModel shownLayerModel(core::Gpt2Forward& forward, int layer, const QString& modelName);
+
+/** A model session loaded on a worker: the checkpoint, the pass run, and its shown layer for the views. */
+struct LoadedModel {
+    core::OpenedModelSession opened;
+    core::AttentionModel layer;
+};
+/** core::openModelSession, then the shown layer (shownLayerModel); any thread. Nothing, with error, when refused. */
+std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
+                                            std::string& error);
+/** True when path is a readable file whose JSON has "version": 2 (a model session rather than a plain one). */
+bool isModelSessionFile(const QString& path);
+/** The name a model is shown by: its folder's name. */
+QString modelName(const QString& folder);
+
+/** The next-token candidates of one position. */
+struct Prediction {
+    int position = -1;  ///< the position (0-based) whose next token this is
+    struct Entry {
+        int id = 0;
+        std::string token;        ///< as people read it (core::readableToken)
+        double probability = 0;   ///< with the edits
+        double unedited = 0;      ///< the same token's probability in the checkpoint without edits
+    };
+    std::vector<Entry> entries;  ///< the most probable first
+    bool edited = false;         ///< the pass had edits
+};
+
+/** What the worker gives back for a request. */
+struct ModelRunResult {
+    std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
+    Prediction prediction;
+};
+
+/** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
+ *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
+ *  position, and the pass redoes only what changed since its last run. */
+class ModelRunner {
+public:
+    struct Request {
+        std::vector<int> ids;
+        std::vector<core::Gpt2Edit> edits;
+        int layer = 0;
+        int position = -1;      ///< −1: the last
+        bool wantLayer = false; ///< give the shown layer's model too
+        QString modelName;
+    };
+
+    /** snapshot builds a request from the document's state when a job can start; deliver takes the result. */
+    ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver);
+    ~ModelRunner();
+
+    /** The passes to run on from now on (forward already holds the session's tokens and edits; it may have run). */
+    void reset(std::shared_ptr<core::Gpt2Forward> forward);
+    /** Asks for a result of the current state. */
+    void request() { m_job.request(); }
+    void cancel() { m_job.cancel(); }
+    bool isPending() const { return m_job.isPending(); }
+    /** Blocks until the newest request is delivered (tests). */
+    void finish() { m_job.finish(); }
+    quint64 jobsStarted() const { return m_job.jobsStarted(); }
+
+    /** Runs request on the passes (the worker's side; public for tests and the bench). */
+    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request);
+
+private:
+    std::function<Request()> m_snapshot;
+    std::shared_ptr<core::Gpt2Forward> m_forward, m_unedited;
+    LatestJob<ModelRunResult> m_job;
+};
+
+}  // namespace ui

@@ -1,0 +1,148 @@
+#include "predictionpanel.h"
+
+#include "ui/document/document.h"
+#include "ui/i18n/language.h"
+#include "ui/render/displaynumber.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+constexpr int rows = 10;
+
+/** A probability as a percentage with two decimals, in the interface's number format. */
+QString percent(double p)
+{
+    return PredictionPanel::tr("%1 %").arg(render::displayNumber(100.0 * p, 'f', 2));
+}
+
+}  // namespace
+
+PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_position(new QComboBox), m_status(new QLabel),
+      m_table(new QTableWidget(rows, 4)), m_empty(new QLabel)
+{
+    setObjectName(QStringLiteral("predictionPanel"));
+    m_position->setObjectName(QStringLiteral("predictionPosition"));
+    m_position->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_position->setMinimumContentsLength(12);
+    m_status->setObjectName(QStringLiteral("predictionStatus"));
+    m_status->setWordWrap(true);
+    m_empty->setObjectName(QStringLiteral("predictionEmpty"));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_table->setObjectName(QStringLiteral("predictionTable"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_table->setWordWrap(false);
+
+    auto* positionLabel = new QLabel;
+    positionLabel->setBuddy(m_position);
+    auto* top = new QHBoxLayout;
+    top->addWidget(positionLabel);
+    top->addWidget(m_position, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->setSpacing(6);
+    layout->addLayout(top);
+    layout->addWidget(m_status);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(m_empty, 1);
+
+    connect(m_position, &QComboBox::activated, this,
+            [this](int index) { m_document->setPredictionPosition(index == 0 ? -1 : index - 1); });
+    connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+        if (change.kind == ModelChange::Kind::Model || change.kind == ModelChange::Kind::Tokens)
+            syncPositions();
+    });
+    connect(document, &Document::predictionChanged, this, &PredictionPanel::showPrediction);
+    i18n::onLanguageChange(this, [this, positionLabel] {
+        positionLabel->setText(tr("&Next token after"));
+        m_table->setHorizontalHeaderLabels({tr("#"), tr("Token"), tr("Probability"), tr("Change")});
+        m_table->setAccessibleName(tr("The ten most probable next tokens"));
+        m_empty->setText(tr("A model's next token shows here: File › Open Model… opens a GPT-2 checkpoint folder."));
+        syncPositions();
+        showPrediction();
+    });
+}
+
+QString PredictionPanel::status() const
+{
+    return m_status->text();
+}
+
+void PredictionPanel::syncPositions()
+{
+    const auto& tokens = m_document->model().tokens;
+    m_position->clear();
+    m_position->addItem(tr("the last token"));
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        m_position->addItem(tr("token %1 “%2”").arg(i + 1).arg(QString::fromStdString(tokens[i])));
+    const int chosen = m_document->predictionPosition();
+    m_position->setCurrentIndex(chosen >= 0 && chosen + 1 < m_position->count() ? chosen + 1 : 0);
+}
+
+void PredictionPanel::showPrediction()
+{
+    const bool model = m_document->isModelSession();
+    m_empty->setVisible(!model);
+    m_table->setVisible(model);
+    m_status->setVisible(model);
+    m_position->setEnabled(model);
+    if (!model)
+        return;
+    const Prediction& p = m_document->prediction();
+    const int edits = m_document->editCount();
+    if (p.entries.empty())
+        m_status->setText(tr("Computing…"));
+    else if (edits == 0)
+        m_status->setText(tr("After token %1 (the checkpoint, no edits).").arg(p.position + 1));
+    else
+        m_status->setText(tr("After token %1, with %n edited weight(s); ▲ ▼: the change against the checkpoint "
+                             "without edits.", "", edits)
+                              .arg(p.position + 1));
+    const QColor up(0x1B, 0x7F, 0x3B), down(0xC0, 0x39, 0x2B);
+    for (int r = 0; r < rows; ++r) {
+        const bool has = r < int(p.entries.size());
+        const Prediction::Entry e = has ? p.entries[std::size_t(r)] : Prediction::Entry{};
+        auto set = [&](int col, const QString& text, Qt::Alignment align) {
+            QTableWidgetItem* item = m_table->item(r, col);
+            if (!item) {
+                item = new QTableWidgetItem;
+                m_table->setItem(r, col, item);
+            }
+            item->setText(text);
+            item->setTextAlignment(align | Qt::AlignVCenter);
+            return item;
+        };
+        set(0, has ? QString::number(r + 1) : QString(), Qt::AlignRight);
+        QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
+        token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
+        set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
+        const double change = 100.0 * (e.probability - e.unedited);
+        // Changes below a hundredth of a point round to nothing: shown as unchanged.
+        const bool moved = has && std::abs(change) >= 0.005;
+        QString text;
+        if (has)
+            text = !moved ? tr("= %1").arg(percent(e.unedited))
+                 : change > 0 ? tr("▲ +%1 pts").arg(render::displayNumber(change, 'f', 2))
+                              : tr("▼ −%1 pts").arg(render::displayNumber(-change, 'f', 2));
+        QTableWidgetItem* changeItem = set(3, text, Qt::AlignRight);
+        changeItem->setForeground(!moved ? palette().color(QPalette::PlaceholderText) : change > 0 ? up : down);
+        changeItem->setToolTip(has ? tr("Without edits: %1").arg(percent(e.unedited)) : QString());
+    }
+}
+
+}  // namespace ui
