@@ -18,9 +18,12 @@ namespace {
 using Index = Eigen::Index;
 using FloatRow = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
-/** Columns of a product's output per task of the pool: a block of 256 columns of the weights is the unit an
- *  edit of one weight column recomputes. */
-constexpr Index columnsPerTask = 256;
+/** Columns of a product's output per task of the pool, and the unit an edit of one weight column recomputes:
+ *  384 divides GPT-2's widths (768, 2304, 3072) into an even number of blocks (2, 6, 8), so that two threads
+ *  share every product evenly (256 gave c_proj and the MLP's projection three blocks, one thread idle for a
+ *  third of them; 192 repacked the left factor twice as often). A constant, not a function of the cores, so
+ *  that every machine rounds the same way. */
+constexpr Index columnsPerTask = 384;
 
 /** Column blocks of a product with cols output columns. */
 int blocksOf(Index cols)
@@ -29,22 +32,29 @@ int blocksOf(Index cols)
 }
 
 /** Block t of out = a · b + bias (a n × k, b k × m, bias 1 × m, out n × m, sized): its columns
- *  [256·t, 256·t + 256). The whole product and the recomputation of one block after an edit both go through
- *  here, so a block comes out the same bit for bit either way. */
-void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out, int t)
+ *  [384·t, 384·t + 384), then gelu_new of them when asked (while they are in cache). The whole product and the
+ *  recomputation of one block after an edit both go through here, so a block comes out the same bit for bit
+ *  either way. */
+void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out, int t,
+                 bool gelu = false)
 {
     const Index cols = b.cols(), c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
     auto block = out.middleCols(c0, w);
-    productKernels().sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w,
-                           a.cols());
+    const ProductKernels& kernels = productKernels();
+    kernels.sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
     block.rowwise() += bias.middleCols(c0, w).row(0);
+    if (gelu)
+        for (Index r = 0; r < block.rows(); ++r)
+            kernels.gelu(block.row(r).data(), w);
 }
 
-/** out = a · b + bias: a is n × k, b is k × m, bias 1 × m, out n × m; column blocks on the pool's threads. */
-void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out)
+/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m, bias 1 × m, out n × m; column blocks
+ *  on the pool's threads. */
+void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
+            bool gelu = false)
 {
     out.resize(a.rows(), b.cols());
-    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t); });
+    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t, gelu); });
 }
 
 /** LayerNorm of every row of x (n × d): mean and biased variance in double, then · weight + bias. */
@@ -403,8 +413,7 @@ FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttentio
     const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
     FloatMatrix hidden, out;
     affine(layerNorm(afterAttention, b.ln2Weight, b.ln2Bias, config().layerNormEpsilon), b.fcWeight.matrix(),
-           b.fcBias.matrix(), hidden);
-    productKernels().gelu(hidden.data(), hidden.size());  // gelu_new
+           b.fcBias.matrix(), hidden, true);
     affine(hidden, b.mlpProjWeight.matrix(), b.mlpProjBias.matrix(), out);
     return afterAttention + out;
 }

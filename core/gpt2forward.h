@@ -12,7 +12,7 @@
  *  Kept between runs: the residual stream entering every layer (layers + 1 matrices n × d, the last one the
  *  stream before ln_f), every layer's q, k, v (n × 3d), its heads' outputs side by side (n × d) and its attention
  *  weights; an edit in layer ℓ recomputes ℓ … L from the stream kept before ℓ, and in ℓ itself only what the edit
- *  reaches: an edited c_attn cell (W_Q, W_K, W_V or their biases) the block of 256 columns of q, k, v around it
+ *  reaches: an edited c_attn cell (W_Q, W_K, W_V or their biases) the block of 384 columns of q, k, v around it
  *  and the one head it belongs to, an edited c_proj cell nothing of the attention; then c_proj, the MLP and every
  *  layer after ℓ in full. Partial or whole, every block and head is computed by the same calls, so the result
  *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
