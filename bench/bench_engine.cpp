@@ -216,6 +216,7 @@ int main(int argc, char** argv)
     if (argc == 4 && std::strcmp(argv[1], "--peak-memory") == 0)
         return peakMemory(std::atoi(argv[2]), std::atoi(argv[3]));
     registerAll();
+    benchmark::AddCustomContext("products", core::productLevel());
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

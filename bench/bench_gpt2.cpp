@@ -9,6 +9,7 @@
  *  repetitions of the three timed kinds are interleaved, so a slow moment of the machine falls on all alike. */
 
 #include "core/gpt2checkpoint.h"
+#include "core/gemm.h"
 #include "core/gpt2forward.h"
 
 #include <algorithm>
@@ -110,9 +111,9 @@ int main(int argc, char** argv)
         idList += (idList.empty() ? "" : ",") + std::to_string(id);
     std::printf("{\"token_ids\": \"%s\", \"tokens\": %d, \"layers\": %d, \"width\": %d, \"heads\": %d, \"vocab\": %d, \"load_ms\": %.3f, "
                 "\"forward_ms\": %.4f, \"edit_last_ms\": %.4f, \"edit_first_ms\": %.4f, \"runs\": %d, "
-                "\"rss_kib\": %ld, \"peak_kib\": %ld}\n",
+                "\"rss_kib\": %ld, \"peak_kib\": %ld, \"products\": \"%s\"}\n",
                 idList.c_str(), tokens, checkpoint->config().layers, checkpoint->config().dModel, checkpoint->config().heads,
                 checkpoint->config().vocabSize, loadMs, median(full), median(editLast), median(editFirst),
-                repetitions, statusKib("VmRSS"), statusKib("VmHWM"));
+                repetitions, statusKib("VmRSS"), statusKib("VmHWM"), core::productLevel());
     return 0;
 }

@@ -1,7 +1,9 @@
 """Prints the one table of scripts/bench from the results its steps wrote.
 
-report.py ENGINE_JSON PEAKS_JSONL TORCH_JSONL REPAINT_JSONL NOTES
-A results file that is missing or empty leaves its columns blank and the notes say why.
+report.py ENGINE_JSON PEAKS_JSONL TORCH_JSONL REPAINT_JSONL NOTES PEAK_JSONL TORCH_BLAS_JSON REPAINT_LOADED_JSONL SUMMARY_JSON
+A results file that is missing or empty leaves its columns blank and the notes say why. PEAK_JSONL holds the
+practical peak's runs (bench_peak), TORCH_BLAS_JSON which BLAS torch ran on (torch_blas.py); the figures of
+the summary line go to SUMMARY_JSON (report_summary.py prints it).
 """
 
 import json
@@ -16,11 +18,15 @@ def read_lines(path):
         return [json.loads(line) for line in f if line.strip().startswith("{")]
 
 
+medians_context = {}
+
+
 def engine_medians(path):
     """{(name, n, heads, threads): median ms} from Google Benchmark's JSON."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     medians, flops = {}, {}
+    medians_context["products"] = data.get("context", {}).get("products", "?")
     for b in data["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
@@ -36,18 +42,33 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
 
+def read_json(path):
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        text = f.read().strip()
+    return json.loads(text) if text else None
+
+
 def main():
     engine_path, peaks_path, torch_path, repaint_path, notes = sys.argv[1:6]
+    peak_path, blas_path, loaded_path, summary_path = (sys.argv[6:10] + [None] * 4)[:4]
+    peak_runs = read_lines(peak_path)
+    # the machine's practical peak: the best of the runs (before, between and after the engine's), each the
+    # better of one and two threads
+    machine_peak = max((r["gflops"] for r in peak_runs), default=None)
+    blas = read_json(blas_path)
+    loaded = {r["n"]: r for r in read_lines(loaded_path)}
     medians, flops = engine_medians(engine_path)
     peaks = {(p["n"], p["heads"]): p for p in read_lines(peaks_path)}
     torch = {(t["n"], t["heads"]): t["ms"] for t in read_lines(torch_path)}
     repaint = {r["n"]: r for r in read_lines(repaint_path)}
 
     shapes = sorted({(k[1], k[2]) for k in medians if k[0] == "Forward"}, key=lambda s: (s[1], s[0]))
-    header = ("shape", "ms", "GFLOP/s", "GEMM eff", "fwd/GEMMs", "peak MiB", "torch ms", "ours/torch",
+    header = ("shape", "ms", "GFLOP/s", "of peak", "GEMM eff", "fwd/GEMMs", "peak MiB", "torch ms", "ours/torch",
               "1-cell ms", "edit p50 ms", "edit p95 ms", "GUI stall ms")
     rows = []
-    worst_torch = worst_eff = None
+    worst_torch = worst_eff = worst_share = None
     for n, h in shapes:
         ms = medians[("Forward", n, h, 1)]
         gflops = flops[("Forward", n, h, 1)] / ms / 1e6
@@ -61,13 +82,16 @@ def main():
         ratio = ms / t if t else None
         r = repaint.get(n) if h == 1 else None
         edit = medians.get(("EditOneCell", n, h, 1))
+        share = gflops / machine_peak if machine_peak else None
         shape = f"n={n} h={h}"
-        rows.append((shape, fmt(ms, ".3g"), fmt(gflops, ".2f"), fmt(eff, ".2f"), fmt(over, ".2f"),
+        rows.append((shape, fmt(ms, ".3g"), fmt(gflops, ".2f"), fmt(share, ".0%"), fmt(eff, ".2f"), fmt(over, ".2f"),
                      fmt(peak_mib, ".0f"), fmt(t, ".3g"), fmt(ratio, ".3f"), fmt(edit, ".3g"),
                      fmt(r["p50_ms"] if r else None, ".1f"), fmt(r["p95_ms"] if r else None, ".1f"),
                      fmt(r.get("stall_max_ms") if r else None, ".1f")))
-        if ratio is not None and (worst_torch is None or ratio > worst_torch[0]):
+        if ratio is not None and n >= 64 and (worst_torch is None or ratio > worst_torch[0]):
             worst_torch = (ratio, shape)
+        if share is not None and n >= 512 and (worst_share is None or share < worst_share[0]):
+            worst_share = (share, shape)
         if eff is not None and (worst_eff is None or eff < worst_eff[0]):
             worst_eff = (eff, shape)
 
@@ -85,14 +109,28 @@ def main():
         if note.strip():
             print(note)
 
+    print(f"ours: products on Eigen built for {medians_context.get('products', '?')} (chosen at run time)")
+    if peak_runs:
+        print("practical peak: Eigen double GEMM 2048^3 compiled for this processor ({}), {}".format(
+            peak_runs[0]["simd"], ", ".join("{:.0f} GFLOP/s (1 thread {:.0f}, 2 threads {:.0f})".format(
+                r["gflops"], r["gflops_1"], r["gflops_2"]) for r in peak_runs)) + "; the best is the peak")
+    if blas:
+        print("torch ran on {} [{}]{}".format(blas["name"], blas["detail"], "" if blas["fair"] else
+              "; NOT A FAIR COMPARISON: that is the reference BLAS, so the torch column measures it, not torch"))
+
     p4096 = peaks.get((4096, 1))
-    r512, r4096 = repaint.get(512), repaint.get(4096)
-    print("summary: worst ratio to torch {} at {}; worst GEMM efficiency {} at {}; peak memory at n=4096 {} MiB; "
-          "p95 edit-to-repaint at n=512 {} ms, at n=4096 {} ms".format(
-              fmt(worst_torch[0] if worst_torch else None, ".2f"), worst_torch[1] if worst_torch else "-",
-              fmt(worst_eff[0] if worst_eff else None, ".2f"), worst_eff[1] if worst_eff else "-",
-              fmt(p4096["peak_kib"] / 1024 if p4096 else None, ".0f"),
-              fmt(r512["p95_ms"] if r512 else None, ".1f"), fmt(r4096["p95_ms"] if r4096 else None, ".1f")))
+    r512, r4096, l512 = repaint.get(512), repaint.get(4096), loaded.get(512)
+    summary = {
+        "worst_ratio": worst_torch[0] if worst_torch else None, "worst_ratio_shape": worst_torch[1] if worst_torch else None,
+        "torch_blas": (blas["name"] if blas["fair"] else blas["name"] + ", not fair") if blas else None,
+        "worst_share": worst_share[0] if worst_share else None, "worst_share_shape": worst_share[1] if worst_share else None,
+        "peak_mib_4096": p4096["peak_kib"] / 1024 if p4096 else None,
+        "p95_512": r512["p95_ms"] if r512 else None, "p95_4096": r4096["p95_ms"] if r4096 else None,
+        "p95_512_loaded": l512["p95_ms"] if l512 else None,
+    }
+    if summary_path:
+        with open(summary_path, "w", encoding="utf-8") as f:
+            json.dump(summary, f)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Prints the GPT-2 table of scripts/bench: the engine's forward pass and edits against PyTorch float32.
 
-report_gpt2.py ENGINE_JSONL TORCH_JSONL NOTES
+report_gpt2.py ENGINE_JSONL TORCH_JSONL NOTES [SUMMARY_JSON]
 Each file has one JSON object per round (the rounds alternate between the two); the table gives the median
-of the rounds' medians. A missing torch file leaves its column blank and the notes say why.
+of the rounds' medians. A missing torch file leaves its column blank and the notes say why. The figures of
+scripts/bench's summary line go to SUMMARY_JSON when given.
 """
 
 import json
@@ -10,7 +11,7 @@ import os
 import statistics
 import sys
 
-TARGETS = {"forward_ratio": 1.0, "edit_last_ms": 30.0, "edit_first_ms": 150.0, "load_ms": 3000.0, "rss_mib": 1024.0}
+TARGETS = {"forward_ratio": 0.8, "edit_last_ms": 30.0, "edit_first_ms": 150.0, "load_ms": 3000.0, "rss_mib": 1024.0}
 
 
 def rounds(path):
@@ -39,10 +40,10 @@ def main():
                 "rss_mib": rss}
     shape = "{} layers, {} wide, {} heads, {} tokens of vocabulary, {} tokens of text".format(
         first["layers"], first["width"], first["heads"], first["vocab"], first["tokens"])
-    print(f"GPT-2 ({shape}; random weights)")
+    print(f"GPT-2 ({shape}; random weights; products on Eigen built for {first.get('products', '?')})")
     rows = [("forward pass", f"{forward:.1f} ms", "-"),
             ("PyTorch float32 forward", f"{torch_ms:.1f} ms" if torch_ms else "-", "-"),
-            ("forward / torch", f"{ratio:.2f}" if ratio else "-", "<= 1.0"),
+            ("forward / torch", f"{ratio:.2f}" if ratio else "-", "<= 0.8"),
             ("edit W_Q(1,1), last layer, to new logits", f"{measured['edit_last_ms']:.1f} ms", "<= 30 ms"),
             ("edit W_Q(1,1), first layer, to new logits", f"{measured['edit_first_ms']:.1f} ms", "<= 150 ms"),
             ("load", f"{measured['load_ms']:.0f} ms", "<= 3000 ms"),
@@ -53,6 +54,10 @@ def main():
     for note in notes.split("\n"):
         if note.strip():
             print(note)
+    if len(sys.argv) > 4:
+        with open(sys.argv[4], "w", encoding="utf-8") as f:
+            json.dump({"gpt2_ratio": ratio, "edit_last_ms": measured["edit_last_ms"],
+                       "edit_first_ms": measured["edit_first_ms"]}, f)
     missed = [k for k, target in TARGETS.items() if measured[k] is not None and measured[k] > target]
     print("gpt2 summary: forward/torch {}; edit last {:.1f} ms, first {:.1f} ms; load {:.0f} ms; {:.0f} MiB; {}".format(
         f"{ratio:.2f}" if ratio else "-", measured["edit_last_ms"], measured["edit_first_ms"], measured["load_ms"], rss,

@@ -1,52 +1,49 @@
 #pragma once
-/** The product the engine spends most of an edit in, on the fastest kernel this processor has. */
+/** The double products of core::compute, on the fastest product kernels this processor has (products.h). */
 
 #include "matrix.h"
 
-#include <vector>
-
 namespace core {
 
-/** The right factor of a product, laid out once for the kernel of multiply(): its columns in panels of eight,
- *  a few hundred rows at a time, each panel contiguous. A block of rows of the left factor then goes over one
- *  panel while it stays in the first-level cache, instead of reading the matrix row by row with a stride of
- *  its width (at 2048 columns, every row of a panel falls in the same cache set). Pack a factor that many
- *  blocks multiply once, before they start; packing again reuses the storage. */
+/** The right factor of products that many blocks of rows share (W_Q of every block of queries, Kᵀ, V): where it
+ *  lies and the largest magnitude of its entries, found once, so that each product checks only its left factor.
+ *  It copies nothing: the matrix packed must outlive the products (not a temporary). */
 class PackedMatrix {
 public:
     PackedMatrix() = default;
     explicit PackedMatrix(MatrixCRef b) { pack(b); }
 
-    /** Lays out b (k × n). */
-    void pack(MatrixCRef b);
-    /** Lays out btᵀ, given bt (n × k): Q·Kᵀ packs K this way, without forming Kᵀ first. */
-    void packTransposed(MatrixCRef bt);
+    /** Refers to b (k × n). */
+    void pack(MatrixCRef b) { refer(b, false); }
+    /** Refers to btᵀ, given bt (n × k): Q·Kᵀ takes K this way, without forming Kᵀ. */
+    void packTransposed(MatrixCRef bt) { refer(bt, true); }
 
-    Eigen::Index rows() const { return m_rows; }
-    Eigen::Index cols() const { return m_cols; }
+    Eigen::Index rows() const { return m_transposed ? m_cols : m_rows; }
+    Eigen::Index cols() const { return m_transposed ? m_rows : m_cols; }
 
 private:
     friend void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c);
-    void resize(Eigen::Index rows, Eigen::Index cols);
+    void refer(MatrixCRef m, bool transposed);
 
-    std::vector<double> m_panels;  ///< with the AVX2 kernel: the panels, zero-padded to eight columns
-    Matrix m_plain;                ///< without it: the factor itself, for Eigen
-    Eigen::Index m_rows = 0, m_cols = 0;
+    const double* m_data = nullptr;  ///< b, or bt when transposed: m_rows × m_cols, rows m_stride apart
+    Eigen::Index m_rows = 0, m_cols = 0, m_stride = 0;
+    bool m_transposed = false;
+    double m_maxAbs = 0;  ///< the largest |entry| (NaN when one is NaN)
 };
 
 /** c = a · b, overwriting c: a is m × k, b is k × n, c is m × n, all row-major blocks (rows contiguous).
- *  On a processor with AVX2 a register-blocked kernel (simd.h) computes it (Eigen's kernel in a build for
- *  plain x86-64 has only SSE2); elsewhere Eigen does. Each entry is a plain sum of rounded products over k
- *  in order, so the two agree to rounding, and non-finite values follow IEEE arithmetic as in any plain
- *  sum (0 · ∞ = NaN, ∞ − ∞ = NaN). */
+ *  Fused multiply-adds where the processor has them, when no product and no partial sum can overflow
+ *  (max|a| · max|b| · k is far below the largest double); otherwise, and whenever an entry is ±∞ or NaN, a
+ *  plain sum of rounded products (the baseline build's Eigen), so that non-finite values follow IEEE
+ *  arithmetic as in any plain sum (0 · ∞ = NaN, ∞ − ∞ = NaN) and an overflowed product is never hidden by
+ *  fusing it with the next. */
 void multiply(MatrixCRef a, MatrixCRef b, Eigen::Ref<Matrix> c);
 
 /** The same with b packed beforehand; a may have fewer columns than b has rows, and then only b's first
  *  a.cols() rows take part (a causal block of weights times the values of the tokens it can see). */
 void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c);
 
-/** True when the processor has AVX2 and FMA: multiply() then takes its AVX2 kernel, and the engine's
- *  softmax its AVX2 and FMA exponentials. */
-bool haveAvx2Fma();
+/** The level of the product kernels this processor runs, e.g. "x86-64-v4 (AVX-512)" (products.h). */
+const char* productLevel();
 
 }  // namespace core

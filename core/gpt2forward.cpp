@@ -1,5 +1,7 @@
 #include "gpt2forward.h"
 
+#include "gemm.h"
+#include "products.h"
 #include "simd.h"
 #include "threadpool.h"
 
@@ -16,32 +18,43 @@ namespace {
 using Index = Eigen::Index;
 using FloatRow = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
-constexpr Index columnsPerTask = 256;
+/** Columns of a product's output per task of the pool, and the unit an edit of one weight column recomputes:
+ *  384 divides GPT-2's widths (768, 2304, 3072) into an even number of blocks (2, 6, 8), so that two threads
+ *  share every product evenly (256 gave c_proj and the MLP's projection three blocks, one thread idle for a
+ *  third of them; 192 repacked the left factor twice as often). A constant, not a function of the cores, so
+ *  that every machine rounds the same way. */
+constexpr Index columnsPerTask = 384;
 
-/** The float32 product compiled for AVX2 and FMA when this processor has both, else null: Eigen's of the
- *  baseline build then multiplies. Either way every pass over the same weights rounds the same way. */
-decltype(SimdKernels::sgemm) floatProduct()
+/** Column blocks of a product with cols output columns. */
+int blocksOf(Index cols)
 {
-    const SimdKernels* kernels = simdKernels();
-    return kernels ? kernels->sgemm : nullptr;
+    return int((cols + columnsPerTask - 1) / columnsPerTask);
 }
 
-/** out = a · b + bias: a is n × k, b is k × m, bias 1 × m, out n × m; column blocks on the pool's threads. */
-void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out)
+/** Block t of out = a · b + bias (a n × k, b k × m, bias 1 × m, out n × m, sized): its columns
+ *  [384·t, 384·t + 384), then gelu_new of them when asked (while they are in cache). The whole product and the
+ *  recomputation of one block after an edit both go through here, so a block comes out the same bit for bit
+ *  either way. */
+void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out, int t,
+                 bool gelu = false)
+{
+    const Index cols = b.cols(), c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
+    auto block = out.middleCols(c0, w);
+    const ProductKernels& kernels = productKernels();
+    kernels.sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
+    block.rowwise() += bias.middleCols(c0, w).row(0);
+    if (gelu)
+        for (Index r = 0; r < block.rows(); ++r)
+            kernels.gelu(block.row(r).data(), w);
+}
+
+/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m, bias 1 × m, out n × m; column blocks
+ *  on the pool's threads. */
+void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
+            bool gelu = false)
 {
     out.resize(a.rows(), b.cols());
-    const Index cols = b.cols();
-    const auto sgemm = floatProduct();
-    const int tasks = int((cols + columnsPerTask - 1) / columnsPerTask);
-    parallelFor(tasks, coreCount(), [&](int t) {
-        const Index c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
-        auto block = out.middleCols(c0, w);
-        if (sgemm)
-            sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
-        else
-            block.noalias() = a * b.middleCols(c0, w);
-        block.rowwise() += bias.middleCols(c0, w).row(0);
-    });
+    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t, gelu); });
 }
 
 /** LayerNorm of every row of x (n × d): mean and biased variance in double, then · weight + bias. */
@@ -68,14 +81,23 @@ FloatMatrix layerNorm(const FloatMatrix& x, const FloatTensor& weight, const Flo
     return out;
 }
 
-/** gelu_new, GPT-2's tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in place. */
-void geluNew(FloatMatrix& x)
+/** row[0, count) = softmax(row[0, limit) · factor), then zeros: one causal row of a head's weights, in place.
+ *  The scores are finite (float q and k), so the vectorised exponentials serve when the processor has them. */
+void softmaxRow(double* row, Index limit, Index count, double factor)
 {
-    const float c = float(std::sqrt(2.0 / M_PI));
-    float* v = x.data();
-    const Index count = x.size();
-    for (Index i = 0; i < count; ++i)
-        v[i] = 0.5f * v[i] * (1.0f + std::tanh(c * (v[i] + 0.044715f * v[i] * v[i] * v[i])));
+    const double max = *std::max_element(row, row + limit);
+    const SimdKernels* kernels = simdKernels();
+    const double lowest = (*std::min_element(row, row + limit) - max) * factor;
+    if (kernels && lowest >= vectorExpFloor) {
+        kernels->scale(row, limit, 1.0 / kernels->expShifted(row, row, limit, max, factor));
+    } else {
+        double sum = 0;
+        for (Index j = 0; j < limit; ++j)
+            sum += row[j] = std::exp((row[j] - max) * factor);
+        for (Index j = 0; j < limit; ++j)
+            row[j] /= sum;
+    }
+    std::fill(row + limit, row + count, 0.0);
 }
 
 FloatMatrixMap rowOf(const FloatMatrix& m)
@@ -133,6 +155,8 @@ Gpt2Forward::Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint)
 {
     const Gpt2Config& c = config();
     m_stream.resize(std::size_t(c.layers) + 1);
+    m_qkv.resize(std::size_t(c.layers));
+    m_concat.resize(std::size_t(c.layers));
     m_attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
 }
 
@@ -221,7 +245,7 @@ bool Gpt2Forward::setEdit(int layer, Gpt2Weight weight, int row, int col, float 
         const auto next = m_edits.lower_bound(Cell{layer, Gpt2Weight::Query, 0, 0});
         if (next == m_edits.end() || std::get<0>(next->first) != layer) {
             m_editedLayers.erase(layer);
-            markDirty(layer);
+            markEdited(layer, place(weight, row, col, config().dModel));
             return true;
         }
     } else {
@@ -239,7 +263,7 @@ bool Gpt2Forward::setEdit(int layer, Gpt2Weight weight, int row, int col, float 
     const Place p = place(weight, row, col, config().dModel);
     FloatMatrix* tensors[] = {&copy.attn, &copy.attnBias, &copy.proj, &copy.projBias};
     (*tensors[p.tensor])(p.row, p.col) = value;
-    markDirty(layer);
+    markEdited(layer, p);
     return true;
 }
 
@@ -271,7 +295,29 @@ std::vector<Gpt2Edit> Gpt2Forward::edits() const
 
 void Gpt2Forward::markDirty(int layer)
 {
+    if (layer <= m_dirtyFrom)
+        m_dirtyColumns.reset();
     m_dirtyFrom = std::min(m_dirtyFrom, layer);
+}
+
+void Gpt2Forward::markEdited(int layer, const Place& p)
+{
+    if (layer > m_dirtyFrom)
+        return;  // recomputed in full anyway: what enters it changes
+    if (layer < m_dirtyFrom) {
+        // Nothing before this layer changed: when the last run computed the layer, it keeps its q, k, v.
+        const bool computed = m_dirtyFrom >= 0 && m_qkv[std::size_t(layer)].rows() == n();
+        m_dirtyFrom = layer;
+        m_dirtyColumns.reset();
+        if (computed)
+            m_dirtyColumns.emplace();
+    }
+    if (m_dirtyColumns && p.tensor <= 1) {  // a cell of c_attn or its bias: its column of q, k, v
+        auto& cols = *m_dirtyColumns;
+        const auto at = std::lower_bound(cols.begin(), cols.end(), p.col);
+        if (at == cols.end() || *at != p.col)
+            cols.insert(at, p.col);
+    }
 }
 
 void Gpt2Forward::run()
@@ -281,11 +327,13 @@ void Gpt2Forward::run()
     if (m_dirtyFrom < 0) {
         embed();
         m_dirtyFrom = 0;
+        m_dirtyColumns.reset();
     }
     for (int layer = m_dirtyFrom; layer < config().layers; ++layer)
-        runLayer(layer);
+        runLayer(layer, layer == m_dirtyFrom && m_dirtyColumns ? &*m_dirtyColumns : nullptr);
     runFinal();
     m_dirtyFrom = clean;
+    m_dirtyColumns.reset();
 }
 
 void Gpt2Forward::embed()
@@ -303,38 +351,58 @@ FloatMatrix Gpt2Forward::layerInput(int layer) const
     return layerNorm(m_stream[std::size_t(layer)], b.ln1Weight, b.ln1Bias, config().layerNormEpsilon);
 }
 
-void Gpt2Forward::runHead(int layer, int head, const FloatMatrix& qkv, FloatMatrix& concat)
+void Gpt2Forward::runHead(int layer, int head)
 {
     const Index d = config().dModel, dk = config().headSize(), count = n();
+    const FloatMatrix& qkv = m_qkv[std::size_t(layer)];
     // queries, keys and values of this head (with their biases), n × d_k each
     const Matrix q = qkv.middleCols(Index(head) * dk, dk).cast<double>();
     const Matrix k = qkv.middleCols(d + Index(head) * dk, dk).cast<double>();
+    PackedMatrix keysT;
+    keysT.packTransposed(k);
     const Matrix v = qkv.middleCols(2 * d + Index(head) * dk, dk).cast<double>();
     // scaled scores q·kᵀ/√d_k, then each row's softmax over the keys it may see (j ≤ i)
-    Matrix weights = (q * k.transpose()) * (1.0 / std::sqrt(double(dk)));
-    for (Index i = 0; i < count; ++i) {
-        double* row = weights.row(i).data();
-        const double max = *std::max_element(row, row + i + 1);
-        double sum = 0;
-        for (Index j = 0; j <= i; ++j)
-            sum += row[j] = std::exp(row[j] - max);
-        for (Index j = 0; j <= i; ++j)
-            row[j] /= sum;
-        std::fill(row + i + 1, row + count, 0.0);
-    }
-    concat.middleCols(Index(head) * dk, dk) = (weights * v).cast<float>();
+    Matrix weights(count, count);
+    multiply(q, keysT, weights);
+    const double factor = 1.0 / std::sqrt(double(dk));
+    for (Index i = 0; i < count; ++i)
+        softmaxRow(weights.row(i).data(), i + 1, count, factor);
+    Matrix out(count, dk);
+    multiply(weights, v, out);
+    m_concat[std::size_t(layer)].middleCols(Index(head) * dk, dk) = out.cast<float>();
     m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)] = weights.cast<float>();
 }
 
-void Gpt2Forward::runLayer(int layer)
+void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns)
 {
     const LayerWeights w = weights(layer);
     const FloatMatrix& x = m_stream[std::size_t(layer)];
+    FloatMatrix& qkv = m_qkv[std::size_t(layer)];
+    FloatMatrix& concat = m_concat[std::size_t(layer)];
+    const Index d = config().dModel, dk = config().headSize();
     // attention: qkv = ln_1(x)·c_attn + b (n × 3d), each head's weights and outputs, then c_proj and the residual
-    FloatMatrix qkv;
-    affine(layerInput(layer), w.attn, w.attnBias, qkv);
-    FloatMatrix concat(n(), config().dModel);
-    parallelFor(config().heads, coreCount(), [&](int head) { runHead(layer, head, qkv, concat); });
+    std::vector<int> heads;
+    if (!columns) {
+        affine(layerInput(layer), w.attn, w.attnBias, qkv);
+        concat.resize(n(), d);
+        heads.resize(std::size_t(config().heads));
+        std::iota(heads.begin(), heads.end(), 0);
+    } else if (!columns->empty()) {
+        // only the blocks of q, k, v with an edited column, and the heads those columns belong to
+        std::vector<int> blocks;
+        for (const Index c : *columns) {
+            blocks.push_back(int(c / columnsPerTask));
+            heads.push_back(int((c % d) / dk));
+        }
+        for (auto* list : {&blocks, &heads}) {
+            std::sort(list->begin(), list->end());
+            list->erase(std::unique(list->begin(), list->end()), list->end());
+        }
+        const FloatMatrix input = layerInput(layer);
+        parallelFor(int(blocks.size()), coreCount(),
+                    [&](int i) { affineBlock(input, w.attn, w.attnBias, qkv, blocks[std::size_t(i)]); });
+    }
+    parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)]); });
     FloatMatrix projected;
     affine(concat, w.proj, w.projBias, projected);
     m_stream[std::size_t(layer) + 1] = finishLayer(layer, x + projected);
@@ -345,31 +413,31 @@ FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttentio
     const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
     FloatMatrix hidden, out;
     affine(layerNorm(afterAttention, b.ln2Weight, b.ln2Bias, config().layerNormEpsilon), b.fcWeight.matrix(),
-           b.fcBias.matrix(), hidden);
-    geluNew(hidden);
+           b.fcBias.matrix(), hidden, true);
     affine(hidden, b.mlpProjWeight.matrix(), b.mlpProjBias.matrix(), out);
     return afterAttention + out;
 }
 
 void Gpt2Forward::runFinal()
 {
-    const FloatMatrix& last = m_stream.back();
-    const FloatMatrix h =
-        layerNorm(last.bottomRows(1), m_checkpoint->lnFWeight(), m_checkpoint->lnFBias(), config().layerNormEpsilon);
+    m_logits = logitsOfRow(n() - 1);
+}
+
+FloatMatrix Gpt2Forward::logitsOfRow(Index row) const
+{
+    const FloatMatrix h = layerNorm(m_stream.back().middleRows(row, 1), m_checkpoint->lnFWeight(),
+                                    m_checkpoint->lnFBias(), config().layerNormEpsilon);
     // logits = h · wteᵀ: one dot product per vocabulary row, rows in blocks on the pool's threads
     const FloatMatrixMap wte = m_checkpoint->wte().matrix();
-    m_logits.resize(1, wte.rows());
+    FloatMatrix out(1, wte.rows());
     constexpr Index rowsPerTask = 4096;
     const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
-    const auto sgemm = floatProduct();
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
-        if (sgemm)
-            sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, m_logits.data() + r0,
-                  m_logits.cols(), 1, count, h.cols());
-        else
-            m_logits.middleCols(r0, count).noalias() = h * wte.middleRows(r0, count).transpose();
+        productKernels().sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, out.data() + r0,
+                               out.cols(), 1, count, h.cols());
     });
+    return out;
 }
 
 std::vector<Gpt2Candidate> Gpt2Forward::topTokens(int count) const
@@ -403,26 +471,8 @@ AttentionModel Gpt2Forward::layerModel(int layer) const
 
 FloatMatrix Gpt2Forward::logitsAt(int position) const
 {
-    if (position == n() - 1)
-        return m_logits;
-    const FloatMatrix& last = m_stream.back();
-    const FloatMatrix h = layerNorm(last.middleRows(position, 1), m_checkpoint->lnFWeight(), m_checkpoint->lnFBias(),
-                                    config().layerNormEpsilon);
-    const FloatMatrixMap wte = m_checkpoint->wte().matrix();
-    FloatMatrix out(1, wte.rows());
     // The same product, in the same blocks, as the pass takes for the last position: equal rows round alike.
-    constexpr Index rowsPerTask = 4096;
-    const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
-    const auto sgemm = floatProduct();
-    parallelFor(tasks, coreCount(), [&](int t) {
-        const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
-        if (sgemm)
-            sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, out.data() + r0, out.cols(), 1,
-                  count, h.cols());
-        else
-            out.middleCols(r0, count).noalias() = h * wte.middleRows(r0, count).transpose();
-    });
-    return out;
+    return position == n() - 1 ? m_logits : logitsOfRow(position);
 }
 
 namespace {

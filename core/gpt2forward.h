@@ -10,8 +10,12 @@
  *  and weights·V run in double. The residual stream is float32.
  *
  *  Kept between runs: the residual stream entering every layer (layers + 1 matrices n × d, the last one the
- *  stream before ln_f) and every layer's attention weights; an edit in layer ℓ recomputes ℓ … L from the stream
- *  kept before ℓ. Edits never copy the model: a layer's first edit gives that layer a private copy of its
+ *  stream before ln_f), every layer's q, k, v (n × 3d), its heads' outputs side by side (n × d) and its attention
+ *  weights; an edit in layer ℓ recomputes ℓ … L from the stream kept before ℓ, and in ℓ itself only what the edit
+ *  reaches: an edited c_attn cell (W_Q, W_K, W_V or their biases) the block of 384 columns of q, k, v around it
+ *  and the one head it belongs to, an edited c_proj cell nothing of the attention; then c_proj, the MLP and every
+ *  layer after ℓ in full. Partial or whole, every block and head is computed by the same calls, so the result
+ *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
  *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back.
  *
  *  Layers are counted from 0 here; session files count them from 1 (modelsession.h). */
@@ -149,27 +153,40 @@ private:
     LayerWeights weights(int layer) const;
     /** Where a cell lives: which of the four tensors of LayerWeights (0 attn, 1 attnBias, 2 proj, 3 projBias)
      *  and its row and column there. */
+    using Index = Eigen::Index;
     struct Place {
         int tensor;
-        Eigen::Index row, col;
+        Index row, col;
     };
     static Place place(Gpt2Weight weight, int row, int col, int dModel);
     float originalValue(int layer, Gpt2Weight weight, int row, int col) const;
+    /** Layer and everything after it must be recomputed in full. */
     void markDirty(int layer);
+    /** Layer's weight cell at place p changed: what reaches only that cell, when nothing before it is dirty. */
+    void markEdited(int layer, const Place& p);
     void embed();
-    void runLayer(int layer);
-    void runHead(int layer, int head, const FloatMatrix& qkv, FloatMatrix& concat);
+    /** Recomputes layer; columns, when given, are the only c_attn columns that changed since the last run (and the
+     *  stream entering layer did not). */
+    void runLayer(int layer, const std::vector<Index>* columns);
+    void runHead(int layer, int head);
     void runFinal();
+    /** ln_f of the stream's row, times wteᵀ: the logits after that position (1 × vocab_size). */
+    FloatMatrix logitsOfRow(Eigen::Index row) const;
 
     std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;
     std::vector<int> m_ids;
     std::map<Cell, float> m_edits;
     std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
+    std::vector<FloatMatrix> m_qkv;       ///< layers matrices, n × 3d: ln_1(stream)·c_attn + b
+    std::vector<FloatMatrix> m_concat;    ///< layers matrices, n × d: the heads' outputs side by side
     std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
     FloatMatrix m_logits;                 ///< 1 × vocab
     static constexpr int clean = 1 << 30;
     int m_dirtyFrom = -1; ///< the lowest layer to recompute (−1: the embedding too); clean when nothing is
+    /** When set, layer m_dirtyFrom's input is unchanged and only these of its c_attn columns (ascending, none for
+     *  an edit of c_proj alone) changed since the last run. */
+    std::optional<std::vector<Index>> m_dirtyColumns;
 };
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the

@@ -1,8 +1,9 @@
-/** core::multiply, the engine's own product kernel, against a plain sum of products; and core::allFinite. */
+/** core::multiply and every level of the product kernels this processor runs (products.h) against a plain sum
+ *  of products; and core::allFinite. */
 
 #include "core/gemm.h"
 #include "core/safetensors.h"
-#include "core/simd.h"
+#include "core/products.h"
 #include "testutil.h"
 
 #include <QTest>
@@ -49,7 +50,7 @@ class TestGemm : public QObject {
 private slots:
     void initTestCase()
     {
-        qInfo("kernel: %s", haveAvx2Fma() ? "AVX2" : "Eigen (no AVX2 and FMA on this processor)");
+        qInfo("product kernels: %s", productLevel());
     }
 
     void agreesWithPlainSums_data()
@@ -130,15 +131,16 @@ private slots:
         multiply(a, packed, c);
         COMPARE_MATRIX(c, want, tol);
 
-        // The same factor laid out from its transpose (as K is for Q·Kᵀ), into storage used before for
-        // another shape.
-        PackedMatrix transposed(testutil::randomMatrix(rng, 3, 70));
-        transposed.packTransposed(Matrix(b.transpose()));
+        // The same factor given as its transpose (as K is for Q·Kᵀ), in a PackedMatrix that referred to
+        // another shape before.
+        const Matrix other = testutil::randomMatrix(rng, 3, 70), bt = b.transpose();
+        PackedMatrix transposed(other);
+        transposed.packTransposed(bt);
         QCOMPARE(transposed.rows(), Eigen::Index(k));
         QCOMPARE(transposed.cols(), Eigen::Index(n));
         Matrix t = Matrix::Constant(m, n, -99.0);
         multiply(a, transposed, t);
-        QCOMPARE(t, c);  // the same layout, so the very same sums
+        QCOMPARE(t, c);  // Eigen packs both into the same layout: the very same sums
     }
 
     void blockOfAWiderMatrix()
@@ -203,66 +205,90 @@ private slots:
         QVERIFY(allFinite(Matrix(0, 4)));
     }
 
-    void floatProductAvx2_data()
+    void everyLevel_data()
     {
+        QTest::addColumn<int>("level");  // index into runnableProductKernels()
         QTest::addColumn<int>("m");
         QTest::addColumn<int>("k");
         QTest::addColumn<int>("n");
         QTest::addColumn<bool>("transposed");
-        for (bool t : {false, true}) {
-            const char* how = t ? "b transposed" : "b";
-            QTest::addRow("1 x 1, %s", how) << 1 << 1 << 1 << t;
-            QTest::addRow("7 x 13 times 13 x 5, %s", how) << 7 << 13 << 5 << t;
-            QTest::addRow("64 x 768 times 768 x 2304 (c_attn), %s", how) << 64 << 768 << 2304 << t;
-            QTest::addRow("1 x 768 times 768 x 4096 (a block of logits), %s", how) << 1 << 768 << 4096 << t;
-            QTest::addRow("empty inner dimension, %s", how) << 3 << 0 << 4 << t;
-        }
+        const auto levels = runnableProductKernels();
+        for (int l = 0; l < int(levels.size()); ++l)
+            for (bool t : {false, true}) {
+                const char* how = t ? "b transposed" : "b";
+                const char* name = levels[std::size_t(l)]->level;
+                QTest::addRow("%s: 1 x 1, %s", name, how) << l << 1 << 1 << 1 << t;
+                QTest::addRow("%s: 7 x 13 times 13 x 5, %s", name, how) << l << 7 << 13 << 5 << t;
+                QTest::addRow("%s: 64 x 768 times 768 x 2304 (c_attn), %s", name, how) << l << 64 << 768 << 2304 << t;
+                QTest::addRow("%s: 1 x 768 times 768 x 4096 (a block of logits), %s", name, how)
+                    << l << 1 << 768 << 4096 << t;
+                QTest::addRow("%s: 130 x 64 times 64 x 300 (Q·Kᵀ), %s", name, how) << l << 130 << 64 << 300 << t;
+                QTest::addRow("%s: empty inner dimension, %s", name, how) << l << 3 << 0 << 4 << t;
+            }
     }
 
-    void floatProductAvx2()
+    void everyLevel()
     {
-        // simdKernels()->sgemm, GPT-2's float32 weight products compiled for AVX2 and FMA, against a float64
-        // sum of the same float inputs, and against Eigen's float product of the rest of the build (the
-        // path taken without AVX2). Factors sit in wider storage (rows 3 floats apart more than their width)
-        // to check the strides and that nothing outside c's block is written.
+        // Each level's float and double product against a long double sum of the same inputs, fused or not
+        // within k · u · Σ|a||b| (u the unit roundoff); factors sit in wider storage (rows 3 entries apart more
+        // than their width) to check the strides and that nothing outside c's block is written. And maxAbs.
+        QFETCH(int, level);
         QFETCH(int, m);
         QFETCH(int, k);
         QFETCH(int, n);
         QFETCH(bool, transposed);
-        const SimdKernels* kernels = simdKernels();
-        if (!kernels || !kernels->sgemm)
-            QSKIP("no AVX2 and FMA on this processor, or a build without the AVX2 float product");
+        const ProductKernels& kernels = *runnableProductKernels()[std::size_t(level)];
         std::mt19937_64 rng(std::uint64_t(m * 7919 + k * 31 + n + (transposed ? 1 : 0)));
         const Eigen::Index lda = k + 3, bRows = transposed ? n : k, bCols = transposed ? k : n, ldb = bCols + 3,
                            ldc = n + 3;
         const std::vector<float> a = floatBlock(rng, m, k, lda), b = floatBlock(rng, bRows, bCols, ldb);
         std::vector<float> c(std::size_t(m * ldc), -7.0f);
-        kernels->sgemm(a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, m, n, k);
+        kernels.sgemm(a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, m, n, k);
+        const std::vector<double> ad(a.begin(), a.end()), bd(b.begin(), b.end());
+        std::vector<double> cd(std::size_t(m * ldc), -7.0);
+        kernels.dgemm(ad.data(), lda, bd.data(), ldb, transposed, cd.data(), ldc, m, n, k);
 
         using Stride = Eigen::OuterStride<>;
-        const Eigen::Map<const FloatMatrix, 0, Stride> left(a.data(), m, k, Stride(lda));
-        const Eigen::Map<const FloatMatrix, 0, Stride> right(b.data(), bRows, bCols, Stride(ldb));
-        FloatMatrix portable(m, n);
-        if (transposed)
-            portable.noalias() = left * right.transpose();
-        else
-            portable.noalias() = left * right;
-        const Matrix rightExact = transposed ? Matrix(right.transpose().cast<double>()) : Matrix(right.cast<double>());
-        const Matrix exact = left.cast<double>() * rightExact;
-        const Matrix magnitude = left.cast<double>().cwiseAbs() * rightExact.cwiseAbs();
-        // Any order of k float sums, fused or not, stays within k · u · Σ|a||b| of the exact sum (u = 2⁻²⁴).
-        const double u = std::numeric_limits<float>::epsilon() / 2;
-        for (Eigen::Index i = 0; i < m; ++i) {
-            for (Eigen::Index j = 0; j < n; ++j) {
-                const double got = c[std::size_t(i * ldc + j)], bound = double(k) * u * magnitude(i, j);
-                if (std::abs(got - exact(i, j)) > bound || std::abs(got - double(portable(i, j))) > 2 * bound)
-                    QFAIL(qPrintable(QStringLiteral("(%1, %2): %3, float64 %4, portable %5, bound %6")
-                                         .arg(i).arg(j).arg(got, 0, 'g', 9).arg(exact(i, j), 0, 'g', 9)
-                                         .arg(double(portable(i, j)), 0, 'g', 9).arg(bound)));
+        const Eigen::Map<const Matrix, 0, Stride> left(ad.data(), m, k, Stride(lda));
+        const Eigen::Map<const Matrix, 0, Stride> right(bd.data(), bRows, bCols, Stride(ldb));
+        const Matrix rightFactor = transposed ? Matrix(right.transpose()) : Matrix(right);
+        const Matrix exact = reference(left, rightFactor);
+        const Matrix magnitude = left.cwiseAbs() * rightFactor.cwiseAbs();
+        for (const auto& [u, got] : {std::pair{double(std::numeric_limits<float>::epsilon()) / 2,
+                                               std::vector<double>(c.begin(), c.end())},
+                                     std::pair{std::numeric_limits<double>::epsilon() / 2, cd}}) {
+            for (Eigen::Index i = 0; i < m; ++i) {
+                for (Eigen::Index j = 0; j < n; ++j) {
+                    const double value = got[std::size_t(i * ldc + j)], bound = double(k) * u * magnitude(i, j);
+                    if (std::abs(value - exact(i, j)) > bound)
+                        QFAIL(qPrintable(QStringLiteral("(%1, %2): %3, exact %4, bound %5")
+                                             .arg(i).arg(j).arg(value, 0, 'g', 17).arg(exact(i, j), 0, 'g', 17)
+                                             .arg(bound)));
+                }
+                for (Eigen::Index j = n; j < ldc; ++j)
+                    QCOMPARE(got[std::size_t(i * ldc + j)], -7.0);
             }
-            for (Eigen::Index j = n; j < ldc; ++j)
-                QCOMPARE(c[std::size_t(i * ldc + j)], -7.0f);
         }
+        QCOMPARE(kernels.maxAbs(ad.data(), lda, m, k), m * k ? double(left.cwiseAbs().maxCoeff()) : 0.0);
+        std::vector<double> withNan = ad;
+        if (m * k > 0) {
+            withNan[std::size_t((m - 1) * lda + k - 1)] = std::numeric_limits<double>::quiet_NaN();
+            QVERIFY(std::isnan(kernels.maxAbs(withNan.data(), lda, m, k)));
+        }
+    }
+
+    void overflowTakesThePlainPath()
+    {
+        // Finite factors whose products could overflow take the plain sums even where the kernels fuse, also
+        // through a packed factor: big · big + (−big) · big is NaN there (a fused multiply-add gives +∞).
+        const double big = 1e300;
+        const Matrix a = testutil::mat({{big, -big}, {1, 1}});
+        const Matrix b = testutil::mat({{big, 3}, {big, 4}});
+        Matrix c(2, 2);
+        multiply(a, PackedMatrix(b), c);
+        QVERIFY(std::isnan(c(0, 0)));
+        QCOMPARE(c(0, 1), -1e300);
+        QCOMPARE(c(1, 1), 7.0);
     }
 
     void exactProductsStayExact()

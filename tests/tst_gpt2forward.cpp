@@ -11,6 +11,7 @@
 #include "gpt2folder_random.h"
 #include "gpt2reference.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,6 +21,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <tuple>
 
 using core::Gpt2Forward;
 using core::Gpt2Weight;
@@ -102,6 +105,28 @@ void setF32(testutil::Tensor& t, std::size_t index, float value)
     for (int b = 0; b < 4; ++b)
         t.bytes[index * 4 + std::size_t(b)] = char((bits >> (8 * b)) & 0xff);
 }
+
+/** The folder written into dir and loaded (null when it does not load), and two passes over the sentence:
+ *  one to keep as it is and one to edit. */
+std::tuple<std::shared_ptr<const core::Gpt2Checkpoint>, std::unique_ptr<Gpt2Forward>, std::unique_ptr<Gpt2Forward>>
+twoPasses(const Folder& folder, const QTemporaryDir& dir)
+{
+    testutil::write(folder, dir.path().toStdString());
+    auto ckpt = load(dir.path().toStdString());
+    if (!ckpt)
+        return {};
+    return {ckpt, forwardOf(ckpt, sentence), forwardOf(ckpt, sentence)};
+}
+
+/** An edit, and where it lands in the folder's tensors (element index of tensor). */
+struct EditRow {
+    int layer;
+    Gpt2Weight weight;
+    int row, col;
+    float value;
+    std::string tensor;
+    std::size_t index;
+};
 
 /** True when core::compute adds the bias rows of an AttentionModel (Q = X·W_Q + b_Q). */
 bool computeAppliesBiases()
@@ -192,20 +217,9 @@ private slots:
             QSKIP("no python3 with torch");
         Folder folder = testutil::randomGpt2Folder("F32");
         QTemporaryDir dir, editedDir;
-        testutil::write(folder, dir.path().toStdString());
-        const auto ckpt = load(dir.path().toStdString());
+        auto [ckpt, original, forward] = twoPasses(folder, dir);
         QVERIFY(ckpt);
-        const auto original = forwardOf(ckpt, sentence);
-        auto forward = forwardOf(ckpt, sentence);
         const int d = 32, last = ckpt->config().layers - 1;
-        struct EditRow {
-            int layer;
-            Gpt2Weight weight;
-            int row, col;
-            float value;
-            std::string tensor;
-            std::size_t index;
-        };
         const std::vector<EditRow> rows = {
             {0, Gpt2Weight::Query, 0, 3, 2.25f, "h.0.attn.c_attn.weight", std::size_t(0 * 3 * d + 3)},
             {0, Gpt2Weight::KeyBias, 0, 5, -1.5f, "h.0.attn.c_attn.bias", std::size_t(d + 5)},
@@ -266,6 +280,46 @@ private slots:
         QVERIFY(!(forward->stream(last + 1) == original->stream(last + 1)));
         forward->clearEdit(last, Gpt2Weight::Output, 1, 1);
         forward->run();
+        QVERIFY(samePass(*forward, *original));
+    }
+
+    void editsInOneLayerRecomputeOnlyWhatTheyReach()
+    {
+        // After a whole pass, edits in one layer recompute only the blocks of q, k, v and the heads they reach
+        // (and c_proj onwards): the result must still be a whole pass over the edited weights, bit for bit,
+        // edit after edit, and clearing them must give the original back.
+        QTemporaryDir dir, editedDir;
+        Folder folder = testutil::randomGpt2Folder("F32");
+        auto [ckpt, original, forward] = twoPasses(folder, dir);
+        QVERIFY(ckpt);
+        const int d = 32, last = ckpt->config().layers - 1;
+        const std::string attn = "h." + std::to_string(last) + ".attn.c_attn.", proj = "h." + std::to_string(last) + ".attn.c_proj.";
+        const std::vector<EditRow> steps = {
+            {last, Gpt2Weight::Query, 2, 5, 1.5f, attn + "weight", std::size_t(2 * 3 * d + 5)},
+            {last, Gpt2Weight::Key, 0, 17, -2.0f, attn + "weight", std::size_t(0 * 3 * d + d + 17)},
+            {last, Gpt2Weight::ValueBias, 0, 30, 0.5f, attn + "bias", std::size_t(2 * d + 30)},
+            {last, Gpt2Weight::Output, 3, 3, 2.5f, proj + "weight", std::size_t(3 * d + 3)},
+            {last, Gpt2Weight::QueryBias, 0, 9, -1.0f, attn + "bias", std::size_t(9)},
+        };
+        for (const EditRow& s : steps) {
+            std::string error;
+            QVERIFY2(forward->setEdit(last, s.weight, s.row, s.col, s.value, error), error.c_str());
+            forward->run();
+            setF32(*testutil::findTensor(folder, s.tensor), s.index, s.value);
+            QDir(editedDir.path()).removeRecursively();
+            QVERIFY(QDir().mkpath(editedDir.path()));
+            testutil::write(folder, editedDir.path().toStdString());
+            const auto edited = load(editedDir.path().toStdString());
+            QVERIFY(edited);
+            QVERIFY2(samePass(*forward, *forwardOf(edited, sentence)),
+                     (std::string("after the edit of ") + core::gpt2WeightName(s.weight)).c_str());
+            for (int l = 0; l <= last; ++l)
+                QVERIFY(forward->stream(l) == original->stream(l));
+        }
+        for (const EditRow& s : steps) {
+            forward->clearEdit(last, s.weight, s.row, s.col);
+            forward->run();
+        }
         QVERIFY(samePass(*forward, *original));
     }
 

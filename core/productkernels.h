@@ -1,0 +1,74 @@
+// The product kernels of products.h, included (without a guard) by each of products_v2.cpp, products_v3.cpp,
+// products_v4.cpp and products_baseline.cpp. Before including it, each defines AE_PRODUCTS_TABLE (the name of
+// its table) and AE_PRODUCTS_LEVEL (its level's name), and renames Eigen (#define Eigen …) before any include,
+// so that Eigen's templates, instantiated here for one instruction set and configured as below, never share a
+// mangled name with those of the rest of the build. Nothing of the engine that includes Eigen may be included.
+
+#include "products.h"
+
+// Every product through Eigen's blocked kernel, however small: its coefficient-based path for small shapes
+// peels by the destination's alignment, so one product would round differently in differently aligned storage.
+#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
+#include <Eigen/Core>
+
+#include <cmath>
+
+namespace core {
+
+namespace {
+
+template <typename T>
+void gemm(const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, bool bTransposed, T* c, std::ptrdiff_t ldc,
+          std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k)
+{
+    using Rows = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Stride = Eigen::OuterStride<>;
+    using ConstMap = Eigen::Map<const Rows, Eigen::Unaligned, Stride>;
+    Eigen::Map<Rows, Eigen::Unaligned, Stride> out(c, m, n, Stride(ldc));
+    if (m == 0 || n == 0)
+        return;
+    if (k == 0) {
+        out.setZero();
+        return;
+    }
+    const ConstMap left(a, m, k, Stride(lda));
+    if (bTransposed)
+        out.noalias() = left * ConstMap(b, n, k, Stride(ldb)).transpose();
+    else
+        out.noalias() = left * ConstMap(b, k, n, Stride(ldb));
+}
+
+void dgemm(const double* a, std::ptrdiff_t lda, const double* b, std::ptrdiff_t ldb, bool bTransposed, double* c,
+           std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k)
+{
+    gemm(a, lda, b, ldb, bTransposed, c, ldc, m, n, k);
+}
+
+void sgemm(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb, bool bTransposed, float* c,
+           std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k)
+{
+    gemm(a, lda, b, ldb, bTransposed, c, ldc, m, n, k);
+}
+
+double maxAbs(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols)
+{
+    if (rows == 0 || cols == 0)
+        return 0;
+    using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const Rows, Eigen::Unaligned, Eigen::OuterStride<>> m(a, rows, cols, Eigen::OuterStride<>(ld));
+    return m.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>();
+}
+
+void gelu(float* v, std::ptrdiff_t count)
+{
+    Eigen::Map<Eigen::ArrayXf> x(v, count);
+    const float c = float(std::sqrt(2.0 / M_PI));
+    x = 0.5f * x * (1.0f + (c * (x + 0.044715f * x * x * x)).tanh());
+}
+
+}  // namespace
+
+extern const ProductKernels AE_PRODUCTS_TABLE;
+const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm, sgemm, maxAbs, gelu};
+
+}  // namespace core

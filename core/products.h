@@ -1,0 +1,42 @@
+#pragma once
+/** The engine's matrix products on the fastest build of Eigen this processor runs.
+ *
+ *  The kernels (productkernels.h) are compiled once per x86-64 level: products_v2.cpp for x86-64-v2 (SSE4.2),
+ *  products_v3.cpp for x86-64-v3 (AVX2 and FMA), products_v4.cpp for x86-64-v4 (AVX-512), each with its Eigen
+ *  under a namespace of its own so that the three instantiations of Eigen's templates cannot be mixed up by the
+ *  linker; products.cpp picks one at run time with __builtin_cpu_supports. Elsewhere (another processor or
+ *  compiler) the same kernels come from the rest of the build's Eigen.
+ *
+ *  This header includes no Eigen on purpose: only raw pointers cross between the kernels and the engine.
+ *  All blocks are row-major: a is m × k (rows lda apart), b is k × n, or n × k when bTransposed (rows ldb
+ *  apart), c is m × n (rows ldc apart) and is overwritten. Products on the levels with FMA fuse their
+ *  multiply-adds: callers that must see an overflowed product as ±∞ (core::multiply) check the magnitudes
+ *  first. The same shapes always round the same way on the same level. */
+
+#include <cstddef>
+#include <vector>
+
+namespace core {
+
+struct ProductKernels {
+    const char* level;  ///< "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)", "x86-64-v2 (SSE4.2)" or "baseline"
+    /** c = a · b (or a · bᵀ) in double. */
+    void (*dgemm)(const double* a, std::ptrdiff_t lda, const double* b, std::ptrdiff_t ldb, bool bTransposed,
+                  double* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
+    /** c = a · b (or a · bᵀ) in float. */
+    void (*sgemm)(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb, bool bTransposed,
+                  float* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
+    /** The largest |entry| of a rows × cols block (rows ld apart); NaN when an entry is NaN, 0 when empty. */
+    double (*maxAbs)(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols);
+    /** GPT-2's gelu_new in place: v = 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), Eigen's vectorised tanh. */
+    void (*gelu)(float* v, std::ptrdiff_t count);
+};
+
+/** The kernels of the highest level this processor has. */
+const ProductKernels& productKernels();
+
+/** Every level this processor can run, the highest first, the baseline last: for tests and benchmarks that
+ *  compare them. */
+std::vector<const ProductKernels*> runnableProductKernels();
+
+}  // namespace core
