@@ -17,6 +17,7 @@
 #include "ui/views/mainwindow.h"
 #include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
+#include "ui/views/overviewwidget.h"
 #include "ui/views/predictionpanel.h"
 #include "ui/views/sessioncontroller.h"
 #include "ui/views/tokenbar.h"
@@ -24,6 +25,7 @@
 #include "ui/views/tokenchips.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -76,6 +78,7 @@ private slots:
 
     void opensTheModel();
     void switchesLayerAndHead();
+    void overviewShowsEveryLayerAndChoosesOne();
     void editingWQMovesPredictionAndHeatmapAndUndoRestores();
     void saveAndReopenGiveTheSameState();
     void biasRowsAreEditableAndEditsAreMarked();
@@ -192,6 +195,43 @@ void TestModelWindow::switchesLayerAndHead()
     emit layerBox->activated(0);
     QVERIFY(doc().waitForModel(60000));
     QVERIFY(maxDifference(w.heatmap()->figureData().values, fresh.weights) > 1e-6);
+}
+
+void TestModelWindow::overviewShowsEveryLayerAndChoosesOne()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    w.overviewDock()->show();
+    w.overviewDock()->raise();
+    ui::OverviewWidget* overview = w.overview();
+    // An edit of the shown layer: the grid follows the pass with it.
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 3.5));
+    QVERIFY(doc().waitForModel(60000));
+    const core::Gpt2Config& config = doc().modelState()->config();
+    // Each cell is that layer's and head's attention of the saved session, as the core computes it alone.
+    const QString path = m_dir.filePath(QStringLiteral("overview.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    std::string coreError;
+    auto opened = core::openModelSessionFile(path.toStdString(), coreError);
+    QVERIFY2(opened, coreError.c_str());
+    const auto worst = [&] {
+        const std::shared_ptr<const render::AttentionGrid> grid = overview->grid();
+        if (!grid || grid->layers != config.layers || grid->heads != config.heads)
+            return 1e300;
+        double d = 0;
+        for (int l = 0; l < config.layers; ++l)
+            for (int h = 0; h < config.heads; ++h)
+                d = std::max(d, maxDifference(grid->cell(l, h), opened->forward->attention(l, h).cast<double>()));
+        return d;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(worst() <= 1e-6, 20000);
+    // A click on layer 3, head 2 shows them.
+    emit overview->cellChosen(2, 1);
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().shownLayer(), 2);
+    QCOMPARE(w.viewState()->head(), 1);
+    QCOMPARE(overview->current(), std::make_pair(2, 1));
 }
 
 void TestModelWindow::editingWQMovesPredictionAndHeatmapAndUndoRestores()

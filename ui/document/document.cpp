@@ -429,6 +429,7 @@ void Document::loadSession(const core::Session& session, const QString& path)
     m_relayerWanted = false;
     m_predictionPosition = -1;
     m_prediction = {};
+    m_modelGrid.reset();
     if (wasModel)
         emit predictionChanged();
     m_session = session;
@@ -632,6 +633,7 @@ void Document::modelRunDone(ModelRunResult result)
     if (!m_modelState)
         return;
     m_prediction = std::move(result.prediction);
+    m_modelGrid = std::move(result.grid);
     if (result.layer) {
         m_relayerWanted = false;
         m_session.model = std::move(*result.layer);
@@ -660,6 +662,7 @@ void Document::loadModel(LoadedModel loaded, const QString& path)
     m_relayerWanted = false;
     m_predictionPosition = -1;
     m_prediction = {};
+    m_modelGrid.reset();
     m_session = core::Session{};
     m_session.model = std::move(loaded.layer);
     m_tokenText = QString::fromStdString(m_modelState->text);

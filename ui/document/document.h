@@ -124,6 +124,9 @@ public:
     bool resetAll();
     /** The next-token candidates of the newest state computed; empty for a plain session. */
     const Prediction& prediction() const { return m_prediction; }
+    /** A model session's every layer × head from the latest pass (null before the first, or for a plain
+     *  session); it comes with predictionChanged. */
+    std::shared_ptr<const render::AttentionGrid> modelGrid() const { return m_modelGrid; }
     /** Which position's next token prediction() is of: −1 the last one (the default), else 0-based. */
     void setPredictionPosition(int position);
     int predictionPosition() const { return m_predictionPosition; }
@@ -229,6 +232,7 @@ private:
     std::unique_ptr<ModelState> m_modelState;
     bool m_relayerWanted = false;  ///< the forward pass must give the shown layer's model again
     Prediction m_prediction;
+    std::shared_ptr<const render::AttentionGrid> m_modelGrid;
     int m_predictionPosition = -1;
     ModelRunner m_runner{[this] { return modelRequest(); }, [this](ModelRunResult r) { modelRunDone(std::move(r)); }};
 };

@@ -147,6 +147,10 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
                                              c.probability, core::candidateProbability(before, c.id)});
     if (request.wantLayer)
         result.layer = shownLayerModel(forward, request.layer, request.modelName);
+    QStringList tokens;
+    for (int id : forward.tokens())
+        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
+    result.grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(forward, tokens));
     return result;
 }
 

@@ -7,8 +7,10 @@
 
 #include "core/gpt2forward.h"
 #include "core/modelsession.h"
+#include "ui/render/attentiongrid.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -82,6 +84,8 @@ struct Prediction {
 struct ModelRunResult {
     std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
     Prediction prediction;
+    /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
+    std::shared_ptr<const render::AttentionGrid> grid;
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes

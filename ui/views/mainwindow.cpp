@@ -195,7 +195,28 @@ void MainWindow::createDocks()
     m_overviewDock = addDock(m_overview, QT_TR_NOOP("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(walkDock, m_overviewDock);
     connect(m_overview, &OverviewWidget::cellChosen, this, &MainWindow::showFromOverview);
-    connect(m_viewState, &ViewState::headChanged, m_overview, [this](int head) { m_overview->setCurrent(0, head); });
+    // A model session's grid is every layer of its latest pass, which the document keeps; a plain session's
+    // is the trace's heads.
+    connect(m_document, &Document::predictionChanged, m_overview, [this] {
+        if (!m_document->isModelSession()) {
+            if (!m_overviewFollowsTrace) {
+                m_overviewFollowsTrace = true;
+                m_overview->setGridSource({});
+            }
+            return;
+        }
+        m_overviewFollowsTrace = false;
+        m_overview->setGridSource([this]() -> OverviewWidget::GridJob {
+            std::shared_ptr<const render::AttentionGrid> grid = m_document->modelGrid();
+            if (!grid)
+                return {};
+            return [grid] { return *grid; };
+        });
+    });
+    connect(m_document, &Document::shownLayerChanged, m_overview,
+            [this](int layer) { m_overview->setCurrent(layer, m_viewState->head()); });
+    connect(m_viewState, &ViewState::headChanged, m_overview,
+            [this](int head) { m_overview->setCurrent(m_document->shownLayer(), head); });
     m_overview->setCurrent(0, m_viewState->head());
     connect(m_heatmap, &HeatmapWidget::colourRangeChanged, m_overview, &OverviewWidget::setColourRange);
     m_headView = new HeadViewWidget;
@@ -215,7 +236,8 @@ void MainWindow::createDocks()
 
 void MainWindow::showFromOverview(int layer, int head)
 {
-    // A plain session is one layer. (A model session: choose `layer` as the shown layer here too.)
+    if (m_document->isModelSession() && layer != m_document->shownLayer())
+        m_document->setShownLayer(layer);
     m_viewState->setHead(head);
     m_headView->showHead(layer, head);
 }

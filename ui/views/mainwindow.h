@@ -116,6 +116,7 @@ private:
     QDockWidget* m_scalingDock = nullptr;
     QDockWidget* m_overviewDock = nullptr;
     OverviewWidget* m_overview = nullptr;
+    bool m_overviewFollowsTrace = true;  ///< the overview shows the trace (a plain session), not a model's grid
     HeadViewWidget* m_headView = nullptr;
 
     QUndoView* m_history = nullptr;

@@ -67,7 +67,7 @@ OverviewWidget::GridSource OverviewWidget::documentSource() const
 
 void OverviewWidget::setGridSource(GridSource source)
 {
-    m_sourceIsDocument = false;
+    m_sourceIsDocument = !source;
     m_source = source ? std::move(source) : documentSource();
     refresh();
 }

@@ -31,7 +31,7 @@ public:
     explicit OverviewWidget(Document* document, QWidget* parent = nullptr);
     ~OverviewWidget() override;
 
-    /** Where the grid comes from from now on; asks for one at once. */
+    /** Where the grid comes from from now on (empty: the document's trace again); asks for one at once. */
     void setGridSource(GridSource source);
     /** The source that reads the document's trace (the default). */
     GridSource documentSource() const;
