@@ -192,10 +192,13 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
     p->setPen(fg);
     for (int h = 0; h < m_grid->heads; ++h) {
         const QRectF cell = cellIn(l, 0, h);
-        const QString text = QCoreApplication::translate("Overview", "head %1").arg(h + 1);
-        p->drawText(QRectF(cell.left() - 0.5 * l.gap, cell.top() - l.headerH, cell.width() + l.gap, l.headerH),
-                    Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
-                    hfm.elidedText(text, Qt::ElideRight, cell.width() + l.gap));
+        // A narrow column is headed by the head's number alone rather than a cut word.
+        const double room = cell.width() + l.gap;
+        QString text = QCoreApplication::translate("Overview", "head %1").arg(h + 1);
+        if (hfm.horizontalAdvance(text) > room)
+            text = QString::number(h + 1);
+        p->drawText(QRectF(cell.left() - 0.5 * l.gap, cell.top() - l.headerH, room, l.headerH),
+                    Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, hfm.elidedText(text, Qt::ElideRight, room));
     }
     for (int layer = 0; layer < m_grid->layers; ++layer) {
         const QRectF cell = cellIn(l, layer, 0);
@@ -242,9 +245,10 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
             renderer.paint(p, cell);
             p->setFont(l.labelFont);
             p->setPen(muted(m_style.palette));
+            // A label too long for its cell is left to the enlarged cell and the tooltip, not cut.
             const QString label = headPatternLabel(m_grid->descriptor(layer, h).pattern);
-            p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine,
-                        lfm.elidedText(label, Qt::ElideRight, labelBox.width()));
+            if (lfm.horizontalAdvance(label) <= labelBox.width())
+                p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, label);
         }
     }
 }

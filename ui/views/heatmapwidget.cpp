@@ -109,6 +109,9 @@ HeatmapWidget::HeatmapWidget(Document* document, ViewState* viewState, QWidget* 
     m_headBox->setObjectName(QStringLiteral("headBox"));
     m_layerBox = new QComboBox;
     m_layerBox->setObjectName(QStringLiteral("layerBox"));
+    // Their items change with the session ("1 of 1" → "10 of 12"): the boxes grow with them.
+    m_headBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_colormapBox = new QComboBox;
     m_colormapBox->setObjectName(QStringLiteral("colormapBox"));
     m_colormapBox->addItem(QString(), -1);
