@@ -7,6 +7,7 @@
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/views/heatmapcanvas.h"
+#include "ui/i18n/language.h"
 #include "ui/views/heatmapwidget.h"
 
 #include <QAction>
@@ -63,6 +64,7 @@ private slots:
     void pixelsMatchTheColourMap_data();
     void pixelsMatchTheColourMap();
     void hoverShowsTheDerivation();
+    void hoverSpeaksTheLanguage();
     void hoverHighlightsTheSourcesAndClears();
     void clickSelectsTheQuery();
     void choosersFollowTheViewState();
@@ -129,6 +131,18 @@ void TestHeatmapWidget::pixelsMatchTheColourMap()
                           .constData());
         }
     }
+}
+
+void TestHeatmapWidget::hoverSpeaksTheLanguage()
+{
+    // The arithmetic's cell names are translated as on the slides and in the walkthrough: 分数(1,2) = …
+    Fixture f;
+    f.view.setHeatmapStep(Step::Scores);
+    QVERIFY(ui::i18n::applyLanguage(QStringLiteral("zh_CN")));
+    moveMouse(f.canvas(), f.cellCentre(0, 1));
+    const QString text = f.canvas()->hoverText();
+    QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    QVERIFY2(text.startsWith(QStringLiteral("分数(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4")), qPrintable(text));
 }
 
 void TestHeatmapWidget::hoverShowsTheDerivation()
