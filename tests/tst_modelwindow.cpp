@@ -3,6 +3,7 @@
  *  numbers are held against a fresh computation of the saved session by the core alone. */
 
 #include "core/attention.h"
+#include "core/edit.h"
 #include "core/modelsession.h"
 #include "core/tokentext.h"
 #include "gpt2folder_tokenizer.h"
@@ -24,11 +25,15 @@
 #include "ui/views/teachingslides.h"
 #include "ui/views/tokenchips.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QItemSelectionModel>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -82,6 +87,7 @@ private slots:
     void editingWQMovesPredictionAndHeatmapAndUndoRestores();
     void saveAndReopenGiveTheSameState();
     void biasRowsAreEditableAndEditsAreMarked();
+    void pasteCopyAndScaleReachTheBiasRow();
     void zeroingAHeadAndResets();
     void textPastThePositionsIsRefused();
     void brokenFolderLeavesTheDocumentUnchanged();
@@ -336,6 +342,105 @@ void TestModelWindow::biasRowsAreEditableAndEditsAreMarked()
     QVERIFY(doc().resetLayer());
     QCOMPARE(doc().editCount(), 0);
     QVERIFY(!wk->data(wk->index(32, 4), ui::EditedRole).toBool());
+}
+
+/** A block pasted over W_Q's last two rows and b_Q below them sets all three rows in one undo step; Copy of
+ *  rows that take in b_K gives b_K's numbers; Scale takes b_O with W_O. */
+void TestModelWindow::pasteCopyAndScaleReachTheBiasRow()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    ui::MatrixEditorPanel* editor = w.matrixEditor();
+    const core::AttentionModel checkpoint = doc().model();
+    const int d = int(checkpoint.wq.rows());
+    QCOMPARE(d, 32);
+    const int steps = doc().undoStack()->count();
+
+    // Paste 3 × 2 at W_Q row 31, column 3: W_Q rows 31 and 32, then b_Q (numbers a float32 holds exactly).
+    editor->setCurrentMatrix(ui::MatrixId::Query);
+    QTableView* wqTable = editor->tableView(ui::MatrixId::Query);
+    ui::MatrixTableModel* wq = editor->tableModel(ui::MatrixId::Query);
+    wqTable->setCurrentIndex(wq->index(d - 2, 2));
+    QVERIFY(editor->pasteText(QStringLiteral("1.5\t-2\n0.25\t3\n4.5\t-0.125\n")));
+    QCOMPARE(doc().undoStack()->count(), steps + 1);
+    QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Pasted 3 × 2 cells into W_Q"));
+    QCOMPARE(doc().model().wq(d - 2, 2), 1.5);
+    QCOMPARE(doc().model().wq(d - 2, 3), -2.0);
+    QCOMPARE(doc().model().wq(d - 1, 2), 0.25);
+    QCOMPARE(doc().model().wq(d - 1, 3), 3.0);
+    QCOMPARE((*doc().model().bq)(0, 2), 4.5);
+    QCOMPARE((*doc().model().bq)(0, 3), -0.125);
+    // Nothing else moved: the rest of b_Q and W_Q are the checkpoint's.
+    QCOMPARE((*doc().model().bq)(0, 1), (*checkpoint.bq)(0, 1));
+    QVERIFY(doc().model().wq.topRows(d - 2) == checkpoint.wq.topRows(d - 2));
+    QCOMPARE(doc().editCount(), 6);
+    QVERIFY(wq->data(wq->index(d, 2), ui::EditedRole).toBool());
+    QVERIFY(wq->data(wq->index(d, 3), ui::EditedRole).toBool());
+    QVERIFY(!wq->data(wq->index(d, 4), ui::EditedRole).toBool());
+    QCOMPARE(wq->data(wq->index(d, 3), ui::ValueRole).toDouble(), -0.125);
+    // The sparse edits to be saved: the six cells, the bias as query_bias row 0.
+    std::vector<core::ModelSessionEdit> edits = doc().currentModelSession().edits;
+    QCOMPARE(int(edits.size()), 6);
+    const auto has = [&](core::Gpt2Weight weight, int row, int col, double value) {
+        return std::any_of(edits.begin(), edits.end(), [&](const core::ModelSessionEdit& e) {
+            return e.layer == 1 && e.weight == weight && e.row == row && e.col == col && e.value == value;
+        });
+    };
+    QVERIFY(has(core::Gpt2Weight::QueryBias, 0, 2, 4.5));
+    QVERIFY(has(core::Gpt2Weight::QueryBias, 0, 3, -0.125));
+    QVERIFY(has(core::Gpt2Weight::Query, d - 1, 3, 3.0));
+    // The pass takes the bias: the shown layer equals the core's own computation of the saved session.
+    QVERIFY(doc().waitForModel(60000));
+    const QString path = m_dir.filePath(QStringLiteral("pasted.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    const Fresh fresh = freshComputation(path, 0);
+    QCOMPARE(*fresh.layer.bq, *doc().model().bq);
+    QVERIFY(maxDifference(w.heatmap()->figureData().values, fresh.weights) <= 1e-12);
+
+    // Undo gives every cell back, the bias too, and nothing is marked.
+    doc().undoStack()->undo();
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().model().wq == checkpoint.wq);
+    QVERIFY(*doc().model().bq == *checkpoint.bq);
+    QCOMPARE(doc().editCount(), 0);
+    QVERIFY(doc().currentModelSession().edits.empty());
+    QVERIFY(!wq->data(wq->index(d, 2), ui::EditedRole).toBool());
+    doc().undoStack()->redo();
+    QCOMPARE((*doc().model().bq)(0, 3), -0.125);
+    doc().undoStack()->undo();
+
+    // Copy of W_K's last row and b_K, pasted into W_V's: the same numbers, b_V included.
+    editor->setCurrentMatrix(ui::MatrixId::Key);
+    QTableView* wkTable = editor->tableView(ui::MatrixId::Key);
+    wkTable->selectionModel()->select(QItemSelection(wkTable->model()->index(d - 1, 0), wkTable->model()->index(d, 3)),
+                                      QItemSelectionModel::ClearAndSelect);
+    editor->copySelection();
+    std::string parseError;
+    const auto copied = core::parseBlock(QApplication::clipboard()->text().toStdString(), parseError);
+    QVERIFY2(copied, parseError.c_str());
+    QCOMPARE(copied->rows(), 2);
+    QVERIFY(copied->row(0) == checkpoint.wk.row(d - 1).leftCols(4));
+    QVERIFY(copied->row(1) == checkpoint.bk->leftCols(4));
+    editor->setCurrentMatrix(ui::MatrixId::Value);
+    QTableView* wvTable = editor->tableView(ui::MatrixId::Value);
+    wvTable->setCurrentIndex(wvTable->model()->index(d - 1, 0));
+    QVERIFY(editor->pasteText(QApplication::clipboard()->text()));
+    QVERIFY(doc().model().bv->leftCols(4) == checkpoint.bk->leftCols(4));
+    QVERIFY(doc().model().wv.row(d - 1).leftCols(4) == checkpoint.wk.row(d - 1).leftCols(4));
+    QVERIFY(doc().model().bv->rightCols(d - 4) == checkpoint.bv->rightCols(d - 4));
+    doc().undoStack()->undo();
+
+    // Scale × 2 of W_O takes b_O with it, one step; twice a float32 is a float32, so exactly.
+    editor->setCurrentMatrix(ui::MatrixId::Output);
+    editor->scale();
+    QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Scaled W_O and b_O by 2"));
+    QVERIFY(*doc().model().wo == *checkpoint.wo * 2.0);
+    QVERIFY(*doc().model().bo == *checkpoint.bo * 2.0);
+    QCOMPARE(doc().editCount(), int(checkpoint.wo->size() + checkpoint.bo->size()));
+    doc().undoStack()->undo();
+    QVERIFY(*doc().model().bo == *checkpoint.bo);
+    QCOMPARE(doc().editCount(), 0);
 }
 
 void TestModelWindow::zeroingAHeadAndResets()

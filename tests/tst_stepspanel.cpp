@@ -74,6 +74,7 @@ private slots:
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
     void editorPasteAndFill();
+    void editorPasteCopyAndScaleReachTheBiasRow();
     void editorRefusesText();
     void editorTypingCommitsToItsOwnMatrix();
     void screenshots();
@@ -487,6 +488,61 @@ void TestStepsPanel::editorPasteAndFill()
     QVERIFY(editor.message().contains(QStringLiteral("W_O")));
     doc.setOutputProjection(true);
     QCOMPARE(editor.tableModel(MatrixId::Output)->rowCount(), 3);
+}
+
+/** A session with biases: a block pasted over W_Q's last rows reaches b_Q below them, one undo step; Copy takes
+ *  the bias row; Scale multiplies the bias with its weight. Q follows: X·W_Q + b_Q, computed here. */
+void TestStepsPanel::editorPasteCopyAndScaleReachTheBiasRow()
+{
+    Document doc;
+    core::Session session = doc.currentSession();
+    session.model.bq = core::Matrix{{0.5, -1.0, 0.25}};
+    doc.loadSession(session, QString());
+    doc.waitForTrace();
+    const core::AttentionModel before = doc.model();
+    ViewState view;
+    MatrixEditorPanel editor(&doc, &view);
+    editor.setCurrentMatrix(MatrixId::Query);
+    QTableView* table = editor.tableView(MatrixId::Query);
+    QCOMPARE(table->model()->rowCount(), 5);  // W_Q's 4 rows and b_Q
+    table->setCurrentIndex(table->model()->index(2, 1));
+    QVERIFY(editor.pasteText(QStringLiteral("5\t6\n7\t8\n9\t10")));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Pasted 3 × 2 cells into W_Q"));
+    QVERIFY2(!editor.message().contains(QStringLiteral("left out")), qPrintable(editor.message()));
+    const core::Matrix wq = doc.model().wq;
+    QCOMPARE(wq(2, 1), 5.0);
+    QCOMPARE(wq(3, 2), 8.0);
+    QCOMPARE(*doc.model().bq, (core::Matrix{{0.5, 9.0, 10.0}}));
+    QVERIFY(wq.topRows(2) == before.wq.topRows(2));
+    QCOMPARE(table->model()->index(4, 2).data(ValueRole).toDouble(), 10.0);
+    doc.waitForTrace();
+    const core::Matrix expected = (doc.model().embeddings * wq).rowwise() + doc.model().bq->row(0);
+    COMPARE_MATRIX(doc.trace()->heads[0].queries, expected, 1e-12);
+
+    doc.undoStack()->undo();
+    QVERIFY(doc.model() == before);
+    doc.undoStack()->redo();
+    QCOMPARE((*doc.model().bq)(0, 2), 10.0);
+
+    // Copy of W_Q's last row and b_Q.
+    table->selectionModel()->select(QItemSelection(table->model()->index(3, 1), table->model()->index(4, 2)),
+                                    QItemSelectionModel::ClearAndSelect);
+    editor.copySelection();
+    QCOMPARE(QApplication::clipboard()->text().trimmed(), QStringLiteral("7\t8\n9\t10"));
+
+    // Scale × 2: W_Q and b_Q, one step.
+    editor.scale();
+    QCOMPARE(doc.undoStack()->count(), 2);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Scaled W_Q and b_Q by 2"));
+    COMPARE_MATRIX(doc.model().wq, core::Matrix(wq * 2), 0);
+    QCOMPARE(*doc.model().bq, (core::Matrix{{1.0, 18.0, 20.0}}));
+    doc.undoStack()->undo();
+    QCOMPARE(*doc.model().bq, (core::Matrix{{0.5, 9.0, 10.0}}));
+    // A weight without a bias scales alone, as before.
+    editor.setCurrentMatrix(MatrixId::Key);
+    editor.scale();
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Scaled W_K by 2"));
 }
 
 void TestStepsPanel::editorRefusesText()

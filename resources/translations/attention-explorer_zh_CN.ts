@@ -1880,6 +1880,10 @@
             <translation>已将 %1 乘以 %2</translation>
         </message>
         <message>
+            <source>Scaled %1 and %2 by %3</source>
+            <translation>已将 %1 和 %2 乘以 %3</translation>
+        </message>
+        <message>
             <source>There is no head %1 to zero.</source>
             <translation>没有可置零的头 %1。</translation>
         </message>

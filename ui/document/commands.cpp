@@ -5,6 +5,8 @@
 
 #include <QRect>
 
+#include <algorithm>
+
 #include "core/edit.h"
 
 namespace ui {
@@ -61,7 +63,7 @@ private:
     double m_before, m_after;
 };
 
-/** A rectangle of one matrix, before and after. */
+/** A rectangle of one matrix's table (its bias is the row below its last), before and after. */
 class BlockEdit final : public Edit {
 public:
     BlockEdit(MatrixId id, int row, int col, core::Matrix before, core::Matrix after, bool whole)
@@ -71,8 +73,12 @@ public:
     ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
     {
         core::Matrix* m = matrixOf(model, m_id);
-        Q_ASSERT(m && m_row + m_after.rows() <= m->rows() && m_col + m_after.cols() <= m->cols());
-        m->block(m_row, m_col, m_after.rows(), m_after.cols()) = forward ? m_after : m_before;
+        Q_ASSERT(m && m_row + m_after.rows() <= tableRows(model, m_id) && m_col + m_after.cols() <= m->cols());
+        const core::Matrix& to = forward ? m_after : m_before;
+        const Eigen::Index weightRows = std::clamp<Eigen::Index>(m->rows() - m_row, 0, to.rows());
+        m->block(m_row, m_col, weightRows, to.cols()) = to.topRows(weightRows);
+        if (weightRows < to.rows())  // the rectangle reaches the bias row
+            biasOf(model, m_id)->middleCols(m_col, to.cols()) = to.bottomRows(1);
         return m_whole ? ModelChange::wholeMatrix(m_id)
                        : ModelChange::block(m_id, m_row, m_col, int(m_after.rows()), int(m_after.cols()));
     }
@@ -82,7 +88,7 @@ private:
     MatrixId m_id;
     int m_row, m_col;
     core::Matrix m_before, m_after;  ///< rows × cols each
-    bool m_whole;                    ///< the rectangle is the whole matrix
+    bool m_whole;                    ///< the rectangle is the whole table
 };
 
 class OptionsEdit final : public Edit {

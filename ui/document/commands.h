@@ -81,7 +81,8 @@ QUndoCommand* copyOfCommand(const QUndoCommand* command, QUndoCommand* parent = 
 /** One cell of one matrix: two numbers. Consecutive edits of the same cell merge. */
 std::shared_ptr<Edit> cellEdit(MatrixId id, int row, int col, double before, double after);
 /** A matrix whose values changed, shape kept: only the rectangle that holds every changed cell is
- *  kept, before and after (a paste of a few rows keeps those rows, a fill the whole matrix). */
+ *  kept, before and after (a paste of a few rows keeps those rows, a fill the whole matrix). before and after
+ *  may be the matrix's table (tableOf(): with its bias as the last row). */
 std::shared_ptr<Edit> matrixEdit(MatrixId id, const core::Matrix& before, const core::Matrix& after);
 /** The options, before and after. */
 std::shared_ptr<Edit> optionsEdit(const core::Options& before, const core::Options& after);

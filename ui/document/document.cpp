@@ -209,6 +209,18 @@ void Document::tokenJobFinished(TokenJobResult result)
     emit tokenTextResult(text, QString());
 }
 
+std::optional<Gpt2CellChange> Document::modelCellChange(MatrixId id, int row, int col, double value) const
+{
+    const int d = m_modelState->config().dModel;
+    const auto weight = gpt2WeightOf(id, row, d);
+    const float v = float(value);  // the checkpoint's weights are float32
+    if (!weight || !std::isfinite(v))
+        return std::nullopt;
+    const int layer = m_modelState->layer;
+    const int weightRow = row == d ? 0 : row;  // a bias is one row
+    return Gpt2CellChange{layer, *weight, weightRow, col, m_modelState->overlay.weightValue(layer, *weight, weightRow, col), v};
+}
+
 bool Document::setCell(MatrixId id, int row, int col, double value)
 {
     // Row rows() of a weight's table is its bias (b_Q, …) when the model has one.
@@ -216,15 +228,8 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
     if (!std::isfinite(value) || !cell)
         return false;
     if (m_modelState) {
-        const int d = m_modelState->config().dModel;
-        const auto weight = gpt2WeightOf(id, row, d);
-        const float v = float(value);  // the checkpoint's weights are float32
-        if (!weight || !std::isfinite(v))
-            return false;
-        const int weightRow = row == d ? 0 : row;
-        const float before = m_modelState->overlay.weightValue(m_modelState->layer, *weight, weightRow, col);
-        return pushModelCells({{m_modelState->layer, *weight, weightRow, col, before, v}},
-                              cellEditText(id, row, col, double(v)));
+        const auto change = modelCellChange(id, row, col, value);
+        return change && pushModelCells({*change}, cellEditText(id, row, col, double(change->after)));
     }
     if (*cell == value)
         return true;
@@ -246,28 +251,28 @@ bool Document::pushModelCells(std::vector<Gpt2CellChange> cells, const QString& 
 bool Document::setMatrix(MatrixId id, const core::Matrix& value, const QString& text)
 {
     const core::Matrix* m = matrixOf(model(), id);
-    if (!m || value.rows() != m->rows() || value.cols() != m->cols() || !core::allFinite(value))
+    // The matrix alone, or its table: the weight's rows and its bias row below them.
+    const bool table = m && value.rows() == tableRows(model(), id) && value.rows() > m->rows();
+    if (!m || (value.rows() != m->rows() && !table) || value.cols() != m->cols() || !core::allFinite(value))
         return false;
     if (m_modelState) {
         if (id == MatrixId::Embeddings)
             return false;  // X is the layer's LayerNorm output, not a weight
-        const int layer = m_modelState->layer;
         std::vector<Gpt2CellChange> cells;
         for (int r = 0; r < int(value.rows()); ++r)
             for (int c = 0; c < int(value.cols()); ++c) {
-                const float v = float(value(r, c));
-                if (!std::isfinite(v))
+                const auto change = modelCellChange(id, r, c, value(r, c));
+                if (!change)
                     return false;
-                if (double(v) != (*m)(r, c)) {
-                    const core::Gpt2Weight w = *gpt2WeightOf(id, r, int(m->rows()));
-                    cells.push_back({layer, w, r, c, m_modelState->overlay.weightValue(layer, w, r, c), v});
-                }
+                if (double(change->after) != *cellOf(model(), id, r, c))
+                    cells.push_back(*change);
             }
         return pushModelCells(std::move(cells), text);
     }
-    if (value == *m)
+    const core::Matrix before = table ? tableOf(model(), id) : *m;
+    if (value == before)
         return true;
-    push(matrixEdit(id, *m, value), text);
+    push(matrixEdit(id, before, value), text);
     return true;
 }
 

@@ -90,7 +90,9 @@ public:
     static QString dimensionsEditText(const core::AttentionModel& model, int dModel, int dk, int dv, int heads);
     /** Sets one cell; refuses (false) a non-finite value or a cell out of range. */
     bool setCell(MatrixId id, int row, int col, double value);
-    /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. */
+    /** Replaces a whole matrix of the same shape (fill, scale, paste); text names the action. value may also be the
+     *  matrix's table (tableOf(): its bias as one more row), which sets the bias too, in the same step. Refused
+     *  (false) for another shape or a value that is not finite. */
     bool setMatrix(MatrixId id, const core::Matrix& value, const QString& text);
     void setOptions(const core::Options& options);
     /** New dimensions; values that still fit are kept. False with a message when refused. */
@@ -209,6 +211,9 @@ private:
     void burstPushed();
     /** A model session's text: refused (false, error) when it has no token or more than n_positions. */
     bool setModelText(const QString& text, QString* error);
+    /** A model session's change of cell (row, col) of the table of id in the shown layer to value (rounded to
+     *  float32); nothing for X or a value that is not finite as a float. */
+    std::optional<Gpt2CellChange> modelCellChange(MatrixId id, int row, int col, double value) const;
     /** Pushes the step that changes cells, unless none changes. */
     bool pushModelCells(std::vector<Gpt2CellChange> cells, const QString& text);
     /** Asks the worker for the forward pass of the current state; relayer: the shown layer's model too. */

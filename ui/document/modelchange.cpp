@@ -88,10 +88,29 @@ double* cellOf(core::AttentionModel& model, MatrixId id, int row, int col)
     return row == m->rows() && bias && col < bias->cols() ? &(*bias)(0, col) : nullptr;
 }
 
+const double* cellOf(const core::AttentionModel& model, MatrixId id, int row, int col)
+{
+    return cellOf(const_cast<core::AttentionModel&>(model), id, row, col);
+}
+
 int tableRows(const core::AttentionModel& model, MatrixId id)
 {
     const core::Matrix* m = matrixOf(model, id);
     return m ? int(m->rows()) + (biasOf(model, id) ? 1 : 0) : 0;
+}
+
+core::Matrix tableOf(const core::AttentionModel& model, MatrixId id)
+{
+    const core::Matrix* m = matrixOf(model, id);
+    if (!m)
+        return {};
+    const core::Matrix* bias = biasOf(model, id);
+    if (!bias)
+        return *m;
+    core::Matrix table(m->rows() + 1, m->cols());
+    table.topRows(m->rows()) = *m;
+    table.bottomRows(1) = *bias;
+    return table;
 }
 
 }  // namespace ui

@@ -31,8 +31,12 @@ core::Matrix* biasOf(core::AttentionModel& model, MatrixId id);
 const core::Matrix* biasOf(const core::AttentionModel& model, MatrixId id);
 /** The cell (row, col) of the table of id: the weight's, or its bias's at row rows(); null outside both. */
 double* cellOf(core::AttentionModel& model, MatrixId id, int row, int col);
+const double* cellOf(const core::AttentionModel& model, MatrixId id, int row, int col);
 /** Rows of the table of id: the matrix's, and one more for its bias when it has one. */
 int tableRows(const core::AttentionModel& model, MatrixId id);
+/** The table of id as one matrix (tableRows × cols): the weight's rows, then its bias as the last row when it has
+ *  one. Empty for W_O when the model has none. */
+core::Matrix tableOf(const core::AttentionModel& model, MatrixId id);
 
 struct ModelChange {
     enum class Kind {

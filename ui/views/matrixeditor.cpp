@@ -291,8 +291,8 @@ void MatrixEditorPanel::copySelection()
         bottom = std::max(bottom, i.row());
         right = std::max(right, i.column());
     }
-    const core::Matrix& m = m_document->matrix(currentMatrix());
-    const std::string text = core::formatBlock(m.block(top, left, bottom - top + 1, right - left + 1));
+    const core::Matrix cells = tableOf(m_document->model(), currentMatrix());  // a bias row too
+    const std::string text = core::formatBlock(cells.block(top, left, bottom - top + 1, right - left + 1));
     QApplication::clipboard()->setText(QString::fromStdString(text));
     showMessage(tr("Copied %1 × %2 cells.").arg(bottom - top + 1).arg(right - left + 1));
 }
@@ -305,7 +305,8 @@ void MatrixEditorPanel::paste()
 bool MatrixEditorPanel::pasteText(const QString& text)
 {
     const MatrixId id = currentMatrix();
-    const core::Matrix& target = m_document->matrix(id);
+    // The table as shown: a block reaches the bias row below the weight's last as it reaches any other.
+    const core::Matrix target = tableOf(m_document->model(), id);
     if (target.size() == 0) {
         showMessage(tr("There is no %1 to paste into.").arg(tabTitle(id)));
         return false;
@@ -371,9 +372,14 @@ void MatrixEditorPanel::fillIdentity()
 
 void MatrixEditorPanel::scale()
 {
-    const core::Matrix& m = m_document->matrix(currentMatrix());
+    // Every cell of the table, the bias with its weight: Q = X·W_Q + b_Q is then scaled as a whole.
+    const MatrixId id = currentMatrix();
     const double factor = m_factor->value();
-    setCurrentMatrixValue(m * factor, tr("Scaled %1 by %2").arg(tabTitle(currentMatrix())).arg(factor));
+    const QString bias = biasTitle(id);
+    setCurrentMatrixValue(tableOf(m_document->model(), id) * factor,
+                          biasOf(m_document->model(), id)
+                              ? tr("Scaled %1 and %2 by %3").arg(tabTitle(id), bias).arg(factor)
+                              : tr("Scaled %1 by %2").arg(tabTitle(id)).arg(factor));
 }
 
 }  // namespace ui
