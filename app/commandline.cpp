@@ -6,6 +6,7 @@
 #include "core/sessionfile.h"
 #include "core/tokenizer.h"
 #include "core/tracejson.h"
+#include "ui/document/modelstate.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
@@ -183,7 +184,7 @@ Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedMo
     const auto title = opened.session.extras.find("title");
     source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
         ? title->get<std::string>()
-        : QStringLiteral("%1, layer %2").arg(QFileInfo(QString::fromStdString(opened.folder)).fileName()).arg(layer).toStdString();
+        : ui::modelSessionTitle(QString::fromStdString(opened.folder), layer).toStdString();
     source.model = std::move(opened);
     return source;
 }
@@ -272,7 +273,7 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
     nlohmann::json out = core::traceToJson(trace);
     if (source.model)
         out.update(core::modelComputeExtras(*source.model->forward, source.model->session.layer));
-    const std::string json = out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string json = core::jsonText(out) + "\n";
     if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() || std::fflush(stdout) != 0)
         throw Failure{ExitFailed, QStringLiteral("could not write to standard output")};
     return ExitOk;

@@ -148,7 +148,7 @@ std::string formatCsv(const MatrixCRef& m, char delimiter)
     return out;
 }
 
-std::vector<StepFile> stepFiles(const Trace& trace)
+std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::string>& tokens)
 {
     std::vector<StepFile> files;
     auto add = [&](const std::string& name, const MatrixCRef& m) { files.push_back({name + ".csv", formatCsv(m)}); };
@@ -171,7 +171,10 @@ std::vector<StepFile> stepFiles(const Trace& trace)
     }
     add("concat", trace.concat);
     add("output", trace.output);
-    files.push_back({"trace.json", traceToJsonText(trace) + "\n"});
+    nlohmann::json json = traceToJson(trace);
+    if (!tokens.empty())
+        json["tokens"] = tokens;
+    files.push_back({"trace.json", jsonText(json) + "\n"});
     return files;
 }
 

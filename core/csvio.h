@@ -40,7 +40,9 @@ struct StepFile {
 
 /** Every step as CSV, in the order of the maths: x.csv; w_q.csv, w_k.csv, w_v.csv (w_o.csv when the
  *  model has W_O; b_q.csv, b_k.csv, b_v.csv, b_o.csv for the biases it has, one row each); for each head h (from 1) headH_queries, _keys, _values, _scores, _scaled_scores,
- *  _weights, _outputs .csv; concat.csv; output.csv; and trace.json in the --compute format. */
-std::vector<StepFile> stepFiles(const Trace& trace);
+ *  _weights, _outputs .csv; concat.csv; output.csv; and trace.json in the --compute format. tokens, when given,
+ *  are the names trace.json gives the tokens instead of the trace's own (a model's as its vocabulary writes them,
+ *  as --compute does). */
+std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::string>& tokens = {});
 
 }  // namespace core

@@ -42,9 +42,14 @@ json traceToJson(const Trace& trace)
 
 std::string traceToJsonText(const Trace& trace, int indent)
 {
+    return jsonText(traceToJson(trace), indent);
+}
+
+std::string jsonText(const json& j, int indent)
+{
     // nlohmann prints the shortest text that reads back to the same double, with its own digit
     // generation (not printf): a '.' whatever the C locale.
-    return traceToJson(trace).dump(indent, ' ', false, json::error_handler_t::replace);
+    return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace core

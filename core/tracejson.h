@@ -14,5 +14,7 @@ nlohmann::json matrixToJson(const MatrixCRef& m);
 nlohmann::json traceToJson(const Trace& trace);
 /** traceToJson dumped with numbers that read back to the same double. */
 std::string traceToJsonText(const Trace& trace, int indent = 1);
+/** Any such JSON dumped the same way. */
+std::string jsonText(const nlohmann::json& j, int indent = 1);
 
 }  // namespace core

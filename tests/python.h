@@ -56,4 +56,17 @@ inline QByteArray runPython(const QString& python, const QByteArray& script, con
     return p.readAllStandardOutput();
 }
 
+/** Runs the PyTorch code the program wrote for a session (codePath) and returns, as JSON text, what it computed:
+ *  {"weights": [the n × n weights of each head], "output": the output}; or sets error. */
+inline QByteArray runExportedCode(const QString& python, const QString& codePath, QString* error)
+{
+    return runPython(python,
+                     "import json, runpy, sys\n"
+                     "g = runpy.run_path(sys.argv[1])\n"
+                     "w = g['weights']\n"
+                     "print(json.dumps({'weights': [t.tolist() for t in (w if isinstance(w, list) else [w])],"
+                     " 'output': g['output'].tolist()}))\n",
+                     {codePath}, error);
+}
+
 }  // namespace testutil

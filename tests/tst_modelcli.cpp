@@ -246,14 +246,7 @@ private slots:
         QVERIFY2(r.status == 0, r.err.constData());
         // The generated PyTorch, run, reproduces the layer's attention from its X, with the biases.
         QString error;
-        const QByteArray printed = testutil::runPython(
-            m_python,
-            "import json, runpy, sys\n"
-            "g = runpy.run_path(sys.argv[1])\n"
-            "w = g['weights']\n"
-            "print(json.dumps({'weights': [t.tolist() for t in (w if isinstance(w, list) else [w])],"
-            " 'output': g['output'].tolist()}))\n",
-            {code}, &error);
+        const QByteArray printed = testutil::runExportedCode(m_python, code, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const json ran = json::parse(printed.toStdString());
         for (std::size_t h = 0; h < 4; ++h)

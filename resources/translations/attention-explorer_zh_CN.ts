@@ -724,6 +724,10 @@
             <translation>在第 1 层，残差流就是 %1 的词元嵌入加位置嵌入；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
         </message>
         <message>
+            <source>The residual stream entering layer 2 of %1 is the embeddings plus the output of layer 1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
+            <translation>进入 %1 第 2 层的残差流是嵌入加上第 1 层的输出；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
+        </message>
+        <message>
             <source>The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers 1 to %3; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
             <translation>进入 %2 第 %1 层的残差流是嵌入加上第 1 至 %3 层的输出；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
         </message>
@@ -3000,6 +3004,13 @@ Click to show this head.</source>
         <message>
             <source>Nothing to show yet</source>
             <translation>暂无可显示的内容</translation>
+        </message>
+    </context>
+    <context>
+        <name>ModelState</name>
+        <message>
+            <source>%1, layer %2</source>
+            <translation>%1，第 %2 层</translation>
         </message>
     </context>
     <context>

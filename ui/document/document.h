@@ -116,6 +116,9 @@ public:
     void setShownLayer(int layer);
     /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
     bool isCellEdited(MatrixId id, int row, int col) const;
+    /** The tokens as the model's vocabulary writes them ("Ġcat" where the views show "␣cat"), as --compute names
+     *  them; empty for a plain session. */
+    std::vector<std::string> vocabularyTokens() const;
     /** The number of edited cells, in every layer. */
     int editCount() const;
     /** Sets the shown layer's rows of W_O of head (0-based) to 0, one undo step: the head's output no longer

@@ -2,6 +2,7 @@
 
 #include "core/tokentext.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -67,6 +68,11 @@ QString modelName(const QString& folder)
 {
     const QString name = QFileInfo(QDir::cleanPath(folder)).fileName();
     return name.isEmpty() ? folder : name;
+}
+
+QString modelSessionTitle(const QString& folder, int layer)
+{
+    return QCoreApplication::translate("ModelState", "%1, layer %2").arg(modelName(folder)).arg(layer);
 }
 
 std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,

@@ -66,6 +66,9 @@ std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, c
 bool isModelSessionFile(const QString& path);
 /** The name a model is shown by: its folder's name. */
 QString modelName(const QString& folder);
+/** The title of a model session whose file gives none: "gpt2, layer 5" (the folder's name, layer 1-based), in the
+ *  interface language. */
+QString modelSessionTitle(const QString& folder, int layer);
 
 /** The next-token candidates of one position. */
 struct Prediction {

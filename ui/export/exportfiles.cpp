@@ -79,13 +79,14 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
     return writeFileAtomically(path, QByteArray::fromStdString(bytes), error);
 }
 
-bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written)
+bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written,
+                    const std::vector<std::string>& tokens)
 {
     const QDir dir(folder);
     if (!dir.mkpath(QStringLiteral(".")))
         return fail(error, Exports::tr("Cannot create the folder \"%1\"").arg(folder));
     QStringList names;
-    for (const core::StepFile& file : core::stepFiles(trace)) {
+    for (const core::StepFile& file : core::stepFiles(trace, tokens)) {
         const QString name = QString::fromStdString(file.name);
         if (!writeFileAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
             for (const QString& done : names)

@@ -28,10 +28,11 @@ std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error);
 bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* error,
                      const core::NpyLayout& layout = {});
 
-/** Writes core::stepFiles(trace) into folder (created when missing): one CSV per step and head and
+/** Writes core::stepFiles(trace, tokens) into folder (created when missing): one CSV per step and head and
  *  trace.json in the --compute format. On failure the files this call wrote are removed again.
  *  *written (when not null) receives the file names. */
-bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written = nullptr);
+bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written = nullptr,
+                    const std::vector<std::string>& tokens = {});
 
 /** Writes core::pytorchCode(model, title) to path. */
 bool writePytorchFile(const core::AttentionModel& model, const QString& title, const QString& path, QString* error);

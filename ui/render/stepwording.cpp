@@ -86,6 +86,10 @@ namespace {
 
 QString layer1Details(const core::AttentionModel::Origin& origin)
 {
+    if (origin.layer == 2)  // one layer before it: not "layers 1 to 1"
+        return StepWording::tr("The residual stream entering layer 2 of %1 is the embeddings plus the output of layer "
+                               "1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
+            .arg(QString::fromStdString(origin.model));
     return origin.layer == 1
         ? StepWording::tr("In layer 1 the residual stream is the token embedding plus the position embedding of "
                           "%1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")

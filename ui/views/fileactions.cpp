@@ -299,9 +299,13 @@ void FileActions::exportStepsDialog()
     if (folder.isEmpty())
         return;
     rememberFolder(Folder::Export, folder, false);
+    // A model's trace.json names its tokens as --compute does, as the vocabulary writes them.
+    std::vector<std::string> tokens = m_document->vocabularyTokens();
+    if (int(tokens.size()) != trace->n())
+        tokens.clear();  // the trace is still of the text before
     QString error;
     QStringList written;
-    if (!exports::writeStepFiles(*trace, folder, &error, &written)) {
+    if (!exports::writeStepFiles(*trace, folder, &error, &written, tokens)) {
         m_session->showError(tr("Could not export the step matrices"), error);
         return;
     }
