@@ -18,6 +18,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTableView>
 #include <QToolButton>
@@ -309,10 +310,11 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // As wide as its columns, or the block's width with a scroll bar of its own when that is less.
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    m_table->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_table->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     m_table->setWordWrap(false);
     m_table->setCornerButtonEnabled(false);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -434,15 +436,36 @@ void StepBlock::fitTable()
     }
     const int width = m_rowHeaderWidth + columns->length() + 2 * m_table->frameWidth();
     const int height = m_columnHeaderHeight + m_table->verticalHeader()->length() + 2 * m_table->frameWidth();
-    if (m_table->size() == QSize(width, height))
-        return;
-    m_table->setFixedSize(width, height);
-    // A fixed-size child does not always make the layouts above it run again: ask them all.
+    if (m_fullTable == QSize(width, height))
+        return;  // the height follows the block's width in resizeEvent()
+    m_fullTable = QSize(width, height);
+    // At most its columns' width; at least a few of them, the rest behind its own scroll bar.
+    constexpr int leastWidth = 160;
+    m_table->setMinimumWidth(std::min(width, leastWidth));
+    m_table->setMaximumWidth(width);
+    fitTableHeight();
+    // A child of a new size does not always make the layouts above it run again: ask them all.
     for (QWidget* w = this; w; w = w->parentWidget()) {
         if (w->layout())
             w->layout()->invalidate();
         w->updateGeometry();
     }
+}
+
+void StepBlock::fitTableHeight()
+{
+    if (m_fullTable.isEmpty() || m_table->isHidden())
+        return;
+    const bool scrolls = width() < m_fullTable.width();
+    const int height = m_fullTable.height() + (scrolls ? m_table->horizontalScrollBar()->sizeHint().height() : 0);
+    if (m_table->minimumHeight() != height || m_table->maximumHeight() != height)
+        m_table->setFixedHeight(height);
+}
+
+void StepBlock::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitTableHeight();  // the scroll bar comes and goes with the width the panel gives
 }
 
 HeatmapZoomView* StepBlock::zoom()

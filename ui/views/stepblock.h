@@ -1,7 +1,9 @@
 #pragma once
 /** StepBlock: one matrix of the steps panel: a caption over a compact tinted table of a
  *  StepTableModel, or, when the matrix is too large to read as numbers, a heatmap thumbnail with
- *  a zoom button. Hovering a number sets the ViewState's hovered cell and its sources. */
+ *  a zoom button. Hovering a number sets the ViewState's hovered cell and its sources. A table wider
+ *  than the panel (a head of 64 columns) takes the panel's width and scrolls sideways in its own
+ *  view, so that the panel itself, and the formulas in it, never need to. */
 
 #include <QWidget>
 
@@ -41,6 +43,7 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void retranslate();
 
 private:
@@ -49,6 +52,8 @@ private:
     void retitleZoom(QDialog* dialog) const;
     void refresh();
     void fitTable();
+    /** The table's height: its rows, and its scroll bar's when the block is narrower than the table's columns. */
+    void fitTableHeight();
 
     StepTableModel* m_model;
     ViewState* m_view;
@@ -60,6 +65,8 @@ private:
     std::vector<int> m_headerHints;
     int m_rowHeaderWidth = 0;
     int m_columnHeaderHeight = 0;
+    /** The table with every column shown, as fitTable() measured it; empty before. */
+    QSize m_fullTable;
 };
 
 }  // namespace ui
