@@ -195,10 +195,16 @@ void TestModelExports::reportNamesModelLayerAndBiases()
     const QString painted = pdftext::pdfText(pdf, 0, 0, pdftext::Order::Painted);
     QVERIFY2(painted.contains(QStringLiteral("LayerNorm(residual stream entering layer 2)")), qPrintable(painted.left(1200)));
     QVERIFY2(!painted.contains(QStringLiteral("layers 1 to 1")), qPrintable(painted.left(1200)));
-    // The biases, in the formulas of step 2 and the projection (pdftotext loses the subscripts' size, not them).
+    // The biases, in the formulas of step 2 and the projection (pdftotext loses the subscripts' size, not them),
+    // and each as a figure of its own beside its weight's.
     for (const QString& formula : {QStringLiteral("Q = X·WQ + bQ"), QStringLiteral("V = X·WV + bV"),
                                    QStringLiteral("output = concat·WO + bO")})
         QVERIFY2(painted.contains(formula), qPrintable(formula));
+    // (b_O is named thrice without its figure: in steps 7 and 8's formulas and in step 8's text.)
+    const std::pair<QString, int> named[] = {
+        {QStringLiteral("bQ"), 2}, {QStringLiteral("bK"), 2}, {QStringLiteral("bV"), 2}, {QStringLiteral("bO"), 4}};
+    for (const auto& [bias, times] : named)
+        QVERIFY2(painted.count(bias) >= times, qPrintable(QStringLiteral("%1 %2 times").arg(bias).arg(painted.count(bias))));
 }
 
 void TestModelExports::stepFilesAreThoseOfTheCommandLine()

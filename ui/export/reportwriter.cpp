@@ -78,6 +78,22 @@ Figure stepFigure(const core::Trace& t, core::Step step, int head, const QString
     return f;
 }
 
+/** The figure of a weight's bias row (b_Q under W_Q, …), its columns labelled as the weight's; nothing when the
+ *  model has no such bias. letter: the weight's subscript ("Q"). */
+void addBiasFigure(std::vector<Figure>& figures, const core::Trace& t, core::Step weight,
+                   const std::optional<core::Matrix>& bias, const QString& letter)
+{
+    if (!bias)
+        return;
+    Figure f;
+    f.caption = QStringLiteral("<i>b</i><sub>%1</sub>").arg(letter);
+    f.data = ui::heatmapFrame(t, weight, 0, 1, bias->cols());
+    f.data.values = *bias;
+    f.data.rowLabels = QStringList{QString()};  // one row: the caption names it
+    f.colormap = render::defaultColormap(weight);
+    figures.push_back(std::move(f));
+}
+
 /** A step number (1 … 7) with its heading, formula and explanation from the one wording of the steps,
  *  and the shape of its matrix name (rows × cols) in numbers and symbols; no name: the caller writes
  *  the shape. */
@@ -111,6 +127,13 @@ std::vector<StepSection> stepSections(const core::Trace& t)
     s2.figures.push_back(stepFigure(t, Step::WeightQuery, 0, QStringLiteral("<i>W</i><sub>Q</sub>")));
     s2.figures.push_back(stepFigure(t, Step::WeightKey, 0, QStringLiteral("<i>W</i><sub>K</sub>")));
     s2.figures.push_back(stepFigure(t, Step::WeightValue, 0, QStringLiteral("<i>W</i><sub>V</sub>")));
+    // The biases, each a row under its weight: what an edit of one changes is in the report too.
+    const std::size_t weights = s2.figures.size();
+    addBiasFigure(s2.figures, t, Step::WeightQuery, model.bq, QStringLiteral("Q"));
+    addBiasFigure(s2.figures, t, Step::WeightKey, model.bk, QStringLiteral("K"));
+    addBiasFigure(s2.figures, t, Step::WeightValue, model.bv, QStringLiteral("V"));
+    if (s2.figures.size() > weights)
+        s2.figures[weights].newLine = true;
     for (int head = 0; head < h; ++head) {
         s2.figures.push_back(stepFigure(t, Step::Queries, head, symbolCaption(t, QStringLiteral("Q"), head)));
         s2.figures.back().newLine = true;
@@ -174,8 +197,10 @@ std::vector<StepSection> stepSections(const core::Trace& t)
         s8.explanation = richSymbols(render::StepWording::projectionDetails(model));
         if (h > 1)
             s8.figures.push_back(stepFigure(t, Step::Concat, 0, Report::tr("concat").toHtmlEscaped()));
-        if (model.wo)
+        if (model.wo) {
             s8.figures.push_back(stepFigure(t, Step::WeightOutput, 0, QStringLiteral("<i>W</i><sub>O</sub>")));
+            addBiasFigure(s8.figures, t, Step::WeightOutput, model.bo, QStringLiteral("O"));
+        }
         s8.figures.push_back(stepFigure(t, Step::Output, 0, Report::tr("output").toHtmlEscaped()));
         steps.push_back(std::move(s8));
     }
