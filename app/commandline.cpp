@@ -10,6 +10,7 @@
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
 #include "ui/export/handoutwriter.h"
+#include "ui/export/printpage.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/headlinespainter.h"
@@ -90,7 +91,9 @@ struct Options {
                                 QStringLiteral("NAME")};
     QCommandLineOption annotate{QStringLiteral("annotate"), QStringLiteral("Print each cell's value in it.")};
     QCommandLineOption colourRange{QStringLiteral("colour-range"),
-                                   QStringLiteral("Colour range of a heatmap: %1 (default fixed: 0 to 1 for weights).")
+                                   QStringLiteral("Colour range of the attention heatmaps of --export-heatmap, --export-overview, "
+                                                  "--export-report and --export-handout: %1 (default fixed: 0 to 1 for "
+                                                  "weights).")
                                        .arg(render::colourRangeNames().join(QStringLiteral(", "))),
                                    QStringLiteral("RANGE")};
     QCommandLineOption exportReport{QStringLiteral("export-report"),
@@ -366,16 +369,17 @@ QString sessionTitle(const core::Session& session)
                                                                 : QString();
 }
 
-/** Writes a PDF of the source's trace to the path given with option (the report or the handout). */
-using TraceWriter = bool (*)(const core::Trace&, const QString&, const QString&, QString*);
-
-int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option, TraceWriter write)
+/** Writes a PDF of the source's trace to the path given with option (the report or the handout), its
+ *  attention heatmaps in --colour-range. */
+int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option,
+                       exports::TraceWriter write)
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
+    const render::ColourRange range = colourRangeOption(p, o);
     const core::Session session = loadSource(p, o).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
-    if (!write(trace, sessionTitle(session), out, &error))
+    if (!write(trace, sessionTitle(session), out, &error, range))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }

@@ -9,6 +9,7 @@
 #include "core/presets.h"
 #include "gpt2folder_random.h"
 #include "isolation.h"
+#include "pdftext.h"
 #include "ui/document/document.h"
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
@@ -27,10 +28,12 @@
 #include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 
 namespace {
 
@@ -340,6 +343,38 @@ private slots:
         window.heatmap()->setColourRange(render::ColourRange::Log);
         QCOMPARE(window.overview()->colourRange(), render::ColourRange::Log);
         QCOMPARE(window.overview()->figureStyle().colourRange, render::ColourRange::Log);
+    }
+
+    /** File › Export Report and Export Handout draw their attention heatmaps in the range chosen in the
+     *  heatmap's toolbar, as the heatmap's own export does; their legends name it. */
+    void windowReportAndHandoutTakeTheToolbarsColourRange()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext is not installed");
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("causal-sentence")));
+        window.document()->waitForTrace();
+        for (const auto& [range, caption] : {std::pair{render::ColourRange::Row, "each row min–max"},
+                                             std::pair{render::ColourRange::Log, "log scale"},
+                                             std::pair{render::ColourRange::Fixed, "fixed range"}}) {
+            window.heatmap()->setColourRange(range);
+            const QString name = render::colourRangeName(range);
+            const QString report = m_dir.filePath(QStringLiteral("window-report-%1.pdf").arg(name));
+            const QString handout = m_dir.filePath(QStringLiteral("window-handout-%1.pdf").arg(name));
+            QString error;
+            QVERIFY2(window.fileActions()->exportReport(report, &error), qPrintable(error));
+            QVERIFY2(window.fileActions()->exportHandout(handout, &error), qPrintable(error));
+            for (const QString& path : {report, handout}) {
+                const QString text = pdftext::pdfText(path);
+                QVERIFY2(text.contains(QString::fromUtf8(caption)), qPrintable(path));
+                // The other ranges' words are not there (the report's X, wider than a table, keeps its fixed range).
+                for (const char* other : {"each row min–max", "log scale"})
+                    if (std::strcmp(other, caption) != 0)
+                        QVERIFY2(!text.contains(QString::fromUtf8(other)), qPrintable(path));
+            }
+        }
+        window.heatmap()->setColourRange(render::ColourRange::Fixed);
     }
 
     void headViewDrawsNoLineToTheFuture()

@@ -10,6 +10,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QMap>
+#include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -190,6 +192,45 @@ private slots:
                      .status,
                  0);
         QVERIFY(readText(svg).contains(QStringLiteral("each row min–max")));
+    }
+
+    /** The report's and the handout's attention heatmaps take --colour-range: their legends name it and the
+     *  page's pixels change with it. */
+    void colourRangeReachesTheReportAndTheHandout()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext is not installed");
+        for (const QString& kind : {QStringLiteral("report"), QStringLiteral("handout")}) {
+            QMap<QString, QString> texts;
+            QMap<QString, QImage> pages;
+            for (const QString& range : {QStringLiteral("fixed"), QStringLiteral("row"), QStringLiteral("log")}) {
+                const QString path = out(kind + QLatin1Char('-') + range + QStringLiteral(".pdf"));
+                QStringList arguments{QStringLiteral("--export-") + kind, path, QStringLiteral("--preset"),
+                                      QStringLiteral("causal-sentence")};
+                if (range != QLatin1String("fixed"))  // fixed is the default
+                    arguments << QStringLiteral("--colour-range") << range;
+                const Run r = run(arguments);
+                QVERIFY2(r.status == 0, r.err.constData());
+                texts[range] = pdftext::pdfText(path);
+                // The handout's heatmaps are on its one page; the report's weights on the page of step 5.
+                int page = 1;
+                if (kind == QLatin1String("report"))
+                    for (int k = 1; k <= pdftext::pageCount(path); ++k)
+                        if (pdftext::pdfText(path, k, k).contains(QStringLiteral("Step 5")))
+                            page = k;
+                pages[range] = pdftext::pdfPage(path, page, 60);
+            }
+            QVERIFY2(texts[QStringLiteral("fixed")].contains(QStringLiteral("fixed range")), qPrintable(kind));
+            QVERIFY2(!texts[QStringLiteral("fixed")].contains(QStringLiteral("each row min–max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("row")].contains(QStringLiteral("each row min–max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("row")].contains(QStringLiteral("row max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("log")].contains(QStringLiteral("log scale")), qPrintable(kind));
+            if (pages[QStringLiteral("fixed")].isNull())
+                continue;  // pdftoppm is not installed
+            QCOMPARE(pages[QStringLiteral("row")].size(), pages[QStringLiteral("fixed")].size());
+            QVERIFY2(pages[QStringLiteral("row")] != pages[QStringLiteral("fixed")], qPrintable(kind));
+            QVERIFY2(pages[QStringLiteral("log")] != pages[QStringLiteral("fixed")], qPrintable(kind));
+        }
     }
 
     void refusals()
