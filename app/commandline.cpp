@@ -6,6 +6,7 @@
 #include "core/sessionfile.h"
 #include "core/tokenizer.h"
 #include "core/tracejson.h"
+#include "ui/document/modelstate.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
@@ -176,17 +177,20 @@ int shownLayer(const QCommandLineParser& p, const Options& o, const core::Opened
     return layer;
 }
 
-/** The source for an opened model: the shown layer as a session, titled by the model's folder and layer. */
+/** The source for an opened model: the shown layer as a session, titled by the model's folder and layer, its
+ *  tokens as people read them ("␣cat") and its origin named, as the window shows it; --compute prints the
+ *  vocabulary's own tokens beside (SPEC §5). */
 Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedModelSession opened)
 {
     const int layer = shownLayer(p, o, opened);
     opened.session.layer = layer;
+    const QString name = ui::modelName(QString::fromStdString(opened.folder));
     Source source;
-    source.session.model = opened.forward->layerModel(layer - 1);
+    source.session.model = ui::shownLayerModel(*opened.forward, layer - 1, name);
     const auto title = opened.session.extras.find("title");
     source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
         ? title->get<std::string>()
-        : QStringLiteral("%1, layer %2").arg(QFileInfo(QString::fromStdString(opened.folder)).fileName()).arg(layer).toStdString();
+        : QStringLiteral("%1, layer %2").arg(name).arg(layer).toStdString();
     source.model = std::move(opened);
     return source;
 }
@@ -447,7 +451,7 @@ render::AttentionGrid sourceGrid(const Source& source)
     grid.title = !source.model ? sessionTitle(source.session)
         : title != source.model->session.extras.end() && title->is_string()
         ? QString::fromStdString(title->get<std::string>())
-        : QFileInfo(QString::fromStdString(source.model->folder)).fileName();
+        : ui::modelName(QString::fromStdString(source.model->folder));
     return grid;
 }
 

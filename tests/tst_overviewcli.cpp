@@ -233,6 +233,37 @@ private slots:
         }
     }
 
+    /** A model's tokens read in every export as the window shows them ("␣cat"); --compute keeps the
+     *  vocabulary's own ("Ġcat", SPEC §5). */
+    void modelExportsShowReadableTokens()
+    {
+        const QStringList source{QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                                 QStringLiteral("The cat sat on the mat"), QStringLiteral("--layer"), QStringLiteral("2")};
+        const QString readable = QStringLiteral("\u2423cat"), vocabulary = QStringLiteral("\u0120cat");
+        for (const QString& flag : {QStringLiteral("--export-heatmap"), QStringLiteral("--export-lines")}) {
+            const QString svg = out(flag.mid(2) + QStringLiteral("-tokens.svg"));
+            const Run r = run(QStringList{flag, svg} + source);
+            QVERIFY2(r.status == 0, r.err.constData());
+            const QString text = readText(svg);
+            QVERIFY2(text.contains(readable), qPrintable(flag));
+            QVERIFY2(!text.contains(vocabulary), qPrintable(flag));
+        }
+        const QString report = out(QStringLiteral("model-report.pdf"));
+        const Run r = run(QStringList{QStringLiteral("--export-report"), report} + source);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString text = pdftext::pdfText(report);
+        if (!text.isEmpty()) {
+            QVERIFY2(text.contains(readable), qPrintable(text.left(3000)));
+            QVERIFY(!text.contains(vocabulary));
+            // The shown layer says where its X comes from, as in the window.
+            QVERIFY2(text.contains(QStringLiteral("residual stream entering layer 2")), qPrintable(text.left(3000)));
+        }
+        const Run json = run(QStringList{QStringLiteral("--compute")} + source);
+        QVERIFY2(json.status == 0, json.err.constData());
+        const auto tokens = nlohmann::json::parse(json.out.toStdString())["tokens"];
+        QCOMPARE(QString::fromStdString(tokens.at(1).get<std::string>()), vocabulary);
+    }
+
     void refusals()
     {
         const QString p = out(QStringLiteral("never.png"));
