@@ -376,8 +376,9 @@ void HeatmapRenderer::setData(HeatmapData data)
     const auto before = m_scale.range();
     m_range = chooseRange(m_data, m_style.colormap);
     updateScale();
-    // The legend's ticks are the range's: a new range is a new layout.
-    const bool keepLayout = sameFrame && m_scale.range() == before && !(m_layout && m_layout->measuredValues);
+    // The legend's ticks are the range's: a new range is a new layout (when there is a legend).
+    const bool keepLayout = sameFrame && (m_scale.range() == before || !m_style.showLegend)
+        && !(m_layout && m_layout->measuredValues);
     if (!keepLayout)
         invalidate(true);
     else
