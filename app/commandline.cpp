@@ -11,6 +11,7 @@
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
 #include "ui/export/handoutwriter.h"
+#include "ui/export/printpage.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/headlinespainter.h"
@@ -91,7 +92,9 @@ struct Options {
                                 QStringLiteral("NAME")};
     QCommandLineOption annotate{QStringLiteral("annotate"), QStringLiteral("Print each cell's value in it.")};
     QCommandLineOption colourRange{QStringLiteral("colour-range"),
-                                   QStringLiteral("Colour range of a heatmap: %1 (default fixed: 0 to 1 for weights).")
+                                   QStringLiteral("Colour range of the attention heatmaps of --export-heatmap, --export-overview, "
+                                                  "--export-report and --export-handout: %1 (default fixed: 0 to 1 for "
+                                                  "weights).")
                                        .arg(render::colourRangeNames().join(QStringLiteral(", "))),
                                    QStringLiteral("RANGE")};
     QCommandLineOption exportReport{QStringLiteral("export-report"),
@@ -174,13 +177,16 @@ int shownLayer(const QCommandLineParser& p, const Options& o, const core::Opened
     return layer;
 }
 
-/** The source for an opened model: the shown layer as a session, titled by the model's folder and layer. */
+/** The source for an opened model: the shown layer as a session, titled by the model's folder and layer, its
+ *  tokens as people read them ("␣cat") and its origin named, as the window shows it; --compute prints the
+ *  vocabulary's own tokens beside (SPEC §5). */
 Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedModelSession opened)
 {
     const int layer = shownLayer(p, o, opened);
     opened.session.layer = layer;
+    const QString name = ui::modelName(QString::fromStdString(opened.folder));
     Source source;
-    source.session.model = opened.forward->layerModel(layer - 1);
+    source.session.model = ui::shownLayerModel(*opened.forward, layer - 1, name);
     const auto title = opened.session.extras.find("title");
     source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
         ? title->get<std::string>()
@@ -367,16 +373,17 @@ QString sessionTitle(const core::Session& session)
                                                                 : QString();
 }
 
-/** Writes a PDF of the source's trace to the path given with option (the report or the handout). */
-using TraceWriter = bool (*)(const core::Trace&, const QString&, const QString&, QString*);
-
-int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option, TraceWriter write)
+/** Writes a PDF of the source's trace to the path given with option (the report or the handout), its
+ *  attention heatmaps in --colour-range. */
+int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option,
+                       exports::TraceWriter write)
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
+    const render::ColourRange range = colourRangeOption(p, o);
     const core::Session session = loadSource(p, o).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
-    if (!write(trace, sessionTitle(session), out, &error))
+    if (!write(trace, sessionTitle(session), out, &error, range))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
@@ -444,7 +451,7 @@ render::AttentionGrid sourceGrid(const Source& source)
     grid.title = !source.model ? sessionTitle(source.session)
         : title != source.model->session.extras.end() && title->is_string()
         ? QString::fromStdString(title->get<std::string>())
-        : QFileInfo(QString::fromStdString(source.model->folder)).fileName();
+        : ui::modelName(QString::fromStdString(source.model->folder));
     return grid;
 }
 

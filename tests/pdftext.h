@@ -1,14 +1,16 @@
 #pragma once
-/** Reading back a PDF the program wrote: its page count, page size and text (poppler-utils when
- *  installed). */
+/** Reading back a PDF the program wrote: its page count, page size, text and pages as pixels (poppler-utils
+ *  when installed). */
 
 #include <QFile>
+#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSizeF>
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 
 namespace pdftext {
 
@@ -48,7 +50,8 @@ inline QSizeF pageSize(const QString& path)
 /** How pdftotext orders the text: as a reader would, or as it was painted (a formula's pieces stay together). */
 enum class Order { Reading, Painted };
 
-/** The text of pages first … last (1-based), whitespace collapsed; empty when pdftotext is missing. */
+/** The text of pages first … last (1-based), whitespace collapsed, ligatures as their letters; empty when
+ *  pdftotext is missing. */
 inline QString pdfText(const QString& path, int first = 0, int last = 0, Order order = Order::Reading)
 {
     const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
@@ -63,7 +66,28 @@ inline QString pdfText(const QString& path, int first = 0, int last = 0, Order o
     QProcess p;
     p.start(pdftotext, args);
     p.waitForFinished(60000);
-    return QString::fromUtf8(p.readAllStandardOutput()).simplified();
+    // The fonts' ligatures come back as one character ("ﬁxed"): read as the letters they join.
+    return QString::fromUtf8(p.readAllStandardOutput())
+        .replace(QChar(0xFB01), QLatin1String("fi"))
+        .replace(QChar(0xFB02), QLatin1String("fl"))
+        .simplified();
+}
+
+/** Page `page` (1-based) of a PDF as pixels at dpi; a null image when pdftoppm is missing or fails. */
+inline QImage pdfPage(const QString& path, int page, int dpi = 72)
+{
+    const QString pdftoppm = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
+    QTemporaryDir dir;
+    if (pdftoppm.isEmpty() || !dir.isValid())
+        return {};
+    const QString prefix = dir.filePath(QStringLiteral("page"));
+    QProcess p;
+    p.start(pdftoppm, {QStringLiteral("-png"), QStringLiteral("-r"), QString::number(dpi), QStringLiteral("-f"),
+                       QString::number(page), QStringLiteral("-l"), QString::number(page), QStringLiteral("-singlefile"),
+                       path, prefix});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return {};
+    return QImage(prefix + QStringLiteral(".png"));
 }
 
 } // namespace pdftext

@@ -9,6 +9,7 @@
 #include "core/presets.h"
 #include "gpt2folder_random.h"
 #include "isolation.h"
+#include "pdftext.h"
 #include "ui/document/document.h"
 #include "ui/document/stepfigure.h"
 #include "ui/document/viewstate.h"
@@ -27,10 +28,12 @@
 #include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 
 namespace {
 
@@ -77,6 +80,24 @@ class TestOverview : public QObject {
 
     QTemporaryDir m_dir;
 
+    /** A random GPT-2 of layers × 16 wide with two heads, in a folder of its own, run on text; null on failure. */
+    std::unique_ptr<core::Gpt2Forward> randomModel(int layers, const char* text)
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("gpt2-%1x2").arg(layers));
+        if (!QDir().mkpath(folder))
+            return nullptr;
+        testutil::write(testutil::randomGpt2Folder("F32", "", layers, 16, 2), folder.toStdString());
+        std::string error;
+        const auto checkpoint = core::Gpt2Checkpoint::load(folder.toStdString(), error);
+        if (!checkpoint)
+            return nullptr;
+        auto forward = std::make_unique<core::Gpt2Forward>(checkpoint);
+        if (!forward->setTokens(checkpoint->tokenizer().encode(text), error))
+            return nullptr;
+        forward->run();
+        return forward;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -86,15 +107,9 @@ private slots:
 
     void modelOverviewMatchesEachHeadsHeatmap()
     {
-        const QString folder = m_dir.filePath(QStringLiteral("gpt2-2x2"));
-        QVERIFY(QDir().mkpath(folder));
-        testutil::write(testutil::randomGpt2Folder("F32", "", 2, 16, 2), folder.toStdString());
-        std::string error;
-        const auto checkpoint = core::Gpt2Checkpoint::load(folder.toStdString(), error);
-        QVERIFY2(checkpoint, error.c_str());
-        core::Gpt2Forward forward(checkpoint);
-        QVERIFY2(forward.setTokens(checkpoint->tokenizer().encode("A cat sat down"), error), error.c_str());
-        forward.run();
+        const auto model = randomModel(2, "A cat sat down");
+        QVERIFY(model);
+        core::Gpt2Forward& forward = *model;
         const int n = forward.n();
         QCOMPARE(n, 14);  // byte tokens
 
@@ -151,6 +166,36 @@ private slots:
         QCOMPARE(grid->descriptor(1, 1).meanEntropy, d.meanEntropy);
     }
 
+    /** A model's grid built after an edit of its last layer, from the grid before it, equals one built afresh;
+     *  it takes the descriptors of exactly the heads whose weights did not change from the grid before. */
+    void aGridKeepsTheDescriptorsOfUnchangedHeads()
+    {
+        const auto model = randomModel(3, "A cat sat");
+        QVERIFY(model);
+        core::Gpt2Forward& forward = *model;
+        std::string error;
+        const QStringList tokens(forward.n(), QStringLiteral("t"));
+        render::AttentionGrid before = render::attentionGridFromModel(forward, tokens);
+        QVERIFY(forward.setEdit(2, core::Gpt2Weight::Query, 0, 0, 30.0f, error));
+        QVERIFY(forward.setEdit(2, core::Gpt2Weight::Key, 1, 0, 30.0f, error));
+        forward.run();
+        const render::AttentionGrid fresh = render::attentionGridFromModel(forward, tokens);
+        // Marked descriptors in the grid before: a head that takes its descriptors from there carries the mark.
+        for (core::HeadDescriptors& d : before.descriptors)
+            d.meanEntropy = -1.0;
+        const render::AttentionGrid kept = render::attentionGridFromModel(forward, tokens, render::gridCellSide, &before);
+        for (int l = 0; l < 3; ++l)
+            for (int h = 0; h < 2; ++h) {
+                QCOMPARE(kept.cell(l, h), fresh.cell(l, h));
+                const bool unchanged = before.cell(l, h) == fresh.cell(l, h);
+                QCOMPARE(unchanged, !(l == 2 && h == 0));  // the edit reaches only the last layer's first head
+                QCOMPARE(kept.descriptor(l, h).meanEntropy, unchanged ? -1.0 : fresh.descriptor(l, h).meanEntropy);
+            }
+        // A grid of other tokens, or of block means, is not compared.
+        const render::AttentionGrid pooled = render::attentionGridFromModel(forward, tokens, 2, &before);
+        QCOMPARE(pooled.descriptor(0, 0).meanEntropy, fresh.descriptor(0, 0).meanEntropy);
+    }
+
     void clickShowsTheLayerAndHead()
     {
         ui::Document document;
@@ -167,7 +212,7 @@ private slots:
                     grid.cells.push_back(core::Matrix::Identity(2, 2));
                     grid.descriptors.push_back(core::describeHead(grid.cells.back(), false));
                 }
-                return grid;
+                return std::make_shared<const render::AttentionGrid>(std::move(grid));
             };
         });
         overview.resize(600, 700);
@@ -216,7 +261,7 @@ private slots:
         ui::Document document;
         ui::OverviewWidget overview(&document);
         overview.setGridSource([state, make]() -> ui::OverviewWidget::GridJob {
-            return [version = *state, make] { return make(version); };
+            return [version = *state, make] { return std::make_shared<const render::AttentionGrid>(make(version)); };
         });
         overview.resize(500, 600);
         overview.show();
@@ -340,6 +385,38 @@ private slots:
         window.heatmap()->setColourRange(render::ColourRange::Log);
         QCOMPARE(window.overview()->colourRange(), render::ColourRange::Log);
         QCOMPARE(window.overview()->figureStyle().colourRange, render::ColourRange::Log);
+    }
+
+    /** File › Export Report and Export Handout draw their attention heatmaps in the range chosen in the
+     *  heatmap's toolbar, as the heatmap's own export does; their legends name it. */
+    void windowReportAndHandoutTakeTheToolbarsColourRange()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext is not installed");
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.loadPreset(QStringLiteral("causal-sentence")));
+        window.document()->waitForTrace();
+        for (const auto& [range, caption] : {std::pair{render::ColourRange::Row, "each row min–max"},
+                                             std::pair{render::ColourRange::Log, "log scale"},
+                                             std::pair{render::ColourRange::Fixed, "fixed range"}}) {
+            window.heatmap()->setColourRange(range);
+            const QString name = render::colourRangeName(range);
+            const QString report = m_dir.filePath(QStringLiteral("window-report-%1.pdf").arg(name));
+            const QString handout = m_dir.filePath(QStringLiteral("window-handout-%1.pdf").arg(name));
+            QString error;
+            QVERIFY2(window.fileActions()->exportReport(report, &error), qPrintable(error));
+            QVERIFY2(window.fileActions()->exportHandout(handout, &error), qPrintable(error));
+            for (const QString& path : {report, handout}) {
+                const QString text = pdftext::pdfText(path);
+                QVERIFY2(text.contains(QString::fromUtf8(caption)), qPrintable(path));
+                // The other ranges' words are not there (the report's X, wider than a table, keeps its fixed range).
+                for (const char* other : {"each row min–max", "log scale"})
+                    if (std::strcmp(other, caption) != 0)
+                        QVERIFY2(!text.contains(QString::fromUtf8(other)), qPrintable(path));
+            }
+        }
+        window.heatmap()->setColourRange(render::ColourRange::Fixed);
     }
 
     void headViewDrawsNoLineToTheFuture()

@@ -10,6 +10,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QMap>
+#include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -190,6 +192,76 @@ private slots:
                      .status,
                  0);
         QVERIFY(readText(svg).contains(QStringLiteral("each row min–max")));
+    }
+
+    /** The report's and the handout's attention heatmaps take --colour-range: their legends name it and the
+     *  page's pixels change with it. */
+    void colourRangeReachesTheReportAndTheHandout()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext is not installed");
+        for (const QString& kind : {QStringLiteral("report"), QStringLiteral("handout")}) {
+            QMap<QString, QString> texts;
+            QMap<QString, QImage> pages;
+            for (const QString& range : {QStringLiteral("fixed"), QStringLiteral("row"), QStringLiteral("log")}) {
+                const QString path = out(kind + QLatin1Char('-') + range + QStringLiteral(".pdf"));
+                QStringList arguments{QStringLiteral("--export-") + kind, path, QStringLiteral("--preset"),
+                                      QStringLiteral("causal-sentence")};
+                if (range != QLatin1String("fixed"))  // fixed is the default
+                    arguments << QStringLiteral("--colour-range") << range;
+                const Run r = run(arguments);
+                QVERIFY2(r.status == 0, r.err.constData());
+                texts[range] = pdftext::pdfText(path);
+                // The handout's heatmaps are on its one page; the report's weights on the page of step 5.
+                int page = 1;
+                if (kind == QLatin1String("report"))
+                    for (int k = 1; k <= pdftext::pageCount(path); ++k)
+                        if (pdftext::pdfText(path, k, k).contains(QStringLiteral("Step 5")))
+                            page = k;
+                pages[range] = pdftext::pdfPage(path, page, 60);
+            }
+            QVERIFY2(texts[QStringLiteral("fixed")].contains(QStringLiteral("fixed range")), qPrintable(kind));
+            QVERIFY2(!texts[QStringLiteral("fixed")].contains(QStringLiteral("each row min–max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("row")].contains(QStringLiteral("each row min–max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("row")].contains(QStringLiteral("row max")), qPrintable(kind));
+            QVERIFY2(texts[QStringLiteral("log")].contains(QStringLiteral("log scale")), qPrintable(kind));
+            if (pages[QStringLiteral("fixed")].isNull())
+                continue;  // pdftoppm is not installed
+            QCOMPARE(pages[QStringLiteral("row")].size(), pages[QStringLiteral("fixed")].size());
+            QVERIFY2(pages[QStringLiteral("row")] != pages[QStringLiteral("fixed")], qPrintable(kind));
+            QVERIFY2(pages[QStringLiteral("log")] != pages[QStringLiteral("fixed")], qPrintable(kind));
+        }
+    }
+
+    /** A model's tokens read in every export as the window shows them ("␣cat"); --compute keeps the
+     *  vocabulary's own ("Ġcat", SPEC §5). */
+    void modelExportsShowReadableTokens()
+    {
+        const QStringList source{QStringLiteral("--model"), m_model, QStringLiteral("--text"),
+                                 QStringLiteral("The cat sat on the mat"), QStringLiteral("--layer"), QStringLiteral("2")};
+        const QString readable = QStringLiteral("\u2423cat"), vocabulary = QStringLiteral("\u0120cat");
+        for (const QString& flag : {QStringLiteral("--export-heatmap"), QStringLiteral("--export-lines")}) {
+            const QString svg = out(flag.mid(2) + QStringLiteral("-tokens.svg"));
+            const Run r = run(QStringList{flag, svg} + source);
+            QVERIFY2(r.status == 0, r.err.constData());
+            const QString text = readText(svg);
+            QVERIFY2(text.contains(readable), qPrintable(flag));
+            QVERIFY2(!text.contains(vocabulary), qPrintable(flag));
+        }
+        const QString report = out(QStringLiteral("model-report.pdf"));
+        const Run r = run(QStringList{QStringLiteral("--export-report"), report} + source);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString text = pdftext::pdfText(report);
+        if (!text.isEmpty()) {
+            QVERIFY2(text.contains(readable), qPrintable(text.left(3000)));
+            QVERIFY(!text.contains(vocabulary));
+            // The shown layer says where its X comes from, as in the window.
+            QVERIFY2(text.contains(QStringLiteral("residual stream entering layer 2")), qPrintable(text.left(3000)));
+        }
+        const Run json = run(QStringList{QStringLiteral("--compute")} + source);
+        QVERIFY2(json.status == 0, json.err.constData());
+        const auto tokens = nlohmann::json::parse(json.out.toStdString())["tokens"];
+        QCOMPARE(QString::fromStdString(tokens.at(1).get<std::string>()), vocabulary);
     }
 
     void refusals()

@@ -641,6 +641,7 @@ ModelRunner::Request Document::modelRequest()
     r.position = m_predictionPosition;
     r.wantLayer = m_relayerWanted;
     r.modelName = modelName(m_modelState->folder);
+    r.grid = m_modelGrid;
     return r;
 }
 

@@ -156,7 +156,8 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
     QStringList tokens;
     for (int id : forward.tokens())
         tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
-    result.grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(forward, tokens));
+    result.grid = std::make_shared<const render::AttentionGrid>(
+        render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
     return result;
 }
 

@@ -103,6 +103,8 @@ public:
         int position = -1;      ///< −1: the last
         bool wantLayer = false; ///< give the shown layer's model too
         QString modelName;
+        /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
+        std::shared_ptr<const render::AttentionGrid> grid;
     };
 
     /** snapshot builds a request from the document's state when a job can start; deliver takes the result. */

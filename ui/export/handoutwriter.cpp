@@ -28,8 +28,8 @@ struct Handout {
 /** Lays out and paints the one page: texts first at their natural height, the heatmaps in what is left. */
 class HandoutPainter {
 public:
-    HandoutPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title)
-        : m_writer(writer), m_trace(trace), m_title(title)
+    HandoutPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title, render::ColourRange range)
+        : m_writer(writer), m_trace(trace), m_title(title), m_range(range)
     {
         m_area = QRectF(0, 0, m_writer.width(), m_writer.height());
         m_body = m_area.adjusted(0, 0, 0, -footerHeight(&m_writer));
@@ -187,7 +187,7 @@ private:
             note.paint(&m_p, QPointF(area.left(), top));
             top += note.height() + 4;
         }
-        render::HeatmapStyle style = printHeatmapStyle(render::defaultColormap(core::Step::Weights));
+        render::HeatmapStyle style = printHeatmapStyle(render::defaultColormap(core::Step::Weights), m_range);
         style.annotate = true;
         std::vector<std::unique_ptr<render::HeatmapRenderer>> renderers;
         for (int head = 0; head < shown; ++head)
@@ -219,6 +219,7 @@ private:
     QPdfWriter& m_writer;
     const core::Trace& m_trace;
     QString m_title;
+    render::ColourRange m_range;
     QPainter m_p;
     QRectF m_area;
     QRectF m_body;
@@ -226,12 +227,13 @@ private:
 
 } // namespace
 
-bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error)
+bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
+                  render::ColourRange range)
 {
     const QString name = title.isEmpty() ? Handout::tr("Self-attention") : title;
     QPdfWriter writer(device);
     setUpPrintPage(writer, name);
-    HandoutPainter painter(writer, trace, name);
+    HandoutPainter painter(writer, trace, name, range);
     if (!painter.paint()) {
         if (error)
             *error = Handout::tr("The handout could not be painted");
@@ -240,10 +242,11 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
     return true;
 }
 
-bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error)
+bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                  render::ColourRange range)
 {
     return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why); }, error);
+        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why, range); }, error);
 }
 
 } // namespace exports

@@ -4,6 +4,7 @@
  *  one A4 page to hand out in a lecture. The full report (reportwriter.h) has every number. */
 
 #include "core/trace.h"
+#include "ui/render/colourscale.h"
 
 #include <QString>
 
@@ -15,12 +16,15 @@ namespace exports {
 inline constexpr int handoutMaxHeads = 4;
 
 /** Writes the handout (one A4 portrait page, fonts embedded) to device, which must be open for writing.
- *  title names the session at the top and in the footer; empty gives a default.
+ *  title names the session at the top and in the footer; empty gives a default. range is the colour range
+ *  of the heatmaps of the weights (their legends name it).
  *  Returns false with a message in *error (when not null) when painting fails. */
-bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error);
+bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
+                  render::ColourRange range = render::ColourRange::Fixed);
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
-bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error);
+bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                  render::ColourRange range = render::ColourRange::Fixed);
 
 } // namespace exports

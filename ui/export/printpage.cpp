@@ -91,10 +91,11 @@ void paintFooter(QPainter* p, const QRectF& area, const QString& left, const QSt
     p->drawLine(QPointF(r.left(), r.top() - 6), QPointF(r.right(), r.top() - 6));
 }
 
-render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap)
+render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap, render::ColourRange range)
 {
     render::HeatmapStyle s;
     s.colormap = colormap;
+    s.colourRange = range;
     s.font = QFont();
     s.font.setPixelSize(10);
     s.fontScale = 1.0;

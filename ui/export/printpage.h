@@ -3,6 +3,7 @@
  *  (real subscripts) painted on the PDF painter, the footer, the printed heatmap's style and the
  *  atomic write of the file. Units are the writer's pixels at 96 dpi, the unit HeatmapRenderer is made for. */
 
+#include "core/trace.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QColor>
@@ -65,8 +66,14 @@ double footerHeight(QPaintDevice* device);
 /** Paints the footer of a page whose area (the page inside its margins) is area: left text and right text. */
 void paintFooter(QPainter* painter, const QRectF& area, const QString& left, const QString& right);
 
-/** The style of a heatmap on paper: colours on white, labels at a fixed size that reads when printed. */
-render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap);
+/** The style of a heatmap on paper: colours on white, labels at a fixed size that reads when printed; the
+ *  colour map's ends stand for what range says. */
+render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap, render::ColourRange range = render::ColourRange::Fixed);
+
+/** The report's or the handout's writer into a file (writeReport, writeHandout), as the window and the command
+ *  line choose one: the trace, the title, the path, the error, the colour range of its attention heatmaps. */
+using TraceWriter = bool (*)(const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                             render::ColourRange range);
 
 
 } // namespace exports

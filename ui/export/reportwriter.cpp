@@ -210,8 +210,8 @@ std::vector<StepSection> stepSections(const core::Trace& t)
 /** Lays the report out into pages, then paints them. Units are the writer's pixels at 96 dpi. */
 class ReportPainter {
 public:
-    ReportPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title)
-        : m_writer(writer), m_trace(trace), m_title(title), m_steps(stepSections(trace))
+    ReportPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title, render::ColourRange range)
+        : m_writer(writer), m_trace(trace), m_title(title), m_range(range), m_steps(stepSections(trace))
     {
         m_area = QRectF(0, 0, m_writer.width(), m_writer.height());
         m_body = m_area.adjusted(0, 0, 0, -footerHeight(&m_writer));
@@ -555,7 +555,8 @@ private:
 
     render::HeatmapStyle heatmapStyle(const Figure& f) const
     {
-        render::HeatmapStyle s = printHeatmapStyle(f.colormap);
+        // The attention steps take the range chosen; other matrices keep their own (±max|v| on a diverging map).
+        render::HeatmapStyle s = printHeatmapStyle(f.colormap, f.withHeatmap ? m_range : render::ColourRange::Fixed);
         s.showTitle = false;
         return s;
     }
@@ -735,6 +736,7 @@ private:
     QPdfWriter& m_writer;
     const core::Trace& m_trace;
     QString m_title;
+    render::ColourRange m_range;
     std::vector<StepSection> m_steps;
     QPainter m_p;
     QRectF m_area;
@@ -762,12 +764,13 @@ QStringList reportStepFormulas(const core::Trace& trace)
     return formulas;
 }
 
-bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error)
+bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
+                 render::ColourRange range)
 {
     const QString name = title.isEmpty() ? Report::tr("Self-attention") : title;
     QPdfWriter writer(device);
     setUpPrintPage(writer, name);
-    ReportPainter painter(writer, trace, name);
+    ReportPainter painter(writer, trace, name, range);
     if (!painter.paint()) {
         if (error)
             *error = Report::tr("The report could not be painted");
@@ -776,10 +779,11 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
     return true;
 }
 
-bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error)
+bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                 render::ColourRange range)
 {
     return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why); }, error);
+        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range); }, error);
 }
 
 } // namespace exports

@@ -6,6 +6,7 @@
  *  page; a step moves to the next page rather than being split, unless it alone is larger than a page. */
 
 #include "core/trace.h"
+#include "ui/render/colourscale.h"
 
 #include <QString>
 #include <QStringList>
@@ -29,12 +30,15 @@ QStringList reportStepTitles(const core::Trace& trace);
 QStringList reportStepFormulas(const core::Trace& trace);
 
 /** Writes the report (A4 portrait, fonts embedded) to device, which must be open for writing.
- *  title names the session on the front page and in the footers; empty gives a default.
+ *  title names the session on the front page and in the footers; empty gives a default. range is the colour
+ *  range of the heatmaps of the scores, scaled scores and weights (their legends name it).
  *  Returns false with a message in *error (when not null) when painting fails. */
-bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error);
+bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
+                 render::ColourRange range = render::ColourRange::Fixed);
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
-bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error);
+bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                 render::ColourRange range = render::ColourRange::Fixed);
 
 } // namespace exports

@@ -42,16 +42,33 @@ AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide)
     return grid;
 }
 
-AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens, int maxSide)
+AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens, int maxSide,
+                                     const AttentionGrid* previous)
 {
     AttentionGrid grid;
     grid.layers = forward.config().layers;
     grid.heads = forward.config().heads;
     grid.tokens = tokens;
     grid.causal = true;
+    // Only a grid that kept the weights whole can tell that they did not change.
+    const bool comparable = previous && previous->layers == grid.layers && previous->heads == grid.heads
+        && previous->blockSide == 1 && previous->n() == forward.n() && forward.n() <= maxSide
+        && previous->cells.size() == std::size_t(grid.layers * grid.heads)
+        && previous->descriptors.size() == previous->cells.size();
     for (int l = 0; l < grid.layers; ++l)
-        for (int h = 0; h < grid.heads; ++h)
-            addCell(grid, forward.attention(l, h), maxSide);
+        for (int h = 0; h < grid.heads; ++h) {
+            const core::FloatMatrix& weights = forward.attention(l, h);
+            if (comparable) {
+                const core::Matrix& before = previous->cell(l, h);
+                if (before.rows() == weights.rows() && before.cols() == weights.cols()
+                    && (before.array() == weights.cast<double>().array()).all()) {
+                    grid.cells.push_back(before);
+                    grid.descriptors.push_back(previous->descriptor(l, h));
+                    continue;
+                }
+            }
+            addCell(grid, weights, maxSide);
+        }
     return grid;
 }
 

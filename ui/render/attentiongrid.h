@@ -45,9 +45,11 @@ struct AttentionGrid {
 
 /** The trace's heads as one layer: 1 × headCount. */
 AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide = gridCellSide);
-/** Every layer and head of a model's last run (forward.attention); tokens as the vocabulary writes them. */
+/** Every layer and head of a model's last run (forward.attention), labelled with tokens. A head whose weights
+ *  equal its cell in previous (a grid of the same tokens, kept whole) takes that cell's descriptors instead of
+ *  measuring them again: after an edit of a late layer, the layers before it are unchanged. */
 AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens,
-                                     int maxSide = gridCellSide);
+                                     int maxSide = gridCellSide, const AttentionGrid* previous = nullptr);
 
 /** The label of a head's pattern ("previous token", "first token / sink", …), translated. */
 QString headPatternLabel(core::HeadPattern pattern);

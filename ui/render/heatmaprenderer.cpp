@@ -376,8 +376,9 @@ void HeatmapRenderer::setData(HeatmapData data)
     const auto before = m_scale.range();
     m_range = chooseRange(m_data, m_style.colormap);
     updateScale();
-    // The legend's ticks are the range's: a new range is a new layout.
-    const bool keepLayout = sameFrame && m_scale.range() == before && !(m_layout && m_layout->measuredValues);
+    // The legend's ticks are the range's: a new range is a new layout (when there is a legend).
+    const bool keepLayout = sameFrame && (m_scale.range() == before || !m_style.showLegend)
+        && !(m_layout && m_layout->measuredValues);
     if (!keepLayout)
         invalidate(true);
     else
@@ -532,6 +533,14 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
                                      std::min(6 * m.em, target.height() - 2 * m.pad - room));
         const double top = std::max(l->matrix.center().y() - 0.5 * barH, target.top() + m.pad + room);
         l->legendBar = QRectF(l->matrix.right() + 1.1 * m.em, top, m.barW, barH);
+        // A title wider than the matrix reaches over the legend: the caption goes below it, the bar shortened.
+        const QRectF caption(l->legendBar.left(), top - 0.2 * m.em - 1.5 * m.captionH,
+                             QFontMetricsF(m.legendFont).horizontalAdvance(m.rangeCaption), m.captionH);
+        if (!m.rangeCaption.isEmpty() && !l->titleRect.isEmpty()
+            && caption.intersects(l->titleRect.adjusted(-0.3 * m.em, 0, 0.3 * m.em, 0.2 * m.em))) {
+            const double lower = l->titleRect.bottom() + 0.2 * m.em + 0.2 * m.em + 1.5 * m.captionH;
+            l->legendBar.setTop(std::min(lower, l->legendBar.bottom() - 2 * m.em));
+        }
     }
 
     if (m_style.annotate && rows * cols <= perCellLimit && l->cell >= 14.0) {

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 namespace render {
 
@@ -227,7 +229,11 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
     if (l.side <= 0)
         return;
     const QFontMetricsF lfm(l.labelFont);
-    const HeatmapStyle style = cellStyle();
+    // One renderer for every cell, each painted at the origin of its own translation: the cells share their
+    // shape and size, so the layout is measured once rather than once per cell (384 cells in gpt2-medium).
+    HeatmapRenderer renderer(HeatmapData(), cellStyle());
+    const QRectF origin(QPointF(0, 0), QSizeF(l.side, l.side));
+    std::map<core::HeadPattern, std::optional<QString>> labels;  // each label, when it fits its cell
     for (int layer = 0; layer < m_grid->layers; ++layer) {
         if (!layers.empty() && !layers[std::size_t(layer)])
             continue;
@@ -241,14 +247,25 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
             p->fillRect(cell.toAlignedRect().adjusted(-1, -1, 1, 1), m_style.palette.color(QPalette::Base));
             p->fillRect(labelBox.toAlignedRect(), m_style.palette.color(QPalette::Base));
             p->restore();
-            const HeatmapRenderer renderer(cellData(layer, h), style);
-            renderer.paint(p, cell);
-            p->setFont(l.labelFont);
-            p->setPen(muted(m_style.palette));
+            renderer.setData(cellData(layer, h));
+            p->save();
+            p->translate(cell.topLeft());
+            renderer.paint(p, origin);
+            p->restore();
             // A label too long for its cell is left to the enlarged cell and the tooltip, not cut.
-            const QString label = headPatternLabel(m_grid->descriptor(layer, h).pattern);
-            if (lfm.horizontalAdvance(label) <= labelBox.width())
-                p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, label);
+            const core::HeadPattern pattern = m_grid->descriptor(layer, h).pattern;
+            auto label = labels.find(pattern);
+            if (label == labels.end()) {
+                const QString text = headPatternLabel(pattern);
+                label = labels.emplace(pattern, lfm.horizontalAdvance(text) <= labelBox.width() ? std::optional(text)
+                                                                                                  : std::nullopt)
+                            .first;
+            }
+            if (label->second) {
+                p->setFont(l.labelFont);
+                p->setPen(muted(m_style.palette));
+                p->drawText(labelBox, Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, *label->second);
+            }
         }
     }
 }

@@ -237,6 +237,16 @@ void FileActions::copyHeatmap()
     m_session->showStatus(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()));
 }
 
+bool FileActions::exportReport(const QString& path, QString* error) const
+{
+    return writeTracePdf(&exports::writeReport, path, error);
+}
+
+bool FileActions::exportHandout(const QString& path, QString* error) const
+{
+    return writeTracePdf(&exports::writeHandout, path, error);
+}
+
 void FileActions::exportReportDialog()
 {
     exportTracePdf(tr("Export Report"), QString(), &exports::writeReport, tr("Could not write the report"),
@@ -249,11 +259,21 @@ void FileActions::exportHandoutDialog()
                    tr("Could not write the handout"), tr("Wrote the handout %1"));
 }
 
-void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, TraceWriter write,
-                                 const QString& failed, const QString& done)
+bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path, QString* error) const
 {
     const auto trace = m_document->trace();
     if (!trace) {
+        if (error)
+            *error = m_document->error();
+        return false;
+    }
+    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange());
+}
+
+void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
+                                 const QString& failed, const QString& done)
+{
+    if (!m_document->trace()) {
         m_session->showError(tr("Nothing to export"), m_document->error());
         return;
     }
@@ -261,7 +281,7 @@ void FileActions::exportTracePdf(const QString& title, const QString& nameEnding
     if (path.isEmpty())
         return;
     QString error;
-    if (!write(*trace, m_session->sessionTitle(), path, &error)) {
+    if (!writeTracePdf(write, path, &error)) {
         m_session->showError(failed, error);
         return;
     }

@@ -3,6 +3,8 @@
  *  on the clipboard, the PDF report, the step matrices, PyTorch code, one matrix in or out. The
  *  dialogs start in the folder last used, remembered in one place. */
 
+#include "ui/export/printpage.h"
+
 #include <QObject>
 #include <QSize>
 #include <QStandardPaths>
@@ -51,6 +53,10 @@ public:
     void exportOverviewDialog();
     void exportHeadViewDialog();
     void copyHeatmap();
+    /** Writes the PDF report of the shown trace to path, its attention heatmaps in the heatmap's colour range. */
+    bool exportReport(const QString& path, QString* error) const;
+    /** Writes the one-page handout of the shown trace to path, its heatmaps in the heatmap's colour range. */
+    bool exportHandout(const QString& path, QString* error) const;
     void exportReportDialog();
     /** Asks where to write the one-page handout (the tokens, the heatmap, the seven formulas) and writes it. */
     void exportHandoutDialog();
@@ -79,12 +85,13 @@ private:
     QString askFigurePath(const QString& title, const QString& base);
     /** The grid the overview shows, waiting for the newest; null when there is none. */
     std::shared_ptr<const render::AttentionGrid> shownGrid() const;
-    /** A write of the trace into a PDF file: the report or the handout. */
-    using TraceWriter = bool (*)(const core::Trace&, const QString& title, const QString& path, QString* error);
+    /** Writes a PDF of the current trace to path with write (the report or the handout), in the heatmap's
+     *  colour range; false and a message when there is no trace or the write fails. */
+    bool writeTracePdf(exports::TraceWriter write, const QString& path, QString* error) const;
     /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it
      *  with write; says failed or done (with %1 the file name) to the user. */
-    void exportTracePdf(const QString& title, const QString& nameEnding, TraceWriter write, const QString& failed,
-                        const QString& done);
+    void exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
+                        const QString& failed, const QString& done);
 
     Document* m_document;
     ViewState* m_view;

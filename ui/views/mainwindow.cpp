@@ -210,7 +210,7 @@ void MainWindow::createDocks()
             std::shared_ptr<const render::AttentionGrid> grid = m_document->modelGrid();
             if (!grid)
                 return {};
-            return [grid] { return *grid; };
+            return [grid] { return grid; };
         });
     });
     connect(m_document, &Document::shownLayerChanged, m_overview,

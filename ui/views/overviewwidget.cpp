@@ -61,7 +61,7 @@ OverviewWidget::GridSource OverviewWidget::documentSource() const
         auto trace = document->trace();
         if (!trace || trace->n() == 0 || !document->error().isEmpty())
             return {};
-        return [trace] { return render::attentionGridFromTrace(*trace); };
+        return [trace] { return std::make_shared<const render::AttentionGrid>(render::attentionGridFromTrace(*trace)); };
     };
 }
 
@@ -192,7 +192,9 @@ LatestJob<std::shared_ptr<OverviewWidget::Picture>>::Job OverviewWidget::prepari
         picture->colourRange = style.colourRange;
         picture->styleGeneration = generation;
         try {
-            picture->grid = build ? std::make_shared<const render::AttentionGrid>(build()) : grid;
+            picture->grid = build ? build() : grid;
+            if (!picture->grid)
+                picture->grid = std::make_shared<const render::AttentionGrid>();
             picture->built = bool(build);
             if (size.isEmpty())
                 return picture;

@@ -23,8 +23,9 @@ class Document;
 class OverviewWidget : public QWidget {
     Q_OBJECT
 public:
-    /** Runs on a worker and builds the grid; it must not touch any QObject. */
-    using GridJob = std::function<render::AttentionGrid()>;
+    /** Runs on a worker and builds the grid (or hands over one already built, without a copy); it must not touch
+     *  any QObject. */
+    using GridJob = std::function<std::shared_ptr<const render::AttentionGrid>()>;
     /** Called on the GUI thread when a grid is wanted: the job for the state of that moment (empty: none). */
     using GridSource = std::function<GridJob()>;
 
