@@ -184,11 +184,14 @@ std::size_t estimatedTraceBytes(const AttentionModel& m)
     const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0) + biases;
     const std::size_t cells = model + n * d + n * (2 * qk + 2 * v) + 2 * h * n * n + n * v + n * out;
     // While it computes, each thread's products pack a block of 128 rows (of X or of the weights) and one
-    // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; and 2 MiB for
-    // the threads' stacks and the allocator.
+    // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; each thread keeps
+    // a scratch for the projections of all heads, at most n or 128 rows of the widest weight, or 2^17 cells;
+    // and 2 MiB for the threads' stacks and the allocator.
     const std::size_t width = std::max<std::size_t>({qk / h, v / h, 1});
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t transient = threads * (128 * std::max(n, d) + 2 * n * width);
+    const std::size_t widest = std::max(qk, v);
+    const std::size_t scratch = std::min(n * widest, std::max<std::size_t>(std::size_t(1) << 17, 128 * widest));
+    const std::size_t transient = threads * (128 * std::max(n, d) + 2 * n * width + scratch);
     return (cells + transient) * sizeof(double) + (std::size_t(2) << 20);
 }
 
