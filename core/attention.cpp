@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -218,12 +220,12 @@ HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
     return p;
 }
 
-/** out = in·w, plus the columns [first, first + out.cols()) of bias when there is one: one block of rows of a
+/** out = in·w (inMax bounds in's magnitudes), plus the columns [first, first + out.cols()) of bias when there is one: one block of rows of a
  *  projection, the bias added while the block is still in cache (a model without biases does nothing more). */
-void project(const MatrixCRef& in, const PackedMatrix& w, const std::optional<Matrix>& bias, Index first,
-             Eigen::Ref<Matrix> out)
+void project(const MatrixCRef& in, double inMax, const PackedMatrix& w, const std::optional<Matrix>& bias,
+             Index first, Eigen::Ref<Matrix> out)
 {
-    multiply(in, w, out);
+    multiply(in, inMax, w, out);
     if (bias)
         out.rowwise() += bias->row(0).segment(first, out.cols());
 }
@@ -239,12 +241,13 @@ double productFlops(const AttentionModel& m)
     return 2 * n * d * (2 * hk + hv) + 2 * n * n * (hk + hv) + 2 * n * hv * out;
 }
 
-/** Threads worth using for this much work: 1 below threadedFlops, else up to the cores there are. */
+/** Threads worth using for this much work: 1 below threadedFlops, else at least 2 and up to the cores there are,
+ *  each with half of threadedFlops or more. */
 int threadsFor(double flops)
 {
     if (flops < threadedFlops)
         return 1;
-    return std::clamp(int(flops / threadedFlops), 1, coreCount());
+    return std::clamp(int(2 * flops / threadedFlops), 1, coreCount());
 }
 
 /** What each head redoes after changes (everything when the previous trace cannot be reused). */
@@ -325,15 +328,55 @@ double scoreFactor(const AttentionModel& model)
     return s / model.options.temperature;
 }
 
-/** Step 1: the trace's copy of the model, and X (n × d_model): the embeddings, plus the positional encoding
- *  when it is on (kept in encodedX; without it X is the model's embeddings). */
-void inputX(const AttentionModel& model, Trace& t)
+/** The largest |entry| of X and of the weights: what decides whether a product may fuse its multiply-adds. */
+struct Magnitudes {
+    double x = 0, wq = 0, wk = 0, wv = 0, wo = 0;
+};
+
+/** copyMeasuring() for an optional matrix (0 when there is none). */
+double copyMeasuringOptional(const std::optional<Matrix>& from, std::optional<Matrix>& to)
 {
-    t.model = model;  // into the storage taken over, when the shapes are the same
-    if (model.options.positionalEncoding != PositionalEncoding::None)
+    if (!from) {
+        to.reset();
+        return 0;
+    }
+    if (!to)
+        to.emplace();
+    return copyMeasuring(*from, *to);
+}
+
+/** Step 1: the trace's copy of the model, and X (n × d_model): the embeddings, plus the positional encoding
+ *  when it is on (kept in encodedX; without it X is the model's embeddings). The copy goes into the storage
+ *  taken over when the shapes are the same, and measures the matrices as it reads them: one pass over the
+ *  weights checks them finite (validate()'s scan) and finds the magnitudes the products need. Throws
+ *  validate()'s message when a number is ±∞ or NaN. */
+Magnitudes inputX(const AttentionModel& model, Trace& t)
+{
+    // Every member of the model (what operator== compares, and the origin label).
+    AttentionModel& copy = t.model;
+    copy.tokens = model.tokens;
+    copy.options = model.options;
+    copy.origin = model.origin;
+    Magnitudes m;
+    m.x = copyMeasuring(model.embeddings, copy.embeddings);
+    m.wq = copyMeasuring(model.wq, copy.wq);
+    m.wk = copyMeasuring(model.wk, copy.wk);
+    m.wv = copyMeasuring(model.wv, copy.wv);
+    m.wo = copyMeasuringOptional(model.wo, copy.wo);
+    bool finite = std::isfinite(m.x) && std::isfinite(m.wq) && std::isfinite(m.wk) && std::isfinite(m.wv)
+        && std::isfinite(m.wo);
+    for (auto [from, to] : {std::pair{&model.bq, &copy.bq}, std::pair{&model.bk, &copy.bk},
+                            std::pair{&model.bv, &copy.bv}, std::pair{&model.bo, &copy.bo}})
+        finite = std::isfinite(copyMeasuringOptional(*from, *to)) && finite;
+    if (!finite)
+        throw std::invalid_argument(*validate(model));  // its message names the first such number
+    if (model.options.positionalEncoding != PositionalEncoding::None) {
         model.xInto(t.encodedX);
-    else
+        m.x = maxAbs(t.encodedX);
+    } else {
         t.encodedX.resize(0, 0);
+    }
+    return m;
 }
 
 /** The rows of a task of steps 3–6: query rows [r0, r0 + rows) of one head. */
@@ -347,7 +390,7 @@ struct Block {
 class Pass {
 public:
     /** Plans every head against previous (may be null) and allocates every matrix of t's heads. */
-    Pass(const AttentionModel& model, const Trace* previous, Trace& t);
+    Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Trace* previous, Trace& t);
 
     /** Step 2: Q = X·W_Q + b_Q, K = X·W_K + b_K (n × d_k), V = X·W_V + b_V (n × d_v) of every head (each bias
      *  when the model has it), whole or the rows and columns an edit reaches. */
@@ -356,7 +399,7 @@ public:
      *  columns (a column crosses every block, so this comes before them). */
     void scoresOfEditedTokens();
     /** Kᵀ of each head whose scores are all computed and V of each whose outputs are, packed once for all the
-     *  blocks that multiply them. */
+     *  blocks that multiply them; a head whose V has an entry ±∞ or NaN computes all its outputs. */
     void packKeysAndValues();
     /** Calls step(block) for every head and block of query rows whose steps 3–6 the pass computes, on the
      *  pool's threads, the largest blocks of a causal mask first. */
@@ -381,12 +424,21 @@ private:
     Index firstRow(Index block) const { return block * blockRows; }
     /** The rows of the block that starts at row r0 (the last block may be shorter). */
     Index rowsOf(Index r0) const { return std::min<Index>(blockRows, m_n - r0); }
+    /** Rows per task of a product with a right factor of `cols` columns shared by all rows (W_Q, W_K, W_V,
+     *  W_O): as few tasks as there are threads, so that the factor is packed as seldom as possible, but no
+     *  more than fit a thread's scratch (scratchCells) with their `cols` columns, unless that is below
+     *  blockRows. */
+    Index chunkRows(Index cols) const;
+    /** Step 2 for one of W_Q, W_K, W_V (which = 0, 1, 2) and the heads whose plan redoes it whole: one product
+     *  of each chunk of rows of X with the columns of all those heads, each head's block copied out of it. */
+    void wholeProjection(int which);
 
     /** Query rows per task: a block of scores is still in cache for its softmax and weights·V, and repacking
      *  K and V once per block costs about 1% of the block's products. */
     static constexpr Index blockRows = 128;
 
     const AttentionModel& m_model;
+    const Magnitudes m_magnitudes;
     Trace& m_t;
     const Matrix& m_x;  ///< n × d_model
     const int m_n, m_heads, m_dk, m_dv;
@@ -394,16 +446,16 @@ private:
     const int m_threads;  ///< threads the products are worth
     const int m_blocks;   ///< blocks of query rows per head
     std::vector<HeadPlan> m_plans;
-    std::vector<char> m_valuesFinite;  ///< per head: no entry of V is ±∞ or NaN
-    std::vector<PackedMatrix> m_weights{static_cast<std::size_t>(3 * m_heads)};  ///< W_Q, W_K, W_V of each head
+    std::vector<double> m_valuesMax;  ///< per head: the largest |entry| of V (±∞ or NaN when one is)
     std::vector<PackedMatrix> m_keysT{static_cast<std::size_t>(m_heads)};       ///< Kᵀ (d_k × n) of each head
     std::vector<PackedMatrix> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
 };
 
-Pass::Pass(const AttentionModel& model, const Trace* previous, Trace& t)
-    : m_model(model), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()), m_dk(model.dK()),
-      m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal), m_threads(threadsFor(productFlops(model))),
-      m_blocks(int((m_n + blockRows - 1) / blockRows)), m_valuesFinite(std::size_t(m_heads), 0)
+Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Trace* previous, Trace& t)
+    : m_model(model), m_magnitudes(magnitudes), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()),
+      m_dk(model.dK()), m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal),
+      m_threads(threadsFor(productFlops(model))), m_blocks(int((m_n + blockRows - 1) / blockRows)),
+      m_valuesMax(std::size_t(m_heads), 0)
 {
     const Changes changes = previous ? changesSince(*previous, model, t.scoreFactor) : Changes{};
     m_plans = planHeads(changes, model);
@@ -413,32 +465,71 @@ Pass::Pass(const AttentionModel& model, const Trace* previous, Trace& t)
                      changes.reusable ? &previous->heads[std::size_t(head)] : nullptr, m_n, m_dk, m_dv);
 }
 
+/** Cells of the scratch each thread keeps for the result of one chunk of a projection of several heads: 1 MiB,
+ *  or blockRows rows of the widest weight (4 MiB). */
+constexpr Index scratchCells = Index(1) << 17;
+
+Index Pass::chunkRows(Index cols) const
+{
+    const Index perThread = (m_n + m_threads - 1) / m_threads;
+    return std::min(std::max(scratchCells / std::max<Index>(cols, 1), blockRows), perThread);
+}
+
+void Pass::wholeProjection(int which)
+{
+    const Index width = which == 2 ? m_dv : m_dk;
+    auto redoes = [&](int head) {
+        const HeadPlan& p = m_plans[std::size_t(head)];
+        return which == 0 ? p.fullQ : which == 1 ? p.fullK : p.fullV;
+    };
+    int first = 0, last = m_heads - 1;
+    while (first < m_heads && !redoes(first))
+        ++first;
+    while (last >= first && !redoes(last))
+        --last;
+    if (first > last)
+        return;
+    const Matrix& w = which == 0 ? m_model.wq : which == 1 ? m_model.wk : m_model.wv;
+    const std::optional<Matrix>& bias = which == 0 ? m_model.bq : which == 1 ? m_model.bk : m_model.bv;
+    const double wMax = which == 0 ? m_magnitudes.wq : which == 1 ? m_magnitudes.wk : m_magnitudes.wv;
+    auto out = [&](int head) -> Matrix& {
+        HeadTrace& ht = m_t.heads[std::size_t(head)];
+        return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
+    };
+    const Index c0 = Index(first) * width, cols = Index(last - first + 1) * width;
+    // The whole block of columns, its magnitude bounded by the whole weight's (found while copying it).
+    const PackedMatrix packed(w.middleCols(c0, cols), wMax);
+    const Index chunk = chunkRows(cols);
+    const int chunks = int((m_n + chunk - 1) / chunk);
+    parallelFor(chunks, m_threads, [&](int task) {
+        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
+        const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
+        if (first == last) {  // one head: straight into it
+            project(xRows, m_magnitudes.x, packed, bias, c0, out(first).middleRows(r0, rows));
+            return;
+        }
+        thread_local std::vector<double> scratch;
+        if (scratch.size() < std::size_t(rows * cols))
+            scratch.resize(std::size_t(rows * cols));
+        Eigen::Map<Matrix> all(scratch.data(), rows, cols);
+        multiply(xRows, m_magnitudes.x, packed, all);
+        for (int head = first; head <= last; ++head) {
+            if (!redoes(head))
+                continue;
+            auto block = all.middleCols(Index(head - first) * width, width);
+            if (bias)
+                out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
+            else
+                out(head).middleRows(r0, rows) = block;
+        }
+    });
+}
+
 void Pass::projections()
 {
-    // Whole projections per head and block of rows, each head's weights packed once for all its blocks …
-    parallelFor(3 * m_heads, m_threads, [&](int task) {
-        const int head = task / 3, which = task % 3;
-        const HeadPlan& plan = m_plans[std::size_t(head)];
-        const bool full[] = {plan.fullQ, plan.fullK, plan.fullV};
-        const Matrix* w[] = {&m_model.wq, &m_model.wk, &m_model.wv};
-        const Index width = which == 2 ? m_dv : m_dk;
-        if (full[which])
-            m_weights[std::size_t(task)].pack(w[which]->middleCols(Index(head) * width, width));
-    });
-    parallelFor(m_heads * m_blocks, m_threads, [&](int task) {
-        const int head = task / m_blocks;
-        const HeadPlan& plan = m_plans[std::size_t(head)];
-        const Index r0 = firstRow(task % m_blocks), rows = rowsOf(r0);
-        HeadTrace& ht = m_t.heads[std::size_t(head)];
-        const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
-        const PackedMatrix* w = &m_weights[std::size_t(3 * head)];
-        if (plan.fullQ)
-            project(xRows, w[0], m_model.bq, Index(head) * m_dk, ht.queries.middleRows(r0, rows));
-        if (plan.fullK)
-            project(xRows, w[1], m_model.bk, Index(head) * m_dk, ht.keys.middleRows(r0, rows));
-        if (plan.fullV)
-            project(xRows, w[2], m_model.bv, Index(head) * m_dv, ht.values.middleRows(r0, rows));
-    });
+    // Whole projections, every head that redoes one in one product …
+    for (int which = 0; which < 3; ++which)
+        wholeProjection(which);
     // … or the rows and columns an edit touched
     for (int head = 0; head < m_heads; ++head) {
         const HeadPlan& plan = m_plans[std::size_t(head)];
@@ -463,12 +554,6 @@ void Pass::projections()
         update(plan.fullK, ht.keys, m_model.wk, m_model.bk, Index(head) * m_dk, m_dk, plan.kCols);
         update(plan.fullV, ht.values, m_model.wv, m_model.bv, Index(head) * m_dv, m_dv, plan.vCols);
     }
-    // A value that overflowed needs step 6's careful path (0 · ∞), which only the whole product takes.
-    for (int head = 0; head < m_heads; ++head) {
-        m_valuesFinite[std::size_t(head)] = allFinite(m_t.heads[std::size_t(head)].values);
-        if (!m_valuesFinite[std::size_t(head)])
-            m_plans[std::size_t(head)].fullOutputs = true;
-    }
 }
 
 void Pass::scoresOfEditedTokens()
@@ -489,12 +574,18 @@ void Pass::packKeysAndValues()
 {
     parallelFor(2 * m_heads, m_threads, [&](int task) {
         const int head = task / 2;
-        const HeadPlan& plan = m_plans[std::size_t(head)];
+        HeadPlan& plan = m_plans[std::size_t(head)];
         const HeadTrace& ht = m_t.heads[std::size_t(head)];
         if (task % 2 == 0 && plan.fullScores)
             m_keysT[std::size_t(head)].packTransposed(ht.keys);
-        if (task % 2 == 1 && plan.fullOutputs)
-            m_values[std::size_t(head)].pack(ht.values);
+        if (task % 2 == 1) {
+            // A value that overflowed needs step 6's careful path (0 · ∞), which only the whole product takes.
+            const double vMax = m_valuesMax[std::size_t(head)] = maxAbs(ht.values);
+            if (!std::isfinite(vMax))
+                plan.fullOutputs = true;
+            if (plan.fullOutputs)
+                m_values[std::size_t(head)].pack(ht.values, vMax);
+        }
     });
 }
 
@@ -532,8 +623,9 @@ void Pass::weightedValues(const Block& b)
     // Under the mask, the weights past the block's last row are all 0: only the first `live` columns count.
     const Index live = m_causal ? b.r0 + b.rows : m_n;
     const auto w = ht.weights.block(b.r0, 0, b.rows, live);  // rows × live
-    multiply(w, m_values[std::size_t(b.head)], ht.outputs.middleRows(b.r0, b.rows));
-    if (m_valuesFinite[std::size_t(b.head)])
+    // Weights lie in [0, 1] (a softmax): no pass over them for their magnitude.
+    multiply(w, 1.0, m_values[std::size_t(b.head)], ht.outputs.middleRows(b.r0, b.rows));
+    if (std::isfinite(m_valuesMax[std::size_t(b.head)]))
         return;
     // A weight of exactly 0 (masked or underflowed) adds nothing, even to a value that overflowed: the product
     // above would give 0 · ∞ = NaN.
@@ -568,10 +660,12 @@ void Pass::concatAndOutput()
         return;
     }
     m_t.output.resize(m_n, m_model.wo->cols());
-    const PackedMatrix wo(*m_model.wo);  // h·d_v × d_out
-    parallelFor(m_blocks, m_threads, [&](int block) {
-        const Index r0 = firstRow(block), rows = rowsOf(r0);
-        project(m_t.concat.middleRows(r0, rows), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));
+    const PackedMatrix wo(*m_model.wo, m_magnitudes.wo);  // h·d_v × d_out
+    const Index chunk = chunkRows(m_model.wo->cols());
+    parallelFor(int((m_n + chunk - 1) / chunk), m_threads, [&](int task) {
+        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
+        const auto concat = m_t.concat.middleRows(r0, rows);
+        project(concat, maxAbs(concat), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));
     });
 }
 
@@ -579,14 +673,15 @@ void Pass::concatAndOutput()
 
 Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
 {
-    if (auto error = validate(model))
-        throw std::invalid_argument(*error);
+    if (validateShapes(model))
+        throw std::invalid_argument(*validate(model));  // the same message as validate() gives
     Trace t = spareStorage(recycle, previous);
 
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
-    inputX(model, t);
-    t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
-    Pass pass(model, previous, t);       // what each head redoes; every matrix of every head allocated
+    //    (validate()'s check of every number is made by the copy into the trace)
+    const Magnitudes magnitudes = inputX(model, t);
+    t.scoreFactor = scoreFactor(model);         // s / T, the scale of step 4
+    Pass pass(model, magnitudes, previous, t);  // what each head redoes; every matrix of every head allocated
 
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v

@@ -10,12 +10,6 @@ namespace {
 
 using Index = Eigen::Index;
 
-/** The largest |entry| of m (NaN when one is NaN, 0 when empty), on the fastest kernel. */
-double maxAbs(MatrixCRef m)
-{
-    return productKernels().maxAbs(m.data(), m.outerStride(), m.rows(), m.cols());
-}
-
 /** True when a product with inner size k of factors no larger than maxA and maxB in magnitude can neither
  *  overflow a product nor a partial sum: fused and plain sums then differ only in rounding. False for NaN
  *  and ±∞. */
@@ -25,10 +19,11 @@ bool fusingIsSafe(double maxA, double maxB, Index k)
 }
 
 /** c = a · (b, first a.cols() rows; or btᵀ, first a.cols() columns of bt). */
-void product(MatrixCRef a, const double* b, Index ldb, bool transposed, double maxB, Eigen::Ref<Matrix> c)
+void product(MatrixCRef a, double maxA, const double* b, Index ldb, bool transposed, double maxB,
+             Eigen::Ref<Matrix> c)
 {
     const Index k = a.cols();
-    if (fusingIsSafe(maxAbs(a), maxB, k)) {
+    if (fusingIsSafe(maxA, maxB, k)) {
         productKernels().dgemm(a.data(), a.outerStride(), b, ldb, transposed, c.data(), c.outerStride(), a.rows(),
                                c.cols(), k);
         return;
@@ -45,31 +40,47 @@ void product(MatrixCRef a, const double* b, Index ldb, bool transposed, double m
 
 }  // namespace
 
+double maxAbs(MatrixCRef m)
+{
+    return productKernels().maxAbs(m.data(), m.outerStride(), m.rows(), m.cols());
+}
+
+double copyMeasuring(const Matrix& from, Matrix& to)
+{
+    to.resize(from.rows(), from.cols());
+    return productKernels().copyMaxAbs(from.data(), to.data(), from.size());
+}
+
 const char* productLevel()
 {
     return productKernels().level;
 }
 
-void PackedMatrix::refer(MatrixCRef m, bool transposed)
+void PackedMatrix::refer(MatrixCRef m, bool transposed, double bound)
 {
     m_data = m.data();
     m_rows = m.rows();
     m_cols = m.cols();
     m_stride = m.outerStride();
     m_transposed = transposed;
-    m_maxAbs = maxAbs(m);
+    m_maxAbs = bound;
+}
+
+void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Matrix> c)
+{
+    eigen_assert(a.cols() <= b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
+    product(a, boundA, b.m_data, b.m_stride, b.m_transposed, b.m_maxAbs, c);
 }
 
 void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c)
 {
-    eigen_assert(a.cols() <= b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
-    product(a, b.m_data, b.m_stride, b.m_transposed, b.m_maxAbs, c);
+    multiply(a, maxAbs(a), b, c);
 }
 
 void multiply(MatrixCRef a, MatrixCRef b, Eigen::Ref<Matrix> c)
 {
     eigen_assert(a.cols() == b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
-    product(a, b.data(), b.outerStride(), false, maxAbs(b), c);
+    product(a, maxAbs(a), b.data(), b.outerStride(), false, maxAbs(b), c);
 }
 
 }  // namespace core

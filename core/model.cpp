@@ -89,9 +89,8 @@ std::optional<std::string> biasShape(const AttentionModel& m)
     return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> validate(const AttentionModel& m)
+/** The checks of validate() before its scan of the numbers. */
+std::optional<std::string> shapesAndOptions(const AttentionModel& m)
 {
     const Options& o = m.options;
     const long n = long(m.tokens.size());
@@ -135,7 +134,25 @@ std::optional<std::string> validate(const AttentionModel& m)
             return "weights.output: expected 1 to " + std::to_string(Limits::maxWidth) + " columns, got "
                 + std::to_string(m.wo->cols());
     }
-    if (auto e = biasShape(m)) return e;
+    return biasShape(m);
+}
+
+/** The check of validate() after its scan of the numbers. */
+std::optional<std::string> budget(const AttentionModel& m)
+{
+    const std::size_t bytes = estimatedTraceBytes(m);
+    if (bytes > Limits::memoryBudgetBytes)
+        return "tokens: " + std::to_string(m.tokens.size()) + " tokens with " + std::to_string(m.options.heads)
+            + " heads need about " + std::to_string(bytes >> 20) + " MiB, more than the memory budget of "
+            + std::to_string(Limits::memoryBudgetBytes >> 20) + " MiB";
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const AttentionModel& m)
+{
+    if (auto e = shapesAndOptions(m)) return e;
     if (auto e = nonFinite("embeddings", m.embeddings)) return e;
     if (auto e = nonFinite("weights.query", m.wq)) return e;
     if (auto e = nonFinite("weights.key", m.wk)) return e;
@@ -145,13 +162,13 @@ std::optional<std::string> validate(const AttentionModel& m)
     for (const Bias& b : biases(m))
         if (b.bias)
             if (auto e = nonFinite(b.key, *b.bias)) return e;
+    return budget(m);
+}
 
-    const std::size_t bytes = estimatedTraceBytes(m);
-    if (bytes > Limits::memoryBudgetBytes)
-        return "tokens: " + std::to_string(n) + " tokens with " + std::to_string(o.heads) + " heads need about "
-            + std::to_string(bytes >> 20) + " MiB, more than the memory budget of "
-            + std::to_string(Limits::memoryBudgetBytes >> 20) + " MiB";
-    return std::nullopt;
+std::optional<std::string> validateShapes(const AttentionModel& m)
+{
+    if (auto e = shapesAndOptions(m)) return e;
+    return budget(m);
 }
 
 std::size_t estimatedTraceBytes(const AttentionModel& m)
@@ -167,11 +184,14 @@ std::size_t estimatedTraceBytes(const AttentionModel& m)
     const std::size_t model = n * d + d * (2 * qk + v) + (m.wo ? v * out : 0) + biases;
     const std::size_t cells = model + n * d + n * (2 * qk + 2 * v) + 2 * h * n * n + n * v + n * out;
     // While it computes, each thread's products pack a block of 128 rows (of X or of the weights) and one
-    // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; and 2 MiB for
-    // the threads' stacks and the allocator.
+    // head's K or V: at most 128 · max(n, d_model) + 2 · n · (widest head) cells per thread; each thread keeps
+    // a scratch for the projections of all heads, at most n or 128 rows of the widest weight, or 2^17 cells;
+    // and 2 MiB for the threads' stacks and the allocator.
     const std::size_t width = std::max<std::size_t>({qk / h, v / h, 1});
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t transient = threads * (128 * std::max(n, d) + 2 * n * width);
+    const std::size_t widest = std::max(qk, v);
+    const std::size_t scratch = std::min(n * widest, std::max<std::size_t>(std::size_t(1) << 17, 128 * widest));
+    const std::size_t transient = threads * (128 * std::max(n, d) + 2 * n * width + scratch);
     return (cells + transient) * sizeof(double) + (std::size_t(2) << 20);
 }
 

@@ -76,6 +76,11 @@ struct AttentionModel {
  *  expected and actual shape, e.g. "weights.key: expected 4 rows (d_model), got 3". */
 std::optional<std::string> validate(const AttentionModel& model);
 
+/** validate() without its scan of every number for ±∞ and NaN: shapes, options and the memory budget. Whatever
+ *  passes this and has only finite numbers passes validate() (compute() checks the numbers in the pass that
+ *  copies them, and asks validate() for the message when one is not finite). */
+std::optional<std::string> validateShapes(const AttentionModel& model);
+
 /** Bytes the trace of this model will hold (the n × n matrices of every head and the rest). */
 std::size_t estimatedTraceBytes(const AttentionModel& model);
 

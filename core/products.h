@@ -28,6 +28,8 @@ struct ProductKernels {
                   float* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
     /** The largest |entry| of a rows × cols block (rows ld apart); NaN when an entry is NaN, 0 when empty. */
     double (*maxAbs)(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols);
+    /** to = from (count doubles), returning the largest |entry| as maxAbs does: one pass over from. */
+    double (*copyMaxAbs)(const double* from, double* to, std::ptrdiff_t count);
     /** GPT-2's gelu_new in place: v = 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), Eigen's vectorised tanh. */
     void (*gelu)(float* v, std::ptrdiff_t count);
 };

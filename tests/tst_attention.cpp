@@ -98,6 +98,7 @@ private slots:
     void weightedValuesSumToOutputs();
     void invalidModelThrows_data();
     void invalidModelThrows();
+    void traceKeepsTheModel();
 };
 
 void TestAttention::workedExample_data()
@@ -751,6 +752,11 @@ void TestAttention::invalidModelThrows_data()
     QTest::addRow("NaN key bias") << 8 << QStringLiteral("weights.key_bias[0][1]: expected a finite number");
     QTest::addRow("value bias of 2 rows") << 9 << QStringLiteral("weights.value_bias: expected 1 row");
     QTest::addRow("output bias columns") << 10 << QStringLiteral("weights.output_bias: expected 3 columns (d_out), got 4");
+    // compute() checks the numbers while it copies them into the trace: every matrix is checked there
+    QTest::addRow("infinite W_O") << 11 << QStringLiteral("weights.output[1][2]: expected a finite number");
+    QTest::addRow("NaN W_V") << 12 << QStringLiteral("weights.value[3][0]: expected a finite number");
+    QTest::addRow("NaN output bias") << 13 << QStringLiteral("weights.output_bias[0][2]: expected a finite number");
+    QTest::addRow("NaN embedding, positions on") << 14 << QStringLiteral("embeddings[0][1]: expected a finite number");
 }
 
 void TestAttention::invalidModelThrows()
@@ -770,6 +776,13 @@ void TestAttention::invalidModelThrows()
     case 8: m.bk = mat({{0, NAN, 0}}); break;
     case 9: m.bv = Matrix::Zero(2, 3); break;
     case 10: m.wo = Matrix::Identity(3, 3), m.bo = Matrix::Zero(1, 4); break;
+    case 11: m.wo = Matrix::Identity(3, 3), (*m.wo)(1, 2) = -INFINITY; break;
+    case 12: m.wv(3, 0) = NAN; break;
+    case 13: m.wo = Matrix::Identity(3, 3), m.bo = mat({{0, 1, NAN}}); break;
+    case 14:
+        m.embeddings(0, 1) = INFINITY;
+        m.options.positionalEncoding = PositionalEncoding::Sinusoidal;
+        break;
     }
     const auto expected = validate(m);
     QVERIFY(expected);
@@ -779,6 +792,30 @@ void TestAttention::invalidModelThrows()
         QFAIL("compute() accepted an invalid model");
     } catch (const std::invalid_argument& e) {
         QCOMPARE(QString::fromUtf8(e.what()), QString::fromStdString(*expected));
+    }
+}
+
+void TestAttention::traceKeepsTheModel()
+{
+    // The trace holds the model it was computed from, every member, also when it takes over the storage of a
+    // spent trace of another model (other shapes, biases, W_O and origin there or not).
+    std::mt19937_64 rng(41);
+    AttentionModel m = testutil::randomModel(rng, 9, 6, 2, 3, 2, 5);
+    m.bq = testutil::randomMatrix(rng, 1, 6);
+    m.bo = testutil::randomMatrix(rng, 1, 5);
+    m.origin = AttentionModel::Origin{"gpt2", 3, 12};
+    AttentionModel other = testutil::randomModel(rng, 4, 8, 1, 4, 4);
+    other.bk = testutil::randomMatrix(rng, 1, 4);
+    other.bv = testutil::randomMatrix(rng, 1, 4);
+    for (const AttentionModel* spentOf : {&other, &m}) {
+        Trace spent = compute(*spentOf);
+        Trace t = compute(m, nullptr, &spent);
+        QVERIFY(t.model == m);
+        QVERIFY(t.model.origin && t.model.origin->model == "gpt2" && t.model.origin->layer == 3
+                && t.model.origin->layers == 12);
+        const Trace back = compute(other, nullptr, &t);
+        QVERIFY(back.model == other);
+        QVERIFY(!back.model.origin && !back.model.bq && !back.model.wo);
     }
 }
 

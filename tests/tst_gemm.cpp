@@ -8,9 +8,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace core;
 
@@ -274,6 +276,38 @@ private slots:
         if (m * k > 0) {
             withNan[std::size_t((m - 1) * lda + k - 1)] = std::numeric_limits<double>::quiet_NaN();
             QVERIFY(std::isnan(kernels.maxAbs(withNan.data(), lda, m, k)));
+        }
+    }
+
+    void copyMaxAbsEveryLevel()
+    {
+        // Each level's copy that measures: an exact copy and the largest magnitude, a NaN anywhere (also in the
+        // first or a later piece, after a larger value) stays NaN, ±∞ counts as the largest, nothing past count
+        // is written.
+        for (const ProductKernels* kernels : runnableProductKernels()) {
+            for (const std::ptrdiff_t count : {0, 1, 7, 2048, 2049, 10000}) {
+                std::mt19937_64 rng(static_cast<std::uint64_t>(count));
+                std::uniform_real_distribution<double> u(-3.0, 3.0);
+                std::vector<double> from(static_cast<std::size_t>(count)), to(static_cast<std::size_t>(count) + 1, -7.0);
+                for (double& v : from)
+                    v = u(rng);
+                double largest = 0;
+                for (double v : from)
+                    largest = std::max(largest, std::abs(v));
+                QCOMPARE(kernels->copyMaxAbs(from.data(), to.data(), count), largest);
+                QVERIFY(std::equal(from.begin(), from.end(), to.begin()));
+                QCOMPARE(to.back(), -7.0);
+                if (count < 2049)
+                    continue;
+                for (std::ptrdiff_t at : {std::ptrdiff_t(0), std::ptrdiff_t(2048), count - 1}) {
+                    std::vector<double> odd = from;
+                    odd[std::size_t(at)] = std::numeric_limits<double>::quiet_NaN();
+                    odd[std::size_t(count - 1 - at / 2)] = 1e9;  // a larger value elsewhere does not hide it
+                    QVERIFY2(std::isnan(kernels->copyMaxAbs(odd.data(), to.data(), count)), kernels->level);
+                    odd[std::size_t(at)] = -std::numeric_limits<double>::infinity();
+                    QCOMPARE(kernels->copyMaxAbs(odd.data(), to.data(), count), std::numeric_limits<double>::infinity());
+                }
+            }
         }
     }
 
