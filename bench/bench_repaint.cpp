@@ -10,28 +10,25 @@
 
 #include "core/allocator.h"
 #include "benchmodel.h"
+#include "guiprobe.h"
 #include "ui/document/document.h"
 #include "ui/views/heatmapcanvas.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
 
-#include <QApplication>
-#include <QElapsedTimer>
 #include <QEvent>
-#include <QSettings>
 #include <QTemporaryDir>
-#include <QTimer>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace {
+
+using bench::InputProbe;
+using bench::percentile;
+using bench::settle;
+using bench::spinUntil;
 
 /** Watches the canvas's paint events: once armed, the first one is painted right away inside the filter,
  *  and the time after it is kept. */
@@ -57,150 +54,14 @@ protected:
     }
 };
 
-/** Milliseconds since the start, to line up the diagnostics on standard error. */
-QElapsedTimer& globalClock()
-{
-    static QElapsedTimer c = [] { QElapsedTimer t; t.start(); return t; }();
-    return c;
-}
-
-/** How long the GUI thread keeps an event waiting: a thread of its own posts an event to an object on the GUI
- *  thread every millisecond, the next one only after the last was delivered, and the longest wait between
- *  posting and delivery is kept. A key press or a mouse move waits as long. (A timer would not tell: Qt runs
- *  timers at idle priority once they have fired, so a busy but responsive loop delays them.) */
-class InputProbe : public QObject {
-public:
-    InputProbe()
-        : m_thread([this] { run(); })
-    {
-    }
-
-    ~InputProbe() override
-    {
-        {
-            const std::lock_guard<std::mutex> lock(m_mutex);
-            m_stop = true;
-        }
-        m_wake.notify_all();
-        m_thread.join();
-        QCoreApplication::removePostedEvents(this);
-    }
-
-    /** Starts counting from now (the waits before are forgotten). */
-    void reset() { m_longestNs = 0; }
-    double longestMs() const { return double(m_longestNs) / 1e6; }
-
-protected:
-    bool event(QEvent* e) override
-    {
-        if (e->type() != probeType)
-            return QObject::event(e);
-        const auto waited = std::chrono::steady_clock::now() - static_cast<ProbeEvent*>(e)->posted;
-        m_longestNs = std::max<qint64>(m_longestNs, std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
-        if (waited > std::chrono::milliseconds(16) && qEnvironmentVariableIsSet("AE_BENCH_SLOW_EVENTS"))
-            std::fprintf(stderr, "%.1f an event waited %.1f ms\n", double(globalClock().nsecsElapsed()) / 1e6,
-                         std::chrono::duration<double, std::milli>(waited).count());
-        {
-            const std::lock_guard<std::mutex> lock(m_mutex);
-            m_delivered = true;
-        }
-        m_wake.notify_all();
-        return true;
-    }
-
-private:
-    static constexpr QEvent::Type probeType = QEvent::Type(QEvent::User + 17);
-    struct ProbeEvent : QEvent {
-        ProbeEvent() : QEvent(probeType) {}
-        std::chrono::steady_clock::time_point posted = std::chrono::steady_clock::now();
-    };
-
-    void run()
-    {
-        std::unique_lock<std::mutex> lock(m_mutex);
-        while (!m_stop) {
-            m_delivered = false;
-            QCoreApplication::postEvent(this, new ProbeEvent);
-            m_wake.wait(lock, [&] { return m_delivered || m_stop; });
-            m_wake.wait_for(lock, std::chrono::milliseconds(1), [&] { return m_stop; });
-        }
-    }
-
-    std::atomic<qint64> m_longestNs{0};
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_delivered = false;
-    bool m_stop = false;
-    std::thread m_thread;
-};
-
-/** Runs the event loop until done() or timeoutMs passed; false on timeout. */
-template <typename Done>
-bool spinUntil(Done done, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    QTimer wake;
-    wake.start(5);
-    while (!done()) {
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
-    }
-    return true;
-}
-
-void settle(int ms)
-{
-    QElapsedTimer t;
-    t.start();
-    spinUntil([&] { return t.elapsed() >= ms; }, ms + 1000);
-}
-
-double percentile(std::vector<double> v, double p)
-{
-    std::sort(v.begin(), v.end());
-    const double at = p * double(v.size() - 1);
-    const auto lo = std::size_t(at);
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
-}
-
-/** With AE_BENCH_SLOW_EVENTS=ms set, names on standard error every event the GUI thread spent longer on:
- *  where a stall comes from. */
-class Application : public QApplication {
-public:
-    using QApplication::QApplication;
-    qint64 slowNs = qEnvironmentVariableIntValue("AE_BENCH_SLOW_EVENTS") * qint64(1000000);
-
-    bool notify(QObject* receiver, QEvent* event) override
-    {
-        if (slowNs <= 0)
-            return QApplication::notify(receiver, event);
-        QElapsedTimer t;
-        t.start();
-        const int type = event->type();  // the event may be gone afterwards
-        QByteArray what = receiver->metaObject()->className() + QByteArrayLiteral(" ") + receiver->objectName().toUtf8();
-        for (QObject* p = receiver->parent(); p && what.size() < 200; p = p->parent())  // where it sits
-            what += QByteArrayLiteral(" < ") + p->metaObject()->className() + QByteArrayLiteral(" ") + p->objectName().toUtf8();
-        const bool result = QApplication::notify(receiver, event);
-        if (const qint64 ns = t.nsecsElapsed(); ns > slowNs)
-            std::fprintf(stderr, "%.1f slow event: %.1f ms, type %d, %s\n", double(globalClock().nsecsElapsed()) / 1e6,
-                         double(ns) / 1e6, type, what.constData());
-        return result;
-    }
-};
-
 }  // namespace
 
 int main(int argc, char** argv)
 {
     core::keepFreedMemory();  // before any thread starts
-    Application app(argc, argv);
-    QTemporaryDir settings;  // the window's settings go here, not to the user's
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("AttentionExplorerBench"));
+    bench::Application app(argc, argv);
+    QTemporaryDir settings;
+    bench::keepSettingsIn(settings.path());
 
     const QStringList sizes = argc > 1 ? QString::fromLocal8Bit(argv[1]).split(QLatin1Char(',')) : QStringList{};
     for (const QString& size : sizes) {

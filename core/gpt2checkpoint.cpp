@@ -49,8 +49,15 @@ std::string pickleMessage(const std::string& folder)
 
 } // namespace
 
-std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& folder, std::string& error)
+std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& folder, std::string& error,
+                                                           const StopCheck& stop)
 {
+    const auto stopped = [&] {
+        if (!stopNow(stop))
+            return false;
+        error = stoppedMessage;
+        return true;
+    };
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec)) {
         error = folder + ": is not a folder";
@@ -64,6 +71,8 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         return nullptr;
     ckpt->m_config = *config;
     const Gpt2Config& c = *config;
+    if (stopped())
+        return nullptr;
 
     // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json, else whichever half
     // of the pair is there (so that the message names the other).
@@ -79,7 +88,7 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         error = folder + "/vocab.json: missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)";
         return nullptr;
     }
-    if (!ckpt->m_tokenizer)
+    if (!ckpt->m_tokenizer || stopped())
         return nullptr;
     if (ckpt->m_tokenizer->size() > c.vocabSize) {
         error = tokenizerPath + ": " + std::to_string(ckpt->m_tokenizer->size()) + " tokens, more than " + configPath +
@@ -100,7 +109,7 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         return nullptr;
     }
     ckpt->m_weights = SafetensorsFile::open(weightsPath, error);
-    if (!ckpt->m_weights)
+    if (!ckpt->m_weights || stopped())
         return nullptr;
 
     // What GPT-2 of this config needs, shape by shape.
@@ -191,6 +200,8 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     ckpt->m_converted.resize(convertedFloats);
     std::size_t used = 0;
     for (const Wanted& w : wanted) {
+        if (stopped())
+            return nullptr;
         const TensorInfo& t = *found.at(w.name);
         const std::string_view raw = ckpt->m_weights->rawBytes(t);
         w.target->rows = t.rows();
@@ -205,6 +216,8 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         }
     }
     if (lmHead) {
+        if (stopped())
+            return nullptr;
         std::vector<float> head(std::size_t(lmHead->elements()));
         convertToFloat(lmHead->dtype, ckpt->m_weights->rawBytes(*lmHead).data(), head.size(), head.data());
         if (!head.empty() && std::memcmp(head.data(), ckpt->m_wte.data, head.size() * sizeof(float)) != 0) {

@@ -17,6 +17,7 @@
 #include "bpe.h"
 #include "gpt2config.h"
 #include "safetensors.h"
+#include "stop.h"
 
 #include <memory>
 #include <optional>
@@ -55,8 +56,11 @@ public:
      *  when the folder is not one, config.json, model.safetensors or the tokenizer is missing, unreadable
      *  or broken, the folder holds only a pickled pytorch_model.bin (the message says how to convert it)
      *  or a sharded checkpoint, a tensor is missing, unknown, duplicated or of a shape config.json does
-     *  not allow, lm_head.weight is not tied to wte, or the tokenizer has more tokens than vocab_size. */
-    static std::shared_ptr<const Gpt2Checkpoint> load(const std::string& folder, std::string& error);
+     *  not allow, lm_head.weight is not tied to wte, or the tokenizer has more tokens than vocab_size.
+     *  stop is asked after config.json, the tokenizer and the weights' header, and before each tensor is read or
+     *  converted; when it says stop, nothing is returned and error is stoppedMessage. */
+    static std::shared_ptr<const Gpt2Checkpoint> load(const std::string& folder, std::string& error,
+                                                      const StopCheck& stop = {});
 
     const std::string& folder() const { return m_folder; }
     const Gpt2Config& config() const { return m_config; }

@@ -320,20 +320,33 @@ void Gpt2Forward::markEdited(int layer, const Place& p)
     }
 }
 
-void Gpt2Forward::run()
+bool Gpt2Forward::run(const StopCheck& stop)
 {
     if (m_ids.empty() || upToDate())
-        return;
+        return true;
     if (m_dirtyFrom < 0) {
+        if (stopNow(stop))
+            return false;
         embed();
         m_dirtyFrom = 0;
         m_dirtyColumns.reset();
     }
-    for (int layer = m_dirtyFrom; layer < config().layers; ++layer)
-        runLayer(layer, layer == m_dirtyFrom && m_dirtyColumns ? &*m_dirtyColumns : nullptr);
+    for (int layer = m_dirtyFrom; layer <= config().layers; ++layer) {
+        if (stopNow(stop)) {
+            // Layers before this one are done; this one and every later one are left to the next run.
+            if (layer > m_dirtyFrom) {
+                m_dirtyFrom = layer;
+                m_dirtyColumns.reset();
+            }
+            return false;
+        }
+        if (layer < config().layers)
+            runLayer(layer, layer == m_dirtyFrom && m_dirtyColumns ? &*m_dirtyColumns : nullptr);
+    }
     runFinal();
     m_dirtyFrom = clean;
     m_dirtyColumns.reset();
+    return true;
 }
 
 void Gpt2Forward::embed()

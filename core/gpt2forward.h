@@ -22,6 +22,7 @@
 
 #include "gpt2checkpoint.h"
 #include "model.h"
+#include "stop.h"
 
 #include <map>
 #include <memory>
@@ -106,8 +107,9 @@ public:
     }
 
     /** Recomputes what the tokens or edits changed since the last run, from the lowest dirty layer.
-     *  Requires tokens. */
-    void run();
+     *  Requires tokens. stop is asked before each layer and before the logits: when it says stop, run() returns
+     *  false there, and what is left stays dirty for the next run(). */
+    bool run(const StopCheck& stop = {});
     /** True when run() has nothing to do. */
     bool upToDate() const { return m_dirtyFrom == clean; }
 

@@ -254,16 +254,16 @@ std::string modelFolder(const ModelSession& session, const std::string& sessionP
 }
 
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
-                                                   std::string& error)
+                                                   std::string& error, const StopCheck& stop)
 {
     const std::string label = sessionPath.empty() ? std::string("the session") : sessionPath;
     OpenedModelSession opened;
     opened.session = session;
     opened.folder = modelFolder(session, sessionPath);
     std::string why;
-    auto checkpoint = Gpt2Checkpoint::load(opened.folder, why);
+    auto checkpoint = Gpt2Checkpoint::load(opened.folder, why, stop);
     if (!checkpoint) {
-        error = label + ": model.path: " + why;
+        error = why == stoppedMessage ? why : label + ": model.path: " + why;
         return std::nullopt;
     }
     const Gpt2Config& config = checkpoint->config();
@@ -291,7 +291,10 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
         }
         opened.forward->setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
     }
-    opened.forward->run();
+    if (!opened.forward->run(stop)) {
+        error = stoppedMessage;
+        return std::nullopt;
+    }
     return opened;
 }
 

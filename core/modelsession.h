@@ -68,9 +68,11 @@ struct OpenedModelSession {
 /** Loads the checkpoint of session (read from sessionPath, which messages name), encodes its text and
  *  applies its edits. Refuses with "<sessionPath>: <key>: <what is wrong>" a folder that is missing or not a
  *  checkpoint (the checkpoint's own message follows), a text of more than n_positions tokens or none, a
- *  model.layer past n_layer, and an edit whose layer or cell lies outside the model. */
+ *  model.layer past n_layer, and an edit whose layer or cell lies outside the model. stop is asked between the
+ *  steps of loading the checkpoint and of its forward pass (Gpt2Checkpoint::load, Gpt2Forward::run): when it
+ *  says stop, nothing is returned and error is stoppedMessage. */
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
-                                                   std::string& error);
+                                                   std::string& error, const StopCheck& stop = {});
 
 /** readModelSessionFile, then openModelSession. */
 std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);

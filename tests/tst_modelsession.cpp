@@ -1,7 +1,9 @@
 /** The model session file of SPEC §5: its example read and written back, unknown keys kept, model.path taken
  *  from the session file's folder, every refusal with its message (in the file and when the model is opened),
- *  the plain session reader refusing version 2 as it refuses any newer version, and the --compute extras. */
+ *  the plain session reader refusing version 2 as it refuses any newer version, the --compute extras, and a
+ *  load or pass stopped between its steps (what Cancel does in the window). */
 
+#include "core/gpt2checkpoint.h"
 #include "core/modelsession.h"
 #include "core/numbertext.h"
 #include "core/sessionfile.h"
@@ -12,6 +14,7 @@
 #include <QTest>
 
 #include <bit>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -280,6 +283,72 @@ private slots:
         QCOMPARE(core::machineFloatNumber(0.1f), std::string("0.1"));
         QCOMPARE(core::machineFloatNumber(-3.4028235e38f), std::string("-3.4028235e+38"));
         QCOMPARE(json(0.1f).dump() == "0.1", false); // as a double the float would print 0.10000000149011612
+    }
+
+    void aStoppedOpenGoesNoFurther()
+    {
+        // The whole open asks as often as it has steps: after config.json, the tokenizer and the header, before
+        // each of the 40 tensors (4 + 12 per layer) and before the pass's embedding, layers and logits.
+        std::string error;
+        const auto session = core::parseModelSession(tinySession().dump(), error);
+        QVERIFY2(session, error.c_str());
+        const std::string file = path("stopped.json");
+        int asked = 0;
+        QVERIFY2(core::openModelSession(*session, file, error, [&] { ++asked; return false; }), error.c_str());
+        QCOMPARE(asked, 3 + 40 + 1 + 3 + 1);
+        // Told to stop at any one of them, it returns nothing, says why and asks no more: no later tensor is read
+        // and no later layer computed.
+        for (int at = 1; at <= asked; ++at) {
+            int seen = 0;
+            error.clear();
+            QVERIFY(!core::openModelSession(*session, file, error, [&] { return ++seen == at; }));
+            QCOMPARE(error, std::string(core::stoppedMessage));
+            QCOMPARE(seen, at);
+        }
+    }
+
+    void aStoppedPassFinishesAsAFreshOne()
+    {
+        std::string error;
+        const auto ckpt = core::Gpt2Checkpoint::load(path("tiny"), error);
+        QVERIFY2(ckpt, error.c_str());
+        const std::vector<int> ids = ckpt->tokenizer().encode("The cat sat.");
+        const auto same = [](const core::FloatMatrix& a, const core::FloatMatrix& b) {
+            return a.rows() == b.rows() && a.cols() == b.cols() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
+        };
+        const auto sameRun = [&](const core::Gpt2Forward& a, const core::Gpt2Forward& b) {
+            for (int l = 0; l < a.config().layers; ++l)
+                for (int h = 0; h < a.config().heads; ++h)
+                    if (!same(a.attention(l, h), b.attention(l, h)))
+                        return false;
+            return same(a.logits(), b.logits());
+        };
+        core::Gpt2Forward fresh(ckpt), edited(ckpt);
+        QVERIFY(fresh.setTokens(ids, error) && edited.setTokens(ids, error));
+        fresh.run();
+        QVERIFY(edited.setEdit(1, Gpt2Weight::Query, 2, 3, 1.5f, error));
+        edited.run();
+        // Stopped before the embedding, before layer 1, 2, 3 or the logits, the next run() finishes the pass:
+        // the same as one that never stopped, bit for bit; also from an edit of layer 2, which redoes only a block
+        // of its columns.
+        for (int at = 1; at <= 5; ++at) {
+            core::Gpt2Forward f(ckpt);
+            QVERIFY(f.setTokens(ids, error));
+            int seen = 0;
+            QVERIFY(!f.run([&] { return ++seen == at; }));
+            QVERIFY(!f.upToDate());
+            QVERIFY(f.run());
+            QVERIFY(f.upToDate());
+            QVERIFY2(sameRun(f, fresh), qPrintable(QStringLiteral("stopped at step %1").arg(at)));
+            QVERIFY(f.setEdit(1, Gpt2Weight::Query, 2, 3, 1.5f, error));
+            seen = 0;
+            if (at <= 3) {  // layer 2, 3 and the logits are left: stop before the at-th of them
+                QVERIFY(!f.run([&] { return ++seen == at; }));
+                QVERIFY(!f.upToDate());
+            }
+            QVERIFY(f.run());
+            QVERIFY2(sameRun(f, edited), qPrintable(QStringLiteral("edited, stopped at step %1").arg(at)));
+        }
     }
 };
 

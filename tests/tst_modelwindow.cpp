@@ -9,6 +9,7 @@
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "ui/document/cellstyle.h"
+#include "ui/document/background.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/viewstate.h"
@@ -16,6 +17,7 @@
 #include "ui/render/stepwording.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/modelloader.h"
 #include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
 #include "ui/views/overviewwidget.h"
@@ -34,11 +36,18 @@
 #include <QLineEdit>
 #include <QItemSelectionModel>
 #include <QTableView>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSemaphore>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
+#include <QTimer>
 #include <QUndoStack>
 
+#include <future>
 #include <memory>
 
 namespace {
@@ -91,6 +100,7 @@ private slots:
     void zeroingAHeadAndResets();
     void textPastThePositionsIsRefused();
     void brokenFolderLeavesTheDocumentUnchanged();
+    void cancelStopsTheLoadAndLeavesTheDocument();
     void otherPositionsArePredicted();
     void exportsAndSlidesShowTheShownLayer();
 
@@ -505,6 +515,81 @@ void TestModelWindow::brokenFolderLeavesTheDocumentUnchanged()
     QVERIFY(!w.session()->openModelFolder(m_dir.filePath(QStringLiteral("no-such-folder")), &error));
     QVERIFY(error.contains(QStringLiteral("not a folder")));
     QVERIFY(doc().model() == before);
+}
+
+void TestModelWindow::cancelStopsTheLoadAndLeavesTheDocument()
+{
+    openModel();
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 1, 1, 0.5));
+    QVERIFY(doc().waitForModel(60000));
+    const core::AttentionModel before = doc().model();
+    const int steps = doc().undoStack()->count();
+    const QString text = doc().tokenText();
+    const std::vector<ui::Prediction::Entry> prediction = doc().prediction().entries;
+
+    // Every thread of the window's pool is held until Cancel has been pressed in the busy bar's dialog, so the
+    // load's worker starts only after it: it must stop at its first step instead of reading the checkpoint.
+    QThreadPool* pool = ui::backgroundPool();
+    QSemaphore held;
+    std::promise<void> opened;
+    std::shared_future<void> gate;
+    QTimer press;
+    bool pressed = false;
+    const auto cancelNextLoad = [&] {
+        opened = {};
+        gate = opened.get_future().share();
+        for (int t = 0; t < pool->maxThreadCount(); ++t)
+            pool->start([&held, gate = gate] {
+                held.release();
+                gate.wait();
+            });
+        held.acquire(pool->maxThreadCount());
+        pressed = false;
+        press.start(20);
+    };
+    QObject::connect(&press, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+            auto* progress = qobject_cast<QProgressDialog*>(w);
+            if (!progress || progress->objectName() != QLatin1String("modelProgress") || !progress->isVisible())
+                continue;
+            press.stop();
+            QPushButton* cancel = progress->findChild<QPushButton*>();
+            QVERIFY(cancel);
+            QTest::mouseClick(cancel, Qt::LeftButton);
+            pressed = true;
+            opened.set_value();
+            return;
+        }
+    });
+
+    core::ModelSession session;
+    session.modelPath = m_folder.toStdString();
+    session.layer = 2;
+    session.text = "Another text";
+    cancelNextLoad();
+    ui::ModelLoader::Outcome outcome;
+    QString error = QStringLiteral("not cleared");
+    QVERIFY(!ui::ModelLoader::load(session, QString(), m_window.get(), &error, &outcome));
+    QVERIFY(pressed);
+    QVERIFY(outcome.cancelled);
+    QVERIFY(outcome.workerStopped);  // the worker asked, stopped and is gone: load() waited for it
+    QVERIFY(error.isEmpty());
+
+    // The same through File › Recent Models' path: nothing changes, no message.
+    cancelNextLoad();
+    m_window->session()->openModelInteractively(m_folder);
+    QVERIFY(pressed);
+    QVERIFY(doc().isModelSession());
+    QVERIFY(doc().model() == before);
+    QCOMPARE(doc().undoStack()->count(), steps);
+    QCOMPARE(doc().editCount(), 1);
+    QCOMPARE(doc().tokenText(), text);
+    QCOMPARE(doc().prediction().entries.size(), prediction.size());
+    for (std::size_t i = 0; i < prediction.size(); ++i)
+        QCOMPARE(doc().prediction().entries[i].probability, prediction[i].probability);
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (auto* box = qobject_cast<QMessageBox*>(w))
+            QVERIFY2(!box->isVisible(), qPrintable(box->text()));
 }
 
 void TestModelWindow::otherPositionsArePredicted()

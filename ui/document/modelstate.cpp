@@ -76,11 +76,15 @@ QString modelSessionTitle(const QString& folder, int layer)
 }
 
 std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
-                                            std::string& error)
+                                            std::string& error, const core::StopCheck& stop)
 {
-    auto opened = core::openModelSession(session, sessionPath, error);
+    auto opened = core::openModelSession(session, sessionPath, error, stop);
     if (!opened)
         return std::nullopt;
+    if (core::stopNow(stop)) {
+        error = core::stoppedMessage;
+        return std::nullopt;
+    }
     LoadedModel loaded{std::move(*opened), {}};
     loaded.layer = shownLayerModel(*loaded.opened.forward, loaded.opened.session.layer - 1,
                                    modelName(QString::fromStdString(loaded.opened.folder)));

@@ -59,9 +59,10 @@ struct LoadedModel {
     core::OpenedModelSession opened;
     core::AttentionModel layer;
 };
-/** core::openModelSession, then the shown layer (shownLayerModel); any thread. Nothing, with error, when refused. */
+/** core::openModelSession, then the shown layer (shownLayerModel); any thread. Nothing, with error, when refused
+ *  or stopped (stop as for core::openModelSession; error then core::stoppedMessage). */
 std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
-                                            std::string& error);
+                                            std::string& error, const core::StopCheck& stop = {});
 /** True when path is a readable file whose JSON has "version": 2 (a model session rather than a plain one). */
 bool isModelSessionFile(const QString& path);
 /** The name a model is shown by: its folder's name. */

@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QProgressDialog>
 
+#include <atomic>
 #include <memory>
 
 namespace ui {
@@ -22,14 +23,16 @@ struct LoadResult {
 }  // namespace
 
 std::optional<LoadedModel> ModelLoader::load(const core::ModelSession& session, const QString& sessionPath,
-                                             QWidget* parent, QString* error, bool* cancelled)
+                                             QWidget* parent, QString* error, Outcome* outcome)
 {
-    if (cancelled)
-        *cancelled = false;
-    // The result lives in a shared state: a cancelled load finishes on the worker and is dropped there.
-    auto future = runInBackground([session, path = sessionPath.toStdString()] {
+    if (outcome)
+        *outcome = {};
+    // Cancel sets the flag; the worker asks it between its steps and stops there.
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    auto future = runInBackground([session, path = sessionPath.toStdString(), stop] {
         auto result = std::make_shared<LoadResult>();
-        result->loaded = loadModelSession(session, path, result->error);
+        result->loaded = loadModelSession(session, path, result->error,
+                                          [stop] { return stop->load(std::memory_order_relaxed); });
         return result;
     });
     QFutureWatcher<std::shared_ptr<LoadResult>> watcher;
@@ -48,14 +51,22 @@ std::optional<LoadedModel> ModelLoader::load(const core::ModelSession& session, 
     bool wasCancelled = false;
     QObject::connect(&progress, &QProgressDialog::canceled, &loop, [&] {
         wasCancelled = true;
+        stop->store(true, std::memory_order_relaxed);
         loop.quit();
     });
     if (!future.isFinished())
         loop.exec();
     progress.reset();
     if (wasCancelled) {
-        if (cancelled)
-            *cancelled = true;
+        // The worker stops at its next step: wait for it, so that a load cancelled to open another does not
+        // keep its checkpoint meanwhile. The window stays painted but takes no input until then.
+        if (!future.isFinished())
+            loop.exec(QEventLoop::ExcludeUserInputEvents);
+        future.waitForFinished();
+        if (outcome) {
+            outcome->cancelled = true;
+            outcome->workerStopped = future.result()->error == core::stoppedMessage;
+        }
         if (error)
             error->clear();
         return std::nullopt;

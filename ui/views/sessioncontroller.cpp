@@ -95,13 +95,9 @@ bool SessionController::openFile(const QString& path, QString* error)
 bool SessionController::openModelSession(const core::ModelSession& session, const QString& sessionPath,
                                          QString* error)
 {
-    bool cancelled = false;
-    auto loaded = ModelLoader::load(session, sessionPath, m_dialogParent(), error, &cancelled);
-    if (!loaded) {
-        if (cancelled && error)
-            *error = QString();
-        return false;
-    }
+    auto loaded = ModelLoader::load(session, sessionPath, m_dialogParent(), error);
+    if (!loaded)
+        return false;  // refused (error says why) or cancelled (error empty)
     m_document->loadModel(std::move(*loaded), sessionPath);
     addRecentModel(QString::fromStdString(m_document->modelState() ? m_document->modelState()->folder.toStdString()
                                                                     : std::string()));
