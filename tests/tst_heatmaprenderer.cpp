@@ -136,6 +136,7 @@ private slots:
     void colourRangesIgnoreMaskedCells();
     void colourRangeColoursTheCells();
     void legendSaysTheRange();
+    void rangeCaptionClearsAWideTitle();
     void maskedCellsAreDrawnUnlikeZeros();
     void maskedBlocksOfALongSequence();
 };
@@ -993,6 +994,29 @@ void TestHeatmapRenderer::legendSaysTheRange()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString svg = QString::fromUtf8(file.readAll());
     QVERIFY2(svg.contains(HeatmapRenderer::colourRangeCaption(ColourRange::Log)), "the legend names the range");
+}
+
+void TestHeatmapRenderer::rangeCaptionClearsAWideTitle()
+{
+    // The handout's heatmap of 35 tokens: a title wider than its matrix, the legend's caption beside it.
+    core::Matrix m = core::Matrix::Constant(35, 35, 1.0 / 35);
+    HeatmapData data = makeData(m);
+    data.title = QStringLiteral("Attention weights · head 1");
+    data.rowAxisTitle = QStringLiteral("query");
+    data.colAxisTitle = QStringLiteral("key");
+    HeatmapStyle style = lightStyle(ColormapId::Viridis);
+    style.font.setPixelSize(10);
+    style.fontScale = 1.0;
+    for (const render::ColourRange range : {render::ColourRange::Fixed, render::ColourRange::Row})
+        for (const QSizeF size : {QSizeF(240, 200), QSizeF(300, 180), QSizeF(340, 240), QSizeF(500, 400)}) {
+            style.colourRange = range;
+            const HeatmapRenderer renderer(data, style);
+            const QRectF target(QPointF(0, 0), size);
+            const QRectF title = renderer.titleRect(target), caption = renderer.rangeCaptionRect(target);
+            QVERIFY(!title.isEmpty() && !caption.isEmpty());
+            QVERIFY2(!title.intersects(caption), qPrintable(QStringLiteral("%1 × %2").arg(size.width()).arg(size.height())));
+            QVERIFY(target.contains(caption.topLeft()));
+        }
 }
 
 void TestHeatmapRenderer::maskedCellsAreDrawnUnlikeZeros()

@@ -327,6 +327,7 @@ struct HeatmapRenderer::Layout {
     int colStep = 1;
     QRectF titleRect;
     QRectF legendBar;
+    QRectF captionRect;  ///< the colour range's caption, above the bar
     QFont annotationFont;
     bool annotate = false;
     bool measuredValues = false;  ///< the printed values' widths went into it, not only labels and range
@@ -533,13 +534,20 @@ const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) con
                                      std::min(6 * m.em, target.height() - 2 * m.pad - room));
         const double top = std::max(l->matrix.center().y() - 0.5 * barH, target.top() + m.pad + room);
         l->legendBar = QRectF(l->matrix.right() + 1.1 * m.em, top, m.barW, barH);
+        // The caption stands above the bar, its line's bottom 0.2 em + half a line over the bar's top.
+        const auto captionOver = [&](double barTop) {
+            return m.rangeCaption.isEmpty()
+                ? QRectF()
+                : QRectF(l->legendBar.left(), barTop - 0.2 * m.em - 1.5 * m.captionH,
+                         QFontMetricsF(m.legendFont).horizontalAdvance(m.rangeCaption), m.captionH);
+        };
+        l->captionRect = captionOver(top);
         // A title wider than the matrix reaches over the legend: the caption goes below it, the bar shortened.
-        const QRectF caption(l->legendBar.left(), top - 0.2 * m.em - 1.5 * m.captionH,
-                             QFontMetricsF(m.legendFont).horizontalAdvance(m.rangeCaption), m.captionH);
-        if (!m.rangeCaption.isEmpty() && !l->titleRect.isEmpty()
-            && caption.intersects(l->titleRect.adjusted(-0.3 * m.em, 0, 0.3 * m.em, 0.2 * m.em))) {
+        if (!l->captionRect.isEmpty() && !l->titleRect.isEmpty()
+            && l->captionRect.intersects(l->titleRect.adjusted(-0.3 * m.em, 0, 0.3 * m.em, 0.2 * m.em))) {
             const double lower = l->titleRect.bottom() + 0.2 * m.em + 0.2 * m.em + 1.5 * m.captionH;
             l->legendBar.setTop(std::min(lower, l->legendBar.bottom() - 2 * m.em));
+            l->captionRect = captionOver(l->legendBar.top());
         }
     }
 
@@ -573,6 +581,16 @@ QRectF HeatmapRenderer::cellRect(int row, int col, const QRectF& target) const
         return {};
     const Layout& l = layout(target);
     return QRectF(l.matrix.left() + col * l.cell, l.matrix.top() + row * l.rowH, l.cell, l.rowH);
+}
+
+QRectF HeatmapRenderer::titleRect(const QRectF& target) const
+{
+    return layout(target).titleRect;
+}
+
+QRectF HeatmapRenderer::rangeCaptionRect(const QRectF& target) const
+{
+    return m_style.showLegend ? layout(target).captionRect : QRectF();
 }
 
 std::optional<std::pair<int, int>> HeatmapRenderer::cellAt(const QPointF& pos, const QRectF& target) const
@@ -965,7 +983,7 @@ void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
     if (!m.rangeCaption.isEmpty()) {
         p->setPen(mix(fg, m_style.palette.color(QPalette::Base), 0.3));
         p->setFont(m.legendFont);
-        p->drawText(QRectF(bar.left(), bar.top() - 0.2 * m.em - 1.5 * m.captionH, l.target.right() - bar.left(), m.captionH),
+        p->drawText(QRectF(l.captionRect.left(), l.captionRect.top(), l.target.right() - l.captionRect.left(), m.captionH),
                     Qt::AlignLeft | Qt::AlignBottom | Qt::TextSingleLine, m.rangeCaption);
     }
 

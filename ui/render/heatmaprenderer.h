@@ -115,6 +115,10 @@ public:
     void paint(QPainter* painter, const QRectF& target) const;
     /** Where cell (row, col) lies when the figure is painted into target; empty when out of range. */
     QRectF cellRect(int row, int col, const QRectF& target) const;
+    /** Where the title and the legend's colour-range caption are drawn when the figure is painted into target;
+     *  empty when there is none. */
+    QRectF titleRect(const QRectF& target) const;
+    QRectF rangeCaptionRect(const QRectF& target) const;
     /** The cell (row, col) under pos when the figure is painted into target; empty outside the cells. */
     std::optional<std::pair<int, int>> cellAt(const QPointF& pos, const QRectF& target) const;
 
