@@ -70,8 +70,6 @@ QStringList triggerAnswering(QAction* action, const QString& path)
     // An error box opened without a loop of its own is answered here.
     for (int i = 0; i < 10; ++i)
         QTest::qWait(20);
-    for (QMessageBox* box : qApp->findChildren<QMessageBox*>())
-        others << box->text();
     for (QWidget* top : QApplication::topLevelWidgets())
         if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
             others << box->text();
