@@ -71,6 +71,14 @@ configure_and_build() {
 
 # configure_and_build_source SOURCE DIR BUILD_TYPE [CMAKE ARGS...]: the same for any CMake source folder.
 configure_and_build_source() {
+    configure_source "$@"
+    say "building in ${2#"$ROOT"/}"
+    cmake --build "$2" -j"$JOBS"
+}
+
+# configure_source SOURCE DIR BUILD_TYPE [CMAKE ARGS...]: configures (once) a build of SOURCE in DIR, with Ninja
+# and ccache where they are installed.
+configure_source() {
     local src="$1" dir="$2" type="$3"
     shift 3
     local gen=()
@@ -87,8 +95,6 @@ configure_and_build_source() {
     else
         cmake -S "$src" -B "$dir" "$@" >/dev/null
     fi
-    say "building in ${dir#"$ROOT"/}"
-    cmake --build "$dir" -j"$JOBS"
 }
 
 # Seconds since the epoch, for the phase timings.
