@@ -404,10 +404,14 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
     const QString folder = p.value(o.exportSteps);
     if (folder.isEmpty())
         throw Failure{ExitRefused, QStringLiteral("--export-steps: give the folder to write into")};
-    const core::Session session = loadSource(p, o).session;
-    const core::Trace trace = core::compute(session.model);
+    const Source source = loadSource(p, o);
+    const core::Trace trace = core::compute(source.session.model);
+    // A model's trace.json names its tokens as --compute does, as the vocabulary writes them (SPEC §5).
+    std::vector<std::string> tokens;
+    if (source.model)
+        tokens = core::vocabularyTokens(source.model->forward->checkpoint(), source.model->forward->tokens());
     QString error;
-    if (!exports::writeStepFiles(trace, folder, &error))
+    if (!exports::writeStepFiles(trace, folder, &error, nullptr, tokens))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }

@@ -306,15 +306,21 @@ std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, 
     return openModelSession(*session, path, error);
 }
 
+std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids)
+{
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    for (int id : ids)
+        tokens.push_back(checkpoint.tokenizer().token(id));
+    return tokens;
+}
+
 json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
 {
     const Gpt2Checkpoint& ckpt = forward.checkpoint();
     json out;
     out["token_ids"] = forward.tokens();
-    json tokens = json::array();
-    for (int id : forward.tokens())
-        tokens.push_back(ckpt.tokenizer().token(id));
-    out["tokens"] = std::move(tokens);
+    out["tokens"] = vocabularyTokens(ckpt, forward.tokens());
     out["layer"] = layer;
     json attentions = json::array();
     for (int l = 0; l < forward.config().layers; ++l) {

@@ -77,6 +77,9 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
 /** readModelSessionFile, then openModelSession. */
 std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);
 
+/** The tokens of ids as the model's vocabulary writes them ("Ġcat"), as --compute and trace.json name them. */
+std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids);
+
 /** What --compute prints for a model session beside the shown layer's steps (SPEC §5): token_ids, tokens (as
  *  the vocabulary writes them), layer (1-based), attentions [layer][head][n][n], next_token {logits
  *  (vocab_size numbers), top (count candidates: id, token, probability; most probable first)}. Float32 values

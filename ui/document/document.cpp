@@ -239,13 +239,9 @@ bool Document::setCell(MatrixId id, int row, int col, double value)
 
 std::vector<std::string> Document::vocabularyTokens() const
 {
-    std::vector<std::string> tokens;
     if (!m_modelState)
-        return tokens;
-    tokens.reserve(m_modelState->ids.size());
-    for (int id : m_modelState->ids)
-        tokens.push_back(m_modelState->checkpoint().tokenizer().token(id));
-    return tokens;
+        return {};
+    return core::vocabularyTokens(m_modelState->checkpoint(), m_modelState->ids);
 }
 
 bool Document::pushModelCells(std::vector<Gpt2CellChange> cells, const QString& text)
