@@ -7,6 +7,7 @@
 #include <QTest>
 #include <QThread>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -30,6 +31,24 @@ struct Source {
     }
 };
 
+/** A result that counts its copies: a large one (a model session's layer) must reach deliver or discard by moves. */
+struct Counted {
+    static inline std::atomic<int> copies{0};
+    int value = 0;
+    Counted() = default;
+    explicit Counted(int v) : value(v) {}
+    Counted(const Counted& other) : value(other.value) { ++copies; }
+    Counted(Counted&&) noexcept = default;
+    Counted& operator=(const Counted& other)
+    {
+        value = other.value;
+        ++copies;
+        return *this;
+    }
+    Counted& operator=(Counted&&) noexcept = default;
+    ~Counted() = default;
+};
+
 }  // namespace
 
 class TestLatestJob : public QObject {
@@ -40,6 +59,7 @@ private slots:
     void emptyJobIsNoRequest();
     void finishWaitsWithoutEventLoop();
     void nothingAfterDestruction();
+    void resultsAreMovedNotCopied();
 };
 
 void TestLatestJob::burstDeliversOnlyTheNewest()
@@ -139,6 +159,33 @@ void TestLatestJob::nothingAfterDestruction()
     QTest::qWait(50);
     QCOMPARE(*delivered, 0);
     QCOMPARE(*discarded, 0);
+}
+
+
+void TestLatestJob::resultsAreMovedNotCopied()
+{
+    Source source;
+    std::vector<int> delivered, discarded;
+    LatestJob<Counted> job(
+        [&]() -> LatestJob<Counted>::Job {
+            LatestJob<int>::Job made = source.make();
+            return [made] { return Counted(made()); };
+        },
+        [&](Counted c) { delivered.push_back(c.value); }, [&](Counted c) { discarded.push_back(c.value); });
+    Counted::copies = 0;
+    source.state = 1;
+    job.request();
+    source.state = 2;
+    job.request();
+    source.gate->release(2);
+    QTRY_VERIFY(!job.isPending());
+    source.state = 3;
+    job.request();
+    source.gate->release();
+    job.finish();
+    QCOMPARE(delivered, (std::vector<int>{2, 3}));
+    QCOMPARE(discarded, std::vector<int>{1});
+    QCOMPARE(Counted::copies.load(), 0);
 }
 
 QTEST_MAIN(TestLatestJob)

@@ -16,20 +16,23 @@ using namespace ui;
 
 namespace {
 
-/** A compute that waits at a gate and records the value of X(0, 0) of each state it was given. */
+/** A compute that waits at a gate and records the value of X(0, 0) and the address of each state it was given. */
 struct GatedCompute {
     std::shared_ptr<QSemaphore> gate = std::make_shared<QSemaphore>();
     std::shared_ptr<QMutex> mutex = std::make_shared<QMutex>();
     std::shared_ptr<std::vector<double>> seen = std::make_shared<std::vector<double>>();
+    std::shared_ptr<std::vector<const core::AttentionModel*>> where =
+        std::make_shared<std::vector<const core::AttentionModel*>>();
 
     Scheduler::Compute function() const
     {
-        return [gate = gate, mutex = mutex, seen = seen](const core::AttentionModel& model,
-                                                         const core::Trace* previous, core::Trace* spare) {
+        return [gate = gate, mutex = mutex, seen = seen, where = where](
+                   const core::AttentionModel& model, const core::Trace* previous, core::Trace* spare) {
             gate->acquire();
             {
                 const QMutexLocker lock(mutex.get());
                 seen->push_back(model.embeddings(0, 0));
+                where->push_back(&model);
             }
             return std::shared_ptr<const core::Trace>(core::computeShared(model, previous, spare));
         };
@@ -38,6 +41,11 @@ struct GatedCompute {
     {
         const QMutexLocker lock(mutex.get());
         return *seen;
+    }
+    std::vector<const core::AttentionModel*> addresses() const
+    {
+        const QMutexLocker lock(mutex.get());
+        return *where;
     }
 };
 
@@ -62,6 +70,24 @@ struct Computed {
     }
 };
 
+/** A scheduler over a worker-sized state whose compute waits at its gate; announced gets X(0, 0) of each trace
+ *  announced, each checked to be a trace of the current state. */
+struct Gated {
+    core::AttentionModel state;
+    GatedCompute compute;
+    Scheduler scheduler;
+    std::vector<double> announced;
+    explicit Gated(unsigned seed) : state(workerSized(seed)), scheduler(state, compute.function())
+    {
+        QObject::connect(&scheduler, &Scheduler::traceReady, &scheduler,
+                         [this](const std::shared_ptr<const core::Trace>& t) {
+                             QVERIFY(t);
+                             QVERIFY2(t->model == state, "a trace of a state that is not the current one");
+                             announced.push_back(t->model.embeddings(0, 0));
+                         });
+    }
+};
+
 }  // namespace
 
 class TestScheduler : public QObject {
@@ -70,19 +96,13 @@ private slots:
     void staleResultsAreNeverAnnounced();
     void cellsReachTheWorkerAsChanges();
     void refusedStateIsNotComputed();
+    void validatedCopyServesOnlyItsState();
 };
 
 void TestScheduler::staleResultsAreNeverAnnounced()
 {
-    core::AttentionModel state = workerSized(1);
-    GatedCompute compute;
-    Scheduler scheduler(state, compute.function());
-    std::vector<double> announced;
-    connect(&scheduler, &Scheduler::traceReady, this, [&](const std::shared_ptr<const core::Trace>& t) {
-        QVERIFY(t);
-        QVERIFY2(t->model == state, "a trace of a state that is not the current one");
-        announced.push_back(t->model.embeddings(0, 0));
-    });
+    Gated fixture(1);
+    auto& [state, compute, scheduler, announced] = fixture;
     scheduler.changed(ModelChange::of(ModelChange::Kind::Model));
     QVERIFY(scheduler.isComputing());
     // While the first computation waits at the gate, the state changes five times (a whole matrix,
@@ -155,6 +175,35 @@ void TestScheduler::refusedStateIsNotComputed()
     QVERIFY(scheduler.error().isEmpty());
     QVERIFY(scheduler.trace());
     QVERIFY(scheduler.trace()->model == state);
+}
+
+void TestScheduler::validatedCopyServesOnlyItsState()
+{
+    // A copy of the state made elsewhere is what the worker computes (the GUI thread copies nothing), but only
+    // for the state it was made of: once the state changed again, the worker gets a copy of the newer one.
+    Gated fixture(4);
+    auto& [state, compute, scheduler, announced] = fixture;
+    state.embeddings.setConstant(1);
+    const auto first = std::make_shared<const core::AttentionModel>(state);
+    scheduler.changed(ModelChange::of(ModelChange::Kind::Model), first);
+    QVERIFY(scheduler.isComputing());
+    // While that computation waits at the gate: a new state with its copy, then one more without.
+    state.embeddings.setConstant(2);
+    const auto overtaken = std::make_shared<const core::AttentionModel>(state);
+    scheduler.changed(ModelChange::of(ModelChange::Kind::Model), overtaken);
+    state.embeddings.setConstant(3);
+    scheduler.changed(ModelChange::wholeMatrix(MatrixId::Embeddings));
+    compute.gate->release(2);
+    QVERIFY(scheduler.waitForTrace(30000));
+    QCOMPARE(compute.states(), (std::vector<double>{1.0, 3.0}));
+    const auto addresses = compute.addresses();
+    QCOMPARE(addresses.size(), std::size_t(2));
+    QCOMPARE(addresses[0], first.get());
+    QVERIFY(addresses[1] != overtaken.get());
+    QCOMPARE(announced, std::vector<double>{3.0});
+    QVERIFY(scheduler.trace()->model == state);
+    // The copy passed over is not kept.
+    QCOMPARE(overtaken.use_count(), 1L);
 }
 
 QTEST_MAIN(TestScheduler)

@@ -358,10 +358,10 @@ void Document::applyEdit(Edit& edit, bool forward)
     runModel(result.relayer);
 }
 
-void Document::announce(const ModelChange& change)
+void Document::announce(const ModelChange& change, std::shared_ptr<const core::AttentionModel> validatedCopy)
 {
     emit modelChanged(change);
-    m_scheduler.changed(change);
+    m_scheduler.changed(change, std::move(validatedCopy));
     // A text waiting for the token line's worker applies to this model, not to the one before.
     if (m_tokenJob.isPending())
         m_tokenJob.request();
@@ -650,7 +650,7 @@ void Document::modelRunDone(ModelRunResult result)
     if (result.layer) {
         m_relayerWanted = false;
         m_session.model = std::move(*result.layer);
-        announce(ModelChange::of(ModelChange::Kind::Model));
+        announce(ModelChange::of(ModelChange::Kind::Model), std::move(result.validatedLayer));
     }
     emit predictionChanged();
 }

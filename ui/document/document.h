@@ -194,7 +194,8 @@ private:
     /** The one way the model changes after a load: an undo command applies its edit (forward on
      *  redo), then the change is announced and the model recomputed. */
     void applyEdit(Edit& edit, bool forward);
-    void announce(const ModelChange& change);
+    /** validatedCopy: see Scheduler::changed(). */
+    void announce(const ModelChange& change, std::shared_ptr<const core::AttentionModel> validatedCopy = nullptr);
     /** Pushes edit as one undo step named text, then keeps the history under undoMemoryBound. */
     void push(std::shared_ptr<Edit> edit, const QString& text);
     void trimHistory();

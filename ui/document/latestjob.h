@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 
 #include <functional>
+#include <memory>
 #include <utility>
 
 namespace ui {
@@ -79,7 +80,10 @@ private:
         m_running = true;
         m_stale = false;
         ++m_started;
-        m_watcher.setFuture(runInBackground(std::move(job)));
+        // The result travels in a shared_ptr so that finished() can move it out instead of copying it (a
+        // model session's result holds a whole layer, tens of MB for GPT-2: a copy on the GUI thread was
+        // a stall of its own). finished() reads each job's result once.
+        m_watcher.setFuture(runInBackground([job = std::move(job)] { return std::make_shared<T>(job()); }));
     }
 
     void finished()
@@ -88,7 +92,7 @@ private:
         if (!m_running || !m_watcher.isFinished())
             return;
         m_running = false;
-        T result = m_watcher.result();
+        T result = std::move(*m_watcher.result());
         if (m_stale || !m_wanted) {
             if (m_discard)
                 m_discard(std::move(result));
@@ -103,7 +107,7 @@ private:
     std::function<Job()> m_make;
     std::function<void(T)> m_deliver;
     std::function<void(T)> m_discard;
-    QFutureWatcher<T> m_watcher;
+    QFutureWatcher<std::shared_ptr<T>> m_watcher;
     bool m_wanted = false;   ///< a result of the current state is wanted
     bool m_running = false;  ///< a job is on the worker
     bool m_stale = false;    ///< the job on the worker was overtaken by a request or a cancel

@@ -155,8 +155,11 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
     for (const core::Gpt2Candidate& c : core::topCandidates(logits, 10))
         result.prediction.entries.push_back({c.id, core::readableToken(forward.checkpoint().tokenizer().token(c.id)),
                                              c.probability, core::candidateProbability(before, c.id)});
-    if (request.wantLayer)
+    if (request.wantLayer) {
         result.layer = shownLayerModel(forward, request.layer, request.modelName);
+        if (!core::validate(*result.layer))
+            result.validatedLayer = std::make_shared<const core::AttentionModel>(*result.layer);
+    }
     QStringList tokens;
     for (int id : forward.tokens())
         tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));

@@ -87,6 +87,10 @@ struct Prediction {
 /** What the worker gives back for a request. */
 struct ModelRunResult {
     std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
+    /** A copy of layer when it passed core::validate on the worker (else null): the document's scheduler
+     *  computes from it, so that the GUI thread neither validates nor copies the layer (tens of MB for GPT-2;
+     *  that was the window's longest stall). */
+    std::shared_ptr<const core::AttentionModel> validatedLayer;
     Prediction prediction;
     /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
     std::shared_ptr<const render::AttentionGrid> grid;

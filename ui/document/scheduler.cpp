@@ -46,9 +46,11 @@ void Scheduler::setError(const QString& message)
     emit errorChanged(m_error);
 }
 
-void Scheduler::changed(const ModelChange& change)
+void Scheduler::changed(const ModelChange& change, std::shared_ptr<const core::AttentionModel> validatedCopy)
 {
     const quint64 stamp = ++m_requested;
+    const bool validated = validatedCopy != nullptr;
+    m_copy = std::move(validatedCopy);  // any older copy is of a state gone
     // Past this many cells since the trace shown, setting them one by one costs more than copying the state.
     constexpr std::size_t loggedCells = 4096;
     const bool cell = change.kind == ModelChange::Kind::Cell;
@@ -60,7 +62,7 @@ void Scheduler::changed(const ModelChange& change)
     }
     // Validation reads every number for NaN; a finite cell in a valid state only needs itself checked.
     const bool finiteCell = cell && std::isfinite(change.after);
-    auto e = finiteCell && m_valid ? std::nullopt : core::validate(m_state);
+    auto e = validated || (finiteCell && m_valid) ? std::nullopt : core::validate(m_state);
     m_valid = !e;
     if (e) {
         // Nothing to show that matches the state: say why, and let the views clear.
@@ -124,9 +126,12 @@ Scheduler::Job Scheduler::makeJob()
         cells.reserve(m_cellLog.size());
         for (const LoggedCell& c : m_cellLog)
             cells.push_back(c.change);
+    } else if (m_copy) {
+        state = m_copy;  // the caller's copy of this very state
     } else {
         state = std::make_shared<const core::AttentionModel>(m_state);
     }
+    m_copy.reset();
     return [compute = m_compute, state, cells = std::move(cells), previous = m_trace,
             spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
         try {

@@ -46,8 +46,11 @@ public:
     /** How many computations were started (synchronous and on the worker). */
     quint64 computationsStarted() const { return m_started; }
 
-    /** The state changed by change (already applied to it): validates and recomputes. */
-    void changed(const ModelChange& change);
+    /** The state changed by change (already applied to it): validates and recomputes. validatedCopy, when
+     *  given, is a copy of the new state made and passed by core::validate elsewhere (a model session's
+     *  worker): the state is then not validated again, and the worker computes from that copy instead of
+     *  one made on this thread. */
+    void changed(const ModelChange& change, std::shared_ptr<const core::AttentionModel> validatedCopy = nullptr);
     /** Blocks until the current state's trace is ready or the state is refused. False when
      *  timeoutMs (negative: no limit) ran out first. Runs the event loop meanwhile. */
     bool waitForTrace(int timeoutMs = -1);
@@ -84,6 +87,8 @@ private:
     quint64 m_traceStamp = 0;             ///< stamp of the state m_trace was computed for
     quint64 m_wholeChangeStamp = 0;       ///< the newest state made by a change other than one cell
     quint64 m_started = 0;
+    /** The caller's validated copy of the current state, until a job takes it or the state changes again. */
+    std::shared_ptr<const core::AttentionModel> m_copy;
     bool m_computing = false;
     bool m_valid = false;  ///< the state passed core::validate() at the last change
     /** The cells set since m_trace's state, each with the request it made. */
