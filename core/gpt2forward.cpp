@@ -412,6 +412,29 @@ bool Gpt2Forward::run(const StopCheck& stop)
     return true;
 }
 
+int Gpt2Forward::takeLayersBelowEdits(const Gpt2Forward& unedited)
+{
+    if (m_editedLayers.empty() || !unedited.m_edits.empty() || !unedited.upToDate()
+        || unedited.m_checkpoint != m_checkpoint || unedited.m_ids != m_ids)
+        return 0;
+    const int below = m_editedLayers.begin()->first;
+    if (below <= m_dirtyFrom)
+        return 0;  // what lies below the edits is computed already
+    const std::size_t heads = std::size_t(config().heads);
+    for (std::size_t l = 0; l < std::size_t(below); ++l) {
+        m_stream[l] = unedited.m_stream[l];
+        m_qkv[l] = unedited.m_qkv[l];
+        m_concat[l] = unedited.m_concat[l];
+        for (std::size_t h = l * heads; h < (l + 1) * heads; ++h)
+            m_attention[h] = unedited.m_attention[h];
+    }
+    m_stream[std::size_t(below)] = unedited.m_stream[std::size_t(below)];
+    // From the lowest edit on, what was dirty stays so (the rows kept of new tokens are the same in both passes).
+    m_dirtyFrom = below;
+    m_dirtyColumns.reset();
+    return below;
+}
+
 Gpt2Forward::Index Gpt2Forward::firstDirtyRow(int layer) const
 {
     return layer < m_wholeFrom ? alignedFirstRow(m_dirtyRowsFrom, n()) : 0;

@@ -397,6 +397,42 @@ private slots:
         QVERIFY2(samePass(pass, *fresh(ids, {})), "the edits cleared");
     }
 
+    void layersBelowTheEditsComeFromTheUneditedPass()
+    {
+        // A pass with edits in its last layer takes the layers below from a pass without edits over the same
+        // tokens, after new tokens of either kind; the result is a fresh edited pass bit for bit. Nothing is
+        // taken from a pass that is not up to date, has edits, or reads other tokens.
+        QTemporaryDir dir;
+        testutil::write(testutil::randomGpt2Folder("F32", "", 3, 32, 4), dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        std::string error;
+        const core::Gpt2Edit edit{2, Gpt2Weight::Value, 5, 6, 2.5f};
+        Gpt2Forward edited(ckpt), unedited(ckpt);
+        QVERIFY(edited.setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
+        for (const std::string text : {"The cat sat on the mat.", "The cat sat on the mat, tired.", "A dog sat."}) {
+            const std::vector<int> ids = ckpt->tokenizer().encode(text);
+            QVERIFY(edited.setTokens(ids, error));
+            QVERIFY(unedited.setTokens(ids, error));
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // the pass without edits has not run
+            unedited.run();
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 2);
+            edited.run();
+            auto fresh = std::make_unique<Gpt2Forward>(ckpt);
+            QVERIFY(fresh->setTokens(ids, error));
+            QVERIFY(fresh->setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
+            fresh->run();
+            QVERIFY2(samePass(edited, *fresh), text.c_str());
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // nothing below the edits is dirty
+        }
+        Gpt2Forward other(ckpt);
+        QVERIFY(other.setTokens(ckpt->tokenizer().encode("Another text."), error));
+        other.run();
+        QVERIFY(edited.setTokens(ckpt->tokenizer().encode("A cat."), error));
+        QCOMPARE(edited.takeLayersBelowEdits(other), 0);  // other tokens
+        QCOMPARE(edited.takeLayersBelowEdits(edited), 0);  // a pass with edits
+    }
+
     void refusals()
     {
         QTemporaryDir dir;

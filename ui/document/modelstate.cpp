@@ -139,11 +139,14 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         }
         forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
     }
-    forward.run();
-    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with, and
+    // runs first, so that the edited pass takes the layers below its edits from it instead of computing them.
     const bool edited = !request.edits.empty();
-    if (edited)
+    if (edited) {
         unedited.run();
+        forward.takeLayersBelowEdits(unedited);
+    }
+    forward.run();
 
     ModelRunResult result;
     const int n = forward.n();
