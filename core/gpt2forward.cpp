@@ -622,12 +622,21 @@ std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
     return out;
 }
 
+std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids)
+{
+    std::vector<double> out(ids.size(), 0.0);
+    if (logits.size() == 0)
+        return out;
+    const auto [max, sum] = softmaxNorm(logits);  // once for all of them: 50 257 exponentials for GPT-2
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] >= 0 && ids[i] < logits.size())
+            out[i] = std::exp(double(logits.data()[ids[i]]) - max) / sum;
+    return out;
+}
+
 double candidateProbability(const FloatMatrix& logits, int id)
 {
-    if (id < 0 || id >= logits.size())
-        return 0;
-    const auto [max, sum] = softmaxNorm(logits);
-    return std::exp(double(logits.data()[id]) - max) / sum;
+    return candidateProbabilities(logits, {id}).front();
 }
 
 } // namespace core

@@ -214,5 +214,7 @@ private:
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
 /** The softmax probability of id among every entry of logits (1 × vocab), in double. */
 double candidateProbability(const FloatMatrix& logits, int id);
+/** The same for each of ids (0 for one outside the vocabulary), the softmax's sum taken once. */
+std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
 } // namespace core
