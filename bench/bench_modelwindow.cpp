@@ -1,6 +1,7 @@
 /** A real model in the main window, offscreen: how long an edit takes to reach the painted Next Token panel,
  *  in the last and in the first layer; how long a new text takes until the heatmap and the panel are painted
- *  again; and the longest an event posted to the GUI thread waited meanwhile.
+ *  again (a word typed at the end and taken back, and a new first word, which leaves no row as it was); and the
+ *  longest an event posted to the GUI thread waited meanwhile.
  *
  *  bench_modelwindow FOLDER [TOKENS] [EDITS]
  *
@@ -139,37 +140,49 @@ int main(int argc, char** argv)
     const std::vector<double> last = editTimes(document.layerCount() - 1);
     const std::vector<double> first = editTimes(0);
 
-    std::vector<double> texts;
-    probe.reset();
-    for (int e = 0; e < edits + 1; ++e) {
-        bool traced = false, predicted = false;
-        const auto c1 = QObject::connect(&document, &ui::Document::traceChanged, [&] {
-            traced = true;
-            heatmap.arm();
-        });
-        const auto c2 = QObject::connect(&document, &ui::Document::predictionChanged, [&] {
-            predicted = true;
-            prediction.arm();
-        });
-        clock.start();
-        document.setTokenText(e % 2 ? text : text + QStringLiteral(" Yes"));
-        document.endTypingBurst();
-        const bool done = bench::spinUntil([&] { return traced && predicted && heatmap.painted() && prediction.painted(); }, 60000);
-        QObject::disconnect(c1);
-        QObject::disconnect(c2);
-        if (!done)
-            break;
-        if (e > 0)
-            texts.push_back(double(clock.nsecsElapsed()) / 1e6);
-        document.waitForModel();
-    }
-    textStall = probe.longestMs();
+    // New texts, alternately a and b, each timed until the heatmap and Next Token are painted again.
+    auto textTimes = [&](const QString& a, const QString& b) {
+        std::vector<double> texts;
+        probe.reset();
+        for (int e = 0; e < edits + 1; ++e) {
+            bool traced = false, predicted = false;
+            const auto c1 = QObject::connect(&document, &ui::Document::traceChanged, [&] {
+                traced = true;
+                heatmap.arm();
+            });
+            const auto c2 = QObject::connect(&document, &ui::Document::predictionChanged, [&] {
+                predicted = true;
+                prediction.arm();
+            });
+            clock.start();
+            document.setTokenText(e % 2 ? a : b);
+            document.endTypingBurst();
+            const bool done = bench::spinUntil(
+                [&] { return traced && predicted && heatmap.painted() && prediction.painted(); }, 60000);
+            QObject::disconnect(c1);
+            QObject::disconnect(c2);
+            if (!done)
+                break;
+            if (e > 0)
+                texts.push_back(double(clock.nsecsElapsed()) / 1e6);
+            document.waitForModel();
+        }
+        textStall = std::max(textStall, probe.longestMs());
+        return texts;
+    };
+    // A word typed at the end and taken back: the rows before it stay; then the first word changed: every row
+    // of every layer is computed again.
+    const std::vector<double> texts = textTimes(text, text + QStringLiteral(" Yes"));
+    const int firstSpace = int(text.indexOf(QLatin1Char(' ')));
+    const std::vector<double> starts = textTimes(text, QStringLiteral("A") + text.mid(firstSpace));
     std::printf("{\"tokens\": %d, \"last_layer_edit_p50_ms\": %.2f, \"last_layer_edit_p95_ms\": %.2f, "
                 "\"first_layer_edit_p50_ms\": %.2f, \"first_layer_edit_p95_ms\": %.2f, \"new_text_p50_ms\": %.2f, "
-                "\"new_text_p95_ms\": %.2f, \"gui_stall_max_ms\": %.2f, \"gui_stall_edits_ms\": %.2f, "
+                "\"new_text_p95_ms\": %.2f, \"new_first_word_p50_ms\": %.2f, \"new_first_word_p95_ms\": %.2f, "
+                "\"gui_stall_max_ms\": %.2f, \"gui_stall_edits_ms\": %.2f, "
                 "\"gui_stall_new_text_ms\": %.2f, \"gui_stall_layer_switch_ms\": %.2f, \"edits\": %d}\n",
                 n, bench::percentile(last, 0.5), bench::percentile(last, 0.95), bench::percentile(first, 0.5),
                 bench::percentile(first, 0.95), bench::percentile(texts, 0.5), bench::percentile(texts, 0.95),
+                bench::percentile(starts, 0.5), bench::percentile(starts, 0.95),
                 std::max(editStall, textStall), editStall, textStall, layerStall, edits);
     return 0;
 }

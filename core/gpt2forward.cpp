@@ -31,15 +31,47 @@ int blocksOf(Index cols)
     return int((cols + columnsPerTask - 1) / columnsPerTask);
 }
 
-/** Block t of out = a · b + bias (a n × k, b k × m, bias 1 × m, out n × m, sized): its columns
- *  [384·t, 384·t + 384), then gelu_new of them when asked (while they are in cache). The whole product and the
- *  recomputation of one block after an edit both go through here, so a block comes out the same bit for bit
- *  either way. */
+/** The rows of a product that Eigen's kernels take together: these products run with their factors swapped
+ *  (row-major results), and a row of the result is a column of the kernel, in groups of 8 or 4. A product over
+ *  the rows from a multiple of this on gives each row the same kernel, summing in the same order, as a product
+ *  over all of them, so they come out the same bit for bit (tst_gpt2forward checks it across lengths). */
+constexpr Index rowBlock = 8;
+
+/** The first row to compute when the rows from `from` of n changed: from rounded down to a whole row block, and
+ *  never one row alone (a product of one row takes Eigen's matrix-vector kernel, which sums in another order);
+ *  n when none changed. */
+Index alignedFirstRow(Index from, Index n)
+{
+    if (from >= n)
+        return n;
+    Index first = from / rowBlock * rowBlock;
+    if (n - first == 1 && first > 0)
+        first -= rowBlock;
+    return first;
+}
+
+/** Resizes m to rows × cols, keeping its first `keep` rows (the entries they gain on the right are zero). */
+void keepRows(FloatMatrix& m, Index keep, Index rows, Index cols)
+{
+    if (keep == 0) {
+        m.resize(rows, cols);
+        return;
+    }
+    const Index oldCols = m.cols();
+    m.conservativeResize(rows, cols);
+    if (cols > oldCols)
+        m.topRightCorner(std::min(keep, rows), cols - oldCols).setZero();
+}
+
+/** Block t of rows [first, first + a.rows()) of out = a · b + bias (a r × k, b k × m, bias 1 × m, out sized with
+ *  m columns): its columns [384·t, 384·t + 384), then gelu_new of them when asked (while they are in cache). The
+ *  whole product, the recomputation of one block after an edit and of the last rows after new tokens all go
+ *  through here, so a block comes out the same bit for bit every way. */
 void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out, int t,
-                 bool gelu = false)
+                 bool gelu = false, Index first = 0)
 {
     const Index cols = b.cols(), c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
-    auto block = out.middleCols(c0, w);
+    auto block = out.block(first, c0, a.rows(), w);
     const ProductKernels& kernels = productKernels();
     kernels.sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
     block.rowwise() += bias.middleCols(c0, w).row(0);
@@ -48,13 +80,20 @@ void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatri
             kernels.gelu(block.row(r).data(), w);
 }
 
-/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m, bias 1 × m, out n × m; column blocks
- *  on the pool's threads. */
+/** Rows [first, first + a.rows()) of out = a · b + bias (gelu_new of it when asked): a is r × k, b is k × m,
+ *  bias 1 × m, out has m columns and is sized; column blocks on the pool's threads. */
+void affineRows(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
+                Index first, bool gelu = false)
+{
+    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t, gelu, first); });
+}
+
+/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m, bias 1 × m, out n × m. */
 void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
             bool gelu = false)
 {
     out.resize(a.rows(), b.cols());
-    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t, gelu); });
+    affineRows(a, b, bias, out, 0, gelu);
 }
 
 /** LayerNorm of every row of x (n × d): mean and biased variance in double, then · weight + bias. */
@@ -178,8 +217,23 @@ bool Gpt2Forward::setTokens(std::vector<int> ids, std::string& error)
                     + std::to_string(c.vocabSize - 1) + ")";
             return false;
         }
+    // The rows before the first id that differs stay valid wherever they are now: in every layer once the pass
+    // is up to date, in the layers before the lowest dirty one otherwise (the rows a dirty layer computes from
+    // its rows on are valid up there, the others not).
+    const std::size_t same = std::size_t(
+        std::mismatch(m_ids.begin(), m_ids.end(), ids.begin(), ids.end()).first - m_ids.begin());
+    int keep = int(same), whole = clean;
+    if (m_ids.empty() || (m_dirtyFrom < 0 && m_dirtyRowsFrom == 0))
+        keep = 0;
+    else if (m_dirtyRowsFrom > 0)
+        keep = std::min(keep, m_dirtyRowsFrom), whole = m_wholeFrom;
+    else if (!upToDate())
+        whole = m_dirtyFrom;
     m_ids = std::move(ids);
     m_dirtyFrom = -1;
+    m_dirtyColumns.reset();
+    m_dirtyRowsFrom = keep;
+    m_wholeFrom = keep > 0 ? whole : clean;
     return true;
 }
 
@@ -295,6 +349,8 @@ std::vector<Gpt2Edit> Gpt2Forward::edits() const
 
 void Gpt2Forward::markDirty(int layer)
 {
+    if (m_dirtyRowsFrom > 0)
+        m_wholeFrom = std::min(m_wholeFrom, layer);
     if (layer <= m_dirtyFrom)
         m_dirtyColumns.reset();
     m_dirtyFrom = std::min(m_dirtyFrom, layer);
@@ -302,6 +358,10 @@ void Gpt2Forward::markDirty(int layer)
 
 void Gpt2Forward::markEdited(int layer, const Place& p)
 {
+    if (m_dirtyRowsFrom > 0) {
+        markDirty(layer);  // new tokens are pending: the layer is recomputed whole anyway
+        return;
+    }
     if (layer > m_dirtyFrom)
         return;  // recomputed in full anyway: what enters it changes
     if (layer < m_dirtyFrom) {
@@ -327,7 +387,7 @@ bool Gpt2Forward::run(const StopCheck& stop)
     if (m_dirtyFrom < 0) {
         if (stopNow(stop))
             return false;
-        embed();
+        embed(firstDirtyRow(-1));
         m_dirtyFrom = 0;
         m_dirtyColumns.reset();
     }
@@ -341,20 +401,51 @@ bool Gpt2Forward::run(const StopCheck& stop)
             return false;
         }
         if (layer < config().layers)
-            runLayer(layer, layer == m_dirtyFrom && m_dirtyColumns ? &*m_dirtyColumns : nullptr);
+            runLayer(layer, layer == m_dirtyFrom && m_dirtyColumns ? &*m_dirtyColumns : nullptr,
+                     firstDirtyRow(layer));
     }
     runFinal();
     m_dirtyFrom = clean;
     m_dirtyColumns.reset();
+    m_dirtyRowsFrom = 0;
+    m_wholeFrom = clean;
     return true;
 }
 
-void Gpt2Forward::embed()
+int Gpt2Forward::takeLayersBelowEdits(const Gpt2Forward& unedited)
+{
+    if (m_editedLayers.empty() || !unedited.m_edits.empty() || !unedited.upToDate()
+        || unedited.m_checkpoint != m_checkpoint || unedited.m_ids != m_ids)
+        return 0;
+    const int below = m_editedLayers.begin()->first;
+    if (below <= m_dirtyFrom)
+        return 0;  // what lies below the edits is computed already
+    const std::size_t heads = std::size_t(config().heads);
+    for (std::size_t l = 0; l < std::size_t(below); ++l) {
+        m_stream[l] = unedited.m_stream[l];
+        m_qkv[l] = unedited.m_qkv[l];
+        m_concat[l] = unedited.m_concat[l];
+        for (std::size_t h = l * heads; h < (l + 1) * heads; ++h)
+            m_attention[h] = unedited.m_attention[h];
+    }
+    m_stream[std::size_t(below)] = unedited.m_stream[std::size_t(below)];
+    // From the lowest edit on, what was dirty stays so (the rows kept of new tokens are the same in both passes).
+    m_dirtyFrom = below;
+    m_dirtyColumns.reset();
+    return below;
+}
+
+Gpt2Forward::Index Gpt2Forward::firstDirtyRow(int layer) const
+{
+    return layer < m_wholeFrom ? alignedFirstRow(m_dirtyRowsFrom, n()) : 0;
+}
+
+void Gpt2Forward::embed(Index first)
 {
     const FloatMatrixMap wte = m_checkpoint->wte().matrix(), wpe = m_checkpoint->wpe().matrix();
     FloatMatrix& x = m_stream[0];
-    x.resize(n(), config().dModel);
-    for (int i = 0; i < n(); ++i)
+    keepRows(x, first, n(), config().dModel);
+    for (Index i = first; i < n(); ++i)
         x.row(i) = wte.row(m_ids[std::size_t(i)]) + wpe.row(i);
 }
 
@@ -364,40 +455,50 @@ FloatMatrix Gpt2Forward::layerInput(int layer) const
     return layerNorm(m_stream[std::size_t(layer)], b.ln1Weight, b.ln1Bias, config().layerNormEpsilon);
 }
 
-void Gpt2Forward::runHead(int layer, int head)
+void Gpt2Forward::runHead(int layer, int head, Index first)
 {
-    const Index d = config().dModel, dk = config().headSize(), count = n();
+    const Index d = config().dModel, dk = config().headSize(), count = n(), rows = count - first;
     const FloatMatrix& qkv = m_qkv[std::size_t(layer)];
-    // queries, keys and values of this head (with their biases), n × d_k each
-    const Matrix q = qkv.middleCols(Index(head) * dk, dk).cast<double>();
+    // queries of the rows from first on, keys and values of all (with their biases), d_k columns each
+    const Matrix q = qkv.block(first, Index(head) * dk, rows, dk).cast<double>();
     const Matrix k = qkv.middleCols(d + Index(head) * dk, dk).cast<double>();
     PackedMatrix keysT;
     keysT.packTransposed(k);
     const Matrix v = qkv.middleCols(2 * d + Index(head) * dk, dk).cast<double>();
     // scaled scores q·kᵀ/√d_k, then each row's softmax over the keys it may see (j ≤ i)
-    Matrix weights(count, count);
+    Matrix weights(rows, count);
     multiply(q, keysT, weights);
     const double factor = 1.0 / std::sqrt(double(dk));
-    for (Index i = 0; i < count; ++i)
-        softmaxRow(weights.row(i).data(), i + 1, count, factor);
-    Matrix out(count, dk);
+    for (Index i = 0; i < rows; ++i)
+        softmaxRow(weights.row(i).data(), first + i + 1, count, factor);
+    Matrix out(rows, dk);
     multiply(weights, v, out);
-    m_concat[std::size_t(layer)].middleCols(Index(head) * dk, dk) = out.cast<float>();
-    m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)] = weights.cast<float>();
+    m_concat[std::size_t(layer)].block(first, Index(head) * dk, rows, dk) = out.cast<float>();
+    m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)].bottomRows(rows) =
+        weights.cast<float>();
 }
 
-void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns)
+void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index first)
 {
     const LayerWeights w = weights(layer);
-    const FloatMatrix& x = m_stream[std::size_t(layer)];
     FloatMatrix& qkv = m_qkv[std::size_t(layer)];
     FloatMatrix& concat = m_concat[std::size_t(layer)];
-    const Index d = config().dModel, dk = config().headSize();
+    const Index d = config().dModel, dk = config().headSize(), count = n(), rows = count - first;
     // attention: qkv = ln_1(x)·c_attn + b (n × 3d), each head's weights and outputs, then c_proj and the residual
     std::vector<int> heads;
     if (!columns) {
-        affine(layerInput(layer), w.attn, w.attnBias, qkv);
-        concat.resize(n(), d);
+        keepRows(qkv, first, count, 3 * d);
+        keepRows(concat, first, count, d);
+        keepRows(m_stream[std::size_t(layer) + 1], first, count, d);
+        for (int h = 0; h < config().heads; ++h)
+            keepRows(m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(h)], first, count,
+                     count);
+        if (rows == 0)
+            return;  // a shorter text: the rows kept are all there is
+        const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
+        affineRows(layerNorm(m_stream[std::size_t(layer)].bottomRows(rows), b.ln1Weight, b.ln1Bias,
+                             config().layerNormEpsilon),
+                   w.attn, w.attnBias, qkv, first);
         heads.resize(std::size_t(config().heads));
         std::iota(heads.begin(), heads.end(), 0);
     } else if (!columns->empty()) {
@@ -415,10 +516,11 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns)
         parallelFor(int(blocks.size()), coreCount(),
                     [&](int i) { affineBlock(input, w.attn, w.attnBias, qkv, blocks[std::size_t(i)]); });
     }
-    parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)]); });
+    parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)], first); });
     FloatMatrix projected;
-    affine(concat, w.proj, w.projBias, projected);
-    m_stream[std::size_t(layer) + 1] = finishLayer(layer, x + projected);
+    affine(concat.bottomRows(rows), w.proj, w.projBias, projected);
+    m_stream[std::size_t(layer) + 1].bottomRows(rows) =
+        finishLayer(layer, m_stream[std::size_t(layer)].bottomRows(rows) + projected);
 }
 
 FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttention) const
@@ -520,12 +622,21 @@ std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
     return out;
 }
 
+std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids)
+{
+    std::vector<double> out(ids.size(), 0.0);
+    if (logits.size() == 0)
+        return out;
+    const auto [max, sum] = softmaxNorm(logits);  // once for all of them: 50 257 exponentials for GPT-2
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] >= 0 && ids[i] < logits.size())
+            out[i] = std::exp(double(logits.data()[ids[i]]) - max) / sum;
+    return out;
+}
+
 double candidateProbability(const FloatMatrix& logits, int id)
 {
-    if (id < 0 || id >= logits.size())
-        return 0;
-    const auto [max, sum] = softmaxNorm(logits);
-    return std::exp(double(logits.data()[id]) - max) / sum;
+    return candidateProbabilities(logits, {id}).front();
 }
 
 } // namespace core

@@ -18,6 +18,12 @@
  *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
  *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back.
  *
+ *  New tokens after a run: position i sees only tokens 0 … i (the attention is causal), so the rows of every kept
+ *  matrix before the first token that changed stay as they are, and a run recomputes only the rows from there
+ *  on (from the row block that holds it, so that every row goes through the same kernels as in a whole pass and
+ *  comes out the same bit for bit): a word typed at the end costs a pass over a few rows, a shorter text only the
+ *  last position's logits.
+ *
  *  Layers are counted from 0 here; session files count them from 1 (modelsession.h). */
 
 #include "gpt2checkpoint.h"
@@ -83,8 +89,8 @@ public:
     const std::shared_ptr<const Gpt2Checkpoint>& sharedCheckpoint() const { return m_checkpoint; }
     const Gpt2Config& config() const { return m_checkpoint->config(); }
 
-    /** Sets the token ids (the whole pass is then dirty). False with error when there are none, more than
-     *  n_positions, or an id outside the vocabulary. */
+    /** Sets the token ids: the rows from the first id that differs from the last ones are dirty in every layer.
+     *  False with error when there are none, more than n_positions, or an id outside the vocabulary. */
     bool setTokens(std::vector<int> ids, std::string& error);
     const std::vector<int>& tokens() const { return m_ids; }
     int n() const { return int(m_ids.size()); }
@@ -112,6 +118,11 @@ public:
     bool run(const StopCheck& stop = {});
     /** True when run() has nothing to do. */
     bool upToDate() const { return m_dirtyFrom == clean; }
+    /** Before a run(): takes every layer below this pass's lowest edited one from `unedited`, a pass over the same
+     *  checkpoint and tokens without edits that is up to date, when this pass would compute them again (new
+     *  tokens, say): computed from the same weights and tokens, they are the same bit for bit. Returns how many
+     *  layers it took (0 when it took none). */
+    int takeLayersBelowEdits(const Gpt2Forward& unedited);
 
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
     const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
@@ -166,11 +177,14 @@ private:
     void markDirty(int layer);
     /** Layer's weight cell at place p changed: what reaches only that cell, when nothing before it is dirty. */
     void markEdited(int layer, const Place& p);
-    void embed();
-    /** Recomputes layer; columns, when given, are the only c_attn columns that changed since the last run (and the
-     *  stream entering layer did not). */
-    void runLayer(int layer, const std::vector<Index>* columns);
-    void runHead(int layer, int head);
+    /** The first row a run recomputes in layer (−1: the embedding). */
+    Index firstDirtyRow(int layer) const;
+    /** The embedding's rows from first on. */
+    void embed(Index first);
+    /** Recomputes layer's rows from first on; columns, when given, are the only c_attn columns that changed since
+     *  the last run (and the stream entering layer did not; first is then 0). */
+    void runLayer(int layer, const std::vector<Index>* columns, Index first);
+    void runHead(int layer, int head, Index first);
     void runFinal();
     /** ln_f of the stream's row, times wteᵀ: the logits after that position (1 × vocab_size). */
     FloatMatrix logitsOfRow(Eigen::Index row) const;
@@ -189,6 +203,10 @@ private:
     /** When set, layer m_dirtyFrom's input is unchanged and only these of its c_attn columns (ascending, none for
      *  an edit of c_proj alone) changed since the last run. */
     std::optional<std::vector<Index>> m_dirtyColumns;
+    /** When above 0, new tokens left rows 0 … m_dirtyRowsFrom − 1 as they were: the layers from m_dirtyFrom up
+     *  to m_wholeFrom − 1 recompute only the rows from there on, and the layers from m_wholeFrom on every row. */
+    int m_dirtyRowsFrom = 0;
+    int m_wholeFrom = clean;
 };
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
@@ -196,5 +214,7 @@ private:
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
 /** The softmax probability of id among every entry of logits (1 × vocab), in double. */
 double candidateProbability(const FloatMatrix& logits, int id);
+/** The same for each of ids (0 for one outside the vocabulary), the softmax's sum taken once. */
+std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
 } // namespace core

@@ -27,14 +27,15 @@ inline std::string encodeValues(const std::vector<float>& values, const std::str
     return bytes;
 }
 
-/** A tiny GPT-2 (layers, n_embd dim, heads, 32 positions, the 257 byte tokens) with seeded random weights that
+/** A tiny GPT-2 (layers, n_embd dim, heads, 32 positions unless asked, the 257 byte tokens) with seeded random weights that
  *  make the attention far from uniform: LayerNorm gains near 1, biases of spread 0.2 (0 with zeroAttentionBias
  *  for c_attn and attn.c_proj), weights of spread 2/√fan-in, embeddings of spread 0.5. */
 inline Folder randomGpt2Folder(const std::string& dtype = "F32", const std::string& prefix = "", int layers = 3,
-                               int dim = 32, int heads = 4, bool zeroAttentionBias = false, std::uint64_t seed = 7)
+                               int dim = 32, int heads = 4, bool zeroAttentionBias = false, std::uint64_t seed = 7,
+                               int positions = 32)
 {
     Folder f;
-    f.config = gpt2Config(layers, dim, heads, 32, 257);
+    f.config = gpt2Config(layers, dim, heads, positions, 257);
     f.vocab = byteVocab();
     std::mt19937_64 random(seed);
     std::normal_distribution<float> normal;

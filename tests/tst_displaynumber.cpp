@@ -121,6 +121,25 @@ private slots:
         QTest::newRow("Chinese") << QStringLiteral("zh_CN");
     }
 
+    void percentages_data()
+    {
+        QTest::addColumn<double>("p");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("half") << 0.5 << QStringLiteral("50.00");
+        QTest::addRow("certain") << 1.0 << QStringLiteral("100.00");
+        QTest::addRow("a hundredth of a percent") << 0.0001 << QStringLiteral("0.01");
+        QTest::addRow("below it") << 0.000021 << QStringLiteral("0.0021");
+        QTest::addRow("far below") << 3.456e-9 << QStringLiteral("0.00000035");
+        QTest::addRow("none") << 0.0 << QStringLiteral("0.00");
+    }
+
+    void percentages()
+    {
+        QFETCH(double, p);
+        QFETCH(QString, text);
+        QCOMPARE(render::displayPercentage(p, QLocale::c()), text);
+    }
+
     void editorTextReadsBack()
     {
         QFETCH(QString, locale);

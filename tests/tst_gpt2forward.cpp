@@ -3,7 +3,8 @@
  *  without the "transformer." prefix and mask buffers: every layer's attention, the shown layer's X, Q, K, V
  *  and output, and the logits, each within 2e-5 of the largest entry. Edits against the reference with the
  *  edit applied and against a fresh pass over an edited folder; clearing them gives the original back bit for
- *  bit. core::compute of the shown layer's AttentionModel reproduces the layer and continues the pass.
+ *  bit. New tokens recompute only the rows from the first one that changed, and give a fresh pass bit for bit.
+ *  core::compute of the shown layer's AttentionModel reproduces the layer and continues the pass.
  *  With AE_GPT2_DIR naming a real GPT-2 folder, the same comparison on its weights. */
 
 #include "core/attention.h"
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <tuple>
 
 using core::Gpt2Forward;
@@ -321,6 +323,114 @@ private slots:
             forward->run();
         }
         QVERIFY(samePass(*forward, *original));
+    }
+
+    void newTokensRecomputeOnlyTheirRows()
+    {
+        // After a run, new tokens leave the rows before the first one that changed as they are; the run computes
+        // the rest. Every kept matrix must then equal a fresh pass over the new tokens bit for bit, across the
+        // products' row blocks (8 rows), a single last row, shorter texts, a whole new text, with edits set
+        // before or after the tokens, and after a run stopped halfway. One pass goes through every case in turn.
+        QTemporaryDir dir;
+        testutil::write(testutil::randomGpt2Folder("F32", "", 3, 96, 4, false, 11, 160), dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        std::mt19937 random(5);
+        std::uniform_int_distribution<int> anyId(0, 256);
+        const auto fresh = [&](const std::vector<int>& ids, const std::vector<core::Gpt2Edit>& edits) {
+            auto pass = std::make_unique<Gpt2Forward>(ckpt);
+            std::string error;
+            pass->setTokens(ids, error);
+            for (const core::Gpt2Edit& e : edits)
+                pass->setEdit(e.layer, e.weight, e.row, e.col, e.value, error);
+            pass->run();
+            return pass;
+        };
+        struct Step {
+            int keep, length;  // the first keep ids stay, the next one differs, length ids in all
+            const char* what;
+        };
+        const std::vector<Step> steps = {
+            {0, 64, "a first text"},          {64, 65, "one token typed"},     {65, 75, "a word typed"},
+            {75, 96, "up to two row blocks"}, {96, 97, "one row past them"},   {97, 98, "another"},
+            {47, 49, "a change in a block"},  {49, 50, "one row after it"},    {50, 30, "a shorter text"},
+            {30, 30, "the last token"},       {0, 100, "a whole new text"},    {1, 2, "from the second token"},
+            {2, 1, "one token"},              {1, 160, "the longest text"},    {159, 150, "a change near the end"},
+        };
+        Gpt2Forward pass(ckpt);
+        std::vector<int> ids;
+        std::string error;
+        for (const Step& s : steps) {
+            const int previous = ids.empty() ? -1 : ids[std::size_t(std::min<int>(s.keep, int(ids.size()) - 1))];
+            ids.resize(std::size_t(s.keep));
+            while (int(ids.size()) < s.length) {
+                int id = anyId(random);
+                if (int(ids.size()) == s.keep && id == previous)
+                    id = (id + 1) % 257;  // the token after the kept ones changes
+                ids.push_back(id);
+            }
+            QVERIFY2(pass.setTokens(ids, error), error.c_str());
+            pass.run();
+            QVERIFY2(samePass(pass, *fresh(ids, {})), s.what);
+        }
+        // Edits: one set before new tokens (its layer and every later one is recomputed whole), one after.
+        const core::Gpt2Edit before{1, Gpt2Weight::Key, 3, 40, 3.0f}, after{2, Gpt2Weight::Output, 7, 7, -2.0f};
+        QVERIFY(pass.setEdit(before.layer, before.weight, before.row, before.col, before.value, error));
+        ids.resize(120);
+        ids.push_back(5);
+        QVERIFY(pass.setTokens(ids, error));
+        QVERIFY(pass.setEdit(after.layer, after.weight, after.row, after.col, after.value, error));
+        pass.run();
+        QVERIFY2(samePass(pass, *fresh(ids, {before, after})), "edits before and after new tokens");
+        // A run stopped after the first layer, then new tokens again.
+        ids.push_back(6);
+        QVERIFY(pass.setTokens(ids, error));
+        int asked = 0;
+        QVERIFY(!pass.run([&] { return ++asked > 2; }));
+        ids.erase(ids.begin() + 70, ids.end());
+        ids.push_back(7);
+        QVERIFY(pass.setTokens(ids, error));
+        pass.run();
+        QVERIFY2(samePass(pass, *fresh(ids, {before, after})), "new tokens after a stopped run");
+        pass.clearEdits();
+        pass.run();
+        QVERIFY2(samePass(pass, *fresh(ids, {})), "the edits cleared");
+    }
+
+    void layersBelowTheEditsComeFromTheUneditedPass()
+    {
+        // A pass with edits in its last layer takes the layers below from a pass without edits over the same
+        // tokens, after new tokens of either kind; the result is a fresh edited pass bit for bit. Nothing is
+        // taken from a pass that is not up to date, has edits, or reads other tokens.
+        QTemporaryDir dir;
+        testutil::write(testutil::randomGpt2Folder("F32", "", 3, 32, 4), dir.path().toStdString());
+        const auto ckpt = load(dir.path().toStdString());
+        QVERIFY(ckpt);
+        std::string error;
+        const core::Gpt2Edit edit{2, Gpt2Weight::Value, 5, 6, 2.5f};
+        Gpt2Forward edited(ckpt), unedited(ckpt);
+        QVERIFY(edited.setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
+        for (const std::string text : {"The cat sat on the mat.", "The cat sat on the mat, tired.", "A dog sat."}) {
+            const std::vector<int> ids = ckpt->tokenizer().encode(text);
+            QVERIFY(edited.setTokens(ids, error));
+            QVERIFY(unedited.setTokens(ids, error));
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // the pass without edits has not run
+            unedited.run();
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 2);
+            edited.run();
+            auto fresh = std::make_unique<Gpt2Forward>(ckpt);
+            QVERIFY(fresh->setTokens(ids, error));
+            QVERIFY(fresh->setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
+            fresh->run();
+            QVERIFY2(samePass(edited, *fresh), text.c_str());
+            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // nothing below the edits is dirty
+        }
+        Gpt2Forward other(ckpt);
+        QVERIFY(other.setTokens(ckpt->tokenizer().encode("Another text."), error));
+        other.run();
+        QVERIFY(edited.setTokens(ckpt->tokenizer().encode("A cat."), error));
+        QCOMPARE(edited.takeLayersBelowEdits(other), 0);  // other tokens
+        QCOMPARE(edited.takeLayersBelowEdits(edited), 0);  // a pass with edits
     }
 
     void refusals()

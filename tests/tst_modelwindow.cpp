@@ -175,6 +175,13 @@ void TestModelWindow::opensTheModel()
     QCOMPARE(w.heatmap()->figureData().values.rows(), 9);
     QCOMPARE(int(doc().prediction().entries.size()), 10);
     QCOMPARE(w.predictionPanel()->table()->item(0, 2)->text().isEmpty(), false);
+    // Each probability reads as itself: two decimals of a percent, or two significant digits below 0.01 %.
+    for (int r = 0; r < 10; ++r) {
+        const QString text = w.predictionPanel()->table()->item(r, 2)->text();
+        const double shown = QLocale().toDouble(QString(text).remove(QStringLiteral(" %")));
+        const double percent = 100.0 * doc().prediction().entries[std::size_t(r)].probability;
+        QVERIFY2(shown > 0 && std::abs(shown - percent) <= std::max(0.005, 0.05 * percent), qPrintable(text));
+    }
     const render::StepText step1 = render::StepWording::step(1, doc().model());
     QVERIFY(step1.formula.contains(QStringLiteral("LayerNorm(residual stream entering layer 1)")));
     QVERIFY(render::StepWording::step(2, doc().model()).formula.contains(QStringLiteral("b</i><sub>Q</sub>"))

@@ -132,6 +132,25 @@ private slots:
         QVERIFY(render::StepWording::projectionDetails(model).contains(QLatin1String("b_O")));
     }
 
+    void equationsDoNotBreakInside()
+    {
+        // A narrow panel wraps a formula at its spaces: none may stand beside an operator, so that
+        // "V = X·W_V + b_V" stays on one line (the report's plain text keeps its ordinary spaces).
+        core::AttentionModel model = core::preset("multi-head")->model;
+        model.bq = model.bk = model.bv = core::Matrix::Zero(1, model.wq.cols());
+        model.bo = core::Matrix::Zero(1, model.wo->cols());
+        const QRegularExpression breakable(QStringLiteral(" [=+−÷·]|[=+−÷·] "));
+        QStringList formulas{render::StepWording::projectionFormula(model), render::StepWording::overallFormula(model)};
+        for (int n = 1; n <= 7; ++n)
+            formulas << render::StepWording::step(n, model).formula;
+        for (const QString& f : formulas) {
+            QVERIFY2(!f.contains(breakable), qPrintable(f));
+            QVERIFY2(!render::plainFormula(f).contains(QLatin1String("&nbsp;")), qPrintable(f));
+        }
+        QCOMPARE(render::plainFormula(render::StepWording::step(2, model).formula),
+                 QStringLiteral("Q = X·W_Q + b_Q    K = X·W_K + b_K    V = X·W_V + b_V"));
+    }
+
     void wordingFollowsTheModel()
     {
         core::AttentionModel model = core::preset("illustrated")->model;

@@ -86,6 +86,12 @@ void TestTokenText::candidatesAreTheSoftmaxOfTheLogits()
     QVERIFY(std::abs(top[0].probability - std::exp(3.0) / sum) < 1e-15);
     QVERIFY(std::abs(candidateProbability(logits, 3) - std::exp(-2.0) / sum) < 1e-15);
     QCOMPARE(candidateProbability(logits, 4), 0.0);
+    const std::vector<double> some = candidateProbabilities(logits, {3, 1, 4, -1});
+    QCOMPARE(int(some.size()), 4);
+    QCOMPARE(some[0], candidateProbability(logits, 3));
+    QCOMPARE(some[1], top[0].probability);
+    QCOMPARE(some[2], 0.0);
+    QCOMPARE(some[3], 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestTokenText)

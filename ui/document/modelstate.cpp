@@ -139,11 +139,14 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         }
         forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
     }
-    forward.run();
-    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with, and
+    // runs first, so that the edited pass takes the layers below its edits from it instead of computing them.
     const bool edited = !request.edits.empty();
-    if (edited)
+    if (edited) {
         unedited.run();
+        forward.takeLayersBelowEdits(unedited);
+    }
+    forward.run();
 
     ModelRunResult result;
     const int n = forward.n();
@@ -152,9 +155,16 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
     const core::FloatMatrix before = edited ? unedited.logitsAt(position) : logits;
     result.prediction.position = position;
     result.prediction.edited = edited;
-    for (const core::Gpt2Candidate& c : core::topCandidates(logits, 10))
-        result.prediction.entries.push_back({c.id, core::readableToken(forward.checkpoint().tokenizer().token(c.id)),
-                                             c.probability, core::candidateProbability(before, c.id)});
+    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
+    std::vector<int> ids;
+    for (const core::Gpt2Candidate& c : top)
+        ids.push_back(c.id);
+    const std::vector<double> withoutEdits = edited ? core::candidateProbabilities(before, ids) : std::vector<double>();
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
+        result.prediction.entries.push_back(
+            {top[i].id, token, top[i].probability, edited ? withoutEdits[i] : top[i].probability});
+    }
     if (request.wantLayer) {
         result.layer = shownLayerModel(forward, request.layer, request.modelName);
         if (!core::validate(*result.layer))

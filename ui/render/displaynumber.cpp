@@ -27,4 +27,11 @@ QString displayNumber(double v, char format, int precision, Minus minus, const Q
     return s;
 }
 
+QString displayPercentage(double p, const QLocale& locale)
+{
+    const double value = 100.0 * p;
+    const int decimals = value > 0 && value < 0.01 ? std::min(12, 1 - int(std::floor(std::log10(value)))) : 2;
+    return displayNumber(value, 'f', decimals, Minus::Hyphen, locale);
+}
+
 }  // namespace render

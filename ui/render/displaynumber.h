@@ -24,4 +24,9 @@ inline constexpr int shortestPrecision = QLocale::FloatingPointShortest;
 QString displayNumber(double v, char format, int precision, Minus minus = Minus::Hyphen,
                       const QLocale& locale = QLocale());
 
+/** A probability p as a percentage's number, for "%1 %": 100·p with two decimals, or with two significant digits
+ *  below 0.01 (a checkpoint with random weights spreads its next tokens near 0.002 %), so that nothing with a chance
+ *  reads as 0.00. */
+QString displayPercentage(double p, const QLocale& locale = QLocale());
+
 }  // namespace render

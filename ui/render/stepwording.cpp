@@ -50,6 +50,15 @@ QString biasTerm(const std::optional<core::Matrix>& bias, const QString& letter)
     return bias ? QStringLiteral(" + <i>b</i><sub>%1</sub>").arg(letter) : QString();
 }
 
+/** rich with the spaces around its operators (=, +, −, ÷, ·) made non-breaking: a narrow panel then wraps a
+ *  formula between its equations and words, never inside one ("V = / X·W_V + b_V"). */
+QString unbrokenOperators(QString rich)
+{
+    for (const QChar op : {QChar(u'='), QChar(u'+'), QChar(u'−'), QChar(u'÷'), QChar(u'·')})
+        rich.replace(QStringLiteral(" %1 ").arg(op), QStringLiteral("&nbsp;%1&nbsp;").arg(op));
+    return rich;
+}
+
 }  // namespace
 
 QString plainFormula(const QString& rich)
@@ -242,6 +251,7 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         break;
     default: return {};
     }
+    s.formula = unbrokenOperators(s.formula);
     return s;
 }
 
@@ -268,12 +278,13 @@ QString StepWording::projectionTitle()
 QString StepWording::projectionFormula(const core::AttentionModel& model)
 {
     if (model.wo && model.bo)
-        return tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>"
-                  " + <i>b</i><sub>O</sub>");
+        return unbrokenOperators(tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>"
+                  " + <i>b</i><sub>O</sub>"));
     if (model.wo)
-        return tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>");
+        return unbrokenOperators(
+            tr("concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>] &nbsp;&nbsp; output = concat·<i>W</i><sub>O</sub>"));
     if (model.heads() > 1)
-        return tr("output = concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>]");
+        return unbrokenOperators(tr("output = concat = [<i>Z</i><sub>1</sub> … <i>Z</i><sub>h</sub>]"));
     return {};
 }
 
@@ -291,7 +302,7 @@ QString StepWording::overallFormula(const core::AttentionModel& model)
         scaled += tr(" ÷ √<i>d</i><sub>k</sub>");
     if (model.options.temperature != 1.0)
         scaled += tr(" ÷ <i>T</i>");
-    return tr("<i>Z</i> = softmax(%1)·<i>V</i>").arg(scaled);
+    return unbrokenOperators(tr("<i>Z</i> = softmax(%1)·<i>V</i>").arg(scaled));
 }
 
 QString StepWording::queryName(int query, const QString& token)

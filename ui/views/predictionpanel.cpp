@@ -19,10 +19,10 @@ namespace {
 
 constexpr int rows = 10;
 
-/** A probability as a percentage with two decimals, in the interface's number format. */
+/** A probability as a percentage, in the interface's number format. */
 QString percent(double p)
 {
-    return PredictionPanel::tr("%1 %").arg(render::displayNumber(100.0 * p, 'f', 2));
+    return PredictionPanel::tr("%1 %").arg(render::displayPercentage(p));
 }
 
 }  // namespace
