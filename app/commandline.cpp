@@ -6,6 +6,7 @@
 #include "core/sessionfile.h"
 #include "core/tokenizer.h"
 #include "core/tracejson.h"
+#include "ui/views/presetnames.h"
 #include "ui/document/modelstate.h"
 #include "ui/document/stepfigure.h"
 #include "ui/render/colormap.h"
@@ -369,8 +370,9 @@ QString outputPath(const QCommandLineParser& p, const QCommandLineOption& option
 QString sessionTitle(const core::Session& session)
 {
     const auto title = session.extras.find("title");
-    return title != session.extras.end() && title->is_string() ? QString::fromStdString(title->get<std::string>())
-                                                                : QString();
+    return title != session.extras.end() && title->is_string()
+        ? ui::sessionTitleForPeople(QString::fromStdString(title->get<std::string>()))
+        : QString();
 }
 
 /** Writes a PDF of the source's trace to the path given with option (the report or the handout), its

@@ -6,6 +6,7 @@
 #include "ui/i18n/language.h"
 #include "ui/views/mainwindow.h"
 #include "ui/views/optionspanel.h"
+#include "ui/views/presetnames.h"
 #include "ui/views/stepspanel.h"
 #include "ui/views/teachingslides.h"
 #include "ui/views/teachingview.h"
@@ -242,6 +243,27 @@ private slots:
         QCOMPARE(back.slideTitle, english.slideTitle);
         QCOMPARE(back.qtCancel, english.qtCancel);
         QVERIFY(back == english);
+    }
+
+    void presetSessionTitlesFollowTheLanguage()
+    {
+        // Exports and the window title show a preset's session title in the interface language; the file keeps
+        // the English one, and a title of the user's own stays as written.
+        const auto storedTitle = [](const char* name) {
+            return QString::fromStdString(core::preset(name)->extras["title"].get<std::string>());
+        };
+        const QString own = QStringLiteral("My own attention");
+        switchTo(QStringLiteral("zh_CN"));
+        for (const char* name : {"illustrated", "illustrated-scaled", "causal-sentence", "multi-head"}) {
+            const QString shown = ui::sessionTitleForPeople(storedTitle(name));
+            QVERIFY2(shown != storedTitle(name), name);
+            QVERIFY2(shown.contains(QRegularExpression(QStringLiteral("[\\x{4e00}-\\x{9fff}]"))), qPrintable(shown));
+        }
+        QCOMPARE(ui::sessionTitleForPeople(storedTitle("chinese")), storedTitle("chinese"));
+        QCOMPARE(ui::sessionTitleForPeople(own), own);
+        switchTo(QStringLiteral("en"));
+        for (const core::PresetInfo& info : core::presetList())
+            QCOMPARE(ui::sessionTitleForPeople(storedTitle(info.name.c_str())), storedTitle(info.name.c_str()));
     }
 
     void theMenuSwitchesAndRemembers()

@@ -2637,6 +2637,18 @@
             <source>A short Chinese sentence, one token per character</source>
             <translation>一个简短的中文句子，每个汉字一个词元</translation>
         </message>
+        <message>
+            <source>Illustrated: Self-Attention</source>
+            <translation>图解自注意力</translation>
+        </message>
+        <message>
+            <source>Illustrated: Self-Attention, scaled by √d_k</source>
+            <translation>图解自注意力，按 √d_k 缩放</translation>
+        </message>
+        <message>
+            <source>A causal sentence</source>
+            <translation>带因果掩码的句子</translation>
+        </message>
     </context>
     <context>
         <name>ui::HelpDialogs</name>

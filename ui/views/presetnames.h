@@ -11,5 +11,8 @@ namespace ui {
 QString presetTitle(const QString& name);
 /** One line on what the preset shows; core's English description when the name is unknown. */
 QString presetDescription(const QString& name);
+/** A session's stored title as exports and the window show it: the title core gives a built-in preset's session
+ *  in the interface language, any other title as it is (the file keeps what was stored). */
+QString sessionTitleForPeople(const QString& stored);
 
 }  // namespace ui

@@ -350,7 +350,7 @@ QString SessionController::sessionTitle() const
 {
     const auto& extras = m_document->session().extras;
     if (extras.is_object() && extras.contains("title") && extras["title"].is_string())
-        return QString::fromStdString(extras["title"].get<std::string>());
+        return sessionTitleForPeople(QString::fromStdString(extras["title"].get<std::string>()));
     // A model session is its model's shown layer: the report, the code and the window say which.
     if (const ModelState* state = m_document->modelState()) {
         const auto title = state->extras.find("title");
