@@ -1,6 +1,7 @@
 #include "stepblock.h"
 
 #include "heatmapzoom.h"
+#include "labelheaderview.h"
 #include "numberdelegate.h"
 #include "ui/document/latestjob.h"
 #include "ui/document/steptablemodel.h"
@@ -304,6 +305,9 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     m_caption->setTextFormat(Qt::RichText);
     m_caption->setAlignment(Qt::AlignHCenter);
 
+    // Tokens and numbers label the sections: measured once each, not after every reset and resize.
+    m_table->setHorizontalHeader(new LabelHeaderView(Qt::Horizontal, m_table));
+    m_table->setVerticalHeader(new LabelHeaderView(Qt::Vertical, m_table));
     m_table->setModel(model);
     m_table->setItemDelegate(new NumberDelegate(m_table));
     m_table->setMouseTracking(true);
