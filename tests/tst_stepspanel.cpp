@@ -392,6 +392,13 @@ void TestStepsPanel::columnsFitTheirWidestNumber()
     QVERIFY(doc.setTokenText(QStringLiteral("Thinking-extraordinarily Machines-everywhere x")));
     QVERIFY(doc.waitForTrace());
     check("after renaming the tokens");
+    // In a larger font every number is wider: measured again, not taken from before.
+    QFont larger = panel.font();
+    larger.setPointSizeF(larger.pointSizeF() * 1.5);
+    panel.setFont(larger);
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 1.5));
+    QVERIFY(doc.waitForTrace());
+    check("in a larger font");
 }
 
 void TestStepsPanel::headersMeasureEachLabelOnce()
