@@ -7,6 +7,7 @@ namespace ui {
 LabelHeaderView::LabelHeaderView(Qt::Orientation orientation, QWidget* parent) : QHeaderView(orientation, parent)
 {
     setSectionsClickable(true);
+    setHighlightSections(true);
 }
 
 QSize LabelHeaderView::sectionSizeFromContents(int logicalIndex) const

@@ -15,7 +15,7 @@ namespace ui {
 class LabelHeaderView : public QHeaderView {
     Q_OBJECT
 public:
-    /** Clickable sections, as a QTableView's own headers have them. */
+    /** Clickable sections that highlight the selected ones, as a QTableView's own headers have them. */
     explicit LabelHeaderView(Qt::Orientation orientation, QWidget* parent = nullptr);
 
     /** How many label texts were measured so far (tests and profiling). */
