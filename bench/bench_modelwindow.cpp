@@ -109,12 +109,19 @@ int main(int argc, char** argv)
     // not timed, on) and while new texts came; a change of the shown layer before the edits apart.
     double editStall = 0, textStall = 0, layerStall = 0;
 
+    // With AE_BENCH_SLOW_EVENTS set, each phase's start is named among the slow events, so that they can be told apart.
+    const auto phase = [&](const char* name) {
+        if (qEnvironmentVariableIsSet("AE_BENCH_SLOW_EVENTS"))
+            std::fprintf(stderr, "%.1f phase: %s\n", double(bench::globalClock().nsecsElapsed()) / 1e6, name);
+    };
     auto editTimes = [&](int layer) {
+        phase(layer == 0 ? "layer switch to the first layer" : "layer switch to the last layer");
         probe.reset();
         document.setShownLayer(layer);
         document.waitForModel();
         bench::settle(100);
         layerStall = std::max(layerStall, probe.longestMs());
+        phase(layer == 0 ? "edits in the first layer" : "edits in the last layer");
         probe.reset();
         std::vector<double> ms;
         for (int e = 0; e < edits + 1; ++e) {
@@ -140,6 +147,7 @@ int main(int argc, char** argv)
     const std::vector<double> first = editTimes(0);
 
     std::vector<double> texts;
+    phase("new texts");
     probe.reset();
     for (int e = 0; e < edits + 1; ++e) {
         bool traced = false, predicted = false;
