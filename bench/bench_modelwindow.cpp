@@ -110,12 +110,19 @@ int main(int argc, char** argv)
     // not timed, on) and while new texts came; a change of the shown layer before the edits apart.
     double editStall = 0, textStall = 0, layerStall = 0;
 
+    // With AE_BENCH_SLOW_EVENTS set, each phase's start is named among the slow events, so that they can be told apart.
+    const auto phase = [&](const char* name) {
+        if (qEnvironmentVariableIsSet("AE_BENCH_SLOW_EVENTS"))
+            std::fprintf(stderr, "%.1f phase: %s\n", double(bench::globalClock().nsecsElapsed()) / 1e6, name);
+    };
     auto editTimes = [&](int layer) {
+        phase(layer == 0 ? "layer switch to the first layer" : "layer switch to the last layer");
         probe.reset();
         document.setShownLayer(layer);
         document.waitForModel();
         bench::settle(100);
         layerStall = std::max(layerStall, probe.longestMs());
+        phase(layer == 0 ? "edits in the first layer" : "edits in the last layer");
         probe.reset();
         std::vector<double> ms;
         for (int e = 0; e < edits + 1; ++e) {
@@ -141,8 +148,9 @@ int main(int argc, char** argv)
     const std::vector<double> first = editTimes(0);
 
     // New texts, alternately a and b, each timed until the heatmap and Next Token are painted again.
-    auto textTimes = [&](const QString& a, const QString& b) {
+    auto textTimes = [&](const char* name, const QString& a, const QString& b) {
         std::vector<double> texts;
+        phase(name);
         probe.reset();
         for (int e = 0; e < edits + 1; ++e) {
             bool traced = false, predicted = false;
@@ -172,9 +180,11 @@ int main(int argc, char** argv)
     };
     // A word typed at the end and taken back: the rows before it stay; then the first word changed: every row
     // of every layer is computed again.
-    const std::vector<double> texts = textTimes(text, text + QStringLiteral(" Yes"));
+    const std::vector<double> texts =
+        textTimes("new texts (a word typed at the end)", text, text + QStringLiteral(" Yes"));
     const int firstSpace = int(text.indexOf(QLatin1Char(' ')));
-    const std::vector<double> starts = textTimes(text, QStringLiteral("A") + text.mid(firstSpace));
+    const std::vector<double> starts =
+        textTimes("new texts (a new first word)", text, QStringLiteral("A") + text.mid(firstSpace));
     std::printf("{\"tokens\": %d, \"last_layer_edit_p50_ms\": %.2f, \"last_layer_edit_p95_ms\": %.2f, "
                 "\"first_layer_edit_p50_ms\": %.2f, \"first_layer_edit_p95_ms\": %.2f, \"new_text_p50_ms\": %.2f, "
                 "\"new_text_p95_ms\": %.2f, \"new_first_word_p50_ms\": %.2f, \"new_first_word_p95_ms\": %.2f, "

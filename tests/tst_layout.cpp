@@ -315,6 +315,36 @@ private slots:
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
 
+    /** The same after new texts that make the step tables wider (n × n scores) and then turn them into thumbnails
+     *  and back (more than 64 tokens, then fewer): the panel is laid out for what it shows at the end. */
+    void modelStepsNeedNoSidewaysScrollAfterNewTexts()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("wide-gpt2-128"));  // d_k 64, 128 positions
+        QVERIFY(QDir().mkpath(folder));
+        testutil::write(testutil::randomGpt2FolderWithTokenizer(kTokenizer, 1, 128, 2, 128), folder.toStdString());
+        openWideModel(folder);
+        if (QTest::currentTestFailed())
+            return;
+        ui::MainWindow& w = *m_window;
+        w.resize(1280, 720);
+        w.findChild<QDockWidget*>(QStringLiteral("stepsDock"))->raise();
+        settle();
+        auto* steps = w.findChild<ui::StepsPanel*>();
+        QStringList words;
+        for (int i = 0; i < 70; ++i)
+            words << QStringLiteral("word");
+        for (const int n : {40, 70, 50}) {
+            QVERIFY(w.document()->setTokenText(QStringList(words.mid(0, n)).join(QLatin1Char(' '))));
+            QVERIFY(w.document()->waitForModel(120000));
+            settle();
+            QCOMPARE(steps->stepBlocks(3).front()->isThumbnail(), w.document()->model().n() > ui::StepBlock::maxTableSide);
+            QStringList problems = formulasOutOfSight(steps) + cutLabels(steps) + labelsOutside(steps)
+                + tablesScrollingWrongly(steps);
+            QVERIFY2(problems.isEmpty(),
+                     qPrintable(QStringLiteral("%1 tokens:\n").arg(w.document()->model().n()) + problems.join(QStringLiteral("\n"))));
+        }
+    }
+
     /** With AE_SCREENSHOT_DIR set: the window at projector and desktop sizes in both languages, every
      *  dock shown, and the √d_k panel, for a person to look at. */
     void screenshots()

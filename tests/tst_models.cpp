@@ -303,6 +303,16 @@ void TestModels::tintsFollowEveryCellEdit()
         doc.setOptions(options);
     }, "an option");
     QVERIFY(changed.empty());
+
+    // A table whose tints nobody asked for since a change (a hidden tab) does not measure its range on an edit: the
+    // cell alone is announced, and the tints asked for afterwards are those of a model made afresh.
+    MatrixTableModel unshown(&doc, MatrixId::Value);
+    QSignalSpy unshownChanged(&unshown, &QAbstractItemModel::dataChanged);
+    QVERIFY(doc.setCell(MatrixId::Value, 1, 1, 80.0));  // a new largest magnitude
+    QCOMPARE(unshownChanged.count(), 1);
+    QCOMPARE(unshownChanged.at(0).at(0).toModelIndex(), unshown.index(1, 1));
+    const MatrixTableModel fresh(&doc, MatrixId::Value);
+    QVERIFY(tints(unshown) == tints(fresh));
 }
 
 void TestModels::cellChangeComesWithTheSignal()

@@ -40,6 +40,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSemaphore>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -103,6 +104,8 @@ private slots:
     void cancelStopsTheLoadAndLeavesTheDocument();
     void otherPositionsArePredicted();
     void exportsAndSlidesShowTheShownLayer();
+    void aNewTextOfTheShownLayerRereadsOnlyX();
+    void thePredictionTableChangesInOneStep();
 
 private:
     ui::Document& doc() { return *m_window->document(); }
@@ -647,4 +650,78 @@ void TestModelWindow::exportsAndSlidesShowTheShownLayer()
 }
 
 QTEST_MAIN(TestModelWindow)
+void TestModelWindow::aNewTextOfTheShownLayerRereadsOnlyX()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    ui::MatrixTableModel* wq = w.matrixEditor()->tableModel(ui::MatrixId::Query);
+    ui::MatrixTableModel* x = w.matrixEditor()->tableModel(ui::MatrixId::Embeddings);
+    // An edit in layer 1, then layer 2 shown: its X comes from the pass with that edit.
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 1, 2, 2.5));
+    QVERIFY(doc().waitForModel(60000));
+    std::vector<ui::ModelChange> seen;
+    const auto watch =
+        connect(&doc(), &ui::Document::modelChanged, this, [&](const ui::ModelChange& c) { seen.push_back(c); });
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!seen.empty());
+    QCOMPARE(int(seen.back().kind), int(ui::ModelChange::Kind::Model));  // another layer: anything changed
+    // An edit of the shown layer, then a new text: the same layer's weights, with that edit, new tokens and X.
+    QVERIFY(doc().setCell(ui::MatrixId::Key, 0, 1, -1.25));
+    QVERIFY(doc().waitForModel(60000));
+    QSignalSpy wqChanged(wq, &QAbstractItemModel::dataChanged), wqReset(wq, &QAbstractItemModel::modelReset);
+    QSignalSpy xReset(x, &QAbstractItemModel::modelReset);
+    seen.clear();
+    QVERIFY(doc().setTokenText(QStringLiteral("The cat sat on the mat, and then it slept.")));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!seen.empty());
+    QCOMPARE(int(seen.back().kind), int(ui::ModelChange::Kind::Tokens));
+    QCOMPARE(wqChanged.count() + wqReset.count(), 0);  // W_Q's table read nothing again
+    QCOMPARE(xReset.count(), 1);                        // X has new rows
+    QCOMPARE(x->rowCount(), doc().model().n());
+    const auto sameAsFresh = [&](const char* file) {
+        const QString path = m_dir.filePath(QString::fromLatin1(file));
+        QString error;
+        if (!w.saveFile(path, &error))
+            return false;
+        core::AttentionModel expected = freshComputation(path, 0).layer;
+        for (std::string& token : expected.tokens)
+            token = core::readableToken(token);
+        return doc().model() == expected;
+    };
+    QVERIFY(sameAsFresh("newtext.json"));
+    // Every edit reset (the text stays): the tokens are the same, X moved with the edit of layer 1.
+    seen.clear();
+    QVERIFY(doc().resetAll());
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!seen.empty());
+    QCOMPARE(int(seen.back().kind), int(ui::ModelChange::Kind::Matrix));
+    QVERIFY(seen.back().isValuesOf(ui::MatrixId::Embeddings));
+    QVERIFY(sameAsFresh("reset.json"));
+    disconnect(watch);
+}
+
+void TestModelWindow::thePredictionTableChangesInOneStep()
+{
+    openModel();
+    QTableWidget* table = m_window->predictionPanel()->table();
+    QSignalSpy predictions(&doc(), &ui::Document::predictionChanged);
+    QSignalSpy cells(table->model(), &QAbstractItemModel::dataChanged);
+    QVERIFY(doc().setTokenText(QStringLiteral("A dog ran far away.")));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(predictions.count() >= 1);
+    // One change of the whole table per prediction (told of each cell, the view measured all of them again).
+    QCOMPARE(cells.count(), predictions.count());
+    const QModelIndex first = cells.back().at(0).toModelIndex(), last = cells.back().at(1).toModelIndex();
+    QCOMPARE(first.row(), 0);
+    QCOMPARE(first.column(), 0);
+    QCOMPARE(last.row(), table->rowCount() - 1);
+    QCOMPARE(last.column(), table->columnCount() - 1);
+    // And it shows the new prediction.
+    const ui::Prediction& p = doc().prediction();
+    QCOMPARE(int(p.entries.size()), table->rowCount());
+    for (int r = 0; r < table->rowCount(); ++r)
+        QCOMPARE(table->item(r, 1)->text(), QString::fromStdString(p.entries[std::size_t(r)].token));
+}
+
 #include "tst_modelwindow.moc"

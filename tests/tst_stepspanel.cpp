@@ -7,6 +7,7 @@
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
+#include "ui/views/labelheaderview.h"
 #include "ui/views/matrixeditor.h"
 #include "ui/views/stepblock.h"
 #include "ui/views/stepspanel.h"
@@ -71,6 +72,7 @@ private slots:
     void editLeavesStepTextsAlone();
     void tablesFitAfterReshape();
     void columnsFitTheirWidestNumber();
+    void headersMeasureEachLabelOnce();
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
@@ -390,6 +392,61 @@ void TestStepsPanel::columnsFitTheirWidestNumber()
     QVERIFY(doc.setTokenText(QStringLiteral("Thinking-extraordinarily Machines-everywhere x")));
     QVERIFY(doc.waitForTrace());
     check("after renaming the tokens");
+    // In a larger font every number is wider: measured again, not taken from before.
+    QFont larger = panel.font();
+    larger.setPointSizeF(larger.pointSizeF() * 1.5);
+    panel.setFont(larger);
+    QVERIFY(doc.setCell(MatrixId::Embeddings, 0, 0, 1.5));
+    QVERIFY(doc.waitForTrace());
+    check("in a larger font");
+}
+
+void TestStepsPanel::headersMeasureEachLabelOnce()
+{
+    Document doc;
+    ViewState view;
+    StepsPanel panel(&doc, &view);
+    panel.show();
+    QVERIFY(doc.setTokenText(QStringLiteral("one two three four five six seven")));
+    QVERIFY(doc.waitForTrace());
+    QTableView* scores = panel.stepBlocks(3).front()->table();
+    auto* rows = qobject_cast<LabelHeaderView*>(scores->verticalHeader());
+    auto* columns = qobject_cast<LabelHeaderView*>(scores->horizontalHeader());
+    QVERIFY(rows && columns);
+    // Each section as QHeaderView measures it, in the header's font: the table looks as it did.
+    const auto sameAsQt = [&](const char* when) {
+        for (QHeaderView* header : {static_cast<QHeaderView*>(rows), static_cast<QHeaderView*>(columns)}) {
+            QHeaderView plain(header->orientation());
+            plain.setModel(scores->model());
+            plain.setFont(header->font());
+            for (int i = 0; i < header->count(); ++i)
+                QVERIFY2(header->sectionSizeHint(i) == plain.sectionSizeHint(i),
+                         qPrintable(QStringLiteral("%1: section %2 is %3 px, QHeaderView measures %4")
+                                        .arg(QLatin1String(when))
+                                        .arg(i)
+                                        .arg(header->sectionSizeHint(i))
+                                        .arg(plain.sectionSizeHint(i))));
+            QCOMPARE(header->sizeHint(), plain.sizeHint());
+        }
+    };
+    sameAsQt("seven tokens");
+    // One more token: only its label is new to the rows; the columns' numbers 1…7 were measured already.
+    const quint64 rowTexts = rows->textsMeasured(), columnTexts = columns->textsMeasured();
+    QVERIFY(rowTexts >= 7);
+    QVERIFY(doc.setTokenText(QStringLiteral("one two three four five six seven eight")));
+    QVERIFY(doc.waitForTrace());
+    QCOMPARE(rows->count(), 8);
+    rows->sizeHint();
+    columns->sizeHint();
+    QCOMPARE(rows->textsMeasured(), rowTexts + 1);
+    QCOMPARE(columns->textsMeasured(), columnTexts + 1);
+    sameAsQt("eight tokens");
+    // Another font: every label is measured again.
+    QFont larger = scores->font();
+    larger.setPointSizeF(larger.pointSizeF() * 2);
+    scores->setFont(larger);
+    sameAsQt("a larger font");
+    QVERIFY(rows->textsMeasured() >= rowTexts + 1 + 8);
 }
 
 void TestStepsPanel::walkthroughSumsToOutput_data()

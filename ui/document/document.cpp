@@ -64,6 +64,24 @@ std::optional<core::AttentionModel> retokenized(const core::AttentionModel& mode
     return after;
 }
 
+/** What a model session's pass changed in the shown layer's model, from before to after (the layer it delivered for
+ *  the current state). The same layer again (a new text, an edit in a layer below it) has the weights shown
+ *  already: the edits of the shown layer reach its model as they are made (Edit::applyToModel), and a result is
+ *  delivered only for the current state. Then only X changed, and the tokens with a new text; the views of the
+ *  weights need not read theirs again. Another layer: anything. */
+ModelChange layerChange(const core::AttentionModel& before, const core::AttentionModel& after)
+{
+    const bool sameLayer = before.origin && after.origin && before.origin->model == after.origin->model
+        && before.origin->layer == after.origin->layer && before.origin->layers == after.origin->layers;
+    if (!sameLayer)
+        return ModelChange::of(ModelChange::Kind::Model);
+    Q_ASSERT(before.wq == after.wq && before.wk == after.wk && before.wv == after.wv && before.wo == after.wo
+             && before.bq == after.bq && before.bk == after.bk && before.bv == after.bv && before.bo == after.bo
+             && before.options == after.options);
+    return before.tokens == after.tokens ? ModelChange::wholeMatrix(MatrixId::Embeddings)
+                                         : ModelChange::of(ModelChange::Kind::Tokens);
+}
+
 }  // namespace
 
 QString Document::cellEditText(MatrixId id, int row, int col, double value) const
@@ -649,8 +667,9 @@ void Document::modelRunDone(ModelRunResult result)
     m_modelGrid = std::move(result.grid);
     if (result.layer) {
         m_relayerWanted = false;
+        const ModelChange change = layerChange(m_session.model, *result.layer);
         m_session.model = std::move(*result.layer);
-        announce(ModelChange::of(ModelChange::Kind::Model), std::move(result.validatedLayer));
+        announce(change, std::move(result.validatedLayer));
     }
     emit predictionChanged();
 }

@@ -16,7 +16,6 @@ MatrixTableModel::MatrixTableModel(Document* document, MatrixId id, ViewState* v
     Q_ASSERT(document);
     m_rows = tableRows(document->model(), id);  // a weight's bias is its last row
     m_cols = int(matrix().cols());
-    updateRange();
     if (m_id == MatrixId::Embeddings)
         m_tokens = document->model().tokens;
     m_heads = document->model().heads();
@@ -35,34 +34,47 @@ core::Step MatrixTableModel::step() const
     return core::Step::X;
 }
 
-void MatrixTableModel::updateRange()
+double MatrixTableModel::largest() const
 {
-    const core::Matrix& m = matrix();
-    m_largest = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
-    if (const core::Matrix* bias = biasOf(m_document->model(), m_id); bias && bias->size() > 0)
-        m_largest = std::max(m_largest, bias->cwiseAbs().maxCoeff());
-    m_maxAbs = m_largest > 0 ? m_largest : 1.0;
+    if (!m_largest) {
+        const core::Matrix& m = matrix();
+        double largest = m.size() > 0 ? m.cwiseAbs().maxCoeff() : 0.0;
+        if (const core::Matrix* bias = biasOf(m_document->model(), m_id); bias && bias->size() > 0)
+            largest = std::max(largest, bias->cwiseAbs().maxCoeff());
+        m_largest = largest;
+    }
+    return *m_largest;
+}
+
+double MatrixTableModel::maxAbs() const
+{
+    const double l = largest();
+    return l > 0 ? l : 1.0;
 }
 
 bool MatrixTableModel::cellChanged(const ModelChange& cell)
 {
     const double after = std::abs(cell.after);
     const double before = std::abs(cell.before);
-    if (!std::isfinite(after) || !std::isfinite(before) || !std::isfinite(m_largest))
+    if (!std::isfinite(after) || !std::isfinite(before))
+        return false;
+    const QModelIndex at = index(cell.row, cell.col);
+    if (!m_largest) {  // no tint shown since the last change: none to move
+        emit dataChanged(at, at);
+        return true;
+    }
+    if (!std::isfinite(*m_largest))
         return false;
     // The largest magnitude only needs the whole matrix read again when the cell that held it shrank.
-    const double scale = m_maxAbs;
-    if (after >= m_largest)
+    const double scale = maxAbs();
+    if (after >= *m_largest)
         m_largest = after;
-    else if (before >= m_largest)
-        updateRange();
-    m_maxAbs = m_largest > 0 ? m_largest : 1.0;
-    if (m_maxAbs != scale) {
+    else if (before >= *m_largest)
+        m_largest.reset();
+    if (maxAbs() != scale)
         emitAllChanged();  // every tint moved with the scale
-    } else {
-        const QModelIndex at = index(cell.row, cell.col);
+    else
         emit dataChanged(at, at);
-    }
     return true;
 }
 
@@ -87,13 +99,14 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
         beginResetModel();
         m_rows = rows;
         m_cols = cols;
-        updateRange();
+        m_largest.reset();
         endResetModel();
         return;
     }
-    // Same shape: keep the selection. A rectangle set: only its cells, unless the tints' scale moved.
-    const double scale = m_maxAbs;
-    updateRange();
+    // Same shape: keep the selection. A rectangle set: only its cells, unless the tints' scale moved (tints are shown
+    // only when the scale is known).
+    const std::optional<double> scale = m_largest ? std::optional(maxAbs()) : std::nullopt;
+    m_largest.reset();
     if (relabel && m_rows > 0)
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
     if (reheaded && m_rows > 0 && m_cols > 0) {
@@ -102,7 +115,7 @@ void MatrixTableModel::documentChanged(const ModelChange& change)
         else
             emit headerDataChanged(Qt::Horizontal, 0, m_cols - 1);
     }
-    if (change.kind == ModelChange::Kind::Block && m_maxAbs == scale) {
+    if (change.kind == ModelChange::Kind::Block && (!scale || maxAbs() == *scale)) {
         if (change.rows > 0 && change.cols > 0)
             emit dataChanged(index(change.row, change.col),
                              index(change.row + change.rows - 1, change.col + change.cols - 1));
@@ -123,9 +136,9 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole: return formatCell(v, precision());
     case Qt::EditRole:
     case ValueRole: return v;
-    case Qt::BackgroundRole: return cellTint(v, -m_maxAbs, m_maxAbs, render::ColormapId::Diverging, baseColor());
+    case Qt::BackgroundRole: return cellTint(v, -maxAbs(), maxAbs(), render::ColormapId::Diverging, baseColor());
     case Qt::ForegroundRole:
-        return render::contrastingTextColor(cellTint(v, -m_maxAbs, m_maxAbs, render::ColormapId::Diverging, baseColor()).rgb());
+        return render::contrastingTextColor(cellTint(v, -maxAbs(), maxAbs(), render::ColormapId::Diverging, baseColor()).rgb());
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole: {
         const QString number = render::displayNumber(v, 'g', render::shortestPrecision);

@@ -5,6 +5,8 @@
 
 #include "numerictablemodel.h"
 
+#include <optional>
+
 namespace ui {
 
 class MatrixTableModel : public NumericTableModel {
@@ -32,15 +34,20 @@ signals:
 private:
     /** Updates what change reached: one cell, a rectangle, the labels, or everything. */
     void documentChanged(const ModelChange& change);
-    void updateRange();
+    /** The largest magnitude in the matrix and its bias, measured when first asked for after a change that may have
+     *  moved it: a table in a hidden tab never asks, and measuring reads the whole matrix (four of 768 × 768 for each
+     *  layer a model session shows). */
+    double largest() const;
+    /** The tint's scale: largest(), 1 when that is 0. */
+    double maxAbs() const;
     /** Takes one cell's change; false when it needs the whole matrix looked at again. */
     bool cellChanged(const ModelChange& cell);
     const core::Matrix& matrix() const { return m_document->matrix(m_id); }
 
     Document* m_document;
     MatrixId m_id;
-    double m_maxAbs = 1;       ///< the tint's scale: the largest magnitude, 1 when that is 0
-    double m_largest = 0;      ///< the largest magnitude in the matrix
+    /** largest(), while it is known; empty after a change until it is asked for (no tint shown meanwhile). */
+    mutable std::optional<double> m_largest;
     /** The tokens the row labels of X were last announced with. */
     std::vector<std::string> m_tokens;
     int m_heads = 1;  ///< the heads the labels of W_Q, W_K, W_V and W_O were last announced with

@@ -308,14 +308,17 @@ void MainWindow::updateTitle()
 void MainWindow::updateStatus()
 {
     const core::AttentionModel& m = m_document->model();
-    m_dimensions->setText(
-        tr("n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5").arg(m.n()).arg(m.dModel()).arg(m.dK()).arg(m.dV()).arg(m.heads()));
+    QString dimensions =
+        tr("n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5").arg(m.n()).arg(m.dModel()).arg(m.dK()).arg(m.dV()).arg(m.heads());
     if (m.origin)
-        m_dimensions->setText(tr("%1 · layer %2 of %3 · %4")
-                                  .arg(QString::fromStdString(m.origin->model))
-                                  .arg(m.origin->layer)
-                                  .arg(m.origin->layers)
-                                  .arg(m_dimensions->text()));
+        dimensions = tr("%1 · layer %2 of %3 · %4")
+                         .arg(QString::fromStdString(m.origin->model))
+                         .arg(m.origin->layer)
+                         .arg(m.origin->layers)
+                         .arg(dimensions);
+    // Set once, and only when it changed: each new text laid the status bar out again, twice.
+    if (m_dimensions->text() != dimensions)
+        m_dimensions->setText(dimensions);
     m_computing->setVisible(m_document->isComputing() || m_document->isRunningModel());
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())

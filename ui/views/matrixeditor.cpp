@@ -1,6 +1,7 @@
 #include "matrixeditor.h"
 
 #include "flowlayout.h"
+#include "labelheaderview.h"
 #include "numberdelegate.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/i18n/language.h"
@@ -70,6 +71,9 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
     for (MatrixId id : allMatrices) {
         auto* model = new MatrixTableModel(document, id, view, this);
         auto* table = new QTableView(this);
+        // X's rows are labelled by the tokens: a new text measures only the new ones.
+        table->setHorizontalHeader(new LabelHeaderView(Qt::Horizontal, table));
+        table->setVerticalHeader(new LabelHeaderView(Qt::Vertical, table));
         table->setModel(model);
         // One delegate per view: a shared one sends every view each editor's commit, and the views other
         // than the editor's own warn about it.

@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -114,6 +115,10 @@ void PredictionPanel::showPrediction()
                              "without edits.", "", edits)
                               .arg(p.position + 1));
     const QColor up(0x1B, 0x7F, 0x3B), down(0xC0, 0x39, 0x2B);
+    // The cells are set with the table's model silent, then announced as one change: told of each cell, the
+    // view measured every cell again for its columns sized to their contents, sixty times per prediction.
+    QAbstractItemModel* cells = m_table->model();
+    QSignalBlocker silent(cells);
     for (int r = 0; r < rows; ++r) {
         const bool has = r < int(p.entries.size());
         const Prediction::Entry e = has ? p.entries[std::size_t(r)] : Prediction::Entry{};
@@ -143,6 +148,8 @@ void PredictionPanel::showPrediction()
         changeItem->setForeground(!moved ? palette().color(QPalette::PlaceholderText) : change > 0 ? up : down);
         changeItem->setToolTip(has ? tr("Without edits: %1").arg(percent(e.unedited)) : QString());
     }
+    silent.unblock();
+    emit cells->dataChanged(cells->index(0, 0), cells->index(rows - 1, cells->columnCount() - 1));
 }
 
 }  // namespace ui

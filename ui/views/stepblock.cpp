@@ -1,6 +1,7 @@
 #include "stepblock.h"
 
 #include "heatmapzoom.h"
+#include "labelheaderview.h"
 #include "numberdelegate.h"
 #include "ui/document/latestjob.h"
 #include "ui/document/steptablemodel.h"
@@ -304,6 +305,9 @@ StepBlock::StepBlock(StepTableModel* model, ViewState* view, const QString& capt
     m_caption->setTextFormat(Qt::RichText);
     m_caption->setAlignment(Qt::AlignHCenter);
 
+    // Tokens and numbers label the sections: measured once each, not after every reset and resize.
+    m_table->setHorizontalHeader(new LabelHeaderView(Qt::Horizontal, m_table));
+    m_table->setVerticalHeader(new LabelHeaderView(Qt::Vertical, m_table));
     m_table->setModel(model);
     m_table->setItemDelegate(new NumberDelegate(m_table));
     m_table->setMouseTracking(true);
@@ -425,12 +429,24 @@ void StepBlock::fitTable()
     // make it, from the two or three texts that can be widest instead of every cell's size hint:
     // that measured 25 000 cells per edit at 64 tokens.
     const QFontMetricsF metrics(m_table->font());
+    // Bounded: a few thousand numbers are shown at once at most.
+    constexpr qsizetype keptWidths = 16384;
+    if (m_table->font() != m_textFont || m_textWidths.size() >= keptWidths) {
+        m_textWidths.clear();
+        m_textFont = m_table->font();
+    }
+    const auto textWidth = [&](const QString& text) {
+        auto it = m_textWidths.find(text);
+        if (it == m_textWidths.end())
+            it = m_textWidths.insert(text, int(std::ceil(metrics.horizontalAdvance(text))));
+        return *it;
+    };
     const int margin = 2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1)
         + (m_table->showGrid() ? 1 : 0);
     for (int c = 0; c < m_model->columnCount(); ++c) {
         int width = m_headerHints[std::size_t(c)];
         for (const QString& text : m_model->widestTexts(c))
-            width = std::max(width, int(std::ceil(metrics.horizontalAdvance(text))) + margin);
+            width = std::max(width, textWidth(text) + margin);
         if (columns->sectionSize(c) != width)
             columns->resizeSection(c, width);
     }

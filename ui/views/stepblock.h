@@ -5,6 +5,8 @@
  *  than the panel (a head of 64 columns) takes the panel's width and scrolls sideways in its own
  *  view, so that the panel itself, and the formulas in it, never need to. */
 
+#include <QFont>
+#include <QHash>
 #include <QWidget>
 
 #include <vector>
@@ -67,6 +69,10 @@ private:
     int m_columnHeaderHeight = 0;
     /** The table with every column shown, as fitTable() measured it; empty before. */
     QSize m_fullTable;
+    /** The width of each number fitTable() measured, in the table's font (m_textFont): an edit or a new text
+     *  brings mostly numbers measured before, and laying a text out is what measuring costs. */
+    QHash<QString, int> m_textWidths;
+    QFont m_textFont;
 };
 
 }  // namespace ui

@@ -79,8 +79,14 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
 
     auto* container = new QWidget;
     auto* column = new QVBoxLayout(container);
+    m_column = column;
     column->setSpacing(10);
     m_steps.reserve(7);
+    // A new trace may turn tables into thumbnails and back (a model of d_k 64 crossing 64 tokens turns eight), and
+    // each table or thumbnail shown laid the whole panel out at once (QWidget::setVisible activates the layouts
+    // above it). Connected before the steps' models, so that it comes first: the panel's layout waits until
+    // every step has its new matrix, then lays the panel out once (refresh()).
+    connect(document, &Document::traceChanged, this, [this] { m_column->setEnabled(false); });
 
     // The blocks of each step; titles, formulas and captions are set in the current language below.
     const std::vector<std::vector<StepTableModel*>> steps = {
@@ -239,6 +245,10 @@ void StepsPanel::updateChoosers()
 
 void StepsPanel::refresh()
 {
+    if (!m_column->isEnabled()) {
+        m_column->setEnabled(true);
+        m_column->activate();
+    }
     updateChoosers();
     const auto trace = m_document->trace();
     const core::AttentionModel& model = trace ? trace->model : m_document->model();

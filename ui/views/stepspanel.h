@@ -59,6 +59,7 @@ private:
     QComboBox* m_query;
     QSpinBox* m_precision;
     QScrollArea* m_scroll = nullptr;
+    QVBoxLayout* m_column = nullptr;  ///< the steps, one under the other
     std::vector<StepWidgets> m_steps;
 };
 
