@@ -283,7 +283,9 @@ void preferHugePages(Matrix& m)
 }
 
 /** A trace to fill, in the storage of recycle when there is one (and it is not previous): a spent trace's
- *  buffers are already faulted in, so filling them costs no page zeroing. recycle is left without them. */
+ *  buffers are already faulted in, so filling them costs no page zeroing. recycle is left without them. The
+ *  trace keeps recycle's model and score factor until step 1 overwrites them, so that what recycle holds can
+ *  still be compared with the new model (startingPoint()). */
 Trace spareStorage(Trace* recycle, const Trace* previous)
 {
     Trace t;
@@ -291,14 +293,16 @@ Trace spareStorage(Trace* recycle, const Trace* previous)
         t.model = std::move(recycle->model);
         t.encodedX = std::move(recycle->encodedX);
         t.heads = std::move(recycle->heads);
+        t.scoreFactor = recycle->scoreFactor;
         recycle->heads.clear();
     }
     return t;
 }
 
 /** Sizes m (rows × cols), on huge pages when it is large, with a copy of *from when it is kept (not computed
- *  again). From a previous trace only what is kept is copied: fresh buffers on huge pages take a copy faster
- *  than the previous ones could be shared. */
+ *  again) and there is a from; kept without one, m already holds its values (a recycled trace's, in place).
+ *  From a previous trace only what is kept is copied: fresh buffers on huge pages take a copy faster than the
+ *  previous ones could be shared. */
 void allocate(Matrix& m, Index rows, Index cols, bool keep, const Matrix* from)
 {
     m.resize(rows, cols);
@@ -389,8 +393,10 @@ struct Block {
  *  packed for the products. Each step is one member; the steps run in the order of compute(). */
 class Pass {
 public:
-    /** Plans every head against previous (may be null) and allocates every matrix of t's heads. */
-    Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Trace* previous, Trace& t);
+    /** Plans every head from changes and allocates every matrix of t's heads; what the plans keep is copied
+     *  from `from`, or already in t's storage when from is null (a recycled trace updated in place). */
+    Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Changes& changes, const Trace* from,
+         Trace& t);
 
     /** Step 2: Q = X·W_Q + b_Q, K = X·W_K + b_K (n × d_k), V = X·W_V + b_V (n × d_v) of every head (each bias
      *  when the model has it), whole or the rows and columns an edit reaches. */
@@ -451,18 +457,18 @@ private:
     std::vector<PackedMatrix> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
 };
 
-Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Trace* previous, Trace& t)
+Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Changes& changes, const Trace* from,
+           Trace& t)
     : m_model(model), m_magnitudes(magnitudes), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()),
       m_dk(model.dK()), m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal),
       m_threads(threadsFor(productFlops(model))), m_blocks(int((m_n + blockRows - 1) / blockRows)),
       m_valuesMax(std::size_t(m_heads), 0)
 {
-    const Changes changes = previous ? changesSince(*previous, model, t.scoreFactor) : Changes{};
     m_plans = planHeads(changes, model);
     t.heads.resize(std::size_t(m_heads));
     for (int head = 0; head < m_heads; ++head)
         allocateHead(t.heads[std::size_t(head)], m_plans[std::size_t(head)],
-                     changes.reusable ? &previous->heads[std::size_t(head)] : nullptr, m_n, m_dk, m_dv);
+                     changes.reusable && from ? &from->heads[std::size_t(head)] : nullptr, m_n, m_dk, m_dv);
 }
 
 /** Cells of the scratch each thread keeps for the result of one chunk of a projection of several heads: 1 MiB,
@@ -669,6 +675,47 @@ void Pass::concatAndOutput()
     });
 }
 
+/** Where a computation starts: what differs from the trace it starts from, and that trace when what is kept
+ *  must be copied from it (null: the trace being filled already holds it). */
+struct StartingPoint {
+    Changes changes;
+    const Trace* from = nullptr;
+};
+
+/** True when plan `a` computes nothing whole that plan `b` keeps, and at most a few more rows: starting
+ *  from a's trace then costs a few rows or columns more than b, against a copy of b's kept matrices. */
+bool noFuller(const HeadPlan& a, const HeadPlan& b)
+{
+    return (!a.fullQ || b.fullQ) && (!a.fullK || b.fullK) && (!a.fullV || b.fullV) && (!a.fullScores || b.fullScores)
+        && (!a.softmax || b.softmax) && (!a.fullOutputs || b.fullOutputs) && a.rows.size() <= 2 * b.rows.size() + 8;
+}
+
+/** After an edit the window passes the trace shown as previous and the one before it, spent, as recycle
+ *  (spare holds its buffers and values now). The two differ only by the edits between them, so the spare
+ *  is updated in place when that redoes nothing whole the start from previous would keep: a one-cell edit
+ *  at 4096 tokens then copies no 128 MiB of scores from previous. Otherwise previous is the start, as
+ *  without a spare. Without a previous the spare lends only its storage: a new state is a whole pass. */
+StartingPoint startingPoint(const AttentionModel& model, double factor, const Trace* previous, const Trace& spare)
+{
+    StartingPoint s;
+    if (!previous)
+        return s;
+    s.changes = changesSince(*previous, model, factor);
+    s.from = previous;
+    if (!s.changes.reusable || spare.heads.empty())
+        return s;
+    Changes own = changesSince(spare, model, factor);
+    if (!own.reusable)
+        return s;
+    const std::vector<HeadPlan> fromSpare = planHeads(own, model), fromPrevious = planHeads(s.changes, model);
+    for (std::size_t h = 0; h < fromSpare.size(); ++h)
+        if (!noFuller(fromSpare[h], fromPrevious[h]))
+            return s;
+    s.changes = std::move(own);
+    s.from = nullptr;
+    return s;
+}
+
 }  // namespace
 
 Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
@@ -676,12 +723,15 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     if (validateShapes(model))
         throw std::invalid_argument(*validate(model));  // the same message as validate() gives
     Trace t = spareStorage(recycle, previous);
+    // Compared while t still holds the spare's model: whether the spare's values are the better start.
+    const StartingPoint start = startingPoint(model, scoreFactor(model), previous, t);
 
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
     //    (validate()'s check of every number is made by the copy into the trace)
     const Magnitudes magnitudes = inputX(model, t);
-    t.scoreFactor = scoreFactor(model);         // s / T, the scale of step 4
-    Pass pass(model, magnitudes, previous, t);  // what each head redoes; every matrix of every head allocated
+    t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
+    // what each head redoes; every matrix of every head allocated
+    Pass pass(model, magnitudes, start.changes, start.from, t);
 
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v

@@ -23,7 +23,10 @@ namespace core {
  *
  *  With recycle, a trace nobody needs any more (not previous), its matrices' storage is reused for
  *  the new trace (recycle is left without its matrices): the n × n matrices are then written into
- *  memory that is already faulted in instead of fresh pages the kernel must zero first. */
+ *  memory that is already faulted in instead of fresh pages the kernel must zero first. recycle must be
+ *  a trace compute() made of its own model, unchanged since: with a previous, when recycle's state is as
+ *  near the new one as previous's (the trace before previous, after a few edits), its values are updated
+ *  in place instead of what is kept being copied from previous. */
 Trace compute(const AttentionModel& model, const Trace* previous = nullptr, Trace* recycle = nullptr);
 
 /** The same, as a shared value for the views (not const itself, so that its owner can recycle it once

@@ -78,6 +78,7 @@ private slots:
     void incrementalAgreesWithFull();
     void incrementalDoesNotDrift();
     void recycledBuffersGiveTheSameTrace();
+    void aSpareOneEditBehindIsUpdatedInPlace();
 };
 
 void TestPerformanceInvariants::sameResultEveryTime_data()
@@ -352,4 +353,41 @@ void TestPerformanceInvariants::recycledBuffersGiveTheSameTrace()
     const Trace d = compute(edited, &itself, &itself);  // recycle == previous: not recycled
     QCOMPARE(int(itself.heads.size()), m.heads());
     compareTraces(d, compute(edited), 1e-12);
+}
+
+void TestPerformanceInvariants::aSpareOneEditBehindIsUpdatedInPlace()
+{
+    // The window's edits: previous is the trace shown, the spare the one before it. The spare differs from the
+    // new state by two edited rows of X, previous by one: the spare's own scores are updated in place, not
+    // previous's copied. A mark put into previous's scores, outside the edited rows and columns, shows which
+    // was the start.
+    std::mt19937_64 rng(31);
+    AttentionModel m0 = testutil::randomModel(rng, 96, 16, 2, 8, 8);
+    AttentionModel m1 = m0, m2 = m0;
+    m1.embeddings(5, 2) = 1.75;
+    m2 = m1;
+    m2.embeddings(40, 7) = -2.5;
+    Trace spare = compute(m0);
+    Trace previous = compute(m1, &spare);
+    const double* spareScores = spare.heads[1].scores.data();
+    previous.heads[1].scores(70, 80) += 1.0;  // not what m1 gives: a copy from previous would carry it
+    const Trace fresh = compute(m2);
+    const Trace c = compute(m2, &previous, &spare);
+    QCOMPARE(c.heads[1].scores.data(), spareScores);  // the spare's storage
+    compareTraces(c, fresh, 1e-12);                   // and its values, not the marked ones
+
+    // A spare further away than previous (a column of W_Q changed since it): previous is the start; the
+    // result is the same.
+    AttentionModel far = m1;
+    far.wq(3, 9) = 4.0;
+    Trace farSpare = compute(far);
+    Trace again = compute(m1, &spare);
+    const Trace d = compute(m2, &again, &farSpare);
+    compareTraces(d, fresh, 1e-12);
+
+    // Without previous the spare lends only its storage: the same state in it is still computed whole.
+    Trace same = compute(m2);
+    same.heads[0].weights(3, 2) += 1.0;
+    const Trace e = compute(m2, nullptr, &same);
+    compareTraces(e, fresh, 0.0);
 }
