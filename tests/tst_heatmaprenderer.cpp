@@ -16,6 +16,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <vector>
+#include <limits>
 
 using render::ColormapId;
 using render::HeatmapData;
@@ -134,6 +136,7 @@ private slots:
     void colourRangeNames();
     void colourRangesMapKnownValues();
     void colourRangesIgnoreMaskedCells();
+    void aRowOfIndicesIsOneIndexPerCell();
     void colourRangeColoursTheCells();
     void legendSaysTheRange();
     void rangeCaptionClearsAWideTitle();
@@ -933,6 +936,41 @@ void TestHeatmapRenderer::colourRangesMapKnownValues()
     const ColourScale diverging = ColourScale::of(signedValues, ColourRange::Matrix, {-4, 4}, {}, ColormapId::Diverging);
     QCOMPARE(diverging.range(), std::pair(-4.0, 4.0));
     QCOMPARE(diverging.t(0.0, 0), 0.5);
+}
+
+void TestHeatmapRenderer::aRowOfIndicesIsOneIndexPerCell()
+{
+    // The heatmap's image colours a row at a time; each index must be the one t() and colormapIndex() give
+    // a single cell, in every mode, at the ends, between two levels, and for NaN and infinities.
+    using render::ColourRange;
+    using render::ColourScale;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    QRandomGenerator random(18);
+    core::Matrix m(4, 40);
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = random.generateDouble() * 3.0 - 1.0;
+    m.row(1).setConstant(0.25);  // a row of one value: its own range is empty
+    m(0, 3) = nan;
+    m(0, 4) = inf;
+    m(0, 5) = -inf;
+    m(2, 0) = 0.0;
+    for (int k = 0; k < 12; ++k)  // halfway between two levels of the map, where rounding decides
+        m(3, k) = (k + 0.5) / (render::colormapLevels - 1);
+    for (const ColourRange mode : {ColourRange::Fixed, ColourRange::Matrix, ColourRange::Row, ColourRange::Log}) {
+        for (const bool masked : {false, true}) {
+            const ColourScale scale = ColourScale::of(m, mode, {0.0, 1.0}, render::CausalMask{masked}, ColormapId::Viridis);
+            for (int r = 0; r < m.rows(); ++r) {
+                std::vector<int> row(std::size_t(m.cols()), -7);
+                scale.indices(m.row(r).data(), m.cols(), r, row.data());
+                for (int c = 0; c < m.cols(); ++c)
+                    QVERIFY2(row[std::size_t(c)] == render::colormapIndex(scale.t(m(r, c), r)),
+                             qPrintable(QStringLiteral("mode %1, row %2, column %3: %4, one cell gives %5")
+                                            .arg(int(mode)).arg(r).arg(c).arg(row[std::size_t(c)])
+                                            .arg(render::colormapIndex(scale.t(m(r, c), r)))));
+            }
+        }
+    }
 }
 
 void TestHeatmapRenderer::colourRangesIgnoreMaskedCells()

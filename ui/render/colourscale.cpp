@@ -125,6 +125,24 @@ double ColourScale::t(double v, int row) const
     return t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
 }
 
+void ColourScale::indices(const double* values, Eigen::Index count, int row, int* out) const
+{
+    if (m_mode == ColourRange::Log) {
+        for (Eigen::Index c = 0; c < count; ++c)
+            out[c] = colormapIndex(t(values[c], row));
+        return;
+    }
+    // t() and colormapIndex() written out for one row, with the row's range read once: the same
+    // arithmetic in the same order, so each index is the one a call per cell gives.
+    const auto [lo, hi] = rowRange(row);
+    const double span = hi - lo;
+    for (Eigen::Index c = 0; c < count; ++c) {
+        double t = (values[c] - lo) / span;
+        t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+        out[c] = t != t ? -1 : int(t * (colormapLevels - 1) + 0.5);
+    }
+}
+
 double ColourScale::valueAt(double t) const
 {
     if (m_mode == ColourRange::Log)

@@ -64,6 +64,9 @@ public:
     std::pair<double, double> rowRange(int row) const;
     /** Where v of row `row` lies: 0 … 1 (clamped), NaN for NaN. */
     double t(double v, int row) const;
+    /** colormapIndex(t(v, row)) of count values of row `row` (−1 for NaN), into out: the whole row at once,
+     *  so that painting a long sequence's heatmap pays for its cells, not for a call per cell. */
+    void indices(const double* values, Eigen::Index count, int row, int* out) const;
     /** The value at t (0 … 1) of the whole scale: lo + t·(hi − lo), or geometric for Log. */
     double valueAt(double t) const;
 

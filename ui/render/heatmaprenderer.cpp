@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 #include <cmath>
 #include <limits>
 
@@ -641,12 +642,13 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, 
     const ColourScale& scale = source != &m_data.values && m_style.colourRange == ColourRange::Row ? pooledScale : m_scale;
     const QRgb masked = maskedColor();
     const double* values = source->data();
+    std::vector<int> indices(static_cast<std::size_t>(cols));
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
-        const double* row = values + Eigen::Index(r) * cols;
         const int live = int(mask.liveColumns(r, cols));
+        scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
         for (int c = 0; c < cols; ++c) {
-            const int index = colormapIndex(scale.t(row[c], r));
+            const int index = c < live ? indices[std::size_t(c)] : 0;
             const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
             for (int k = 0; k < upscale; ++k)
                 line[c * upscale + k] = rgb;
