@@ -28,6 +28,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTabBar>
 #include <QTest>
 
 #include <initializer_list>
@@ -206,6 +207,34 @@ private slots:
                                 .arg(control->minimumSizeHint().width());
         }
         QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join(QStringLiteral(", "))));
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    void dockTabsShowWholeTitles_data() { addRows({QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080)}); }
+    void dockTabsShowWholeTitles()
+    {
+        // Every dock of the right-hand area open, so it holds six tabs: each shows its whole title (the bar scrolls
+        // when they do not all fit) instead of "S…", "Walkt…".
+        ui::MainWindow& w = *m_window;
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+            if (w.dockWidgetArea(dock) == Qt::RightDockWidgetArea)
+                dock->show();
+        showInLanguageAndSize();
+        if (QTest::currentTestFailed())
+            return;
+        QStringList cut;
+        int tabs = 0;
+        for (QTabBar* bar : w.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+            if (!bar->isVisible())
+                continue;
+            for (int i = 0; i < bar->count(); ++i, ++tabs) {
+                const int text = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
+                if (bar->tabRect(i).width() < text)
+                    cut << QStringLiteral("%1 (%2 < %3)").arg(bar->tabText(i)).arg(bar->tabRect(i).width()).arg(text);
+            }
+        }
+        QVERIFY2(tabs >= 6, qPrintable(QString::number(tabs)));
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral(", "))));
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
 

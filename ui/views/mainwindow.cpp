@@ -27,6 +27,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTimer>
 #include <QUndoStack>
 #include <QUndoView>
@@ -323,6 +324,19 @@ void MainWindow::updateStatus()
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())
         statusBar()->showMessage(m_document->error());
+}
+
+void MainWindow::childEvent(QChildEvent* event)
+{
+    // The tabs of docks sharing an area (the window makes their bars as docks are tabbed) show their whole
+    // titles and scroll when they do not fit, instead of shrinking to "S…", "Walkt…".
+    if (event->type() == QEvent::ChildPolished) {
+        if (auto* bar = qobject_cast<QTabBar*>(event->child())) {
+            bar->setElideMode(Qt::ElideNone);
+            bar->setUsesScrollButtons(true);
+        }
+    }
+    QMainWindow::childEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
