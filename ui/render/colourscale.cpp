@@ -1,5 +1,6 @@
 #include "colourscale.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -134,12 +135,14 @@ void ColourScale::indices(const double* values, Eigen::Index count, int row, int
     }
     // t() and colormapIndex() written out for one row, with the row's range read once: the same
     // arithmetic in the same order, so each index is the one a call per cell gives.
+    // Written so that the compiler can take several cells per instruction (no branch; NaN becomes −1.0
+    // before the conversion to int).
     const auto [lo, hi] = rowRange(row);
     const double span = hi - lo;
     for (Eigen::Index c = 0; c < count; ++c) {
-        double t = (values[c] - lo) / span;
-        t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-        out[c] = t != t ? -1 : int(t * (colormapLevels - 1) + 0.5);
+        const double t = (values[c] - lo) / span;
+        const double clamped = std::min(std::max(t, 0.0), 1.0);
+        out[c] = int(t != t ? -1.0 : clamped * (colormapLevels - 1) + 0.5);
     }
 }
 

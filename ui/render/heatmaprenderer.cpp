@@ -647,11 +647,18 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, 
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
         const int live = int(mask.liveColumns(r, cols));
         scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
-        for (int c = 0; c < cols; ++c) {
-            const int index = c < live ? indices[std::size_t(c)] : 0;
-            const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
-            for (int k = 0; k < upscale; ++k)
-                line[c * upscale + k] = rgb;
+        if (upscale == 1) {
+            for (int c = 0; c < live; ++c) {
+                const int index = indices[std::size_t(c)];
+                line[c] = index < 0 ? colormapNaNColor : lut[index];
+            }
+            std::fill(line + live, line + cols, masked);
+        } else {
+            for (int c = 0; c < cols; ++c) {
+                const int index = c < live ? indices[std::size_t(c)] : 0;
+                const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
+                std::fill_n(line + c * upscale, upscale, rgb);
+            }
         }
         for (int k = 1; k < upscale; ++k)
             std::copy_n(line, cols * upscale, reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale + k)));
