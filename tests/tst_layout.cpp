@@ -391,7 +391,7 @@ private slots:
                 const QString name =
                     QStringLiteral("%1/window-%2-%3x%4").arg(dir, language).arg(size.width()).arg(size.height());
                 QVERIFY(w.grab().save(name + QStringLiteral(".png")));
-                for (const char* other : {"walkthroughDock", "scalingDock", "historyDock"}) {
+                for (const char* other : {"walkthroughDock", "scalingDock", "historyDock", "overviewDock"}) {
                     auto* dock = w.findChild<QDockWidget*>(QString::fromLatin1(other));
                     dock->show();
                     dock->raise();
@@ -433,6 +433,10 @@ private slots:
                 scroll->ensureWidgetVisible(blocks.front(), 0, 0);
                 settle();
                 QVERIFY(w.grab().save(name + QStringLiteral("-step2.png")));
+                w.findChild<QDockWidget*>(QStringLiteral("overviewDock"))->raise();
+                settle();
+                QTest::qWait(500);  // the overview paints its grid off the GUI thread
+                QVERIFY(w.grab().save(name + QStringLiteral("-overview.png")));
             }
         }
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));

@@ -63,6 +63,16 @@ QImage paintLines(const std::shared_ptr<const render::AttentionGrid>& grid, rend
     return image;
 }
 
+/** The overview painted on white into an image of size. */
+QImage paintOverview(const render::OverviewPainter& overview, QSize size)
+{
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    overview.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    return image;
+}
+
 /** The colour a quarter of the way along the line from query i to key j, as HeadLinesPainter lays it out
  *  (not half way: there the lines i → j and j → i cross). */
 QRgb midpoint(const QImage& image, const render::HeadLinesPainter& painter, int i, int j)
@@ -126,11 +136,7 @@ private slots:
         const render::OverviewPainter overview(grid, style);
         const QSize size(900, 820);
         const QRectF target(QPointF(0, 0), QSizeF(size));
-        QImage image(size, QImage::Format_ARGB32);
-        image.fill(Qt::white);
-        QPainter painter(&image);
-        overview.paint(&painter, target);
-        painter.end();
+        const QImage image = paintOverview(overview, size);
 
         for (int l = 0; l < 2; ++l) {
             // The head's own heatmap: the shown layer's weights as the window computes and draws them.
@@ -164,6 +170,43 @@ private slots:
         // The grid's descriptors are those of the float weights.
         const core::HeadDescriptors d = core::describeHead(forward.attention(1, 1), true);
         QCOMPARE(grid->descriptor(1, 1).meanEntropy, d.meanEntropy);
+    }
+
+    /** The figure says what its colours mean: a colour bar right of the grid, from the map's first colour at
+     *  the bottom to its last at the top, clear of every cell and inside the figure with its labels. */
+    void theOverviewHasAColourBar()
+    {
+        const auto model = randomModel(2, "A cat sat down");
+        QVERIFY(model);
+        QStringList tokens;
+        for (const auto& t : model->layerModel(0).tokens)
+            tokens << QString::fromStdString(t);
+        auto grid = std::make_shared<const render::AttentionGrid>(render::attentionGridFromModel(*model, tokens));
+        for (const render::ColormapId colormap : {render::ColormapId::Viridis, render::ColormapId::Magma}) {
+            render::OverviewStyle style;
+            style.palette = lightPalette();
+            style.colormap = colormap;
+            const render::OverviewPainter overview(grid, style);
+            const QSize size = overview.preferredSize();
+            const QRectF target(QPointF(0, 0), QSizeF(size));
+            const QImage image = paintOverview(overview, size);
+
+            const QRectF bar = overview.colourBarRect(target);
+            QVERIFY(!bar.isEmpty());
+            QVERIFY2(target.contains(bar.adjusted(0, 0, 2 * bar.width(), 0)),
+                     "the bar and its labels inside the figure");
+            for (int l = 0; l < grid->layers; ++l)
+                for (int h = 0; h < grid->heads; ++h)
+                    QVERIFY(!overview.cellRect(l, h, target).intersects(bar));
+            // Down the bar's middle, each pixel is the map's colour at its height (t = 0 at the bottom, 1 at the top).
+            const int x = int(bar.center().x());
+            int worst = 0;
+            for (int y = int(bar.top()) + 3; y <= int(bar.bottom()) - 3; ++y) {
+                const double t = (bar.bottom() - (y + 0.5)) / bar.height();
+                worst = std::max(worst, distance(image.pixel(x, y), render::colorAt(colormap, t).rgb()));
+            }
+            QVERIFY2(worst <= 12, qPrintable(QStringLiteral("a colour off by %1").arg(worst)));
+        }
     }
 
     /** A model's grid built after an edit of its last layer, from the grid before it, equals one built afresh;

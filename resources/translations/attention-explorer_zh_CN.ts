@@ -2877,6 +2877,14 @@
     <context>
         <name>Overview</name>
         <message>
+            <source>cell min</source>
+            <translation>格内最小值</translation>
+        </message>
+        <message>
+            <source>cell max</source>
+            <translation>格内最大值</translation>
+        </message>
+        <message>
             <source>previous token</source>
             <translation>前一个词元</translation>
         </message>

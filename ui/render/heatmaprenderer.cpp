@@ -234,7 +234,6 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, const Colour
     if (style.showLegend) {
         const QFontMetricsF lfm(m.legendFont);
         m.barW = 0.9 * m.em;
-        double tickW = 0.0;
         if (colours.mode() == ColourRange::Row) {
             m.tickTexts << QCoreApplication::translate("HeatmapRenderer", "row min") << QString()
                         << QCoreApplication::translate("HeatmapRenderer", "row max");
@@ -242,9 +241,7 @@ Metrics measure(const HeatmapData& data, const HeatmapStyle& style, const Colour
             for (double t : {0.0, 0.5, 1.0})
                 m.tickTexts << figureNumber(colours.valueAt(t), 'g', colours.mode() == ColourRange::Log ? 2 : 4);
         }
-        for (const QString& text : m.tickTexts)
-            tickW = std::max(tickW, lfm.horizontalAdvance(text));
-        m.legendW = 1.1 * m.em + m.barW + 0.35 * m.em + 0.3 * m.em + tickW;
+        m.legendW = 1.1 * m.em + colourBarWidth(m.barW, m.em, m.legendFont, m.tickTexts);
         m.rangeCaption = HeatmapRenderer::colourRangeCaption(colours.mode());
         // The caption stands above the bar, starting at its left edge.
         m.legendW = std::max(m.legendW, 1.1 * m.em + lfm.horizontalAdvance(m.rangeCaption));
@@ -973,40 +970,62 @@ void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
     if (!m_style.showLegend || l.legendBar.isEmpty())
         return;
     const Metrics& m = l.m;
-    const QRectF bar = l.legendBar;
-    QLinearGradient gradient(bar.bottomLeft(), bar.topLeft());
-    constexpr int stops = 64;
-    for (int i = 0; i <= stops; ++i)
-        gradient.setColorAt(double(i) / stops, colorAt(m_style.colormap, double(i) / stops));
-    p->setPen(Qt::NoPen);
-    p->fillRect(bar, gradient);
-
-    const QColor fg = m_style.palette.color(QPalette::Text);
-    QColor frame = fg;
-    frame.setAlphaF(0.45f);
-    const double lineW = std::max(1.0, m.em / 14.0);
-    p->setPen(QPen(frame, lineW));
-    p->setBrush(Qt::NoBrush);
-    p->drawRect(bar);
-
+    paintColourBar(p, l.legendBar, m_style.colormap, m_style.palette, m.em, m.legendFont, m.tickTexts);
     if (!m.rangeCaption.isEmpty()) {
-        p->setPen(mix(fg, m_style.palette.color(QPalette::Base), 0.3));
+        p->setPen(mix(m_style.palette.color(QPalette::Text), m_style.palette.color(QPalette::Base), 0.3));
         p->setFont(m.legendFont);
         p->drawText(QRectF(l.captionRect.left(), l.captionRect.top(), l.target.right() - l.captionRect.left(), m.captionH),
                     Qt::AlignLeft | Qt::AlignBottom | Qt::TextSingleLine, m.rangeCaption);
     }
+}
 
-    const double tick = 0.35 * m.em;
-    const QFontMetricsF lfm(m.legendFont);
-    p->setFont(m.legendFont);
+namespace {
+
+/** The tick's length and the gap between a tick and its label, in em. */
+constexpr double colourBarTick = 0.35, colourBarLabelGap = 0.3;
+
+}  // namespace
+
+double colourBarWidth(double barWidth, double em, const QFont& font, const QStringList& ticks)
+{
+    const QFontMetricsF fm(font);
+    double widest = 0.0;
+    for (const QString& text : ticks)
+        widest = std::max(widest, fm.horizontalAdvance(text));
+    return barWidth + (colourBarTick + colourBarLabelGap) * em + widest;
+}
+
+void paintColourBar(QPainter* p, const QRectF& bar, ColormapId colormap, const QPalette& palette, double em,
+                    const QFont& font, const QStringList& ticks)
+{
+    p->save();
+    QLinearGradient gradient(bar.bottomLeft(), bar.topLeft());
+    constexpr int stops = 64;
+    for (int i = 0; i <= stops; ++i)
+        gradient.setColorAt(double(i) / stops, colorAt(colormap, double(i) / stops));
+    p->setPen(Qt::NoPen);
+    p->fillRect(bar, gradient);
+
+    const QColor fg = palette.color(QPalette::Text);
+    QColor frame = fg;
+    frame.setAlphaF(0.45f);
+    const double lineW = std::max(1.0, em / 14.0);
+    p->setPen(QPen(frame, lineW));
+    p->setBrush(Qt::NoBrush);
+    p->drawRect(bar);
+
+    const double tick = colourBarTick * em;
+    const QFontMetricsF lfm(font);
+    p->setFont(font);
     for (int i = 0; i < 3; ++i) {
         const double y = bar.bottom() - 0.5 * i * bar.height();
         p->setPen(QPen(frame, lineW));
         p->drawLine(QPointF(bar.right(), y), QPointF(bar.right() + tick, y));
         p->setPen(fg);
-        p->drawText(QRectF(bar.right() + tick + 0.3 * m.em, y - lfm.height(), 20 * m.em, 2 * lfm.height()),
-                    Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, m.tickTexts.value(i));
+        p->drawText(QRectF(bar.right() + tick + colourBarLabelGap * em, y - lfm.height(), 20 * em, 2 * lfm.height()),
+                    Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, ticks.value(i));
     }
+    p->restore();
 }
 
 }  // namespace render

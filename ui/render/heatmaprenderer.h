@@ -65,6 +65,15 @@ struct HeatmapStyle {
  *  without smoothing (the same pixels, without a fill per cell).
  *  The colour of cell (i, j) is exactly colorAt(colormap, (v − lo) / (hi − lo)).
  *  Not thread-safe: it caches the image and the layout of the last target (one thread at a time may use it). */
+/** A vertical colour bar: colormap from its bottom (t = 0) to its top (t = 1) filling bar, framed, with three
+ *  ticks at its right edge (bottom, middle, top) labelled ticks[0], ticks[1], ticks[2] in font. em sets the
+ *  tick length, the gap before the labels and the frame's width. The heatmap's legend and the overview's
+ *  colour bar are both this one. */
+void paintColourBar(QPainter* p, const QRectF& bar, ColormapId colormap, const QPalette& palette, double em,
+                    const QFont& font, const QStringList& ticks);
+/** The width paintColourBar takes from the bar's left edge to the end of its widest tick label. */
+double colourBarWidth(double barWidth, double em, const QFont& font, const QStringList& ticks);
+
 class HeatmapRenderer {
 public:
     /** Matrices with more cells than this are painted through the cached image. */

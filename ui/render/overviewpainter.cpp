@@ -1,5 +1,6 @@
 #include "overviewpainter.h"
 
+#include "displaynumber.h"
 #include "figurefont.h"
 
 #include <QCoreApplication>
@@ -54,7 +55,26 @@ OverviewPainter::Layout OverviewPainter::metrics(double scale) const
     l.captionFont = fontOfPixels(m_style.font, 0.9 * l.em, false);
     l.headerFont = fontOfPixels(m_style.font, 0.9 * l.em, true);
     l.labelFont = fontOfPixels(m_style.font, 0.85 * l.em, false);
+    l.legendFont = fontOfPixels(m_style.font, 0.85 * l.em, false);
     l.labelH = QFontMetricsF(l.labelFont).height() + 0.2 * l.em;
+    // Each cell is coloured by the style's range: weights 0 … 1, or each row's or each cell's own range.
+    switch (m_style.colourRange) {
+    case ColourRange::Fixed:
+        l.ticks = QStringList{displayNumber(0.0, 'g', 4, Minus::Typographic), displayNumber(0.5, 'g', 4, Minus::Typographic),
+                              displayNumber(1.0, 'g', 4, Minus::Typographic)};
+        break;
+    case ColourRange::Row:
+        l.ticks = QStringList{QCoreApplication::translate("HeatmapRenderer", "row min"), QString(),
+                              QCoreApplication::translate("HeatmapRenderer", "row max")};
+        break;
+    case ColourRange::Matrix:
+    case ColourRange::Log:
+        l.ticks = QStringList{QCoreApplication::translate("Overview", "cell min"), QString(),
+                              QCoreApplication::translate("Overview", "cell max")};
+        break;
+    }
+    l.barW = 0.9 * l.em;
+    l.legendW = 1.5 * l.em + colourBarWidth(l.barW, l.em, l.legendFont, l.ticks);
     const QFontMetricsF header(l.headerFont);
     l.headerH = header.height() + 0.2 * l.em;
     l.headerW = header.horizontalAdvance(QCoreApplication::translate("Overview", "layer %1").arg(m_grid->layers)) + l.gap;
@@ -70,7 +90,7 @@ QSize OverviewPainter::preferredSize() const
     const int widest = std::max({1, m_grid->heads, m_grid->layers});
     const double side = std::clamp(std::floor(960.0 / widest), 56.0, 140.0);
     const Layout l = metrics(1.0);
-    double width = 2 * l.pad + l.headerW + m_grid->heads * (side + l.gap);
+    double width = 2 * l.pad + l.headerW + m_grid->heads * (side + l.gap) + l.legendW;
     if (m_style.showTitle) {
         // Room to spare: fonts come in whole pixels, so text does not grow exactly with the scale of an export.
         width = std::max(width, 2 * l.pad + l.em + 1.1 * QFontMetricsF(l.titleFont).horizontalAdvance(titleText(*m_grid)));
@@ -85,12 +105,18 @@ OverviewPainter::Layout OverviewPainter::layout(const QRectF& target) const
 {
     Layout l = metrics(fitScale(target, preferredSize(), 0.75, 4.0));
     const int heads = std::max(1, m_grid->heads), layers = std::max(1, m_grid->layers);
-    const double availW = target.width() - 2 * l.pad - l.headerW;
+    const double availW = target.width() - 2 * l.pad - l.headerW - l.legendW;
     const double availH = target.height() - 2 * l.pad - l.titleH - l.captionH - l.headerH;
     l.side = std::max(0.0, std::min(availW / heads - l.gap, availH / layers - l.labelH - l.gap));
-    const double gridW = l.headerW + heads * (l.side + l.gap);
+    const double gridW = l.headerW + heads * (l.side + l.gap) + l.legendW;
     const double left = target.left() + std::max(l.pad, 0.5 * (target.width() - gridW));
     l.origin = QPointF(left + l.headerW, target.top() + l.pad + l.titleH + l.captionH + l.headerH);
+    if (l.side > 0) {
+        // Beside the first layers: as tall as the grid, but not taller than a bar is read at a glance.
+        const double gridH = layers * (l.side + l.labelH + l.gap) - l.labelH - l.gap;
+        const double barH = std::min(gridH, std::max(l.side, 12 * l.em));
+        l.bar = QRectF(l.origin.x() + heads * (l.side + l.gap) - l.gap + 1.5 * l.em, l.origin.y(), l.barW, barH);
+    }
     return l;
 }
 
@@ -104,6 +130,11 @@ QRectF OverviewPainter::cellRect(int layer, int head, const QRectF& target) cons
 QRectF OverviewPainter::cellIn(const Layout& l, int layer, int head)
 {
     return QRectF(l.origin.x() + head * (l.side + l.gap), l.origin.y() + layer * (l.side + l.labelH + l.gap), l.side, l.side);
+}
+
+QRectF OverviewPainter::colourBarRect(const QRectF& target) const
+{
+    return m_grid->empty() ? QRectF() : layout(target).bar;
 }
 
 std::optional<std::pair<int, int>> OverviewPainter::cellAt(const QPointF& pos, const QRectF& target) const
@@ -212,6 +243,7 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
     }
 
     paintLayers(p, l, {});
+    paintColourBar(p, l.bar, m_style.colormap, m_style.palette, l.em, l.legendFont, l.ticks);
     p->restore();
 }
 

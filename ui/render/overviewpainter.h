@@ -9,6 +9,7 @@
 #include <QPalette>
 #include <QRectF>
 #include <QSize>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -43,6 +44,9 @@ public:
     void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
     /** The square of cell (layer, head) when painted into target; empty outside the grid. */
     QRectF cellRect(int layer, int head, const QRectF& target) const;
+    /** The colour bar right of the grid when painted into target (bottom t = 0, top t = 1); empty when the grid
+     *  has no room. */
+    QRectF colourBarRect(const QRectF& target) const;
     /** The cell whose square or label is under pos; empty elsewhere. */
     std::optional<std::pair<int, int>> cellAt(const QPointF& pos, const QRectF& target) const;
 
@@ -56,8 +60,11 @@ public:
 private:
     struct Layout {
         double em = 13, pad = 0, gap = 0, side = 0, labelH = 0, headerW = 0, headerH = 0, titleH = 0, captionH = 0;
+        double barW = 0, legendW = 0;  ///< the colour bar, and all it takes right of the grid with its labels
         QPointF origin;  ///< top left of cell (0, 0)
-        QFont titleFont, captionFont, headerFont, labelFont;
+        QRectF bar;      ///< the colour bar (once the cells have their size)
+        QFont titleFont, captionFont, headerFont, labelFont, legendFont;
+        QStringList ticks;  ///< the colour bar's labels: bottom, middle, top
     };
     Layout layout(const QRectF& target) const;
     Layout metrics(double scale) const;
