@@ -29,6 +29,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTabBar>
+#include <QTableWidget>
 #include <QTest>
 
 #include <initializer_list>
@@ -207,6 +208,36 @@ private slots:
                                 .arg(control->minimumSizeHint().width());
         }
         QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join(QStringLiteral(", "))));
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+    }
+
+    void predictionTableShowsWholeEntries_data() { addRows({QSize(1280, 720), QSize(1920, 1080)}); }
+    void predictionTableShowsWholeEntries()
+    {
+        // Next Token's columns are as wide as their contents (no "␣dep…"), and at these sizes the dock is wide
+        // enough for the whole table: nothing to scroll sideways to.
+        openWideModel();
+        if (QTest::currentTestFailed())
+            return;
+        ui::MainWindow& w = *m_window;
+        showInLanguageAndSize();
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(w.document()->waitForModel(120000));
+        settle();
+        auto* table = w.findChild<QTableWidget*>(QStringLiteral("predictionTable"));
+        QVERIFY(table && table->isVisible());
+        QVERIFY(!table->item(0, 1)->text().isEmpty());
+        QHeaderView* header = table->horizontalHeader();
+        QStringList cut;
+        for (int c = 0; c < table->columnCount(); ++c) {
+            const int needed = std::max(static_cast<QAbstractItemView*>(table)->sizeHintForColumn(c), header->sectionSizeHint(c));
+            if (header->sectionSize(c) < needed)
+                cut << QStringLiteral("column %1 (%2 < %3)").arg(c).arg(header->sectionSize(c)).arg(needed);
+        }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral(", "))));
+        QVERIFY2(header->length() <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 > %2").arg(header->length()).arg(table->viewport()->width())));
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
 

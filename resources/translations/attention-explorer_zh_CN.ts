@@ -3133,10 +3133,6 @@ Click to show this head.</source>
             </translation>
         </message>
         <message>
-            <source>= %1</source>
-            <translation>= %1</translation>
-        </message>
-        <message>
             <source>▲ +%1 pts</source>
             <translation>▲ +%1 百分点</translation>
         </message>

@@ -24,6 +24,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
@@ -180,6 +181,7 @@ void MainWindow::createDocks()
                 const int h = std::max(400, height() - 120);
                 resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock},
                             {h * 30 / 100, h * 22 / 100, h * 48 / 100}, Qt::Vertical);
+                fitPredictionDock();
             });
         }
     });
@@ -324,6 +326,25 @@ void MainWindow::updateStatus()
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())
         statusBar()->showMessage(m_document->error());
+}
+
+void MainWindow::fitPredictionDock()
+{
+    auto* dock = findChild<QDockWidget*>(QStringLiteral("predictionDock"));
+    if (!dock || !dock->isVisible() || dock->isFloating())
+        return;
+    const int wanted = std::min(m_prediction->preferredWidth(), width() * 3 / 10);
+    if (dock->width() < wanted)
+        resizeDocks({dock}, {wanted}, Qt::Horizontal);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    // A window made wider gives the candidates' table the room it wants first (a narrower one leaves the docks
+    // as the person set them).
+    if (m_showedModel && event->size().width() > event->oldSize().width())
+        QTimer::singleShot(0, this, &MainWindow::fitPredictionDock);
 }
 
 void MainWindow::childEvent(QChildEvent* event)

@@ -81,6 +81,7 @@ public:
 
 protected:
     void childEvent(QChildEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -128,6 +129,8 @@ private:
     QLabel* m_computing = nullptr;
     int m_undoIndex = 0;
     bool m_showedModel = false;  ///< the document was a model session at its last load
+    /** Widens the Next Token dock to its table's preferred width, as far as three tenths of the window allow. */
+    void fitPredictionDock();
 };
 
 }  // namespace ui

@@ -6,9 +6,12 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -45,9 +48,11 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    // Sized by fitColumns(): a token column stretched to the room left was cut ("␣dep…") in a narrow dock.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->viewport()->installEventFilter(this);
 
     auto* positionLabel = new QLabel;
     positionLabel->setBuddy(m_position);
@@ -141,7 +146,7 @@ void PredictionPanel::showPrediction()
         const bool moved = has && std::abs(change) >= 0.005;
         QString text;
         if (has)
-            text = !moved ? tr("= %1").arg(percent(e.unedited))
+            text = !moved ? QStringLiteral("=")  // the probability beside it is the checkpoint's too
                  : change > 0 ? tr("▲ +%1 pts").arg(render::displayNumber(change, 'f', 2))
                               : tr("▼ −%1 pts").arg(render::displayNumber(-change, 'f', 2));
         QTableWidgetItem* changeItem = set(3, text, Qt::AlignRight);
@@ -150,6 +155,41 @@ void PredictionPanel::showPrediction()
     }
     silent.unblock();
     emit cells->dataChanged(cells->index(0, 0), cells->index(rows - 1, cells->columnCount() - 1));
+    fitColumns();
+}
+
+void PredictionPanel::fitColumns()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    header->resizeSections(QHeaderView::ResizeToContents);
+    const int room = m_table->viewport()->width() - (header->length() - header->sectionSize(1));
+    if (room > header->sectionSize(1))
+        header->resizeSection(1, room);
+}
+
+bool PredictionPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+int PredictionPanel::preferredWidth() const
+{
+    // The widest of each column's heading and a typical long entry: a long word token, a probability and a
+    // change of two digits before the point.
+    const QFontMetrics fm(m_table->font());
+    const QStringList samples{QStringLiteral("10"), QStringLiteral("␣representation"), percent(0.9999),
+                              tr("▼ −%1 pts").arg(render::displayNumber(99.99, 'f', 2))};
+    const int cellPadding = 2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1) + 8;
+    int width = 0;
+    for (int c = 0; c < m_table->columnCount(); ++c) {
+        const int heading = m_table->horizontalHeader()->sectionSizeHint(c);
+        width += std::max(heading, fm.horizontalAdvance(samples.value(c)) + cellPadding);
+    }
+    const QMargins margins = layout()->contentsMargins();
+    return width + 2 * m_table->frameWidth() + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent)
+        + margins.left() + margins.right();
 }
 
 }  // namespace ui

@@ -22,10 +22,18 @@ public:
     QComboBox* positionBox() const { return m_position; }
     /** The line above the table (what is predicted, against what). */
     QString status() const;
+    /** A width at which the table shows typical predictions whole, without scrolling sideways. */
+    int preferredWidth() const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void syncPositions();
     void showPrediction();
+    /** Every column as wide as its contents, the token column also taking the room left: no text is cut, and
+     *  a table narrower than its contents scrolls sideways. */
+    void fitColumns();
 
     Document* m_document;
     QComboBox* m_position;
