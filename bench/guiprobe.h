@@ -155,7 +155,7 @@ inline void keepSettingsIn(const QString& folder)
 class Application : public QApplication {
 public:
     using QApplication::QApplication;
-    qint64 slowNs = qEnvironmentVariableIntValue("AE_BENCH_SLOW_EVENTS") * qint64(1000000);
+    qint64 slowNs = qint64(qEnvironmentVariable("AE_BENCH_SLOW_EVENTS").toDouble() * 1e6);  // fractions too: 0.5
 
     /** The calling thread's processor time in milliseconds. */
     static double threadCpuMs()
