@@ -241,6 +241,22 @@ private slots:
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
 
+    void docksGrowWithTheWindow()
+    {
+        // A window made larger (a projector's 1920 × 1080, a maximised window) gives the steps their width, as
+        // far as a quarter of the window; the heatmap keeps the rest.
+        ui::MainWindow& w = *m_window;
+        auto* steps = w.findChild<QDockWidget*>(QStringLiteral("stepsDock"));
+        w.resize(1024, 640);
+        settle();
+        const int before = steps->width();
+        w.resize(1920, 1080);
+        settle();
+        QVERIFY2(steps->width() >= 440 && steps->width() <= 1920 / 4,
+                 qPrintable(QStringLiteral("%1 → %2").arg(before).arg(steps->width())));
+        QVERIFY(w.centralWidget()->width() > 900);
+    }
+
     void dockTabsShowWholeTitles_data() { addRows({QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080)}); }
     void dockTabsShowWholeTitles()
     {

@@ -40,6 +40,9 @@ namespace ui {
 namespace {
 
 constexpr int layoutVersion = 1;
+/** The steps dock's width (pixels) in a window with room for it: formulas on few lines, tables of a few tokens
+ *  whole. */
+constexpr int stepsDockWidth = 460;
 
 }  // namespace
 
@@ -181,7 +184,7 @@ void MainWindow::createDocks()
                 const int h = std::max(400, height() - 120);
                 resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock},
                             {h * 30 / 100, h * 22 / 100, h * 48 / 100}, Qt::Vertical);
-                fitPredictionDock();
+                growDocks();
             });
         }
     });
@@ -232,7 +235,7 @@ void MainWindow::createDocks()
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
     resizeDocks({tokens}, {320}, Qt::Horizontal);
-    resizeDocks({stepsDock}, {460}, Qt::Horizontal);
+    resizeDocks({stepsDock}, {stepsDockWidth}, Qt::Horizontal);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 }
@@ -328,23 +331,31 @@ void MainWindow::updateStatus()
         statusBar()->showMessage(m_document->error());
 }
 
-void MainWindow::fitPredictionDock()
+void MainWindow::growDocks()
 {
-    auto* dock = findChild<QDockWidget*>(QStringLiteral("predictionDock"));
-    if (!dock || !dock->isVisible() || dock->isFloating())
-        return;
-    const int wanted = std::min(m_prediction->preferredWidth(), width() * 3 / 10);
-    if (dock->width() < wanted)
-        resizeDocks({dock}, {wanted}, Qt::Horizontal);
+    QList<QDockWidget*> docks;
+    QList<int> widths;
+    const auto grow = [&](const QString& name, int wanted) {
+        auto* dock = findChild<QDockWidget*>(name);
+        if (dock && dock->isVisible() && !dock->isFloating() && dock->width() < wanted) {
+            docks << dock;
+            widths << wanted;
+        }
+    };
+    grow(QStringLiteral("stepsDock"), std::min(stepsDockWidth, width() / 4));
+    if (m_showedModel)
+        grow(QStringLiteral("predictionDock"), std::min(m_prediction->preferredWidth(), width() * 3 / 10));
+    if (!docks.isEmpty())
+        resizeDocks(docks, widths, Qt::Horizontal);
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event)
 {
     QMainWindow::resizeEvent(event);
-    // A window made wider gives the candidates' table the room it wants first (a narrower one leaves the docks
-    // as the person set them).
-    if (m_showedModel && event->size().width() > event->oldSize().width())
-        QTimer::singleShot(0, this, &MainWindow::fitPredictionDock);
+    // A window made wider gives its docks the room they want first (a narrower one leaves the docks as the
+    // person set them).
+    if (event->oldSize().isValid() && event->size().width() > event->oldSize().width())
+        QTimer::singleShot(0, this, &MainWindow::growDocks);
 }
 
 void MainWindow::childEvent(QChildEvent* event)

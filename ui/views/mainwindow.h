@@ -129,8 +129,10 @@ private:
     QLabel* m_computing = nullptr;
     int m_undoIndex = 0;
     bool m_showedModel = false;  ///< the document was a model session at its last load
-    /** Widens the Next Token dock to its table's preferred width, as far as three tenths of the window allow. */
-    void fitPredictionDock();
+    /** Widens the docks a larger window has room for: the steps to 460 pixels (as far as a quarter of the window
+     *  allows) and, in a model session, Next Token to its table's preferred width (as far as three tenths). A
+     *  dock wider than that stays as it is. */
+    void growDocks();
 };
 
 }  // namespace ui
