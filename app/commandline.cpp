@@ -527,6 +527,50 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** A note on standard error for every figure option the chosen action does not read (it still runs): a
+ *  script that passes --colormap to --export-code learns that nothing was coloured. Also for every further
+ *  action given: one runs, the first in --help's order. */
+void noteIgnoredOptions(const QCommandLineParser& p, const Options& o)
+{
+    struct Action {
+        const QCommandLineOption& option;
+        QList<const QCommandLineOption*> reads;  ///< of figureOptions
+    };
+    const QList<const QCommandLineOption*> figureOptions{&o.step, &o.head, &o.size, &o.colormap, &o.annotate,
+                                                         &o.colourRange};
+    const QList<Action> actions{
+        {o.listPresets, {}},
+        {o.compute, {}},
+        {o.exportHeatmap, figureOptions},
+        {o.exportReport, {&o.colourRange}},
+        {o.exportHandout, {&o.colourRange}},
+        {o.exportCode, {}},
+        {o.exportSlides, {}},
+        {o.exportSteps, {}},
+        {o.exportOverview, {&o.colourRange, &o.colormap}},
+        {o.exportLines, {&o.head}},
+    };
+    const Action* chosen = nullptr;
+    for (const Action& action : actions) {
+        if (!p.isSet(action.option))
+            continue;
+        const QString name = QStringLiteral("--") + action.option.names().constFirst();
+        if (chosen) {
+            printError(QStringLiteral("note: %1 is not done: one action at a time, and %2 runs")
+                           .arg(name, QStringLiteral("--") + chosen->option.names().constFirst()));
+            continue;
+        }
+        chosen = &action;
+    }
+    if (!chosen)
+        return;  // the window: it takes none of them
+    for (const QCommandLineOption* option : figureOptions) {
+        if (p.isSet(*option) && !chosen->reads.contains(option))
+            printError(QStringLiteral("note: --%1 does not apply to --%2; ignored")
+                           .arg(option->names().constFirst(), chosen->option.names().constFirst()));
+    }
+}
+
 }  // namespace
 
 QString languageArgument(const QStringList& arguments)
@@ -596,6 +640,7 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         return ExitRefused;
     }
 
+    noteIgnoredOptions(p, o);
     try {
         if (p.isSet(o.listPresets)) {
             QString text;

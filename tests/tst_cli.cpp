@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -394,6 +395,38 @@ private slots:
             QVERIFY2(softmax.contains(QStringLiteral("w(1,2) = exp(4 − 4) / Σ = 1 / 2.1353 = 0.4683")),
                      qPrintable(softmax));
         }
+    }
+
+    void optionsAnActionDoesNotReadAreNoted()
+    {
+        // The action still runs and succeeds; standard error says which options it left alone.
+        const QString code = m_dir.filePath(QStringLiteral("noted.py"));
+        Run r = run({QStringLiteral("--export-code"), code, QStringLiteral("--colormap"), QStringLiteral("magma"),
+                     QStringLiteral("--colour-range"), QStringLiteral("row")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QFileInfo::exists(code));
+        QVERIFY2(r.err.contains("--colormap does not apply to --export-code"), r.err.constData());
+        QVERIFY2(r.err.contains("--colour-range does not apply to --export-code"), r.err.constData());
+
+        // What an action reads is not noted: the overview takes the colour map and range, not --step.
+        const QString overview = m_dir.filePath(QStringLiteral("noted.png"));
+        r = run({QStringLiteral("--export-overview"), overview, QStringLiteral("--colormap"), QStringLiteral("magma"),
+                 QStringLiteral("--colour-range"), QStringLiteral("row"), QStringLiteral("--step"),
+                 QStringLiteral("scores")});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(!r.err.contains("--colormap") && !r.err.contains("--colour-range"), r.err.constData());
+        QVERIFY2(r.err.contains("--step does not apply to --export-overview"), r.err.constData());
+
+        // Two actions: the first runs, the second is named as not done.
+        const QString heatmap = m_dir.filePath(QStringLiteral("noted-heatmap.png"));
+        const QString report = m_dir.filePath(QStringLiteral("noted-report.pdf"));
+        r = run({QStringLiteral("--export-heatmap"), heatmap, QStringLiteral("--export-report"), report,
+                 QStringLiteral("--annotate")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QFileInfo::exists(heatmap));
+        QVERIFY(!QFileInfo::exists(report));
+        QVERIFY2(r.err.contains("--export-report is not done"), r.err.constData());
+        QVERIFY2(!r.err.contains("--annotate"), r.err.constData());
     }
 
     void failedExportKeepsTheOldFile()
