@@ -159,7 +159,14 @@ std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::op
 Changes changesSince(const Trace& previous, const AttentionModel& model, double scoreFactor)
 {
     Changes c;
-    const AttentionModel& p = previous.model;
+    if (!previous.model)
+        return c;
+    const AttentionModel& p = *previous.model;
+    if (&p == &model) {  // the very same (immutable) model: nothing differs but perhaps s / T
+        c.reusable = previous.headCount() == model.heads();
+        c.factor = previous.scoreFactor != scoreFactor;
+        return c;
+    }
     if (p.tokens != model.tokens || p.options.heads != model.options.heads || p.options.mask != model.options.mask
         || p.options.positionalEncoding != model.options.positionalEncoding
         || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
@@ -284,13 +291,14 @@ void preferHugePages(Matrix& m)
 
 /** A trace to fill, in the storage of recycle when there is one (and it is not previous): a spent trace's
  *  buffers are already faulted in, so filling them costs no page zeroing. recycle is left without them. The
- *  trace keeps recycle's model and score factor until step 1 overwrites them, so that what recycle holds can
- *  still be compared with the new model (startingPoint()). */
+ *  trace keeps recycle's model, magnitudes and score factor until step 1 replaces them, so that what recycle
+ *  holds can still be compared with the new model (startingPoint()). */
 Trace spareStorage(Trace* recycle, const Trace* previous)
 {
     Trace t;
     if (recycle && recycle != previous) {
         t.model = std::move(recycle->model);
+        t.magnitudes = recycle->magnitudes;
         t.encodedX = std::move(recycle->encodedX);
         t.heads = std::move(recycle->heads);
         t.scoreFactor = recycle->scoreFactor;
@@ -332,11 +340,6 @@ double scoreFactor(const AttentionModel& model)
     return s / model.options.temperature;
 }
 
-/** The largest |entry| of X and of the weights: what decides whether a product may fuse its multiply-adds. */
-struct Magnitudes {
-    double x = 0, wq = 0, wk = 0, wv = 0, wo = 0;
-};
-
 /** copyMeasuring() for an optional matrix (0 when there is none). */
 double copyMeasuringOptional(const std::optional<Matrix>& from, std::optional<Matrix>& to)
 {
@@ -349,38 +352,90 @@ double copyMeasuringOptional(const std::optional<Matrix>& from, std::optional<Ma
     return copyMeasuring(*from, *to);
 }
 
-/** Step 1: the trace's copy of the model, and X (n × d_model): the embeddings, plus the positional encoding
- *  when it is on (kept in encodedX; without it X is the model's embeddings). The copy goes into the storage
- *  taken over when the shapes are the same, and measures the matrices as it reads them: one pass over the
- *  weights checks them finite (validate()'s scan) and finds the magnitudes the products need. Throws
+/** maxAbs() of an optional matrix (0 when there is none). */
+double maxAbsOptional(const std::optional<Matrix>& m)
+{
+    return m ? maxAbs(*m) : 0.0;
+}
+
+/** Throws validate()'s message unless every magnitude (and so every number) is finite. */
+void checkFinite(const AttentionModel& model, const Magnitudes& m, bool biasesFinite)
+{
+    if (!(biasesFinite && std::isfinite(m.x) && std::isfinite(m.wq) && std::isfinite(m.wk) && std::isfinite(m.wv)
+          && std::isfinite(m.wo)))
+        throw std::invalid_argument(*validate(model));  // its message names the first such number
+}
+
+/** A copy of model into `to` (in its storage when the shapes are the same), measured as it is read: one pass
+ *  over the weights checks them finite (validate()'s scan) and finds the magnitudes the products need. Throws
  *  validate()'s message when a number is ±∞ or NaN. */
-Magnitudes inputX(const AttentionModel& model, Trace& t)
+Magnitudes copyMeasuringModel(const AttentionModel& model, AttentionModel& to)
 {
     // Every member of the model (what operator== compares, and the origin label).
-    AttentionModel& copy = t.model;
-    copy.tokens = model.tokens;
-    copy.options = model.options;
-    copy.origin = model.origin;
+    to.tokens = model.tokens;
+    to.options = model.options;
+    to.origin = model.origin;
     Magnitudes m;
-    m.x = copyMeasuring(model.embeddings, copy.embeddings);
-    m.wq = copyMeasuring(model.wq, copy.wq);
-    m.wk = copyMeasuring(model.wk, copy.wk);
-    m.wv = copyMeasuring(model.wv, copy.wv);
-    m.wo = copyMeasuringOptional(model.wo, copy.wo);
-    bool finite = std::isfinite(m.x) && std::isfinite(m.wq) && std::isfinite(m.wk) && std::isfinite(m.wv)
-        && std::isfinite(m.wo);
-    for (auto [from, to] : {std::pair{&model.bq, &copy.bq}, std::pair{&model.bk, &copy.bk},
-                            std::pair{&model.bv, &copy.bv}, std::pair{&model.bo, &copy.bo}})
-        finite = std::isfinite(copyMeasuringOptional(*from, *to)) && finite;
-    if (!finite)
-        throw std::invalid_argument(*validate(model));  // its message names the first such number
+    m.x = copyMeasuring(model.embeddings, to.embeddings);
+    m.wq = copyMeasuring(model.wq, to.wq);
+    m.wk = copyMeasuring(model.wk, to.wk);
+    m.wv = copyMeasuring(model.wv, to.wv);
+    m.wo = copyMeasuringOptional(model.wo, to.wo);
+    bool finite = true;
+    for (auto [from, into] : {std::pair{&model.bq, &to.bq}, std::pair{&model.bk, &to.bk},
+                              std::pair{&model.bv, &to.bv}, std::pair{&model.bo, &to.bo}})
+        finite = std::isfinite(copyMeasuringOptional(*from, *into)) && finite;
+    checkFinite(model, m, finite);
+    return m;
+}
+
+/** The same without a copy, for a model the trace shares: one pass that reads every number. */
+Magnitudes measure(const AttentionModel& model)
+{
+    Magnitudes m;
+    m.x = maxAbs(model.embeddings);
+    m.wq = maxAbs(model.wq);
+    m.wk = maxAbs(model.wk);
+    m.wv = maxAbs(model.wv);
+    m.wo = maxAbsOptional(model.wo);
+    bool finite = true;
+    for (const auto* b : {&model.bq, &model.bk, &model.bv, &model.bo})
+        finite = std::isfinite(maxAbsOptional(*b)) && finite;
+    checkFinite(model, m, finite);
+    return m;
+}
+
+/** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
+ *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
+ *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
+ *  its magnitudes, and only a model not seen before is read. Without one (shared null), the trace takes a copy
+ *  of model, in the spare's storage when nobody else holds that, measured as it is read. Throws validate()'s
+ *  message when a number is ±∞ or NaN. */
+void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared, const Trace* previous,
+            Trace& t)
+{
+    if (shared) {
+        if (previous && previous->model == shared)
+            t.magnitudes = previous->magnitudes;
+        else if (t.model != shared)
+            t.magnitudes = measure(*shared);
+        t.model = std::move(shared);
+    } else {
+        std::shared_ptr<AttentionModel> copy;
+        if (t.model && t.model.use_count() == 1)  // the spare's own model, which nobody else sees: its storage
+            copy = std::const_pointer_cast<AttentionModel>(std::move(t.model));
+        else
+            copy = std::make_shared<AttentionModel>();
+        t.model.reset();
+        t.magnitudes = copyMeasuringModel(model, *copy);
+        t.model = std::move(copy);
+    }
     if (model.options.positionalEncoding != PositionalEncoding::None) {
         model.xInto(t.encodedX);
-        m.x = maxAbs(t.encodedX);
+        t.magnitudes.x = maxAbs(t.encodedX);
     } else {
         t.encodedX.resize(0, 0);
     }
-    return m;
 }
 
 /** The rows of a task of steps 3–6: query rows [r0, r0 + rows) of one head. */
@@ -716,9 +771,9 @@ StartingPoint startingPoint(const AttentionModel& model, double factor, const Tr
     return s;
 }
 
-}  // namespace
-
-Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
+/** compute() of model, which the trace shares when `shared` (pointing at model) is given, else copies. */
+Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared,
+                   const Trace* previous, Trace* recycle)
 {
     if (validateShapes(model))
         throw std::invalid_argument(*validate(model));  // the same message as validate() gives
@@ -727,11 +782,11 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     const StartingPoint start = startingPoint(model, scoreFactor(model), previous, t);
 
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
-    //    (validate()'s check of every number is made by the copy into the trace)
-    const Magnitudes magnitudes = inputX(model, t);
+    //    (validate()'s check of every number is made as the trace takes the model)
+    inputX(model, std::move(shared), previous, t);
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
     // what each head redoes; every matrix of every head allocated
-    Pass pass(model, magnitudes, start.changes, start.from, t);
+    Pass pass(model, t.magnitudes, start.changes, start.from, t);
 
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v
@@ -751,9 +806,25 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     return t;
 }
 
-std::shared_ptr<Trace> computeShared(const AttentionModel& model, const Trace* previous, Trace* recycle)
+}  // namespace
+
+Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
 {
-    return std::make_shared<Trace>(compute(model, previous, recycle));
+    return computeModel(model, nullptr, previous, recycle);
+}
+
+Trace compute(std::shared_ptr<const AttentionModel> model, const Trace* previous, Trace* recycle)
+{
+    if (!model)
+        throw std::invalid_argument("no model");
+    const AttentionModel& m = *model;
+    return computeModel(m, std::move(model), previous, recycle);
+}
+
+std::shared_ptr<Trace> computeShared(std::shared_ptr<const AttentionModel> model, const Trace* previous,
+                                     Trace* recycle)
+{
+    return std::make_shared<Trace>(compute(std::move(model), previous, recycle));
 }
 
 }  // namespace core
