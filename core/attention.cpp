@@ -237,19 +237,13 @@ void project(const MatrixCRef& in, double inMax, const PackedMatrix& w, const st
         out.rowwise() += bias->row(0).segment(first, out.cols());
 }
 
-/** Below this many FLOPs one thread does everything: handing tasks to other threads costs more than it saves. */
+/** Below this many FLOPs a step runs on the calling thread alone: waking a worker and waiting for it costs more
+ *  than it saves. Each step (a projection, the blocks of steps 3–6, the output) is weighed on its own, so that a
+ *  small pass hands nothing to another thread and a larger one only its large products. */
 constexpr double threadedFlops = 1e7;
 
-/** FLOPs of the products of compute(), the measure of when threads pay. */
-double productFlops(const AttentionModel& m)
-{
-    const double n = m.n(), d = m.dModel(), hk = double(m.wq.cols()), hv = double(m.wv.cols());
-    const double out = m.wo ? double(m.wo->cols()) : 0.0;
-    return 2 * n * d * (2 * hk + hv) + 2 * n * n * (hk + hv) + 2 * n * hv * out;
-}
-
-/** Threads worth using for this much work: 1 below threadedFlops, else at least 2 and up to the cores there are,
- *  each with half of threadedFlops or more. */
+/** Threads worth using for a step of this much work: 1 below threadedFlops, else at least 2 and up to the cores
+ *  there are, each with half of threadedFlops or more. */
 int threadsFor(double flops)
 {
     if (flops < threadedFlops)
@@ -489,7 +483,7 @@ private:
      *  W_O): as few tasks as there are threads, so that the factor is packed as seldom as possible, but no
      *  more than fit a thread's scratch (scratchCells) with their `cols` columns, unless that is below
      *  blockRows. */
-    Index chunkRows(Index cols) const;
+    Index chunkRows(Index cols, int threads) const;
     /** Step 2 for one of W_Q, W_K, W_V (which = 0, 1, 2) and the heads whose plan redoes it whole: one product
      *  of each chunk of rows of X with the columns of all those heads, each head's block copied out of it. */
     void wholeProjection(int which);
@@ -504,7 +498,7 @@ private:
     const Matrix& m_x;  ///< n × d_model
     const int m_n, m_heads, m_dk, m_dv;
     const bool m_causal;
-    const int m_threads;  ///< threads the products are worth
+    const int m_blockThreads;  ///< threads steps 3–6 are worth (their products: 2·n·n·(h·d_k + h·d_v) FLOPs)
     const int m_blocks;   ///< blocks of query rows per head
     std::vector<HeadPlan> m_plans;
     std::vector<double> m_valuesMax;  ///< per head: the largest |entry| of V (±∞ or NaN when one is)
@@ -516,7 +510,8 @@ Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Chan
            Trace& t)
     : m_model(model), m_magnitudes(magnitudes), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()),
       m_dk(model.dK()), m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal),
-      m_threads(threadsFor(productFlops(model))), m_blocks(int((m_n + blockRows - 1) / blockRows)),
+      m_blockThreads(threadsFor(2.0 * m_n * m_n * (double(model.wq.cols()) + double(model.wv.cols())))),
+      m_blocks(int((m_n + blockRows - 1) / blockRows)),
       m_valuesMax(std::size_t(m_heads), 0)
 {
     m_plans = planHeads(changes, model);
@@ -530,9 +525,9 @@ Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Chan
  *  or blockRows rows of the widest weight (4 MiB). */
 constexpr Index scratchCells = Index(1) << 17;
 
-Index Pass::chunkRows(Index cols) const
+Index Pass::chunkRows(Index cols, int threads) const
 {
-    const Index perThread = (m_n + m_threads - 1) / m_threads;
+    const Index perThread = (m_n + threads - 1) / threads;
     return std::min(std::max(scratchCells / std::max<Index>(cols, 1), blockRows), perThread);
 }
 
@@ -560,9 +555,10 @@ void Pass::wholeProjection(int which)
     const Index c0 = Index(first) * width, cols = Index(last - first + 1) * width;
     // The whole block of columns, its magnitude bounded by the whole weight's (found while copying it).
     const PackedMatrix packed(w.middleCols(c0, cols), wMax);
-    const Index chunk = chunkRows(cols);
+    const int threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(cols));
+    const Index chunk = chunkRows(cols, threads);
     const int chunks = int((m_n + chunk - 1) / chunk);
-    parallelFor(chunks, m_threads, [&](int task) {
+    parallelFor(chunks, threads, [&](int task) {
         const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
         const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
         if (first == last) {  // one head: straight into it
@@ -633,7 +629,7 @@ void Pass::scoresOfEditedTokens()
 
 void Pass::packKeysAndValues()
 {
-    parallelFor(2 * m_heads, m_threads, [&](int task) {
+    parallelFor(2 * m_heads, m_blockThreads, [&](int task) {
         const int head = task / 2;
         HeadPlan& plan = m_plans[std::size_t(head)];
         const HeadTrace& ht = m_t.heads[std::size_t(head)];
@@ -653,7 +649,7 @@ void Pass::packKeysAndValues()
 template <typename Step>
 void Pass::forEachBlock(const Step& step) const
 {
-    parallelFor(m_heads * m_blocks, m_threads, [&](int task) {
+    parallelFor(m_heads * m_blocks, m_blockThreads, [&](int task) {
         const Index r0 = firstRow(m_blocks - 1 - task % m_blocks);
         step(Block{task / m_blocks, r0, rowsOf(r0)});
     });
@@ -722,8 +718,9 @@ void Pass::concatAndOutput()
     }
     m_t.output.resize(m_n, m_model.wo->cols());
     const PackedMatrix wo(*m_model.wo, m_magnitudes.wo);  // h·d_v × d_out
-    const Index chunk = chunkRows(m_model.wo->cols());
-    parallelFor(int((m_n + chunk - 1) / chunk), m_threads, [&](int task) {
+    const int threads = threadsFor(2.0 * double(m_n) * double(m_t.concat.cols()) * double(m_model.wo->cols()));
+    const Index chunk = chunkRows(m_model.wo->cols(), threads);
+    parallelFor(int((m_n + chunk - 1) / chunk), threads, [&](int task) {
         const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
         const auto concat = m_t.concat.middleRows(r0, rows);
         project(concat, maxAbs(concat), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));

@@ -1,8 +1,10 @@
 /** What the engine's speed must not change: the same result on any number of threads and blocks, a memory
  *  estimate that covers what a trace holds, and a refusal past the memory budget. And what its speed rests on:
- *  a trace shares its model instead of copying it. No timings here. */
+ *  a trace shares its model instead of copying it, and a small computation runs on the calling thread alone.
+ *  No timings here. */
 
 #include "core/attention.h"
+#include "core/threadpool.h"
 #include "testutil.h"
 
 #include <QTest>
@@ -84,6 +86,7 @@ private slots:
     void aTraceSharesItsModel();
     void aCopiedModelStaysTheTracesOwn();
     void theWeightsAreMeasuredOncePerModel();
+    void aSmallComputationStartsNoThread();
 };
 
 void TestPerformanceInvariants::sameResultEveryTime_data()
@@ -463,4 +466,25 @@ void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
     // Another model object, even an equal one, is measured.
     const Trace v = compute(std::make_shared<const AttentionModel>(*model), &t);
     QCOMPARE(v.magnitudes.wk, double(model->wk.cwiseAbs().maxCoeff()));
+}
+
+void TestPerformanceInvariants::aSmallComputationStartsNoThread()
+{
+    // Waking a worker and waiting for it costs more than a small pass: the benchmark's shapes of 3 and 64
+    // tokens (d_model 512, d_k 64) hand nothing to another thread, one head or eight. A larger pass does (on
+    // more than one core), so the count is seen to move.
+    std::mt19937_64 rng(47);
+    for (const auto [n, heads] : {std::pair{3, 8}, std::pair{64, 1}, std::pair{3, 1}}) {
+        const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, n, 512, heads, 64, 64, 512));
+        Trace spare = compute(model);
+        const long long before = handOffs();
+        const Trace t = compute(model, nullptr, &spare);
+        QVERIFY2(handOffs() == before, qPrintable(QStringLiteral("n=%1, %2 heads: %3 hand-offs").arg(n).arg(heads)
+                                                     .arg(handOffs() - before)));
+    }
+    if (coreCount() > 1) {
+        const long long before = handOffs();
+        const Trace large = compute(testutil::randomModel(rng, 512, 512, 1, 64, 64, 512));
+        QVERIFY(handOffs() > before);
+    }
 }
