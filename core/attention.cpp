@@ -484,6 +484,13 @@ private:
      *  more than fit a thread's scratch (scratchCells) with their `cols` columns, unless that is below
      *  blockRows. */
     Index chunkRows(Index cols, int threads) const;
+    /** Parts of its columns a product of every row by a weight is split into, up to `units` (heads, or groups
+     *  of 8 columns): one per thread when the rows are few (one block), so that each thread multiplies all of them
+     *  by its own columns and no two pack the same columns of the weight; else 1 (the threads split the rows). */
+    int columnParts(int threads, int units) const
+    {
+        return threads > 1 && m_n <= blockRows ? std::max(1, std::min(threads, units)) : 1;
+    }
     /** Step 2 for one of W_Q, W_K, W_V (which = 0, 1, 2) and the heads whose plan redoes it whole: one product
      *  of each chunk of rows of X with the columns of all those heads, each head's block copied out of it. */
     void wholeProjection(int which);
@@ -552,17 +559,22 @@ void Pass::wholeProjection(int which)
         HeadTrace& ht = m_t.heads[std::size_t(head)];
         return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
     };
-    const Index c0 = Index(first) * width, cols = Index(last - first + 1) * width;
-    // The whole block of columns, its magnitude bounded by the whole weight's (found while copying it).
-    const PackedMatrix packed(w.middleCols(c0, cols), wMax);
-    const int threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(cols));
-    const Index chunk = chunkRows(cols, threads);
+    const int heads = last - first + 1;
+    const int threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(Index(heads) * width));
+    const int parts = columnParts(threads, heads);
+    const Index chunk = parts > 1 ? m_n : chunkRows(Index(heads) * width, threads);
     const int chunks = int((m_n + chunk - 1) / chunk);
-    parallelFor(chunks, threads, [&](int task) {
-        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
+    parallelFor(chunks * parts, threads, [&](int task) {
+        const Index r0 = Index(task / parts) * chunk, rows = std::min(chunk, m_n - r0);
+        const int part = task % parts;
+        const int h0 = first + part * heads / parts, h1 = first + (part + 1) * heads / parts;  // heads [h0, h1)
+        const Index c0 = Index(h0) * width, cols = Index(h1 - h0) * width;
+        // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
+        const PackedMatrix packed(w.middleCols(c0, cols), wMax);
         const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
-        if (first == last) {  // one head: straight into it
-            project(xRows, m_magnitudes.x, packed, bias, c0, out(first).middleRows(r0, rows));
+        if (h1 - h0 == 1) {  // one head: straight into it (a head between others that redo may keep its values)
+            if (redoes(h0))
+                project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
             return;
         }
         thread_local std::vector<double> scratch;
@@ -570,10 +582,10 @@ void Pass::wholeProjection(int which)
             scratch.resize(std::size_t(rows * cols));
         Eigen::Map<Matrix> all(scratch.data(), rows, cols);
         multiply(xRows, m_magnitudes.x, packed, all);
-        for (int head = first; head <= last; ++head) {
+        for (int head = h0; head < h1; ++head) {
             if (!redoes(head))
                 continue;
-            auto block = all.middleCols(Index(head - first) * width, width);
+            auto block = all.middleCols(Index(head - h0) * width, width);
             if (bias)
                 out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
             else
@@ -716,14 +728,21 @@ void Pass::concatAndOutput()
         m_t.output = m_t.concat;
         return;
     }
-    m_t.output.resize(m_n, m_model.wo->cols());
-    const PackedMatrix wo(*m_model.wo, m_magnitudes.wo);  // h·d_v × d_out
-    const int threads = threadsFor(2.0 * double(m_n) * double(m_t.concat.cols()) * double(m_model.wo->cols()));
-    const Index chunk = chunkRows(m_model.wo->cols(), threads);
-    parallelFor(int((m_n + chunk - 1) / chunk), threads, [&](int task) {
-        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
+    const Index dOut = m_model.wo->cols();
+    m_t.output.resize(m_n, dOut);
+    const int threads = threadsFor(2.0 * double(m_n) * double(m_t.concat.cols()) * double(dOut));
+    const int parts = columnParts(threads, int(dOut / 8));  // columns in multiples of 8
+    const Index chunk = parts > 1 ? m_n : chunkRows(dOut, threads);
+    const double concatMax = parts > 1 ? maxAbs(m_t.concat) : 0.0;
+    parallelFor(int((m_n + chunk - 1) / chunk) * parts, threads, [&](int task) {
+        const Index r0 = Index(task / parts) * chunk, rows = std::min(chunk, m_n - r0);
+        const int part = task % parts;
+        const Index c0 = part == 0 ? 0 : dOut / 8 * part / parts * 8;
+        const Index c1 = part + 1 == parts ? dOut : dOut / 8 * (part + 1) / parts * 8;
+        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo);  // h·d_v × its columns of d_out
         const auto concat = m_t.concat.middleRows(r0, rows);
-        project(concat, maxAbs(concat), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));
+        project(concat, parts > 1 ? concatMax : maxAbs(concat), wo, m_model.bo, c0,
+                m_t.output.block(r0, c0, rows, c1 - c0));
     });
 }
 
