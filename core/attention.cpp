@@ -491,9 +491,18 @@ private:
     {
         return threads > 1 && m_n <= blockRows ? std::max(1, std::min(threads, units)) : 1;
     }
-    /** Step 2 for one of W_Q, W_K, W_V (which = 0, 1, 2) and the heads whose plan redoes it whole: one product
-     *  of each chunk of rows of X with the columns of all those heads, each head's block copied out of it. */
-    void wholeProjection(int which);
+    /** How step 2 splits one of W_Q, W_K, W_V (which = 0, 1, 2) for the heads whose plan redoes it whole. */
+    struct Projection {
+        int which = 0;
+        int first = 0, heads = 0;  ///< heads [first, first + heads) (between them some may keep theirs)
+        int threads = 1, parts = 1;
+        Index chunk = 0;
+        int tasks = 0;  ///< chunks of rows × parts of columns; 0 when no head redoes it
+    };
+    Projection wholeProjection(int which) const;
+    /** One task of a projection: one product of a chunk of rows of X with the columns of a part of its heads,
+     *  each head's block copied out of it. */
+    void projectionTask(const Projection& p, int task);
 
     /** Query rows per task: a block of scores is still in cache for its softmax and weights·V, and repacking
      *  K and V once per block costs about 1% of the block's products. */
@@ -538,12 +547,14 @@ Index Pass::chunkRows(Index cols, int threads) const
     return std::min(std::max(scratchCells / std::max<Index>(cols, 1), blockRows), perThread);
 }
 
-void Pass::wholeProjection(int which)
+Pass::Projection Pass::wholeProjection(int which) const
 {
+    Projection p;
+    p.which = which;
     const Index width = which == 2 ? m_dv : m_dk;
     auto redoes = [&](int head) {
-        const HeadPlan& p = m_plans[std::size_t(head)];
-        return which == 0 ? p.fullQ : which == 1 ? p.fullK : p.fullV;
+        const HeadPlan& plan = m_plans[std::size_t(head)];
+        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
     };
     int first = 0, last = m_heads - 1;
     while (first < m_heads && !redoes(first))
@@ -551,7 +562,24 @@ void Pass::wholeProjection(int which)
     while (last >= first && !redoes(last))
         --last;
     if (first > last)
-        return;
+        return p;
+    p.first = first;
+    p.heads = last - first + 1;
+    p.threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(Index(p.heads) * width));
+    p.parts = columnParts(p.threads, p.heads);
+    p.chunk = p.parts > 1 ? m_n : chunkRows(Index(p.heads) * width, p.threads);
+    p.tasks = int((m_n + p.chunk - 1) / p.chunk) * p.parts;
+    return p;
+}
+
+void Pass::projectionTask(const Projection& p, int task)
+{
+    const int which = p.which;
+    const Index width = which == 2 ? m_dv : m_dk;
+    auto redoes = [&](int head) {
+        const HeadPlan& plan = m_plans[std::size_t(head)];
+        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
+    };
     const Matrix& w = which == 0 ? m_model.wq : which == 1 ? m_model.wk : m_model.wv;
     const std::optional<Matrix>& bias = which == 0 ? m_model.bq : which == 1 ? m_model.bk : m_model.bv;
     const double wMax = which == 0 ? m_magnitudes.wq : which == 1 ? m_magnitudes.wk : m_magnitudes.wv;
@@ -559,46 +587,47 @@ void Pass::wholeProjection(int which)
         HeadTrace& ht = m_t.heads[std::size_t(head)];
         return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
     };
-    const int heads = last - first + 1;
-    const int threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(Index(heads) * width));
-    const int parts = columnParts(threads, heads);
-    const Index chunk = parts > 1 ? m_n : chunkRows(Index(heads) * width, threads);
-    const int chunks = int((m_n + chunk - 1) / chunk);
-    parallelFor(chunks * parts, threads, [&](int task) {
-        const Index r0 = Index(task / parts) * chunk, rows = std::min(chunk, m_n - r0);
-        const int part = task % parts;
-        const int h0 = first + part * heads / parts, h1 = first + (part + 1) * heads / parts;  // heads [h0, h1)
-        const Index c0 = Index(h0) * width, cols = Index(h1 - h0) * width;
-        // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
-        const PackedMatrix packed(w.middleCols(c0, cols), wMax);
-        const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
-        if (h1 - h0 == 1) {  // one head: straight into it (a head between others that redo may keep its values)
-            if (redoes(h0))
-                project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
-            return;
-        }
-        thread_local std::vector<double> scratch;
-        if (scratch.size() < std::size_t(rows * cols))
-            scratch.resize(std::size_t(rows * cols));
-        Eigen::Map<Matrix> all(scratch.data(), rows, cols);
-        multiply(xRows, m_magnitudes.x, packed, all);
-        for (int head = h0; head < h1; ++head) {
-            if (!redoes(head))
-                continue;
-            auto block = all.middleCols(Index(head - h0) * width, width);
-            if (bias)
-                out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
-            else
-                out(head).middleRows(r0, rows) = block;
-        }
-    });
+    const Index r0 = Index(task / p.parts) * p.chunk, rows = std::min(p.chunk, m_n - r0);
+    const int part = task % p.parts;
+    const int h0 = p.first + part * p.heads / p.parts, h1 = p.first + (part + 1) * p.heads / p.parts;  // [h0, h1)
+    const Index c0 = Index(h0) * width, cols = Index(h1 - h0) * width;
+    // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
+    const PackedMatrix packed(w.middleCols(c0, cols), wMax);
+    const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
+    if (h1 - h0 == 1) {  // one head: straight into it (a head between others that redo may keep its values)
+        if (redoes(h0))
+            project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
+        return;
+    }
+    thread_local std::vector<double> scratch;
+    if (scratch.size() < std::size_t(rows * cols))
+        scratch.resize(std::size_t(rows * cols));
+    Eigen::Map<Matrix> all(scratch.data(), rows, cols);
+    multiply(xRows, m_magnitudes.x, packed, all);
+    for (int head = h0; head < h1; ++head) {
+        if (!redoes(head))
+            continue;
+        auto block = all.middleCols(Index(head - h0) * width, width);
+        if (bias)
+            out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
+        else
+            out(head).middleRows(r0, rows) = block;
+    }
 }
 
 void Pass::projections()
 {
-    // Whole projections, every head that redoes one in one product …
-    for (int which = 0; which < 3; ++which)
-        wholeProjection(which);
+    // Whole projections, every head that redoes one in one product (or one per part of the heads), the tasks of
+    // all three handed to the threads at once: one wait for them instead of three …
+    const Projection whole[3] = {wholeProjection(0), wholeProjection(1), wholeProjection(2)};
+    const int tasks = whole[0].tasks + whole[1].tasks + whole[2].tasks;
+    const int threads = std::max({whole[0].threads, whole[1].threads, whole[2].threads});
+    parallelFor(tasks, threads, [&](int task) {
+        int which = 0;
+        while (task >= whole[which].tasks)
+            task -= whole[which++].tasks;
+        projectionTask(whole[which], task);
+    });
     // … or the rows and columns an edit touched
     for (int head = 0; head < m_heads; ++head) {
         const HeadPlan& plan = m_plans[std::size_t(head)];
