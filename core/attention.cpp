@@ -500,6 +500,12 @@ private:
         int tasks = 0;  ///< chunks of rows × parts of columns; 0 when no head redoes it
     };
     Projection wholeProjection(int which) const;
+    /** True when head's plan redoes projection `which` (0 Q, 1 K, 2 V) whole. */
+    bool redoesWhole(int which, int head) const
+    {
+        const HeadPlan& plan = m_plans[std::size_t(head)];
+        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
+    }
     /** One task of a projection: one product of a chunk of rows of X with the columns of a part of its heads,
      *  each head's block copied out of it. */
     void projectionTask(const Projection& p, int task);
@@ -552,10 +558,7 @@ Pass::Projection Pass::wholeProjection(int which) const
     Projection p;
     p.which = which;
     const Index width = which == 2 ? m_dv : m_dk;
-    auto redoes = [&](int head) {
-        const HeadPlan& plan = m_plans[std::size_t(head)];
-        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
-    };
+    auto redoes = [&](int head) { return redoesWhole(which, head); };
     int first = 0, last = m_heads - 1;
     while (first < m_heads && !redoes(first))
         ++first;
@@ -576,10 +579,7 @@ void Pass::projectionTask(const Projection& p, int task)
 {
     const int which = p.which;
     const Index width = which == 2 ? m_dv : m_dk;
-    auto redoes = [&](int head) {
-        const HeadPlan& plan = m_plans[std::size_t(head)];
-        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
-    };
+    auto redoes = [&](int head) { return redoesWhole(which, head); };
     const Matrix& w = which == 0 ? m_model.wq : which == 1 ? m_model.wk : m_model.wv;
     const std::optional<Matrix>& bias = which == 0 ? m_model.bq : which == 1 ? m_model.bk : m_model.bv;
     const double wMax = which == 0 ? m_magnitudes.wq : which == 1 ? m_magnitudes.wk : m_magnitudes.wv;
