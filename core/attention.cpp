@@ -399,6 +399,12 @@ Magnitudes measure(const AttentionModel& model)
     return m;
 }
 
+/** The deleter of a trace's own copy of a model (compute() of a model its caller keeps): what tells that copy,
+ *  whose storage a later copy may take, from a shared model. */
+struct OwnCopy {
+    void operator()(AttentionModel* m) const { delete m; }
+};
+
 /** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
  *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
  *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
@@ -416,10 +422,12 @@ void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> s
         t.model = std::move(shared);
     } else {
         std::shared_ptr<AttentionModel> copy;
-        if (t.model && t.model.use_count() == 1)  // the spare's own model, which nobody else sees: its storage
+        // The spare's own copy (made by this branch, mutable: its deleter says so), which nobody else sees any
+        // more: its storage. A shared model, which may have been made const, is never written.
+        if (t.model && std::get_deleter<OwnCopy>(t.model) && t.model.use_count() == 1)
             copy = std::const_pointer_cast<AttentionModel>(std::move(t.model));
         else
-            copy = std::make_shared<AttentionModel>();
+            copy = std::shared_ptr<AttentionModel>(new AttentionModel, OwnCopy{});
         t.model.reset();
         t.magnitudes = copyMeasuringModel(model, *copy);
         t.model = std::move(copy);

@@ -444,6 +444,14 @@ void TestPerformanceInvariants::aCopiedModelStaysTheTracesOwn()
     const Trace d = compute(m2, nullptr, &c);  // nobody else holds c's model: its storage is reused
     QCOMPARE(d.model.get(), storage);
     QVERIFY(*d.model == m2);
+
+    // A shared model is never written, even when the spare's trace was the last to hold it.
+    auto shared = std::make_shared<const AttentionModel>(m1);
+    const AttentionModel* sharedAddress = shared.get();
+    Trace e = compute(std::move(shared));
+    const Trace f = compute(m2, nullptr, &e);
+    QVERIFY(f.model.get() != sharedAddress);
+    QVERIFY(*f.model == m2);
 }
 
 void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
@@ -474,7 +482,7 @@ void TestPerformanceInvariants::aSmallComputationStartsNoThread()
     // tokens (d_model 512, d_k 64) hand nothing to another thread, one head or eight. A larger pass does (on
     // more than one core), so the count is seen to move.
     std::mt19937_64 rng(47);
-    for (const auto [n, heads] : {std::pair{3, 8}, std::pair{64, 1}, std::pair{3, 1}}) {
+    for (const auto& [n, heads] : {std::pair{3, 8}, std::pair{64, 1}, std::pair{3, 1}}) {
         const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, n, 512, heads, 64, 64, 512));
         Trace spare = compute(model);
         const long long before = handOffs();
