@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -139,9 +140,19 @@ std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
 }
 
 /** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
+/** True when a and b hold the same bits (same shapes): the common case of a weight an edit did not touch, told
+ *  by one fast pass instead of a comparison column by column. */
+bool identical(const Matrix& a, const Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+        && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
+}
+
 std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
                                  const std::optional<Matrix>& biasB)
 {
+    if (identical(a, b) && (!biasA || identical(*biasA, *biasB)))
+        return {};
     std::vector<char> differs(std::size_t(a.cols()), 0);
     for (Index r = 0; r < a.rows(); ++r)
         for (Index c = 0; c < a.cols(); ++c)
