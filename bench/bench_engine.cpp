@@ -60,7 +60,8 @@ core::Trace warmSpare(const Model& model)
  *  replaces (warmSpare()). */
 void Forward(benchmark::State& state)
 {
-    const auto model = std::make_shared<const core::AttentionModel>(bench::model(int(state.range(0)), int(state.range(1))));
+    const auto model =
+        std::make_shared<const core::AttentionModel>(bench::model(int(state.range(0)), int(state.range(1))));
     core::Trace spare = warmSpare(model);
     for (auto _ : state) {
         auto trace = core::compute(model, nullptr, &spare);

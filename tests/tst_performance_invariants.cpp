@@ -483,7 +483,8 @@ void TestPerformanceInvariants::aSmallComputationStartsNoThread()
     // more than one core), so the count is seen to move.
     std::mt19937_64 rng(47);
     for (const auto& [n, heads] : {std::pair{3, 8}, std::pair{64, 1}, std::pair{3, 1}}) {
-        const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, n, 512, heads, 64, 64, 512));
+        const auto model =
+            std::make_shared<const AttentionModel>(testutil::randomModel(rng, n, 512, heads, 64, 64, 512));
         Trace spare = compute(model);
         const long long before = handOffs();
         const Trace t = compute(model, nullptr, &spare);
