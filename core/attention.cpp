@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -139,9 +140,19 @@ std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
 }
 
 /** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
+/** True when a and b hold the same bits (same shapes): the common case of a weight an edit did not touch, told
+ *  by one fast pass instead of a comparison column by column. */
+bool identical(const Matrix& a, const Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+        && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
+}
+
 std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
                                  const std::optional<Matrix>& biasB)
 {
+    if (identical(a, b) && (!biasA || identical(*biasA, *biasB)))
+        return {};
     std::vector<char> differs(std::size_t(a.cols()), 0);
     for (Index r = 0; r < a.rows(); ++r)
         for (Index c = 0; c < a.cols(); ++c)
@@ -159,7 +170,14 @@ std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::op
 Changes changesSince(const Trace& previous, const AttentionModel& model, double scoreFactor)
 {
     Changes c;
-    const AttentionModel& p = previous.model;
+    if (!previous.model)
+        return c;
+    const AttentionModel& p = *previous.model;
+    if (&p == &model) {  // the very same (immutable) model: nothing differs but perhaps s / T
+        c.reusable = previous.headCount() == model.heads();
+        c.factor = previous.scoreFactor != scoreFactor;
+        return c;
+    }
     if (p.tokens != model.tokens || p.options.heads != model.options.heads || p.options.mask != model.options.mask
         || p.options.positionalEncoding != model.options.positionalEncoding
         || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
@@ -230,19 +248,13 @@ void project(const MatrixCRef& in, double inMax, const PackedMatrix& w, const st
         out.rowwise() += bias->row(0).segment(first, out.cols());
 }
 
-/** Below this many FLOPs one thread does everything: handing tasks to other threads costs more than it saves. */
+/** Below this many FLOPs a step runs on the calling thread alone: waking a worker and waiting for it costs more
+ *  than it saves. Each step (a projection, the blocks of steps 3–6, the output) is weighed on its own, so that a
+ *  small pass hands nothing to another thread and a larger one only its large products. */
 constexpr double threadedFlops = 1e7;
 
-/** FLOPs of the products of compute(), the measure of when threads pay. */
-double productFlops(const AttentionModel& m)
-{
-    const double n = m.n(), d = m.dModel(), hk = double(m.wq.cols()), hv = double(m.wv.cols());
-    const double out = m.wo ? double(m.wo->cols()) : 0.0;
-    return 2 * n * d * (2 * hk + hv) + 2 * n * n * (hk + hv) + 2 * n * hv * out;
-}
-
-/** Threads worth using for this much work: 1 below threadedFlops, else at least 2 and up to the cores there are,
- *  each with half of threadedFlops or more. */
+/** Threads worth using for a step of this much work: 1 below threadedFlops, else at least 2 and up to the cores
+ *  there are, each with half of threadedFlops or more. */
 int threadsFor(double flops)
 {
     if (flops < threadedFlops)
@@ -284,13 +296,14 @@ void preferHugePages(Matrix& m)
 
 /** A trace to fill, in the storage of recycle when there is one (and it is not previous): a spent trace's
  *  buffers are already faulted in, so filling them costs no page zeroing. recycle is left without them. The
- *  trace keeps recycle's model and score factor until step 1 overwrites them, so that what recycle holds can
- *  still be compared with the new model (startingPoint()). */
+ *  trace keeps recycle's model, magnitudes and score factor until step 1 replaces them, so that what recycle
+ *  holds can still be compared with the new model (startingPoint()). */
 Trace spareStorage(Trace* recycle, const Trace* previous)
 {
     Trace t;
     if (recycle && recycle != previous) {
         t.model = std::move(recycle->model);
+        t.magnitudes = recycle->magnitudes;
         t.encodedX = std::move(recycle->encodedX);
         t.heads = std::move(recycle->heads);
         t.scoreFactor = recycle->scoreFactor;
@@ -332,11 +345,6 @@ double scoreFactor(const AttentionModel& model)
     return s / model.options.temperature;
 }
 
-/** The largest |entry| of X and of the weights: what decides whether a product may fuse its multiply-adds. */
-struct Magnitudes {
-    double x = 0, wq = 0, wk = 0, wv = 0, wo = 0;
-};
-
 /** copyMeasuring() for an optional matrix (0 when there is none). */
 double copyMeasuringOptional(const std::optional<Matrix>& from, std::optional<Matrix>& to)
 {
@@ -349,38 +357,98 @@ double copyMeasuringOptional(const std::optional<Matrix>& from, std::optional<Ma
     return copyMeasuring(*from, *to);
 }
 
-/** Step 1: the trace's copy of the model, and X (n × d_model): the embeddings, plus the positional encoding
- *  when it is on (kept in encodedX; without it X is the model's embeddings). The copy goes into the storage
- *  taken over when the shapes are the same, and measures the matrices as it reads them: one pass over the
- *  weights checks them finite (validate()'s scan) and finds the magnitudes the products need. Throws
+/** maxAbs() of an optional matrix (0 when there is none). */
+double maxAbsOptional(const std::optional<Matrix>& m)
+{
+    return m ? maxAbs(*m) : 0.0;
+}
+
+/** Throws validate()'s message unless every magnitude (and so every number) is finite. */
+void checkFinite(const AttentionModel& model, const Magnitudes& m, bool biasesFinite)
+{
+    if (!(biasesFinite && std::isfinite(m.x) && std::isfinite(m.wq) && std::isfinite(m.wk) && std::isfinite(m.wv)
+          && std::isfinite(m.wo)))
+        throw std::invalid_argument(*validate(model));  // its message names the first such number
+}
+
+/** A copy of model into `to` (in its storage when the shapes are the same), measured as it is read: one pass
+ *  over the weights checks them finite (validate()'s scan) and finds the magnitudes the products need. Throws
  *  validate()'s message when a number is ±∞ or NaN. */
-Magnitudes inputX(const AttentionModel& model, Trace& t)
+Magnitudes copyMeasuringModel(const AttentionModel& model, AttentionModel& to)
 {
     // Every member of the model (what operator== compares, and the origin label).
-    AttentionModel& copy = t.model;
-    copy.tokens = model.tokens;
-    copy.options = model.options;
-    copy.origin = model.origin;
+    to.tokens = model.tokens;
+    to.options = model.options;
+    to.origin = model.origin;
     Magnitudes m;
-    m.x = copyMeasuring(model.embeddings, copy.embeddings);
-    m.wq = copyMeasuring(model.wq, copy.wq);
-    m.wk = copyMeasuring(model.wk, copy.wk);
-    m.wv = copyMeasuring(model.wv, copy.wv);
-    m.wo = copyMeasuringOptional(model.wo, copy.wo);
-    bool finite = std::isfinite(m.x) && std::isfinite(m.wq) && std::isfinite(m.wk) && std::isfinite(m.wv)
-        && std::isfinite(m.wo);
-    for (auto [from, to] : {std::pair{&model.bq, &copy.bq}, std::pair{&model.bk, &copy.bk},
-                            std::pair{&model.bv, &copy.bv}, std::pair{&model.bo, &copy.bo}})
-        finite = std::isfinite(copyMeasuringOptional(*from, *to)) && finite;
-    if (!finite)
-        throw std::invalid_argument(*validate(model));  // its message names the first such number
+    m.x = copyMeasuring(model.embeddings, to.embeddings);
+    m.wq = copyMeasuring(model.wq, to.wq);
+    m.wk = copyMeasuring(model.wk, to.wk);
+    m.wv = copyMeasuring(model.wv, to.wv);
+    m.wo = copyMeasuringOptional(model.wo, to.wo);
+    bool finite = true;
+    for (auto [from, into] : {std::pair{&model.bq, &to.bq}, std::pair{&model.bk, &to.bk},
+                              std::pair{&model.bv, &to.bv}, std::pair{&model.bo, &to.bo}})
+        finite = std::isfinite(copyMeasuringOptional(*from, *into)) && finite;
+    checkFinite(model, m, finite);
+    return m;
+}
+
+/** The same without a copy, for a model the trace shares: one pass that reads every number. */
+Magnitudes measure(const AttentionModel& model)
+{
+    Magnitudes m;
+    m.x = maxAbs(model.embeddings);
+    m.wq = maxAbs(model.wq);
+    m.wk = maxAbs(model.wk);
+    m.wv = maxAbs(model.wv);
+    m.wo = maxAbsOptional(model.wo);
+    bool finite = true;
+    for (const auto* b : {&model.bq, &model.bk, &model.bv, &model.bo})
+        finite = std::isfinite(maxAbsOptional(*b)) && finite;
+    checkFinite(model, m, finite);
+    return m;
+}
+
+/** The deleter of a trace's own copy of a model (compute() of a model its caller keeps): what tells that copy,
+ *  whose storage a later copy may take, from a shared model. */
+struct OwnCopy {
+    void operator()(AttentionModel* m) const { delete m; }
+};
+
+/** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
+ *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
+ *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
+ *  its magnitudes, and only a model not seen before is read. Without one (shared null), the trace takes a copy
+ *  of model, in the spare's storage when nobody else holds that, measured as it is read. Throws validate()'s
+ *  message when a number is ±∞ or NaN. */
+void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared, const Trace* previous,
+            Trace& t)
+{
+    if (shared) {
+        if (previous && previous->model == shared)
+            t.magnitudes = previous->magnitudes;
+        else if (t.model != shared)
+            t.magnitudes = measure(*shared);
+        t.model = std::move(shared);
+    } else {
+        std::shared_ptr<AttentionModel> copy;
+        // The spare's own copy (made by this branch, mutable: its deleter says so), which nobody else sees any
+        // more: its storage. A shared model, which may have been made const, is never written.
+        if (t.model && std::get_deleter<OwnCopy>(t.model) && t.model.use_count() == 1)
+            copy = std::const_pointer_cast<AttentionModel>(std::move(t.model));
+        else
+            copy = std::shared_ptr<AttentionModel>(new AttentionModel, OwnCopy{});
+        t.model.reset();
+        t.magnitudes = copyMeasuringModel(model, *copy);
+        t.model = std::move(copy);
+    }
     if (model.options.positionalEncoding != PositionalEncoding::None) {
         model.xInto(t.encodedX);
-        m.x = maxAbs(t.encodedX);
+        t.magnitudes.x = maxAbs(t.encodedX);
     } else {
         t.encodedX.resize(0, 0);
     }
-    return m;
 }
 
 /** The rows of a task of steps 3–6: query rows [r0, r0 + rows) of one head. */
@@ -434,10 +502,32 @@ private:
      *  W_O): as few tasks as there are threads, so that the factor is packed as seldom as possible, but no
      *  more than fit a thread's scratch (scratchCells) with their `cols` columns, unless that is below
      *  blockRows. */
-    Index chunkRows(Index cols) const;
-    /** Step 2 for one of W_Q, W_K, W_V (which = 0, 1, 2) and the heads whose plan redoes it whole: one product
-     *  of each chunk of rows of X with the columns of all those heads, each head's block copied out of it. */
-    void wholeProjection(int which);
+    Index chunkRows(Index cols, int threads) const;
+    /** Parts of its columns a product of every row by a weight is split into, up to `units` (heads, or groups
+     *  of 8 columns): one per thread when the rows are few (one block), so that each thread multiplies all of them
+     *  by its own columns and no two pack the same columns of the weight; else 1 (the threads split the rows). */
+    int columnParts(int threads, int units) const
+    {
+        return threads > 1 && m_n <= blockRows ? std::max(1, std::min(threads, units)) : 1;
+    }
+    /** How step 2 splits one of W_Q, W_K, W_V (which = 0, 1, 2) for the heads whose plan redoes it whole. */
+    struct Projection {
+        int which = 0;
+        int first = 0, heads = 0;  ///< heads [first, first + heads) (between them some may keep theirs)
+        int threads = 1, parts = 1;
+        Index chunk = 0;
+        int tasks = 0;  ///< chunks of rows × parts of columns; 0 when no head redoes it
+    };
+    Projection wholeProjection(int which) const;
+    /** True when head's plan redoes projection `which` (0 Q, 1 K, 2 V) whole. */
+    bool redoesWhole(int which, int head) const
+    {
+        const HeadPlan& plan = m_plans[std::size_t(head)];
+        return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
+    }
+    /** One task of a projection: one product of a chunk of rows of X with the columns of a part of its heads,
+     *  each head's block copied out of it. */
+    void projectionTask(const Projection& p, int task);
 
     /** Query rows per task: a block of scores is still in cache for its softmax and weights·V, and repacking
      *  K and V once per block costs about 1% of the block's products. */
@@ -449,7 +539,7 @@ private:
     const Matrix& m_x;  ///< n × d_model
     const int m_n, m_heads, m_dk, m_dv;
     const bool m_causal;
-    const int m_threads;  ///< threads the products are worth
+    const int m_blockThreads;  ///< threads steps 3–6 are worth (their products: 2·n·n·(h·d_k + h·d_v) FLOPs)
     const int m_blocks;   ///< blocks of query rows per head
     std::vector<HeadPlan> m_plans;
     std::vector<double> m_valuesMax;  ///< per head: the largest |entry| of V (±∞ or NaN when one is)
@@ -461,7 +551,8 @@ Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Chan
            Trace& t)
     : m_model(model), m_magnitudes(magnitudes), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()),
       m_dk(model.dK()), m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal),
-      m_threads(threadsFor(productFlops(model))), m_blocks(int((m_n + blockRows - 1) / blockRows)),
+      m_blockThreads(threadsFor(2.0 * m_n * m_n * (double(model.wq.cols()) + double(model.wv.cols())))),
+      m_blocks(int((m_n + blockRows - 1) / blockRows)),
       m_valuesMax(std::size_t(m_heads), 0)
 {
     m_plans = planHeads(changes, model);
@@ -475,26 +566,39 @@ Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Chan
  *  or blockRows rows of the widest weight (4 MiB). */
 constexpr Index scratchCells = Index(1) << 17;
 
-Index Pass::chunkRows(Index cols) const
+Index Pass::chunkRows(Index cols, int threads) const
 {
-    const Index perThread = (m_n + m_threads - 1) / m_threads;
+    const Index perThread = (m_n + threads - 1) / threads;
     return std::min(std::max(scratchCells / std::max<Index>(cols, 1), blockRows), perThread);
 }
 
-void Pass::wholeProjection(int which)
+Pass::Projection Pass::wholeProjection(int which) const
 {
+    Projection p;
+    p.which = which;
     const Index width = which == 2 ? m_dv : m_dk;
-    auto redoes = [&](int head) {
-        const HeadPlan& p = m_plans[std::size_t(head)];
-        return which == 0 ? p.fullQ : which == 1 ? p.fullK : p.fullV;
-    };
+    auto redoes = [&](int head) { return redoesWhole(which, head); };
     int first = 0, last = m_heads - 1;
     while (first < m_heads && !redoes(first))
         ++first;
     while (last >= first && !redoes(last))
         --last;
     if (first > last)
-        return;
+        return p;
+    p.first = first;
+    p.heads = last - first + 1;
+    p.threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(Index(p.heads) * width));
+    p.parts = columnParts(p.threads, p.heads);
+    p.chunk = p.parts > 1 ? m_n : chunkRows(Index(p.heads) * width, p.threads);
+    p.tasks = int((m_n + p.chunk - 1) / p.chunk) * p.parts;
+    return p;
+}
+
+void Pass::projectionTask(const Projection& p, int task)
+{
+    const int which = p.which;
+    const Index width = which == 2 ? m_dv : m_dk;
+    auto redoes = [&](int head) { return redoesWhole(which, head); };
     const Matrix& w = which == 0 ? m_model.wq : which == 1 ? m_model.wk : m_model.wv;
     const std::optional<Matrix>& bias = which == 0 ? m_model.bq : which == 1 ? m_model.bk : m_model.bv;
     const double wMax = which == 0 ? m_magnitudes.wq : which == 1 ? m_magnitudes.wk : m_magnitudes.wv;
@@ -502,40 +606,47 @@ void Pass::wholeProjection(int which)
         HeadTrace& ht = m_t.heads[std::size_t(head)];
         return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
     };
-    const Index c0 = Index(first) * width, cols = Index(last - first + 1) * width;
-    // The whole block of columns, its magnitude bounded by the whole weight's (found while copying it).
+    const Index r0 = Index(task / p.parts) * p.chunk, rows = std::min(p.chunk, m_n - r0);
+    const int part = task % p.parts;
+    const int h0 = p.first + part * p.heads / p.parts, h1 = p.first + (part + 1) * p.heads / p.parts;  // [h0, h1)
+    const Index c0 = Index(h0) * width, cols = Index(h1 - h0) * width;
+    // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
     const PackedMatrix packed(w.middleCols(c0, cols), wMax);
-    const Index chunk = chunkRows(cols);
-    const int chunks = int((m_n + chunk - 1) / chunk);
-    parallelFor(chunks, m_threads, [&](int task) {
-        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
-        const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
-        if (first == last) {  // one head: straight into it
-            project(xRows, m_magnitudes.x, packed, bias, c0, out(first).middleRows(r0, rows));
-            return;
-        }
-        thread_local std::vector<double> scratch;
-        if (scratch.size() < std::size_t(rows * cols))
-            scratch.resize(std::size_t(rows * cols));
-        Eigen::Map<Matrix> all(scratch.data(), rows, cols);
-        multiply(xRows, m_magnitudes.x, packed, all);
-        for (int head = first; head <= last; ++head) {
-            if (!redoes(head))
-                continue;
-            auto block = all.middleCols(Index(head - first) * width, width);
-            if (bias)
-                out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
-            else
-                out(head).middleRows(r0, rows) = block;
-        }
-    });
+    const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
+    if (h1 - h0 == 1) {  // one head: straight into it (a head between others that redo may keep its values)
+        if (redoes(h0))
+            project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
+        return;
+    }
+    thread_local std::vector<double> scratch;
+    if (scratch.size() < std::size_t(rows * cols))
+        scratch.resize(std::size_t(rows * cols));
+    Eigen::Map<Matrix> all(scratch.data(), rows, cols);
+    multiply(xRows, m_magnitudes.x, packed, all);
+    for (int head = h0; head < h1; ++head) {
+        if (!redoes(head))
+            continue;
+        auto block = all.middleCols(Index(head - h0) * width, width);
+        if (bias)
+            out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
+        else
+            out(head).middleRows(r0, rows) = block;
+    }
 }
 
 void Pass::projections()
 {
-    // Whole projections, every head that redoes one in one product …
-    for (int which = 0; which < 3; ++which)
-        wholeProjection(which);
+    // Whole projections, every head that redoes one in one product (or one per part of the heads), the tasks of
+    // all three handed to the threads at once: one wait for them instead of three …
+    const Projection whole[3] = {wholeProjection(0), wholeProjection(1), wholeProjection(2)};
+    const int tasks = whole[0].tasks + whole[1].tasks + whole[2].tasks;
+    const int threads = std::max({whole[0].threads, whole[1].threads, whole[2].threads});
+    parallelFor(tasks, threads, [&](int task) {
+        int which = 0;
+        while (task >= whole[which].tasks)
+            task -= whole[which++].tasks;
+        projectionTask(whole[which], task);
+    });
     // … or the rows and columns an edit touched
     for (int head = 0; head < m_heads; ++head) {
         const HeadPlan& plan = m_plans[std::size_t(head)];
@@ -578,7 +689,7 @@ void Pass::scoresOfEditedTokens()
 
 void Pass::packKeysAndValues()
 {
-    parallelFor(2 * m_heads, m_threads, [&](int task) {
+    parallelFor(2 * m_heads, m_blockThreads, [&](int task) {
         const int head = task / 2;
         HeadPlan& plan = m_plans[std::size_t(head)];
         const HeadTrace& ht = m_t.heads[std::size_t(head)];
@@ -598,7 +709,7 @@ void Pass::packKeysAndValues()
 template <typename Step>
 void Pass::forEachBlock(const Step& step) const
 {
-    parallelFor(m_heads * m_blocks, m_threads, [&](int task) {
+    parallelFor(m_heads * m_blocks, m_blockThreads, [&](int task) {
         const Index r0 = firstRow(m_blocks - 1 - task % m_blocks);
         step(Block{task / m_blocks, r0, rowsOf(r0)});
     });
@@ -665,13 +776,21 @@ void Pass::concatAndOutput()
         m_t.output = m_t.concat;
         return;
     }
-    m_t.output.resize(m_n, m_model.wo->cols());
-    const PackedMatrix wo(*m_model.wo, m_magnitudes.wo);  // h·d_v × d_out
-    const Index chunk = chunkRows(m_model.wo->cols());
-    parallelFor(int((m_n + chunk - 1) / chunk), m_threads, [&](int task) {
-        const Index r0 = Index(task) * chunk, rows = std::min(chunk, m_n - r0);
+    const Index dOut = m_model.wo->cols();
+    m_t.output.resize(m_n, dOut);
+    const int threads = threadsFor(2.0 * double(m_n) * double(m_t.concat.cols()) * double(dOut));
+    const int parts = columnParts(threads, int(dOut / 8));  // columns in multiples of 8
+    const Index chunk = parts > 1 ? m_n : chunkRows(dOut, threads);
+    const double concatMax = parts > 1 ? maxAbs(m_t.concat) : 0.0;
+    parallelFor(int((m_n + chunk - 1) / chunk) * parts, threads, [&](int task) {
+        const Index r0 = Index(task / parts) * chunk, rows = std::min(chunk, m_n - r0);
+        const int part = task % parts;
+        const Index c0 = part == 0 ? 0 : dOut / 8 * part / parts * 8;
+        const Index c1 = part + 1 == parts ? dOut : dOut / 8 * (part + 1) / parts * 8;
+        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo);  // h·d_v × its columns of d_out
         const auto concat = m_t.concat.middleRows(r0, rows);
-        project(concat, maxAbs(concat), wo, m_model.bo, 0, m_t.output.middleRows(r0, rows));
+        project(concat, parts > 1 ? concatMax : maxAbs(concat), wo, m_model.bo, c0,
+                m_t.output.block(r0, c0, rows, c1 - c0));
     });
 }
 
@@ -716,9 +835,9 @@ StartingPoint startingPoint(const AttentionModel& model, double factor, const Tr
     return s;
 }
 
-}  // namespace
-
-Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
+/** compute() of model, which the trace shares when `shared` (pointing at model) is given, else copies. */
+Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared,
+                   const Trace* previous, Trace* recycle)
 {
     if (validateShapes(model))
         throw std::invalid_argument(*validate(model));  // the same message as validate() gives
@@ -727,11 +846,11 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     const StartingPoint start = startingPoint(model, scoreFactor(model), previous, t);
 
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
-    //    (validate()'s check of every number is made by the copy into the trace)
-    const Magnitudes magnitudes = inputX(model, t);
+    //    (validate()'s check of every number is made as the trace takes the model)
+    inputX(model, std::move(shared), previous, t);
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
     // what each head redoes; every matrix of every head allocated
-    Pass pass(model, magnitudes, start.changes, start.from, t);
+    Pass pass(model, t.magnitudes, start.changes, start.from, t);
 
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v
@@ -751,9 +870,25 @@ Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle
     return t;
 }
 
-std::shared_ptr<Trace> computeShared(const AttentionModel& model, const Trace* previous, Trace* recycle)
+}  // namespace
+
+Trace compute(const AttentionModel& model, const Trace* previous, Trace* recycle)
 {
-    return std::make_shared<Trace>(compute(model, previous, recycle));
+    return computeModel(model, nullptr, previous, recycle);
+}
+
+Trace compute(std::shared_ptr<const AttentionModel> model, const Trace* previous, Trace* recycle)
+{
+    if (!model)
+        throw std::invalid_argument("no model");
+    const AttentionModel& m = *model;
+    return computeModel(m, std::move(model), previous, recycle);
+}
+
+std::shared_ptr<Trace> computeShared(std::shared_ptr<const AttentionModel> model, const Trace* previous,
+                                     Trace* recycle)
+{
+    return std::make_shared<Trace>(compute(std::move(model), previous, recycle));
 }
 
 }  // namespace core

@@ -29,9 +29,14 @@ namespace core {
  *  in place instead of what is kept being copied from previous. */
 Trace compute(const AttentionModel& model, const Trace* previous = nullptr, Trace* recycle = nullptr);
 
+/** The same of a shared, immutable model, which the trace then shares instead of copying: no pass copies the
+ *  weights, and one checks and measures them only when neither previous nor recycle was computed from this
+ *  very model object. */
+Trace compute(std::shared_ptr<const AttentionModel> model, const Trace* previous = nullptr, Trace* recycle = nullptr);
+
 /** The same, as a shared value for the views (not const itself, so that its owner can recycle it once
  *  no view holds it). */
-std::shared_ptr<Trace> computeShared(const AttentionModel& model, const Trace* previous = nullptr,
+std::shared_ptr<Trace> computeShared(std::shared_ptr<const AttentionModel> model, const Trace* previous = nullptr,
                                      Trace* recycle = nullptr);
 
 /** Softmax of each row in place, subtracting the row maximum first.

@@ -153,13 +153,13 @@ std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::strin
     std::vector<StepFile> files;
     auto add = [&](const std::string& name, const MatrixCRef& m) { files.push_back({name + ".csv", formatCsv(m)}); };
     add("x", trace.x());
-    add("w_q", trace.model.wq);
-    add("w_k", trace.model.wk);
-    add("w_v", trace.model.wv);
-    if (trace.model.wo)
-        add("w_o", *trace.model.wo);
+    add("w_q", trace.model->wq);
+    add("w_k", trace.model->wk);
+    add("w_v", trace.model->wv);
+    if (trace.model->wo)
+        add("w_o", *trace.model->wo);
     const std::pair<const char*, const std::optional<Matrix>*> biases[] = {
-        {"b_q", &trace.model.bq}, {"b_k", &trace.model.bk}, {"b_v", &trace.model.bv}, {"b_o", &trace.model.bo}};
+        {"b_q", &trace.model->bq}, {"b_k", &trace.model->bk}, {"b_v", &trace.model->bv}, {"b_o", &trace.model->bo}};
     for (const auto& [name, bias] : biases)
         if (*bias)
             add(name, **bias);

@@ -133,7 +133,7 @@ Derivation derive(const Trace& trace, const CellRef& c)
         return d;
     d.value = trace.value(c.step, c.head, c.row, c.col);
 
-    const AttentionModel& model = trace.model;
+    const AttentionModel& model = *trace.model;
     const int i = c.row, j = c.col, h = c.head;
     const int dk = model.dK(), dv = model.dV();
     const std::string si = subscript(i + 1), sj = subscript(j + 1);

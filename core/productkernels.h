@@ -38,9 +38,78 @@ void gemm(const T* a, std::ptrdiff_t lda, const T* b, std::ptrdiff_t ldb, bool b
         out.noalias() = left * ConstMap(b, k, n, Stride(ldb));
 }
 
+/** x · y + z, fused on the levels that have FMA (as Eigen's kernels there are). */
+inline double multiplyAdd(double x, double y, double z)
+{
+#if defined(__FMA__)
+    return std::fma(x, y, z);
+#else
+    return x * y + z;
+#endif
+}
+
+/** c = a · b for a of M rows (M ≤ fewRows), b not transposed: b is read once, row after row, and never packed. Each
+ *  entry is the multiply-adds of its k products in order, from 0; columns of c in pieces that stay in the
+ *  first-level cache between the rows of b. */
+template <int M>
+void fewRowsProduct(const double* a, std::ptrdiff_t lda, const double* b, std::ptrdiff_t ldb, double* c,
+                    std::ptrdiff_t ldc, std::ptrdiff_t n, std::ptrdiff_t k)
+{
+    constexpr std::ptrdiff_t piece = 512;  // M × 512 doubles: at most 16 KiB
+    alignas(64) double acc[M][piece];
+    for (std::ptrdiff_t j0 = 0; j0 < n; j0 += piece) {
+        const std::ptrdiff_t w = n - j0 < piece ? n - j0 : piece;
+        for (int r = 0; r < M; ++r)
+            for (std::ptrdiff_t j = 0; j < w; ++j)
+                acc[r][j] = 0;
+        std::ptrdiff_t p = 0;
+        for (; p + 4 <= k; p += 4) {  // four rows of b per sweep over the piece, still in order
+            const double* b0 = b + p * ldb + j0;
+            const double* b1 = b0 + ldb;
+            const double* b2 = b1 + ldb;
+            const double* b3 = b2 + ldb;
+            double x[M][4];
+            for (int r = 0; r < M; ++r)
+                for (int q = 0; q < 4; ++q)
+                    x[r][q] = a[r * lda + p + q];
+            for (std::ptrdiff_t j = 0; j < w; ++j) {
+                const double y0 = b0[j], y1 = b1[j], y2 = b2[j], y3 = b3[j];
+                for (int r = 0; r < M; ++r)
+                    acc[r][j] = multiplyAdd(x[r][3], y3,
+                                            multiplyAdd(x[r][2], y2,
+                                                        multiplyAdd(x[r][1], y1, multiplyAdd(x[r][0], y0, acc[r][j]))));
+            }
+        }
+        for (; p < k; ++p) {
+            const double* bp = b + p * ldb + j0;
+            for (int r = 0; r < M; ++r) {
+                const double x = a[r * lda + p];
+                for (std::ptrdiff_t j = 0; j < w; ++j)
+                    acc[r][j] = multiplyAdd(x, bp[j], acc[r][j]);
+            }
+        }
+        for (int r = 0; r < M; ++r)
+            for (std::ptrdiff_t j = 0; j < w; ++j)
+                c[r * ldc + j0 + j] = acc[r][j];
+    }
+}
+
+/** Products of at most this many rows (b not transposed) take fewRowsProduct() instead of Eigen's blocked kernel,
+ *  which packs b (for a few rows of X a copy of every weight, costing more than the product) and pads the rows
+ *  to its panel. */
+constexpr std::ptrdiff_t fewRows = 4;
+
 void dgemm(const double* a, std::ptrdiff_t lda, const double* b, std::ptrdiff_t ldb, bool bTransposed, double* c,
            std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k)
 {
+    if (!bTransposed && m > 0 && m <= fewRows && n > 0 && k > 0) {
+        switch (m) {
+        case 1: fewRowsProduct<1>(a, lda, b, ldb, c, ldc, n, k); return;
+        case 2: fewRowsProduct<2>(a, lda, b, ldb, c, ldc, n, k); return;
+        case 3: fewRowsProduct<3>(a, lda, b, ldb, c, ldc, n, k); return;
+        default: fewRowsProduct<4>(a, lda, b, ldb, c, ldc, n, k); return;
+        }
+    }
     gemm(a, lda, b, ldb, bTransposed, c, ldc, m, n, k);
 }
 

@@ -20,7 +20,8 @@ namespace core {
 
 struct ProductKernels {
     const char* level;  ///< "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)", "x86-64-v2 (SSE4.2)" or "baseline"
-    /** c = a · b (or a · bᵀ) in double. */
+    /** c = a · b (or a · bᵀ) in double; a of at most four rows times b (not transposed) without Eigen's packing,
+     *  each entry the multiply-adds of its k products in order. */
     void (*dgemm)(const double* a, std::ptrdiff_t lda, const double* b, std::ptrdiff_t ldb, bool bTransposed,
                   double* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
     /** c = a · b (or a · bᵀ) in float. */

@@ -182,6 +182,14 @@ void Pool::run(Job& job, int helpers)
 
 }  // namespace
 
+/** parallelFor() calls that offered tasks to the workers. */
+static std::atomic<long long> handOffCount{0};
+
+long long handOffs()
+{
+    return handOffCount.load();
+}
+
 int coreCount()
 {
     static const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -198,6 +206,7 @@ void parallelFor(int count, int threads, Body body, const void* context)
             body(context, i);
         return;
     }
+    handOffCount.fetch_add(1, std::memory_order_relaxed);
     Job job(body, context, count, currentNice());
     pool().run(job, helpers);
 }

@@ -7,6 +7,10 @@ namespace core {
  *  Starts nothing. */
 int coreCount();
 
+/** How many parallelFor() calls so far, from any thread, offered tasks to the pool's workers: what tests read to
+ *  see that a small computation ran on the calling thread alone. */
+long long handOffs();
+
 namespace detail {
 /** parallelFor() with the task erased: body(context, i). */
 void parallelFor(int count, int threads, void (*body)(const void* context, int i), const void* context);

@@ -13,9 +13,9 @@ double scaledScore(const Trace& t, double score)
 {
     if (std::isfinite(t.scoreFactor))
         return score * t.scoreFactor;
-    const int dk = t.model.dK();
-    const double s = t.model.options.scale && dk > 0 ? 1.0 / std::sqrt(double(dk)) : 1.0;
-    return score * s / t.model.options.temperature;
+    const int dk = t.model->dK();
+    const double s = t.model->options.scale && dk > 0 ? 1.0 / std::sqrt(double(dk)) : 1.0;
+    return score * s / t.model->options.temperature;
 }
 
 struct StepName { Step step; const char* key; };
@@ -70,10 +70,10 @@ const Matrix* Trace::inputMatrix(Step s) const
     case Step::X: return &x();
     case Step::Concat: return &concat;
     case Step::Output: return &output;
-    case Step::WeightQuery: return &model.wq;
-    case Step::WeightKey: return &model.wk;
-    case Step::WeightValue: return &model.wv;
-    case Step::WeightOutput: return model.wo ? &*model.wo : nullptr;
+    case Step::WeightQuery: return &model->wq;
+    case Step::WeightKey: return &model->wk;
+    case Step::WeightValue: return &model->wv;
+    case Step::WeightOutput: return model->wo ? &*model->wo : nullptr;
     default: return nullptr;
     }
 }

@@ -4,6 +4,7 @@
 #include "matrix.h"
 #include "model.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,22 +35,30 @@ struct HeadTrace {
     Matrix outputs;  ///< n × d_v, row i = Σ_j weights(i, j) · v_j
 };
 
+/** The largest |entry| of X and of each weight: what decides whether a product may fuse its multiply-adds. */
+struct Magnitudes {
+    double x = 0, wq = 0, wk = 0, wv = 0, wo = 0;
+};
+
 struct Trace {
-    AttentionModel model;          ///< the model this trace was computed from
+    /// The model this trace was computed from, shared with whoever computed it, never copied: immutable, so
+    /// the trace describes exactly that model for as long as it lives (an edit makes a new model and trace).
+    std::shared_ptr<const AttentionModel> model;
+    Magnitudes magnitudes;         ///< of model's X and weights, found once per model (compute() reuses them)
     Matrix encodedX;               ///< embeddings plus positional encoding; empty when the model has none
     std::vector<HeadTrace> heads;  ///< one per head
     Matrix concat;                 ///< n × (h·d_v), the heads' outputs side by side
     Matrix output;                 ///< n × d_out: concat·W_O, or concat when there is no W_O
     double scoreFactor = 1.0;      ///< s / T: what scores are multiplied by before the softmax
 
-    int n() const { return int(model.tokens.size()); }
+    int n() const { return model ? model->n() : 0; }
     int headCount() const { return int(heads.size()); }
 
     /** X as the computation saw it (n × d_model): the embeddings, plus the positional encoding when that is on
      *  (the trace keeps no second copy of the embeddings otherwise). */
     const Matrix& x() const
     {
-        return model.options.positionalEncoding == PositionalEncoding::None ? model.embeddings : encodedX;
+        return model->options.positionalEncoding == PositionalEncoding::None ? model->embeddings : encodedX;
     }
 
     /** scores · s / T (n × n), derived on demand. */

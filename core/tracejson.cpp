@@ -19,7 +19,7 @@ json matrixToJson(const MatrixCRef& m)
 json traceToJson(const Trace& trace)
 {
     json j;
-    j["tokens"] = trace.model.tokens;
+    j["tokens"] = trace.model->tokens;
     j["x"] = matrixToJson(trace.x());
     json heads = json::array();
     for (int h = 0; h < trace.headCount(); ++h) {

@@ -535,7 +535,7 @@ void TestAttention::biasesMatchTextbookFormula()
             }
     }
     COMPARE_MATRIX(t.output, output, 1e-12);
-    QVERIFY(t.model == m);  // the trace keeps the biases it was computed with
+    QVERIFY(*t.model == m);  // the trace keeps the biases it was computed with
 }
 
 void TestAttention::zeroBiasesChangeNothing()
@@ -810,12 +810,12 @@ void TestAttention::traceKeepsTheModel()
     for (const AttentionModel* spentOf : {&other, &m}) {
         Trace spent = compute(*spentOf);
         Trace t = compute(m, nullptr, &spent);
-        QVERIFY(t.model == m);
-        QVERIFY(t.model.origin && t.model.origin->model == "gpt2" && t.model.origin->layer == 3
-                && t.model.origin->layers == 12);
+        QVERIFY(*t.model == m);
+        QVERIFY(t.model->origin && t.model->origin->model == "gpt2" && t.model->origin->layer == 3
+                && t.model->origin->layers == 12);
         const Trace back = compute(other, nullptr, &t);
-        QVERIFY(back.model == other);
-        QVERIFY(!back.model.origin && !back.model.bq && !back.model.wo);
+        QVERIFY(*back.model == other);
+        QVERIFY(!back.model->origin && !back.model->bq && !back.model->wo);
     }
 }
 

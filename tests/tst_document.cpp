@@ -72,7 +72,7 @@ QByteArray differenceFromFresh(Document& doc)
     const auto trace = doc.trace();
     if (!trace)
         return "no trace";
-    if (!(trace->model == doc.model()))
+    if (!(*trace->model == doc.model()))
         return "the trace is of another model";
     const core::Trace fresh = core::compute(doc.model());
     for (int h = 0; h < fresh.headCount(); ++h) {
@@ -204,7 +204,7 @@ void TestDocument::undoRestoresEveryMatrix()
         QVERIFY2(same(states[std::size_t(i)], doc), qPrintable(QStringLiteral("after undo to state %1").arg(i)));
         QVERIFY(doc.waitForTrace(10000));
         QVERIFY(doc.trace());
-        QVERIFY(doc.trace()->model == doc.model());
+        QVERIFY(*doc.trace()->model == doc.model());
     }
     QCOMPARE(doc.model(), core::illustratedModel());
     QVERIFY(!doc.isModified());
@@ -213,7 +213,7 @@ void TestDocument::undoRestoresEveryMatrix()
         QVERIFY2(same(states[i], doc), qPrintable(QStringLiteral("after redo to state %1").arg(i)));
     }
     QVERIFY(doc.waitForTrace(10000));
-    QVERIFY(doc.trace()->model == doc.model());
+    QVERIFY(*doc.trace()->model == doc.model());
 }
 
 void TestDocument::biasesSurviveEveryEdit()
@@ -231,7 +231,7 @@ void TestDocument::biasesSurviveEveryEdit()
     Document doc;
     doc.loadSession(session, QString());
     VERIFY_MATCHES_FRESH(doc, "loaded");
-    QVERIFY(doc.trace()->model.bq);
+    QVERIFY(doc.trace()->model->bq);
     const core::AttentionModel loaded = doc.model();
 
     QVERIFY(doc.setCell(MatrixId::Key, 1, 2, -0.5));
@@ -421,7 +421,7 @@ void TestDocument::invalidModelClearsTrace()
     QCOMPARE(errors.count(), 2);
     QVERIFY(doc.error().isEmpty());
     QVERIFY(doc.trace());
-    QCOMPARE(doc.trace()->model, doc.model());
+    QCOMPARE(*doc.trace()->model, doc.model());
 }
 
 void TestDocument::modifiedFollowsCleanState()
@@ -552,12 +552,12 @@ void TestDocument::largeModelRecomputesOffThread()
     QVERIFY(doc.isComputing());  // handed to the worker, not computed on the GUI thread
     QVERIFY(doc.waitForTrace(60000));
     QVERIFY(doc.trace());
-    QCOMPARE(doc.trace()->model, doc.model());
+    QCOMPARE(*doc.trace()->model, doc.model());
 
     QSignalSpy traces(&doc, &Document::traceChanged);
     int stale = 0;
     connect(&doc, &Document::traceChanged, this, [&](const std::shared_ptr<const core::Trace>& t) {
-        if (!t || !(t->model == doc.model()))
+        if (!t || !(*t->model == doc.model()))
             ++stale;
     });
     const quint64 startedBefore = doc.computationsStarted();
@@ -573,7 +573,7 @@ void TestDocument::largeModelRecomputesOffThread()
     QVERIFY(doc.computationsStarted() - startedBefore <= 4);
     const auto trace = doc.trace();
     QVERIFY(trace);
-    QCOMPARE(trace->model, doc.model());
+    QCOMPARE(*trace->model, doc.model());
     QCOMPARE(trace->x()(3, 19), 19.5);
     // The delivered trace is the final model's: compare one output row with a fresh computation.
     const core::Trace fresh = core::compute(doc.model());

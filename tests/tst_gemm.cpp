@@ -225,6 +225,10 @@ private slots:
                 QTest::addRow("%s: 1 x 768 times 768 x 4096 (a block of logits), %s", name, how)
                     << l << 1 << 768 << 4096 << t;
                 QTest::addRow("%s: 130 x 64 times 64 x 300 (Q·Kᵀ), %s", name, how) << l << 130 << 64 << 300 << t;
+                // A few rows take their own kernel (b not transposed): pieces of 512 columns, k not a multiple of 4.
+                for (int m : {2, 3, 4})
+                    QTest::addRow("%s: %d x 515 times 515 x 1100 (a few tokens' projection), %s", name, m, how)
+                        << l << m << 515 << 1100 << t;
                 QTest::addRow("%s: empty inner dimension, %s", name, how) << l << 3 << 0 << 4 << t;
             }
     }

@@ -72,7 +72,7 @@ QByteArray checkProduct(const char* what, const Matrix& actual, const Matrix& a,
 /** Every promise of the file comment, for one trace; returns the first broken one, else nothing. */
 QByteArray checkTrace(const Trace& t)
 {
-    const AttentionModel& m = t.model;
+    const AttentionModel& m = *t.model;
     const int dk = m.dK(), dv = m.dV();
     const bool causal = m.options.mask == Mask::Causal;
     const Real s = m.options.scale ? 1 / std::sqrt(Real(dk)) : 1;

@@ -1,11 +1,15 @@
 /** What the engine's speed must not change: the same result on any number of threads and blocks, a memory
- *  estimate that covers what a trace holds, and a refusal past the memory budget. No timings here. */
+ *  estimate that covers what a trace holds, and a refusal past the memory budget. And what its speed rests on:
+ *  a trace shares its model instead of copying it, and a small computation runs on the calling thread alone.
+ *  No timings here. */
 
 #include "core/attention.h"
+#include "core/threadpool.h"
 #include "testutil.h"
 
 #include <QTest>
 
+#include <memory>
 #include <random>
 
 using namespace core;
@@ -16,7 +20,7 @@ namespace {
 std::size_t traceBytes(const Trace& t)
 {
     auto bytes = [](const Matrix& m) { return std::size_t(m.size()) * sizeof(double); };
-    const AttentionModel& m = t.model;
+    const AttentionModel& m = *t.model;
     std::size_t total = bytes(m.embeddings) + bytes(m.wq) + bytes(m.wk) + bytes(m.wv) + bytes(t.encodedX)
         + bytes(t.concat) + bytes(t.output);
     for (const std::optional<Matrix>* o : {&m.wo, &m.bq, &m.bk, &m.bv, &m.bo})
@@ -79,6 +83,10 @@ private slots:
     void incrementalDoesNotDrift();
     void recycledBuffersGiveTheSameTrace();
     void aSpareOneEditBehindIsUpdatedInPlace();
+    void aTraceSharesItsModel();
+    void aCopiedModelStaysTheTracesOwn();
+    void theWeightsAreMeasuredOncePerModel();
+    void aSmallComputationStartsNoThread();
 };
 
 void TestPerformanceInvariants::sameResultEveryTime_data()
@@ -286,8 +294,8 @@ void TestPerformanceInvariants::incrementalAgreesWithFull()
     const Trace incremental = compute(after, &before);
     const Trace full = compute(after);
     compareTraces(incremental, full, 1e-12);
-    QVERIFY(incremental.model.embeddings == after.embeddings && incremental.model.options == after.options);
-    QVERIFY(incremental.model == after);
+    QVERIFY(incremental.model->embeddings == after.embeddings && incremental.model->options == after.options);
+    QVERIFY(*incremental.model == after);
     if (edit.startsWith(QLatin1String("b_")) && edit != QLatin1String("b_o entry")) {
         // The edit reached the trace: without its bias term the full computation would differ.
         const Trace stale = compute(m);
@@ -390,4 +398,102 @@ void TestPerformanceInvariants::aSpareOneEditBehindIsUpdatedInPlace()
     same.heads[0].weights(3, 2) += 1.0;
     const Trace e = compute(m2, nullptr, &same);
     compareTraces(e, fresh, 0.0);
+}
+
+void TestPerformanceInvariants::aTraceSharesItsModel()
+{
+    // compute() of a shared model keeps that very object: no copy of the weights, whole pass or into a spare.
+    std::mt19937_64 rng(37);
+    const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, 6, 16, 2, 4, 4, 16));
+    Trace t = compute(model);
+    QCOMPARE(t.model.get(), model.get());
+    QCOMPARE(model.use_count(), 2L);
+    Trace again = compute(model, nullptr, &t);
+    QCOMPARE(again.model.get(), model.get());
+    compareTraces(again, compute(*model), 0.0);  // the same numbers as a trace of a copy
+
+    // An edit makes a new model and a new trace; the trace before it still describes the model before it.
+    auto edited = std::make_shared<AttentionModel>(*model);
+    edited->embeddings(2, 3) = 4.25;
+    const Trace after = compute(edited, &again);
+    QCOMPARE(after.model.get(), edited.get());
+    QCOMPARE(again.model.get(), model.get());
+    QVERIFY(*again.model == *model && !(*after.model == *model));
+    compareTraces(after, compute(*edited), 1e-12);
+}
+
+void TestPerformanceInvariants::aCopiedModelStaysTheTracesOwn()
+{
+    // compute() of a model the caller keeps takes a copy, in the spare's storage only when nobody else holds the
+    // spare's model: a model shared elsewhere is never written.
+    std::mt19937_64 rng(41);
+    AttentionModel m1 = testutil::randomModel(rng, 5, 8, 1, 4, 4), m2 = testutil::randomModel(rng, 5, 8, 1, 4, 4);
+    Trace a = compute(m1);
+    QVERIFY(*a.model == m1 && a.model.get() != &m1);
+    m1.embeddings(0, 0) = 9.0;  // the caller's model changes; the trace's does not
+    QVERIFY(!(*a.model == m1));
+    const std::shared_ptr<const AttentionModel> held = a.model;  // someone still looks at the model of a
+    const AttentionModel before = *held;
+    const Trace b = compute(m2, nullptr, &a);
+    QVERIFY(*b.model == m2);
+    QVERIFY(b.model.get() != held.get());
+    QVERIFY(*held == before);
+
+    Trace c = compute(m1);
+    const AttentionModel* storage = c.model.get();
+    const Trace d = compute(m2, nullptr, &c);  // nobody else holds c's model: its storage is reused
+    QCOMPARE(d.model.get(), storage);
+    QVERIFY(*d.model == m2);
+
+    // A shared model is never written, even when the spare's trace was the last to hold it.
+    auto shared = std::make_shared<const AttentionModel>(m1);
+    const AttentionModel* sharedAddress = shared.get();
+    Trace e = compute(std::move(shared));
+    const Trace f = compute(m2, nullptr, &e);
+    QVERIFY(f.model.get() != sharedAddress);
+    QVERIFY(*f.model == m2);
+}
+
+void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
+{
+    // The magnitudes that decide whether a product may fuse are found once per model object: a compute of the
+    // model a spare or previous trace was computed from takes them from that trace instead of reading every
+    // weight again. A mark put into the spare's magnitudes shows which was used.
+    std::mt19937_64 rng(43);
+    const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, 7, 16, 2, 4, 4, 8));
+    Trace spare = compute(model);
+    QCOMPARE(spare.magnitudes.wq, double(model->wq.cwiseAbs().maxCoeff()));
+    QCOMPARE(spare.magnitudes.wo, double(model->wo->cwiseAbs().maxCoeff()));
+    QCOMPARE(spare.magnitudes.x, double(model->embeddings.cwiseAbs().maxCoeff()));
+    spare.magnitudes.wk = 1e300;  // only a larger bound: the products may take the careful path, same numbers
+    const Trace t = compute(model, nullptr, &spare);
+    QCOMPARE(t.magnitudes.wk, 1e300);
+    const Trace u = compute(model, &t);
+    QCOMPARE(u.magnitudes.wk, 1e300);
+    compareTraces(u, compute(*model), 1e-12);
+    // Another model object, even an equal one, is measured.
+    const Trace v = compute(std::make_shared<const AttentionModel>(*model), &t);
+    QCOMPARE(v.magnitudes.wk, double(model->wk.cwiseAbs().maxCoeff()));
+}
+
+void TestPerformanceInvariants::aSmallComputationStartsNoThread()
+{
+    // Waking a worker and waiting for it costs more than a small pass: the benchmark's shapes of 3 and 64
+    // tokens (d_model 512, d_k 64) hand nothing to another thread, one head or eight. A larger pass does (on
+    // more than one core), so the count is seen to move.
+    std::mt19937_64 rng(47);
+    for (const auto& [n, heads] : {std::pair{3, 8}, std::pair{64, 1}, std::pair{3, 1}}) {
+        const auto model =
+            std::make_shared<const AttentionModel>(testutil::randomModel(rng, n, 512, heads, 64, 64, 512));
+        Trace spare = compute(model);
+        const long long before = handOffs();
+        const Trace t = compute(model, nullptr, &spare);
+        QVERIFY2(handOffs() == before, qPrintable(QStringLiteral("n=%1, %2 heads: %3 hand-offs").arg(n).arg(heads)
+                                                     .arg(handOffs() - before)));
+    }
+    if (coreCount() > 1) {
+        const long long before = handOffs();
+        const Trace large = compute(testutil::randomModel(rng, 512, 512, 1, 64, 64, 512));
+        QVERIFY(handOffs() > before);
+    }
 }

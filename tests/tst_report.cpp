@@ -172,7 +172,7 @@ private slots:
             const int page = pageWith(path, pages, title);
             QVERIFY2(page >= previous, qPrintable(QStringLiteral("\"%1\" is on page %2").arg(title).arg(page)));
             const QString formula =
-                k < 7 ? printedFormula(render::StepWording::step(k + 1, trace.model).formula) : QString();
+                k < 7 ? printedFormula(render::StepWording::step(k + 1, *trace.model).formula) : QString();
             QVERIFY2(compact(pdfText(path, page, page)).contains(formula),
                          qPrintable(QStringLiteral("page %1 lacks %2").arg(page).arg(formula)));
             previous = page;
@@ -299,7 +299,7 @@ private slots:
         const QString text = compact(pdfText(path));
         QVERIFY2(text.contains(preset), qPrintable(text.left(200)));
         for (int number = 1; number <= render::StepWording::count; ++number) {
-            const QString formula = printedFormula(render::StepWording::step(number, trace.model).formula);
+            const QString formula = printedFormula(render::StepWording::step(number, *trace.model).formula);
             QVERIFY2(text.contains(formula), qPrintable(QStringLiteral("no formula %1: %2").arg(number).arg(formula)));
         }
         const QImage image = renderPage(path, 1, m_dir.path());

@@ -27,14 +27,15 @@ struct GatedCompute {
     Scheduler::Compute function() const
     {
         return [gate = gate, mutex = mutex, seen = seen, where = where](
-                   const core::AttentionModel& model, const core::Trace* previous, core::Trace* spare) {
+                   std::shared_ptr<const core::AttentionModel> model, const core::Trace* previous,
+                   core::Trace* spare) {
             gate->acquire();
             {
                 const QMutexLocker lock(mutex.get());
-                seen->push_back(model.embeddings(0, 0));
-                where->push_back(&model);
+                seen->push_back(model->embeddings(0, 0));
+                where->push_back(model.get());
             }
-            return std::shared_ptr<const core::Trace>(core::computeShared(model, previous, spare));
+            return std::shared_ptr<const core::Trace>(core::computeShared(std::move(model), previous, spare));
         };
     }
     std::vector<double> states() const
@@ -82,8 +83,8 @@ struct Gated {
         QObject::connect(&scheduler, &Scheduler::traceReady, &scheduler,
                          [this](const std::shared_ptr<const core::Trace>& t) {
                              QVERIFY(t);
-                             QVERIFY2(t->model == state, "a trace of a state that is not the current one");
-                             announced.push_back(t->model.embeddings(0, 0));
+                             QVERIFY2(*t->model == state, "a trace of a state that is not the current one");
+                             announced.push_back(t->model->embeddings(0, 0));
                          });
     }
 };
@@ -139,7 +140,7 @@ void TestScheduler::cellsReachTheWorkerAsChanges()
     QVERIFY(scheduler.waitForTrace(30000));
     const auto trace = scheduler.trace();
     QVERIFY(trace);
-    QVERIFY(trace->model == state);
+    QVERIFY(*trace->model == state);
     const core::Trace fresh = core::compute(state);
     for (int h = 0; h < fresh.headCount(); ++h) {
         const QByteArray d = testutil::matrixDifference(trace->heads[std::size_t(h)].weights,
@@ -174,7 +175,7 @@ void TestScheduler::refusedStateIsNotComputed()
     QVERIFY(scheduler.waitForTrace(30000));
     QVERIFY(scheduler.error().isEmpty());
     QVERIFY(scheduler.trace());
-    QVERIFY(scheduler.trace()->model == state);
+    QVERIFY(*scheduler.trace()->model == state);
 }
 
 void TestScheduler::validatedCopyServesOnlyItsState()
@@ -201,7 +202,7 @@ void TestScheduler::validatedCopyServesOnlyItsState()
     QCOMPARE(addresses[0], first.get());
     QVERIFY(addresses[1] != overtaken.get());
     QCOMPARE(announced, std::vector<double>{3.0});
-    QVERIFY(scheduler.trace()->model == state);
+    QVERIFY(*scheduler.trace()->model == state);
     // The copy passed over is not kept.
     QCOMPARE(overtaken.use_count(), 1L);
 }

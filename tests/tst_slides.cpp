@@ -229,7 +229,7 @@ private slots:
             const render::Slide& wo = slides[9];
             QCOMPARE(int(wo.matrices.size()), 2);
             QCOMPARE(wo.matrices[1].name, QStringLiteral("W_O"));
-            QCOMPARE(wo.matrices[1].values, *trace.model.wo);
+            QCOMPARE(wo.matrices[1].values, *trace.model->wo);
             QCOMPARE(wo.matrices[1].rowLabels.first(), QStringLiteral("h1·1"));
             const render::Slide& output = slides[10];
             QCOMPARE(int(output.matrices.size()), 1);

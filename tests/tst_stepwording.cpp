@@ -75,7 +75,7 @@ private slots:
         QVERIFY(doc.waitForTrace(30000));
         const auto trace = doc.trace();
         QVERIFY(trace);
-        QVERIFY(trace->model == session.model);
+        QVERIFY(*trace->model == session.model);
 
         const std::vector<ui::Slide> slides = ui::buildSlides(*trace, 0, 0);
         const QStringList reportFormulas = exports::reportStepFormulas(*trace);

@@ -24,8 +24,8 @@ double work(const core::AttentionModel& m)
 
 Scheduler::Compute Scheduler::attention()
 {
-    return [](const core::AttentionModel& model, const core::Trace* previous, core::Trace* spare) {
-        return std::shared_ptr<const core::Trace>(core::computeShared(model, previous, spare));
+    return [](std::shared_ptr<const core::AttentionModel> model, const core::Trace* previous, core::Trace* spare) {
+        return std::shared_ptr<const core::Trace>(core::computeShared(std::move(model), previous, spare));
     };
 }
 
@@ -82,7 +82,7 @@ void Scheduler::changed(const ModelChange& change, std::shared_ptr<const core::A
         m_computing = false;
         std::shared_ptr<const core::Trace> result;
         try {
-            result = m_compute(m_state, nullptr, nullptr);
+            result = m_compute(std::make_shared<const core::AttentionModel>(m_state), nullptr, nullptr);
         } catch (const std::exception&) {
             result = nullptr;  // validated before; only memory can run out here
         }
@@ -136,11 +136,11 @@ Scheduler::Job Scheduler::makeJob()
             spare = std::move(m_spare)]() -> std::shared_ptr<const core::Trace> {
         try {
             if (state)
-                return compute(*state, previous.get(), spare.get());
-            core::AttentionModel edited = previous->model;
+                return compute(state, previous.get(), spare.get());
+            auto edited = std::make_shared<core::AttentionModel>(*previous->model);
             for (const ModelChange& c : cells)
-                *cellOf(edited, c.matrix, c.row, c.col) = c.after;  // a bias row too
-            return compute(edited, previous.get(), spare.get());
+                *cellOf(*edited, c.matrix, c.row, c.col) = c.after;  // a bias row too
+            return compute(std::move(edited), previous.get(), spare.get());
         } catch (const std::exception&) {
             return nullptr;  // validated before; only memory can run out here
         }
@@ -161,7 +161,7 @@ void Scheduler::keepAsSpare(std::shared_ptr<const core::Trace> spent)
     // Only a trace no view holds any more, and only up to a size whose idle memory is worth the
     // page faults it saves (a 4096-token trace is about 300 MiB).
     constexpr std::size_t sparedBytes = std::size_t(768) << 20;
-    if (!spent || spent.use_count() != 1 || core::estimatedTraceBytes(spent->model) > sparedBytes)
+    if (!spent || spent.use_count() != 1 || core::estimatedTraceBytes(*spent->model) > sparedBytes)
         return;
     // The compute made it as a non-const Trace: taking the const away again is allowed.
     m_spare = std::const_pointer_cast<core::Trace>(std::move(spent));

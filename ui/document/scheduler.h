@@ -24,11 +24,12 @@ namespace ui {
 class Scheduler : public QObject {
     Q_OBJECT
 public:
-    /** Computes the trace of model, any thread. previous (null, or the trace shown) may be reused for
-     *  what a change did not reach; spare (may be null) lends its storage. The trace returned must not
-     *  have been made const (a spent one is recycled as the next spare). Throws on lack of memory. */
-    using Compute = std::function<std::shared_ptr<const core::Trace>(const core::AttentionModel& model,
-                                                                     const core::Trace* previous, core::Trace* spare)>;
+    /** Computes the trace of model, any thread: a copy of one state, immutable, which the trace may share
+     *  instead of copying. previous (null, or the trace shown) may be reused for what a change did not reach;
+     *  spare (may be null) lends its storage. The trace returned must not have been made const (a spent one is
+     *  recycled as the next spare). Throws on lack of memory. */
+    using Compute = std::function<std::shared_ptr<const core::Trace>(
+        std::shared_ptr<const core::AttentionModel> model, const core::Trace* previous, core::Trace* spare)>;
     /** core::computeShared, the compute of a session whose state is the attention model itself. */
     static Compute attention();
 

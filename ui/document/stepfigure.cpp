@@ -70,7 +70,7 @@ QStringList tokenLabels(const core::Trace& trace)
 {
     QStringList labels;
     labels.reserve(trace.n());
-    for (const auto& t : trace.model.tokens)
+    for (const auto& t : trace.model->tokens)
         labels << QString::fromStdString(t);
     return labels;
 }
@@ -118,7 +118,7 @@ render::HeatmapData heatmapFrame(const core::Trace& trace, core::Step step, int 
         data.range = std::make_pair(0.0, 1.0);
     // The mask applies to the scaled scores, before the softmax; the raw scores Q·Kᵀ are shown whole.
     data.causalMask = (step == Step::ScaledScores || step == Step::Weights) && rows == cols
-        && trace.model.options.mask == core::Mask::Causal;
+        && trace.model->options.mask == core::Mask::Causal;
     return data;
 }
 

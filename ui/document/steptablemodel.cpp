@@ -75,7 +75,7 @@ void StepTableModel::refresh()
 
     const bool reshape = rows != m_rows || cols != m_cols;
     // The labels are the trace's tokens or numbers: with the shape unchanged, only new tokens change them.
-    const bool relabel = !reshape && (!m_trace || !trace || m_trace->model.tokens != trace->model.tokens);
+    const bool relabel = !reshape && (!m_trace || !trace || m_trace->model->tokens != trace->model->tokens);
     if (reshape)
         beginResetModel();
     m_trace = std::move(trace);
@@ -190,7 +190,7 @@ QString StepTableModel::tooltip(int row, int col) const
 
 bool StepTableModel::isMasked(int row, int col) const
 {
-    if (!m_trace || m_trace->model.options.mask != core::Mask::Causal)
+    if (!m_trace || m_trace->model->options.mask != core::Mask::Causal)
         return false;
     if (m_weighted)  // row j holds w(i, j)·v_j of the selected query i
         return row > m_query;
@@ -246,7 +246,7 @@ QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, in
     const bool tokens = orientation == Qt::Vertical ? (m_weighted || tokenRows(m_step))
                                                     : (!m_weighted && tokenColumns(m_step));
     if (tokens && section < m_trace->n()) {
-        const QString token = QString::fromStdString(m_trace->model.tokens[std::size_t(section)]);
+        const QString token = QString::fromStdString(m_trace->model->tokens[std::size_t(section)]);
         if (role == Qt::ToolTipRole)
             return tr("Token %1: “%2”").arg(section + 1).arg(token);
         return token;

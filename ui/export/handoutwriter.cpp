@@ -37,7 +37,7 @@ public:
 
     bool paint()
     {
-        const core::AttentionModel& model = m_trace.model;
+        const core::AttentionModel& model = *m_trace.model;
         const double width = m_body.width();
         const RichText kicker(Handout::tr("Self-attention on one page").toHtmlEscaped(), printFont(11), ink::accent,
                               width, &m_writer);
@@ -130,7 +130,7 @@ private:
     /** "Tokens: 1 The · 2 cat · …" in at most three lines: past them, "… and k more". */
     RichText tokenLine() const
     {
-        const std::vector<std::string>& all = m_trace.model.tokens;
+        const std::vector<std::string>& all = m_trace.model->tokens;
         const auto line = [&](std::size_t shown) {
             QStringList tokens;
             for (std::size_t i = 0; i < shown; ++i)
@@ -158,7 +158,7 @@ private:
     /** The shapes and options in one line. */
     QString factsText() const
     {
-        const core::AttentionModel& model = m_trace.model;
+        const core::AttentionModel& model = *m_trace.model;
         QStringList facts{Handout::tr("n = %1 tokens").arg(model.n()), Handout::tr("d_model = %1").arg(model.dModel()),
                           Handout::tr("d_k = %1").arg(model.dK()), Handout::tr("d_v = %1").arg(model.dV()),
                           Handout::tr("heads h = %1").arg(model.heads())};

@@ -74,7 +74,7 @@ Figure stepFigure(const core::Trace& t, core::Step step, int head, const QString
     f.data = ui::heatmapData(t, step, head);
     f.colormap = render::defaultColormap(step);
     f.withHeatmap = step == core::Step::Scores || step == core::Step::ScaledScores || step == core::Step::Weights;
-    f.masked = f.withHeatmap && t.model.options.mask == core::Mask::Causal;
+    f.masked = f.withHeatmap && t.model->options.mask == core::Mask::Causal;
     return f;
 }
 
@@ -100,7 +100,7 @@ void addBiasFigure(std::vector<Figure>& figures, const core::Trace& t, core::Ste
 StepSection wordedSection(const core::Trace& t, int number, const QString& name = QString(), Eigen::Index rows = 0,
                           Eigen::Index cols = 0)
 {
-    const render::StepText text = render::StepWording::step(number, t.model);
+    const render::StepText text = render::StepWording::step(number, *t.model);
     StepSection s;
     s.title = render::StepWording::heading(number, text.title);
     s.formula = text.formula;
@@ -114,7 +114,7 @@ StepSection wordedSection(const core::Trace& t, int number, const QString& name 
 std::vector<StepSection> stepSections(const core::Trace& t)
 {
     using core::Step;
-    const core::AttentionModel& model = t.model;
+    const core::AttentionModel& model = *t.model;
     const int n = t.n(), h = t.headCount(), dk = model.dK(), dv = model.dV();
     std::vector<StepSection> steps;
 
@@ -368,7 +368,7 @@ private:
 
     Pieces frontPieces()
     {
-        const core::AttentionModel& model = m_trace.model;
+        const core::AttentionModel& model = *m_trace.model;
         Pieces pieces;
         pieces.push_back(
             textPiece(Report::tr("Self-attention, step by step").toHtmlEscaped(), printFont(11), ink::accent, 4));

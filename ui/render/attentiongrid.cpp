@@ -34,9 +34,9 @@ AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide)
     AttentionGrid grid;
     grid.layers = trace.headCount() > 0 ? 1 : 0;
     grid.heads = trace.headCount();
-    for (const auto& t : trace.model.tokens)
+    for (const auto& t : trace.model->tokens)
         grid.tokens << QString::fromStdString(t);
-    grid.causal = trace.model.options.mask == core::Mask::Causal;
+    grid.causal = trace.model->options.mask == core::Mask::Causal;
     for (const core::HeadTrace& head : trace.heads)
         addCell(grid, head.weights, maxSide);
     return grid;

@@ -14,14 +14,14 @@ void syncQueryCombo(QComboBox* combo, const core::Trace* trace, int query)
     QByteArray source = format.toUtf8();
     for (int i = 0; i < n; ++i) {
         source += '\0';
-        source += trace->model.tokens[std::size_t(i)];
+        source += trace->model->tokens[std::size_t(i)];
     }
     static const char* const builtFrom = "queryComboSource";
     if (combo->property(builtFrom).toByteArray() != source || combo->count() != n) {
         QStringList tokens;
         tokens.reserve(n);
         for (int i = 0; i < n; ++i)
-            tokens << format.arg(i + 1).arg(QString::fromStdString(trace->model.tokens[std::size_t(i)]));
+            tokens << format.arg(i + 1).arg(QString::fromStdString(trace->model->tokens[std::size_t(i)]));
         combo->clear();
         combo->addItems(tokens);
         combo->setProperty(builtFrom, source);

@@ -50,7 +50,7 @@ void changeToolTip(QWidget* widget, const QString& tip)
 
 QString tokenName(const core::Trace& trace, int i)
 {
-    return i >= 0 && i < trace.n() ? QString::fromStdString(trace.model.tokens[std::size_t(i)]) : QString();
+    return i >= 0 && i < trace.n() ? QString::fromStdString(trace.model->tokens[std::size_t(i)]) : QString();
 }
 
 }  // namespace
@@ -251,7 +251,7 @@ void StepsPanel::refresh()
     }
     updateChoosers();
     const auto trace = m_document->trace();
-    const core::AttentionModel& model = trace ? trace->model : m_document->model();
+    const core::AttentionModel& model = trace ? *trace->model : m_document->model();
 
     // Titles, formulas and notes from the one wording of the steps; the shapes in numbers (none for a
     // skipped step 4).

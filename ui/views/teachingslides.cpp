@@ -191,7 +191,7 @@ QString subscripted(const QString& letter, int index)
 /** After step 7 of a model with several heads or W_O: the heads side by side, then the projection. */
 void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int query, const QStringList& tokens)
 {
-    const core::AttentionModel& model = trace.model;
+    const core::AttentionModel& model = *trace.model;
     if (!render::StepWording::hasProjection(model))
         return;
     Slide base;
@@ -259,10 +259,10 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     const QStringList tokens = tokenLabels(trace);
     const QString q = tokens.value(query);
     const int n = trace.n();
-    const bool causal = trace.model.options.mask == core::Mask::Causal;
+    const bool causal = trace.model->options.mask == core::Mask::Causal;
     const QStringList keyCols = indices(int(ht.keys.cols()));
     const QStringList valueCols = indices(int(ht.values.cols()));
-    auto worded = [&](int number) { return wordedSlide(number, trace.model, head, query, q); };
+    auto worded = [&](int number) { return wordedSlide(number, *trace.model, head, query, q); };
 
     {
         Slide s = worded(1);
@@ -349,7 +349,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         s.title = Teaching::tr("Every token at once");
         if (trace.headCount() > 1)
             s.title = Teaching::tr("%1 · head %2").arg(s.title).arg(head + 1);
-        s.formula = render::plainFormula(render::StepWording::overallFormula(trace.model));
+        s.formula = render::plainFormula(render::StepWording::overallFormula(*trace.model));
         s.explanation =
             Teaching::tr("The same steps run for every query together: one matrix product for the scores, a "
                          "softmax per row, and one product with V.");
@@ -366,7 +366,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
     }
     appendProjection(slides, trace, query, tokens);
     // A layer of a real model: every slide says which model and layer (the heading names the head already).
-    if (const auto& origin = trace.model.origin)
+    if (const auto& origin = trace.model->origin)
         for (Slide& s : slides)
             s.title = Teaching::tr("%1 · layer %2 of %3 · %4")
                           .arg(QString::fromStdString(origin->model))

@@ -154,7 +154,7 @@ void WalkthroughPanel::build()
     }
 
     const int i = m_weighted->query(), h = m_weighted->head();
-    const core::AttentionModel& model = trace->model;
+    const core::AttentionModel& model = *trace->model;
     const QString query = QString::fromStdString(model.tokens[std::size_t(i)]);
     const QString sub = QString::fromStdString(core::subscript(i + 1));
     const bool scaled = model.options.scale || model.options.temperature != 1.0;
