@@ -412,24 +412,27 @@ bool Gpt2Forward::run(const StopCheck& stop)
     return true;
 }
 
-int Gpt2Forward::takeLayersBelowEdits(const Gpt2Forward& unedited)
+int Gpt2Forward::takeSharedLayers(const Gpt2Forward& other)
 {
-    if (m_editedLayers.empty() || !unedited.m_edits.empty() || !unedited.upToDate()
-        || unedited.m_checkpoint != m_checkpoint || unedited.m_ids != m_ids)
+    if (&other == this || !other.upToDate() || other.m_checkpoint != m_checkpoint || other.m_ids != m_ids)
         return 0;
-    const int below = m_editedLayers.begin()->first;
+    // Below the lowest layer either pass edits, both multiply the same weights with the same tokens.
+    const auto lowestEdit = [&](const Gpt2Forward& pass) {
+        return pass.m_editedLayers.empty() ? config().layers : pass.m_editedLayers.begin()->first;
+    };
+    const int below = std::min(lowestEdit(*this), lowestEdit(other));
     if (below <= m_dirtyFrom)
-        return 0;  // what lies below the edits is computed already
+        return 0;  // what lies below is computed already
     const std::size_t heads = std::size_t(config().heads);
     for (std::size_t l = 0; l < std::size_t(below); ++l) {
-        m_stream[l] = unedited.m_stream[l];
-        m_qkv[l] = unedited.m_qkv[l];
-        m_concat[l] = unedited.m_concat[l];
+        m_stream[l] = other.m_stream[l];
+        m_qkv[l] = other.m_qkv[l];
+        m_concat[l] = other.m_concat[l];
         for (std::size_t h = l * heads; h < (l + 1) * heads; ++h)
-            m_attention[h] = unedited.m_attention[h];
+            m_attention[h] = other.m_attention[h];
     }
-    m_stream[std::size_t(below)] = unedited.m_stream[std::size_t(below)];
-    // From the lowest edit on, what was dirty stays so (the rows kept of new tokens are the same in both passes).
+    m_stream[std::size_t(below)] = other.m_stream[std::size_t(below)];
+    // From there on, what was dirty stays so (the rows kept of new tokens are the same in both passes).
     m_dirtyFrom = below;
     m_dirtyColumns.reset();
     return below;

@@ -118,11 +118,11 @@ public:
     bool run(const StopCheck& stop = {});
     /** True when run() has nothing to do. */
     bool upToDate() const { return m_dirtyFrom == clean; }
-    /** Before a run(): takes every layer below this pass's lowest edited one from `unedited`, a pass over the same
-     *  checkpoint and tokens without edits that is up to date, when this pass would compute them again (new
-     *  tokens, say): computed from the same weights and tokens, they are the same bit for bit. Returns how many
-     *  layers it took (0 when it took none). */
-    int takeLayersBelowEdits(const Gpt2Forward& unedited);
+    /** Before a run(): takes from other, an up-to-date pass over the same checkpoint and tokens, every layer below
+     *  the lowest one either pass edits, when this pass would compute them again (new tokens, say): computed from
+     *  the same weights and tokens, they are the same bit for bit. A pass with edits takes them from the pass
+     *  without, or the other way round. Returns how many layers it took (0 when it took none). */
+    int takeSharedLayers(const Gpt2Forward& other);
 
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
     const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }

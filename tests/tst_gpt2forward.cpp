@@ -397,11 +397,12 @@ private slots:
         QVERIFY2(samePass(pass, *fresh(ids, {})), "the edits cleared");
     }
 
-    void layersBelowTheEditsComeFromTheUneditedPass()
+    void layersBelowTheEditsAreShared()
     {
         // A pass with edits in its last layer takes the layers below from a pass without edits over the same
-        // tokens, after new tokens of either kind; the result is a fresh edited pass bit for bit. Nothing is
-        // taken from a pass that is not up to date, has edits, or reads other tokens.
+        // tokens, and the pass without edits takes them from it, after new tokens of either kind; each result is a
+        // fresh pass bit for bit. Nothing is taken from a pass that is not up to date or reads other tokens, and
+        // nothing below the edits that is computed already.
         QTemporaryDir dir;
         testutil::write(testutil::randomGpt2Folder("F32", "", 3, 32, 4), dir.path().toStdString());
         const auto ckpt = load(dir.path().toStdString());
@@ -410,27 +411,38 @@ private slots:
         const core::Gpt2Edit edit{2, Gpt2Weight::Value, 5, 6, 2.5f};
         Gpt2Forward edited(ckpt), unedited(ckpt);
         QVERIFY(edited.setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
-        for (const std::string text : {"The cat sat on the mat.", "The cat sat on the mat, tired.", "A dog sat."}) {
-            const std::vector<int> ids = ckpt->tokenizer().encode(text);
+        const auto fresh = [&](const std::vector<int>& ids, bool withEdit) {
+            auto pass = std::make_unique<Gpt2Forward>(ckpt);
+            std::string e;
+            pass->setTokens(ids, e);
+            if (withEdit)
+                pass->setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, e);
+            pass->run();
+            return pass;
+        };
+        const char* texts[] = {"The cat sat on the mat.", "The cat sat on the mat, tired.", "A dog sat.",
+                               "A dog sat down.", "The end."};
+        for (int t = 0; t < 5; ++t) {
+            const std::vector<int> ids = ckpt->tokenizer().encode(texts[t]);
             QVERIFY(edited.setTokens(ids, error));
             QVERIFY(unedited.setTokens(ids, error));
-            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // the pass without edits has not run
-            unedited.run();
-            QCOMPARE(edited.takeLayersBelowEdits(unedited), 2);
-            edited.run();
-            auto fresh = std::make_unique<Gpt2Forward>(ckpt);
-            QVERIFY(fresh->setTokens(ids, error));
-            QVERIFY(fresh->setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
-            fresh->run();
-            QVERIFY2(samePass(edited, *fresh), text.c_str());
-            QCOMPARE(edited.takeLayersBelowEdits(unedited), 0);  // nothing below the edits is dirty
+            // Alternately the pass without edits first and the edited one first.
+            Gpt2Forward& first = t % 2 ? edited : unedited;
+            Gpt2Forward& second = t % 2 ? unedited : edited;
+            QCOMPARE(second.takeSharedLayers(first), 0);  // the other pass has not run
+            first.run();
+            QCOMPARE(second.takeSharedLayers(first), 2);
+            second.run();
+            QVERIFY2(samePass(edited, *fresh(ids, true)), texts[t]);
+            QVERIFY2(samePass(unedited, *fresh(ids, false)), texts[t]);
+            QCOMPARE(second.takeSharedLayers(first), 0);  // nothing below the edits is dirty
         }
         Gpt2Forward other(ckpt);
         QVERIFY(other.setTokens(ckpt->tokenizer().encode("Another text."), error));
         other.run();
         QVERIFY(edited.setTokens(ckpt->tokenizer().encode("A cat."), error));
-        QCOMPARE(edited.takeLayersBelowEdits(other), 0);  // other tokens
-        QCOMPARE(edited.takeLayersBelowEdits(edited), 0);  // a pass with edits
+        QCOMPARE(edited.takeSharedLayers(other), 0);  // other tokens
+        QCOMPARE(edited.takeSharedLayers(edited), 0);  // itself
     }
 
     void refusals()
