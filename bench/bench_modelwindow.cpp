@@ -1,7 +1,8 @@
 /** A real model in the main window, offscreen: how long an edit takes to reach the painted Next Token panel,
  *  in the last and in the first layer; how long a new text takes until the heatmap and the panel are painted
- *  again (a word typed at the end and taken back, and a new first word, which leaves no row as it was); and the
- *  longest an event posted to the GUI thread waited meanwhile.
+ *  again (a word typed at the end and taken back, and a new first word, which leaves no row as it was), and until
+ *  the panel's comparison with the checkpoint without edits, which follows, is painted; and the longest an event
+ *  posted to the GUI thread waited meanwhile.
  *
  *  bench_modelwindow FOLDER [TOKENS] [EDITS]
  *
@@ -147,52 +148,65 @@ int main(int argc, char** argv)
     const std::vector<double> last = editTimes(document.layerCount() - 1);
     const std::vector<double> first = editTimes(0);
 
-    // New texts, alternately a and b, each timed until the heatmap and Next Token are painted again.
+    // New texts, alternately a and b, each timed until the heatmap and Next Token are painted again, and until the
+    // Next Token panel's comparison with the checkpoint without edits (which follows the edited pass) is painted.
+    struct Times {
+        std::vector<double> views, compared;
+    };
     auto textTimes = [&](const char* name, const QString& a, const QString& b) {
-        std::vector<double> texts;
+        Times times;
         phase(name);
         probe.reset();
         for (int e = 0; e < edits + 1; ++e) {
-            bool traced = false, predicted = false;
+            bool traced = false, predicted = false, complete = false;
             const auto c1 = QObject::connect(&document, &ui::Document::traceChanged, [&] {
                 traced = true;
                 heatmap.arm();
             });
             const auto c2 = QObject::connect(&document, &ui::Document::predictionChanged, [&] {
                 predicted = true;
+                complete = !document.prediction().comparing;
                 prediction.arm();
             });
             clock.start();
             document.setTokenText(e % 2 ? a : b);
             document.endTypingBurst();
-            const bool done = bench::spinUntil(
+            bool done = bench::spinUntil(
                 [&] { return traced && predicted && heatmap.painted() && prediction.painted(); }, 60000);
+            const double views = double(clock.nsecsElapsed()) / 1e6;
+            done = done && bench::spinUntil([&] { return complete && prediction.painted(); }, 60000);
             QObject::disconnect(c1);
             QObject::disconnect(c2);
             if (!done)
                 break;
-            if (e > 0)
-                texts.push_back(double(clock.nsecsElapsed()) / 1e6);
+            if (e > 0) {
+                times.views.push_back(views);
+                times.compared.push_back(double(clock.nsecsElapsed()) / 1e6);
+            }
             document.waitForModel();
         }
         textStall = std::max(textStall, probe.longestMs());
-        return texts;
+        return times;
     };
     // A word typed at the end and taken back: the rows before it stay; then the first word changed: every row
     // of every layer is computed again.
-    const std::vector<double> texts =
-        textTimes("new texts (a word typed at the end)", text, text + QStringLiteral(" Yes"));
+    const Times texts = textTimes("new texts (a word typed at the end)", text, text + QStringLiteral(" Yes"));
     const int firstSpace = int(text.indexOf(QLatin1Char(' ')));
-    const std::vector<double> starts =
+    const Times starts =
         textTimes("new texts (a new first word)", text, QStringLiteral("A") + text.mid(firstSpace));
     std::printf("{\"tokens\": %d, \"last_layer_edit_p50_ms\": %.2f, \"last_layer_edit_p95_ms\": %.2f, "
                 "\"first_layer_edit_p50_ms\": %.2f, \"first_layer_edit_p95_ms\": %.2f, \"new_text_p50_ms\": %.2f, "
                 "\"new_text_p95_ms\": %.2f, \"new_first_word_p50_ms\": %.2f, \"new_first_word_p95_ms\": %.2f, "
+                "\"new_text_compared_p50_ms\": %.2f, \"new_text_compared_p95_ms\": %.2f, "
+                "\"new_first_word_compared_p50_ms\": %.2f, \"new_first_word_compared_p95_ms\": %.2f, "
                 "\"gui_stall_max_ms\": %.2f, \"gui_stall_edits_ms\": %.2f, "
                 "\"gui_stall_new_text_ms\": %.2f, \"gui_stall_layer_switch_ms\": %.2f, \"edits\": %d}\n",
                 n, bench::percentile(last, 0.5), bench::percentile(last, 0.95), bench::percentile(first, 0.5),
-                bench::percentile(first, 0.95), bench::percentile(texts, 0.5), bench::percentile(texts, 0.95),
-                bench::percentile(starts, 0.5), bench::percentile(starts, 0.95),
-                std::max(editStall, textStall), editStall, textStall, layerStall, edits);
+                bench::percentile(first, 0.95), bench::percentile(texts.views, 0.5),
+                bench::percentile(texts.views, 0.95), bench::percentile(starts.views, 0.5),
+                bench::percentile(starts.views, 0.95), bench::percentile(texts.compared, 0.5),
+                bench::percentile(texts.compared, 0.95), bench::percentile(starts.compared, 0.5),
+                bench::percentile(starts.compared, 0.95), std::max(editStall, textStall), editStall, textStall,
+                layerStall, edits);
     return 0;
 }

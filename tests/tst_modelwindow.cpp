@@ -106,6 +106,7 @@ private slots:
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
+    void aNewTextWithEditsShowsTheEditedPassFirst();
 
 private:
     ui::Document& doc() { return *m_window->document(); }
@@ -722,6 +723,67 @@ void TestModelWindow::thePredictionTableChangesInOneStep()
     QCOMPARE(int(p.entries.size()), table->rowCount());
     for (int r = 0; r < table->rowCount(); ++r)
         QCOMPARE(table->item(r, 1)->text(), QString::fromStdString(p.entries[std::size_t(r)].token));
+}
+
+void TestModelWindow::aNewTextWithEditsShowsTheEditedPassFirst()
+{
+    // With edits, a new text runs GPT-2 twice: the edited pass is shown as soon as it is done, its Change column
+    // waiting ("…"), and the comparison with the checkpoint without edits follows. An edit alone (the pass
+    // without edits is up to date) comes in one step.
+    openModel();
+    QTableWidget* table = m_window->predictionPanel()->table();
+    struct Seen {
+        ui::Prediction prediction;
+        QStringList changes;
+    };
+    std::vector<Seen> seen;
+    const auto watch = connect(&doc(), &ui::Document::predictionChanged, this, [&] {
+        Seen s{doc().prediction(), {}};
+        for (int r = 0; r < table->rowCount(); ++r)
+            s.changes << table->item(r, 3)->text();
+        seen.push_back(s);
+    });
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 6.5));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(int(seen.size()), 1);
+    QVERIFY(!seen[0].prediction.comparing);
+    QVERIFY(!seen[0].changes.contains(QStringLiteral("…")));
+
+    seen.clear();
+    QVERIFY(doc().setTokenText(QStringLiteral("A dog ran far away.")));
+    doc().endTypingBurst();
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(int(seen.size()), 2);
+    const ui::Prediction& shown = seen[0].prediction;
+    const ui::Prediction& compared = seen[1].prediction;
+    QVERIFY(shown.edited && shown.comparing);
+    QVERIFY(compared.edited && !compared.comparing);
+    QCOMPARE(seen[0].changes, QStringList(10, QStringLiteral("…")));
+    QVERIFY(!seen[1].changes.contains(QStringLiteral("…")));
+    // The comparison changes nothing of the edited pass's entries ...
+    QCOMPARE(compared.entries.size(), shown.entries.size());
+    for (std::size_t i = 0; i < shown.entries.size(); ++i) {
+        QCOMPARE(compared.entries[i].id, shown.entries[i].id);
+        QCOMPARE(compared.entries[i].probability, shown.entries[i].probability);
+    }
+    // ... and its probabilities without the edits are those of a fresh pass over the checkpoint.
+    std::string error;
+    auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
+    QVERIFY(checkpoint);
+    core::Gpt2Forward plain(checkpoint);
+    QVERIFY(plain.setTokens(checkpoint->tokenizer().encode("A dog ran far away."), error));
+    plain.run();
+    std::vector<int> ids;
+    for (const ui::Prediction::Entry& e : compared.entries)
+        ids.push_back(e.id);
+    const std::vector<double> without = core::candidateProbabilities(plain.logits(), ids);
+    bool moved = false;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        QVERIFY(std::abs(compared.entries[i].unedited - without[i]) <= 1e-12);
+        moved = moved || std::abs(compared.entries[i].unedited - compared.entries[i].probability) > 1e-9;
+    }
+    QVERIFY(moved);  // the edit moved the prediction: the comparison is not the edited pass again
+    disconnect(watch);
 }
 
 #include "tst_modelwindow.moc"

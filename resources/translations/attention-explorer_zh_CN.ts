@@ -3132,6 +3132,16 @@ Click to show this head.</source>
                 <numerusform>词元 %1 之后，已修改 %n 个权重；▲ ▼：与未修改的检查点相比的变化。</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>After token %1, with %n edited weight(s); comparing with the checkpoint without edits…</source>
+            <translation>
+                <numerusform>词元 %1 之后，已修改 %n 个权重；正在与未修改的检查点比较…</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Comparing with the checkpoint without edits…</source>
+            <translation>正在与未修改的检查点比较…</translation>
+        </message>
         <message>
             <source>▲ +%1 pts</source>
             <translation>▲ +%1 百分点</translation>

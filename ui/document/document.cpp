@@ -671,6 +671,8 @@ void Document::modelRunDone(ModelRunResult result)
         m_session.model = std::move(*result.layer);
         announce(change, std::move(result.validatedLayer));
     }
+    if (m_prediction.comparing)
+        m_runner.request();  // the pass without edits, for the comparison (isRunningModel() stays true until then)
     emit predictionChanged();
 }
 

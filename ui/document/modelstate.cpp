@@ -122,6 +122,11 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         forward.setTokens(request.ids, ignored);
     if (unedited.tokens() != request.ids)
         unedited.setTokens(request.ids, ignored);
+    // The first edit after a pass without any: that pass is the one without edits, taken instead of run again.
+    if (!request.edits.empty() && forward.upToDate() && !unedited.upToDate() && forward.edits().empty()) {
+        unedited.takeSharedLayers(forward);
+        unedited.run();
+    }
     // Bring the pass's edits to the request's: both lists are ordered by layer, weight, row and column.
     const std::vector<core::Gpt2Edit> have = forward.edits();
     const auto key = [](const core::Gpt2Edit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
@@ -139,12 +144,17 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         }
         forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
     }
-    // Without edits the pass without them is this one: it runs only once there are edits to compare with, and
-    // runs first, so that the edited pass takes the layers below its edits from it instead of computing them.
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with. Of two
+    // passes with work, the edited one runs alone and the comparison waits for the next request; whichever runs
+    // second takes the layers below the lowest edit from the first instead of computing them.
     const bool edited = !request.edits.empty();
-    if (edited) {
+    const bool comparing = edited && !unedited.upToDate() && !forward.upToDate();
+    if (edited && !comparing) {
+        if (unedited.upToDate())
+            forward.takeSharedLayers(unedited);
+        else
+            unedited.takeSharedLayers(forward);
         unedited.run();
-        forward.takeLayersBelowEdits(unedited);
     }
     forward.run();
 
@@ -152,18 +162,20 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
     const int n = forward.n();
     const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
     const core::FloatMatrix logits = forward.logitsAt(position);
-    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : logits;
+    const bool compared = edited && !comparing;
+    const core::FloatMatrix before = compared ? unedited.logitsAt(position) : core::FloatMatrix();
     result.prediction.position = position;
     result.prediction.edited = edited;
+    result.prediction.comparing = comparing;
     const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
     std::vector<int> ids;
     for (const core::Gpt2Candidate& c : top)
         ids.push_back(c.id);
-    const std::vector<double> withoutEdits = edited ? core::candidateProbabilities(before, ids) : std::vector<double>();
+    const std::vector<double> withoutEdits = compared ? core::candidateProbabilities(before, ids) : std::vector<double>();
     for (std::size_t i = 0; i < top.size(); ++i) {
         const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
         result.prediction.entries.push_back(
-            {top[i].id, token, top[i].probability, edited ? withoutEdits[i] : top[i].probability});
+            {top[i].id, token, top[i].probability, compared ? withoutEdits[i] : top[i].probability});
     }
     if (request.wantLayer) {
         result.layer = shownLayerModel(forward, request.layer, request.modelName);

@@ -78,10 +78,13 @@ struct Prediction {
         int id = 0;
         std::string token;        ///< as people read it (core::readableToken)
         double probability = 0;   ///< with the edits
-        double unedited = 0;      ///< the same token's probability in the checkpoint without edits
+        double unedited = 0;      ///< the same token's probability in the checkpoint without edits (once compared)
     };
     std::vector<Entry> entries;  ///< the most probable first
     bool edited = false;         ///< the pass had edits
+    /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
+     *  new text shows the edited pass first, and the comparison follows). */
+    bool comparing = false;
 };
 
 /** What the worker gives back for a request. */
@@ -98,7 +101,11 @@ struct ModelRunResult {
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
  *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
- *  position, and the pass redoes only what changed since its last run. */
+ *  position, and the pass redoes only what changed since its last run.
+ *
+ *  When both passes have work (new tokens with edits), a request runs only the edited pass and gives a prediction
+ *  that is still `comparing`: whatever is shown comes from it, so the views need not wait for the second pass.
+ *  The next request runs the pass without edits, from the layers the two share, and completes the comparison. */
 class ModelRunner {
 public:
     struct Request {

@@ -115,6 +115,10 @@ void PredictionPanel::showPrediction()
         m_status->setText(tr("Computing…"));
     else if (edits == 0)
         m_status->setText(tr("After token %1 (the checkpoint, no edits).").arg(p.position + 1));
+    else if (p.comparing)
+        m_status->setText(tr("After token %1, with %n edited weight(s); comparing with the checkpoint without "
+                             "edits…", "", edits)
+                              .arg(p.position + 1));
     else
         m_status->setText(tr("After token %1, with %n edited weight(s); ▲ ▼: the change against the checkpoint "
                              "without edits.", "", edits)
@@ -141,17 +145,21 @@ void PredictionPanel::showPrediction()
         QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
         set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
+        const bool compared = has && !p.comparing;
         const double change = 100.0 * (e.probability - e.unedited);
         // Changes below a hundredth of a point round to nothing: shown as unchanged.
-        const bool moved = has && std::abs(change) >= 0.005;
+        const bool moved = compared && std::abs(change) >= 0.005;
         QString text;
         if (has)
-            text = !moved ? QStringLiteral("=")  // the probability beside it is the checkpoint's too
+            text = !compared ? QStringLiteral("…")  // the pass without the edits is still running
+                 : !moved ? QStringLiteral("=")     // the probability beside it is the checkpoint's too
                  : change > 0 ? tr("▲ +%1 pts").arg(render::displayNumber(change, 'f', 2))
                               : tr("▼ −%1 pts").arg(render::displayNumber(-change, 'f', 2));
         QTableWidgetItem* changeItem = set(3, text, Qt::AlignRight);
         changeItem->setForeground(!moved ? palette().color(QPalette::PlaceholderText) : change > 0 ? up : down);
-        changeItem->setToolTip(has ? tr("Without edits: %1").arg(percent(e.unedited)) : QString());
+        changeItem->setToolTip(!has ? QString()
+                               : compared ? tr("Without edits: %1").arg(percent(e.unedited))
+                                          : tr("Comparing with the checkpoint without edits…"));
     }
     silent.unblock();
     emit cells->dataChanged(cells->index(0, 0), cells->index(rows - 1, cells->columnCount() - 1));
