@@ -31,6 +31,7 @@
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTest>
+#include <QUndoStack>
 
 #include <initializer_list>
 #include <memory>
@@ -485,6 +486,27 @@ private slots:
                 QTest::qWait(500);  // the overview paints its grid off the GUI thread
                 QVERIFY(w.grab().save(name + QStringLiteral("-overview.png")));
             }
+            // An edit, then a new text: the window as it shows the edited pass while the comparison runs.
+            ui::Document& doc = *w.document();
+            w.resize(1280, 720);
+            w.findChild<QDockWidget*>(QStringLiteral("stepsDock"))->raise();
+            QVERIFY(doc.setCell(ui::MatrixId::Query, 0, 0, 2.5));
+            QVERIFY(doc.waitForModel(120000));
+            const QString text = doc.tokenText();
+            bool grabbed = false;
+            const auto c = connect(&doc, &ui::Document::predictionChanged, this, [&] {
+                if (doc.prediction().comparing && !grabbed)
+                    grabbed = w.grab().save(QStringLiteral("%1/model-%2-comparing.png").arg(dir, language));
+            });
+            QVERIFY(doc.setTokenText(QStringLiteral("Once upon a time")));
+            doc.endTypingBurst();
+            QVERIFY(doc.waitForModel(120000));
+            disconnect(c);
+            QVERIFY(grabbed);
+            doc.undoStack()->undo();
+            doc.undoStack()->undo();
+            QVERIFY(doc.waitForModel(120000));
+            QCOMPARE(doc.tokenText(), text);
         }
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
     }
