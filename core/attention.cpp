@@ -139,7 +139,6 @@ std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
     return rows;
 }
 
-/** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
 /** True when a and b hold the same bits (same shapes): the common case of a weight an edit did not touch, told
  *  by one fast pass instead of a comparison column by column. */
 bool identical(const Matrix& a, const Matrix& b)
@@ -148,6 +147,7 @@ bool identical(const Matrix& a, const Matrix& b)
         && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
 }
 
+/** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
 std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
                                  const std::optional<Matrix>& biasB)
 {
