@@ -27,6 +27,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 
@@ -127,6 +128,12 @@ struct Options {
     QCommandLineOption lang{QStringLiteral("lang"),
                             QStringLiteral("Language of the interface: %1.").arg(languages.join(QStringLiteral(" or "))),
                             QStringLiteral("LANGUAGE")};
+
+    /** The options that shape a figure; each action reads some of them (commandActions). */
+    QList<const QCommandLineOption*> figureOptions() const
+    {
+        return {&step, &head, &size, &colormap, &annotate, &colourRange};
+    }
 
     QList<QCommandLineOption> all() const
     {
@@ -527,29 +534,45 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
-/** A note on standard error for every figure option the chosen action does not read (it still runs): a
- *  script that passes --colormap to --export-code learns that nothing was coloured. Also for every further
- *  action given: one runs, the first in --help's order. */
-void noteIgnoredOptions(const QCommandLineParser& p, const Options& o)
+/** One action of the command line: its option, the figure options it reads, and what it does. */
+struct Action {
+    const QCommandLineOption& option;
+    QList<const QCommandLineOption*> reads;  ///< of Options::figureOptions()
+    std::function<int()> run;
+};
+
+/** The actions in --help's order: when several are given, the first runs. */
+QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
 {
-    struct Action {
-        const QCommandLineOption& option;
-        QList<const QCommandLineOption*> reads;  ///< of figureOptions
+    const QList<const QCommandLineOption*> figureOptions = o.figureOptions();
+    return {
+        {o.listPresets, {}, [] {
+             QString text;
+             for (const auto& info : core::presetList())
+                 text += QString::fromStdString(info.name) + QLatin1Char('\t')
+                     + QString::fromStdString(info.description) + QLatin1Char('\n');
+             printOut(text);
+             return int(ExitOk);
+         }},
+        {o.compute, {}, [&] { return computeCommand(p, o); }},
+        {o.exportHeatmap, figureOptions, [&] { return exportHeatmapCommand(p, o); }},
+        {o.exportReport, {&o.colourRange},
+         [&] { return exportTraceCommand(p, o, o.exportReport, &exports::writeReport); }},
+        {o.exportHandout, {&o.colourRange},
+         [&] { return exportTraceCommand(p, o, o.exportHandout, &exports::writeHandout); }},
+        {o.exportCode, {}, [&] { return exportCodeCommand(p, o); }},
+        {o.exportSlides, {}, [&] { return exportSlidesCommand(p, o); }},
+        {o.exportSteps, {}, [&] { return exportStepsCommand(p, o); }},
+        {o.exportOverview, {&o.colourRange, &o.colormap}, [&] { return exportOverviewCommand(p, o); }},
+        {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},
     };
-    const QList<const QCommandLineOption*> figureOptions{&o.step, &o.head, &o.size, &o.colormap, &o.annotate,
-                                                         &o.colourRange};
-    const QList<Action> actions{
-        {o.listPresets, {}},
-        {o.compute, {}},
-        {o.exportHeatmap, figureOptions},
-        {o.exportReport, {&o.colourRange}},
-        {o.exportHandout, {&o.colourRange}},
-        {o.exportCode, {}},
-        {o.exportSlides, {}},
-        {o.exportSteps, {}},
-        {o.exportOverview, {&o.colourRange, &o.colormap}},
-        {o.exportLines, {&o.head}},
-    };
+}
+
+/** The action to run, the first given of actions (none: the window). A note on standard error for every further
+ *  action given (one runs), and for every figure option the chosen action does not read (it still runs): a script
+ *  that passes --colormap to --export-code learns that nothing was coloured. */
+const Action* chooseAction(const QCommandLineParser& p, const Options& o, const QList<Action>& actions)
+{
     const Action* chosen = nullptr;
     for (const Action& action : actions) {
         if (!p.isSet(action.option))
@@ -563,12 +586,13 @@ void noteIgnoredOptions(const QCommandLineParser& p, const Options& o)
         chosen = &action;
     }
     if (!chosen)
-        return;  // the window: it takes none of them
-    for (const QCommandLineOption* option : figureOptions) {
+        return nullptr;  // the window: it takes none of them
+    for (const QCommandLineOption* option : o.figureOptions()) {
         if (p.isSet(*option) && !chosen->reads.contains(option))
             printError(QStringLiteral("note: --%1 does not apply to --%2; ignored")
                            .arg(option->names().constFirst(), chosen->option.names().constFirst()));
     }
+    return chosen;
 }
 
 }  // namespace
@@ -640,34 +664,11 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         return ExitRefused;
     }
 
-    noteIgnoredOptions(p, o);
+    const QList<Action> actions = commandActions(p, o);
+    const Action* chosen = chooseAction(p, o, actions);
     try {
-        if (p.isSet(o.listPresets)) {
-            QString text;
-            for (const auto& info : core::presetList())
-                text += QString::fromStdString(info.name) + QLatin1Char('\t') + QString::fromStdString(info.description)
-                    + QLatin1Char('\n');
-            printOut(text);
-            return ExitOk;
-        }
-        if (p.isSet(o.compute))
-            return computeCommand(p, o);
-        if (p.isSet(o.exportHeatmap))
-            return exportHeatmapCommand(p, o);
-        if (p.isSet(o.exportReport))
-            return exportTraceCommand(p, o, o.exportReport, &exports::writeReport);
-        if (p.isSet(o.exportHandout))
-            return exportTraceCommand(p, o, o.exportHandout, &exports::writeHandout);
-        if (p.isSet(o.exportCode))
-            return exportCodeCommand(p, o);
-        if (p.isSet(o.exportSlides))
-            return exportSlidesCommand(p, o);
-        if (p.isSet(o.exportSteps))
-            return exportStepsCommand(p, o);
-        if (p.isSet(o.exportOverview))
-            return exportOverviewCommand(p, o);
-        if (p.isSet(o.exportLines))
-            return exportLinesCommand(p, o);
+        if (chosen)
+            return chosen->run();
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;
