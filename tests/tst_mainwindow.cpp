@@ -13,11 +13,13 @@
 #include "ui/views/tokenbar.h"
 #include "ui/views/tokenchips.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QHash>
 #include <QInputMethodEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -53,6 +55,37 @@ void answerNextMessageBox(QMessageBox::StandardButton button)
     });
 }
 
+/** Counts the paint events each widget gets, and the layout requests of one widget (the window). */
+class PaintCounter : public QObject {
+public:
+    explicit PaintCounter(QWidget* window) : m_window(window) { qApp->installEventFilter(this); }
+    ~PaintCounter() override { qApp->removeEventFilter(this); }
+    QHash<const QObject*, int> paints;
+    int windowLayouts = 0;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Paint)
+            ++paints[watched];
+        else if (event->type() == QEvent::LayoutRequest && watched == m_window)
+            ++windowLayouts;
+        return false;
+    }
+
+private:
+    QWidget* m_window;
+};
+
+/** "QTabBar qt_tabwidget_tabbar < QTabWidget < …": a widget and the widgets it sits in, for a message. */
+QString widgetPath(const QObject* o)
+{
+    QStringList parts;
+    for (; o; o = o->parent())
+        parts << QString::fromLatin1(o->metaObject()->className()) + QLatin1Char(' ') + o->objectName();
+    return parts.join(QStringLiteral(" < "));
+}
+
 bool writeText(const QString& path, const QByteArray& text)
 {
     QFile file(path);
@@ -86,6 +119,7 @@ private slots:
     void lineFollowsUndoWithoutMovingTheCursor();
     void chipClickSelectsTheQuery();
     void editingWQChangesEveryStep();
+    void aCellEditRepaintsOnlyWhatShowsIt();
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
     void optionsAreLiveAndOneStepEach();
@@ -277,6 +311,48 @@ void TestMainWindow::editingWQChangesEveryStep()
 
     // The heatmap shows the new weights.
     QCOMPARE(testutil::matrixDifference(w.heatmap()->figureData().values, weights, 1e-12), QByteArray());
+}
+
+void TestMainWindow::aCellEditRepaintsOnlyWhatShowsIt()
+{
+    // An edit of one cell of X reaches that cell of the matrix editor and every figure of the trace. The tokens, the
+    // options, the matrices' tabs and tools show nothing of it: they are not painted again, and the window is not
+    // laid out again (which starts an animation of every dock). 100 tokens: the steps are thumbnails, whose size
+    // does not follow their numbers (a table's columns do).
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QStringList words;
+    for (int i = 0; i < 100; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    QVERIFY(doc->setTokenText(words.join(QLatin1Char(' '))));
+    doc->waitForTrace();
+    auto* canvas = w.heatmap()->canvas();
+    auto* matrices = w.findChild<QDockWidget*>(QStringLiteral("matricesDock"));
+    auto* table = w.findChild<QAbstractScrollArea*>(QStringLiteral("matrix_embeddings"));
+    QVERIFY(matrices && table);
+    const QWidget* cells = table->viewport();
+    QTest::qWait(200);  // the first paints after showing the window are done
+    for (int edit = 0; edit < 3; ++edit) {
+        PaintCounter counter(&w);
+        QVERIFY(doc->setCell(MatrixId::Embeddings, edit, 1, 5.0 + edit));
+        doc->waitForTrace();
+        QTRY_VERIFY(counter.paints.contains(canvas));
+        QTest::qWait(100);  // anything painted later than the heatmap
+        QVERIFY2(counter.paints.contains(cells), "the edited cell was not painted");
+        QCOMPARE(counter.windowLayouts, 0);
+        for (auto it = counter.paints.cbegin(); it != counter.paints.cend(); ++it) {
+            const QObject* painted = it.key();
+            bool inCells = false, inQuiet = false;
+            for (const QObject* o = painted; o; o = o->parent()) {
+                inCells = inCells || o == cells;
+                const QString name = o->objectName();
+                inQuiet = inQuiet || name == QLatin1String("tokensDock") || name == QLatin1String("optionsDock")
+                    || name == QLatin1String("matricesDock");
+            }
+            QVERIFY2(!inQuiet || inCells,
+                     qPrintable(QStringLiteral("painted after a cell edit: ") + widgetPath(painted)));
+        }
+    }
 }
 
 void TestMainWindow::undoRestoresEveryMatrixAndRedoReplays()
