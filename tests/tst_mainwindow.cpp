@@ -25,7 +25,9 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPaintEvent>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -61,13 +63,16 @@ public:
     explicit PaintCounter(QWidget* window) : m_window(window) { qApp->installEventFilter(this); }
     ~PaintCounter() override { qApp->removeEventFilter(this); }
     QHash<const QObject*, int> paints;
+    QHash<const QObject*, QRegion> exposed;  ///< what the paint events asked for
     int windowLayouts = 0;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
     {
-        if (event->type() == QEvent::Paint)
+        if (event->type() == QEvent::Paint) {
             ++paints[watched];
+            exposed[watched] += static_cast<QPaintEvent*>(event)->region();
+        }
         else if (event->type() == QEvent::LayoutRequest && watched == m_window)
             ++windowLayouts;
         return false;
@@ -84,6 +89,25 @@ QString widgetPath(const QObject* o)
     for (; o; o = o->parent())
         parts << QString::fromLatin1(o->metaObject()->className()) + QLatin1Char(' ') + o->objectName();
     return parts.join(QStringLiteral(" < "));
+}
+
+/** "w0 w1 … w(n−1)": n tokens. */
+QString numberedWords(int n)
+{
+    QStringList words;
+    for (int i = 0; i < n; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    return words.join(QLatin1Char(' '));
+}
+
+/** The pixels the window shows where widget is (its backing store, as painted so far). */
+QImage shownPixels(QWidget* widget)
+{
+    const QPoint at = widget->mapTo(widget->window(), QPoint(0, 0));
+    return widget->screen()
+        ->grabWindow(widget->window()->winId(), at.x(), at.y(), widget->width(), widget->height())
+        .toImage()
+        .convertToFormat(QImage::Format_RGB32);
 }
 
 bool writeText(const QString& path, const QByteArray& text)
@@ -120,6 +144,7 @@ private slots:
     void chipClickSelectsTheQuery();
     void editingWQChangesEveryStep();
     void aCellEditRepaintsOnlyWhatShowsIt();
+    void anEditShowsWhatAWholePaintWould();
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
     void optionsAreLiveAndOneStepEach();
@@ -321,10 +346,7 @@ void TestMainWindow::aCellEditRepaintsOnlyWhatShowsIt()
     // does not follow their numbers (a table's columns do).
     ui::MainWindow& w = *m_window;
     ui::Document* doc = w.document();
-    QStringList words;
-    for (int i = 0; i < 100; ++i)
-        words << QStringLiteral("w%1").arg(i);
-    QVERIFY(doc->setTokenText(words.join(QLatin1Char(' '))));
+    QVERIFY(doc->setTokenText(numberedWords(100)));
     doc->waitForTrace();
     auto* canvas = w.heatmap()->canvas();
     auto* matrices = w.findChild<QDockWidget*>(QStringLiteral("matricesDock"));
@@ -352,6 +374,36 @@ void TestMainWindow::aCellEditRepaintsOnlyWhatShowsIt()
             QVERIFY2(!inQuiet || inCells,
                      qPrintable(QStringLiteral("painted after a cell edit: ") + widgetPath(painted)));
         }
+    }
+}
+
+void TestMainWindow::anEditShowsWhatAWholePaintWould()
+{
+    // New values that move the legend (the scores' range) repaint the whole heatmap; new values in the same layout
+    // repaint only the area of its cells (the weights' legend is 0 to 1). Either way the window then shows what
+    // painting the whole figure gives.
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QVERIFY(doc->setTokenText(numberedWords(100)));
+    doc->waitForTrace();
+    w.resize(1280, 800);
+    QTest::qWait(500);  // the docks' animations to their new places (200 ms) are over
+    auto* canvas = w.heatmap()->canvas();
+    for (const core::Step step : {core::Step::Scores, core::Step::Weights}) {
+        w.viewState()->setHeatmapStep(step);
+        QTest::qWait(200);
+        PaintCounter counter(&w);
+        QVERIFY(doc->setCell(MatrixId::Embeddings, 3, 1, step == core::Step::Weights ? 4.0 : 9.0));
+        doc->waitForTrace();
+        QTRY_VERIFY(counter.paints.contains(canvas));
+        QTest::qWait(50);
+        const bool whole = QRegion(canvas->rect()).subtracted(counter.exposed.value(canvas)).isEmpty();
+        const QImage shown = shownPixels(canvas);
+        canvas->repaint();  // the whole figure
+        const QImage painted = shownPixels(canvas);
+        QVERIFY2(shown == painted, qPrintable(QStringLiteral("the window shows another figure after an edit of step %1")
+                                                  .arg(int(step))));
+        QCOMPARE(whole, step == core::Step::Scores);
     }
 }
 
