@@ -170,8 +170,47 @@ __attribute__((target("avx512f"))) void scaleAvx512(double* out, Index count, do
     }
 }
 
-constexpr SimdKernels avx2Fma{rangeAvx2, expShiftedAvx2, scaleAvx2};
-constexpr SimdKernels avx512{rangeAvx512, expShiftedAvx512, scaleAvx512};
+// --- a colour scale's levels ------------------------------------------------------------------------------
+// The portable loop (render::ColourScale::indices) is min(max(t, 0), 1) · top + 0.5, truncated: the same
+// operations one by one, multiplying and adding apart. max_pd returns 0 for a NaN t, which the blend replaces.
+
+/** A vector of levels q, or −1 where t is NaN, stored as ints at out. */
+__attribute__((target("avx2"))) inline void storeLevels(int* out, __m256d q, __m256d t)
+{
+    const __m256d v = _mm256_blendv_pd(q, _mm256_set1_pd(-1.0), _mm256_cmp_pd(t, t, _CMP_UNORD_Q));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvttpd_epi32(v));
+}
+
+__attribute__((target("avx512f"))) inline void storeLevels(int* out, __m512d q, __m512d t)
+{
+    const __m512d v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, t, _CMP_UNORD_Q), q, _mm512_set1_pd(-1.0));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvttpd_epi32(v));
+}
+
+/** SimdKernels::levels for both widths: P is the intrinsics' prefix (_mm256 or _mm512), V the vector of doubles,
+ *  W its lanes. */
+#define AE_LEVELS_VECTOR(P, V, W)                                                                                  \
+    {                                                                                                              \
+        const V l = P##_set1_pd(lo), s = P##_set1_pd(span), k = P##_set1_pd(top);                                  \
+        const V zero = P##_setzero_pd(), one = P##_set1_pd(1.0), half = P##_set1_pd(0.5);                          \
+        Index j = 0;                                                                                               \
+        for (; j + W <= count; j += W) {                                                                           \
+            const V t = P##_div_pd(P##_sub_pd(P##_loadu_pd(in + j), l), s);                                        \
+            storeLevels(out + j, P##_add_pd(P##_mul_pd(P##_min_pd(P##_max_pd(t, zero), one), k), half), t);       \
+        }                                                                                                          \
+        return j;                                                                                                  \
+    }
+
+/** SimdKernels::levels, four at a time. */
+__attribute__((target("avx2"))) Index levelsAvx2(const double* in, Index count, double lo, double span, double top,
+                                                 int* out) AE_LEVELS_VECTOR(_mm256, __m256d, 4)
+
+/** SimdKernels::levels, eight at a time. */
+__attribute__((target("avx512f"))) Index levelsAvx512(const double* in, Index count, double lo, double span,
+                                                      double top, int* out) AE_LEVELS_VECTOR(_mm512, __m512d, 8)
+
+constexpr SimdKernels avx2Fma{rangeAvx2, expShiftedAvx2, scaleAvx2, levelsAvx2};
+constexpr SimdKernels avx512{rangeAvx512, expShiftedAvx512, scaleAvx512, levelsAvx512};
 
 }  // namespace
 

@@ -947,7 +947,7 @@ void TestHeatmapRenderer::aRowOfIndicesIsOneIndexPerCell()
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     QRandomGenerator random(18);
-    core::Matrix m(4, 40);
+    core::Matrix m(4, 43);  // whole vectors of 8 and of 4, and a rest
     for (Eigen::Index i = 0; i < m.size(); ++i)
         m.data()[i] = random.generateDouble() * 3.0 - 1.0;
     m.row(1).setConstant(0.25);  // a row of one value: its own range is empty
