@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace core {
 
@@ -33,6 +34,9 @@ struct SimdKernels {
      *  each operation rounded as the portable loop rounds it (no fused multiply-add). Only whole vectors: returns
      *  how many entries it did (count rounded down), the rest is the caller's. */
     Eigen::Index (*levels)(const double* in, Eigen::Index count, double lo, double span, double top, int* out);
+    /** The same levels' entries of lut (nan where the level is −1), into out; only whole vectors, as levels. */
+    Eigen::Index (*colours)(const double* in, Eigen::Index count, double lo, double span, double top,
+                            const std::uint32_t* lut, std::uint32_t nan, std::uint32_t* out);
 };
 
 /** The kernels of this processor: AVX-512 (F) when it has it, else AVX2 and FMA, on x86-64. Null when the build

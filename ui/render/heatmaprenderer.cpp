@@ -644,14 +644,11 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, 
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
         const int live = int(mask.liveColumns(r, cols));
-        scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
         if (upscale == 1) {
-            for (int c = 0; c < live; ++c) {
-                const int index = indices[std::size_t(c)];
-                line[c] = index < 0 ? colormapNaNColor : lut[index];
-            }
+            scale.colours(values + Eigen::Index(r) * cols, live, r, lut, colormapNaNColor, line);
             std::fill(line + live, line + cols, masked);
         } else {
+            scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
             for (int c = 0; c < cols; ++c) {
                 const int index = c < live ? indices[std::size_t(c)] : 0;
                 const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
