@@ -170,8 +170,89 @@ __attribute__((target("avx512f"))) void scaleAvx512(double* out, Index count, do
     }
 }
 
-constexpr SimdKernels avx2Fma{rangeAvx2, expShiftedAvx2, scaleAvx2};
-constexpr SimdKernels avx512{rangeAvx512, expShiftedAvx512, scaleAvx512};
+// --- a colour scale's levels ------------------------------------------------------------------------------
+// The portable loop (render::ColourScale::indices) is min(max(t, 0), 1) · top + 0.5, truncated: the same
+// operations one by one, multiplying and adding apart. max_pd returns 0 for a NaN t, which the blend replaces.
+
+/** The levels q as ints, −1 where t is NaN. */
+__attribute__((target("avx2"))) inline __m128i levelInts(__m256d q, __m256d t)
+{
+    return _mm256_cvttpd_epi32(_mm256_blendv_pd(q, _mm256_set1_pd(-1.0), _mm256_cmp_pd(t, t, _CMP_UNORD_Q)));
+}
+
+__attribute__((target("avx512f"))) inline __m256i levelInts(__m512d q, __m512d t)
+{
+    return _mm512_cvttpd_epi32(_mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, t, _CMP_UNORD_Q), q, _mm512_set1_pd(-1.0)));
+}
+
+__attribute__((target("avx2"))) inline void storeLevels(int* out, __m256d q, __m256d t)
+{
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), levelInts(q, t));
+}
+
+__attribute__((target("avx512f"))) inline void storeLevels(int* out, __m512d q, __m512d t)
+{
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), levelInts(q, t));
+}
+
+/** The entries of lut at the levels q, nan where t is NaN, stored at out: a gather of the other lanes. */
+__attribute__((target("avx2"))) inline void storeColours(std::uint32_t* out, __m256d q, __m256d t,
+                                                         const std::uint32_t* lut, std::uint32_t nan)
+{
+    const __m128i at = levelInts(q, t);
+    const __m128i live = _mm_cmpgt_epi32(at, _mm_set1_epi32(-1));
+    const __m128i c = _mm_mask_i32gather_epi32(_mm_set1_epi32(int(nan)), reinterpret_cast<const int*>(lut), at, live,
+                                               4);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), c);
+}
+
+__attribute__((target("avx512f"))) inline void storeColours(std::uint32_t* out, __m512d q, __m512d t,
+                                                            const std::uint32_t* lut, std::uint32_t nan)
+{
+    const __m512i at = _mm512_castsi256_si512(levelInts(q, t));  // eight of sixteen lanes: the mask says which
+    const __mmask16 live = _mm512_cmpgt_epi32_mask(at, _mm512_set1_epi32(-1)) & 0xff;
+    const __m512i c = _mm512_mask_i32gather_epi32(_mm512_set1_epi32(int(nan)), live, at, lut, 4);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(c));
+}
+
+/** SimdKernels::levels and ::colours for both widths: P is the intrinsics' prefix (_mm256 or _mm512), V the vector
+ *  of doubles, W its lanes, STORE(j, q, t) what is done with the levels q of in[j …] and their t. */
+#define AE_LEVELS_VECTOR(P, V, W, STORE)                                                                           \
+    {                                                                                                              \
+        const V l = P##_set1_pd(lo), s = P##_set1_pd(span), k = P##_set1_pd(top);                                  \
+        const V zero = P##_setzero_pd(), one = P##_set1_pd(1.0), half = P##_set1_pd(0.5);                          \
+        Index j = 0;                                                                                               \
+        for (; j + W <= count; j += W) {                                                                           \
+            const V t = P##_div_pd(P##_sub_pd(P##_loadu_pd(in + j), l), s);                                        \
+            STORE(j, P##_add_pd(P##_mul_pd(P##_min_pd(P##_max_pd(t, zero), one), k), half), t);                   \
+        }                                                                                                          \
+        return j;                                                                                                  \
+    }
+#define AE_STORE_LEVELS(j, q, t) storeLevels(out + (j), q, t)
+#define AE_STORE_COLOURS(j, q, t) storeColours(out + (j), q, t, lut, nan)
+
+/** SimdKernels::levels, four at a time. */
+__attribute__((target("avx2"))) Index levelsAvx2(const double* in, Index count, double lo, double span, double top,
+                                                 int* out) AE_LEVELS_VECTOR(_mm256, __m256d, 4, AE_STORE_LEVELS)
+
+/** SimdKernels::levels, eight at a time. */
+__attribute__((target("avx512f"))) Index levelsAvx512(const double* in, Index count, double lo, double span,
+                                                      double top, int* out) AE_LEVELS_VECTOR(_mm512, __m512d, 8,
+                                                                                             AE_STORE_LEVELS)
+
+/** SimdKernels::colours, four at a time. */
+__attribute__((target("avx2"))) Index coloursAvx2(const double* in, Index count, double lo, double span, double top,
+                                                  const std::uint32_t* lut, std::uint32_t nan, std::uint32_t* out)
+    AE_LEVELS_VECTOR(_mm256, __m256d, 4, AE_STORE_COLOURS)
+
+/** SimdKernels::colours, eight at a time. */
+__attribute__((target("avx512f"))) Index coloursAvx512(const double* in, Index count, double lo, double span,
+                                                       double top, const std::uint32_t* lut, std::uint32_t nan,
+                                                       std::uint32_t* out) AE_LEVELS_VECTOR(_mm512, __m512d, 8,
+                                                                                            AE_STORE_COLOURS)
+
+constexpr SimdKernels avx2Fma{rangeAvx2, expShiftedAvx2, scaleAvx2, levelsAvx2, coloursAvx2};
+constexpr SimdKernels avx512{rangeAvx512, expShiftedAvx512, scaleAvx512, levelsAvx512, coloursAvx512};
 
 }  // namespace
 

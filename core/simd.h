@@ -1,11 +1,12 @@
 #pragma once
-/** The softmax's row sweeps behind one small interface, on AVX-512 or on AVX2 and FMA. All of them live in
- *  simd.cpp, the only file with intrinsics; their caller (attention.cpp) keeps a portable Eigen path for when
- *  there are none. The products are elsewhere (products.h). */
+/** The softmax's row sweeps, and the heatmap's colour levels, behind one small interface, on AVX-512 or on AVX2 and
+ *  FMA. All of them live in simd.cpp, the only file with intrinsics; their callers (attention.cpp, the render
+ *  layer's ColourScale) keep a portable path for when there are none. The products are elsewhere (products.h). */
 
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace core {
 
@@ -29,6 +30,13 @@ struct SimdKernels {
     double (*expShifted)(const double* in, double* out, Eigen::Index count, double max, double factor);
     /** out[j] ·= factor for j < count. */
     void (*scale)(double* out, Eigen::Index count, double factor);
+    /** A colour scale's levels: out[j] = −1 when t = (in[j] − lo) / span is NaN, else int(clamp(t, 0, 1) · top + 0.5),
+     *  each operation rounded as the portable loop rounds it (no fused multiply-add). Only whole vectors: returns
+     *  how many entries it did (count rounded down), the rest is the caller's. */
+    Eigen::Index (*levels)(const double* in, Eigen::Index count, double lo, double span, double top, int* out);
+    /** The same levels' entries of lut (nan where the level is −1), into out; only whole vectors, as levels. */
+    Eigen::Index (*colours)(const double* in, Eigen::Index count, double lo, double span, double top,
+                            const std::uint32_t* lut, std::uint32_t nan, std::uint32_t* out);
 };
 
 /** The kernels of this processor: AVX-512 (F) when it has it, else AVX2 and FMA, on x86-64. Null when the build

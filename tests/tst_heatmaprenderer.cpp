@@ -941,13 +941,14 @@ void TestHeatmapRenderer::colourRangesMapKnownValues()
 void TestHeatmapRenderer::aRowOfIndicesIsOneIndexPerCell()
 {
     // The heatmap's image colours a row at a time; each index must be the one t() and colormapIndex() give
-    // a single cell, in every mode, at the ends, between two levels, and for NaN and infinities.
+    // a single cell, in every mode, at the ends, between two levels, and for NaN and infinities; each colour
+    // that index's entry of the map.
     using render::ColourRange;
     using render::ColourScale;
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     QRandomGenerator random(18);
-    core::Matrix m(4, 40);
+    core::Matrix m(4, 43);  // whole vectors of 8 and of 4, and a rest
     for (Eigen::Index i = 0; i < m.size(); ++i)
         m.data()[i] = random.generateDouble() * 3.0 - 1.0;
     m.row(1).setConstant(0.25);  // a row of one value: its own range is empty
@@ -960,14 +961,19 @@ void TestHeatmapRenderer::aRowOfIndicesIsOneIndexPerCell()
     for (const ColourRange mode : {ColourRange::Fixed, ColourRange::Matrix, ColourRange::Row, ColourRange::Log}) {
         for (const bool masked : {false, true}) {
             const ColourScale scale = ColourScale::of(m, mode, {0.0, 1.0}, render::CausalMask{masked}, ColormapId::Viridis);
+            const QRgb* lut = render::colormapLut(ColormapId::Viridis);
             for (int r = 0; r < m.rows(); ++r) {
                 std::vector<int> row(std::size_t(m.cols()), -7);
                 scale.indices(m.row(r).data(), m.cols(), r, row.data());
-                for (int c = 0; c < m.cols(); ++c)
-                    QVERIFY2(row[std::size_t(c)] == render::colormapIndex(scale.t(m(r, c), r)),
+                std::vector<QRgb> colours(std::size_t(m.cols()), 7);  // the image's row: the colours at once
+                scale.colours(m.row(r).data(), m.cols(), r, lut, render::colormapNaNColor, colours.data());
+                for (int c = 0; c < m.cols(); ++c) {
+                    const int index = render::colormapIndex(scale.t(m(r, c), r));
+                    QVERIFY2(row[std::size_t(c)] == index,
                              qPrintable(QStringLiteral("mode %1, row %2, column %3: %4, one cell gives %5")
-                                            .arg(int(mode)).arg(r).arg(c).arg(row[std::size_t(c)])
-                                            .arg(render::colormapIndex(scale.t(m(r, c), r)))));
+                                            .arg(int(mode)).arg(r).arg(c).arg(row[std::size_t(c)]).arg(index)));
+                    QCOMPARE(colours[std::size_t(c)], index < 0 ? render::colormapNaNColor : lut[index]);
+                }
             }
         }
     }

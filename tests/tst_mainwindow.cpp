@@ -13,17 +13,21 @@
 #include "ui/views/tokenbar.h"
 #include "ui/views/tokenchips.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QHash>
 #include <QInputMethodEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPaintEvent>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -35,6 +39,7 @@
 #include <QUndoStack>
 #include <QUrl>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -51,6 +56,59 @@ void answerNextMessageBox(QMessageBox::StandardButton button)
         if (box && box->button(button))
             box->button(button)->click();
     });
+}
+
+/** Counts the paint events each widget gets, and the layout requests of one widget (the window). */
+class PaintCounter : public QObject {
+public:
+    explicit PaintCounter(QWidget* window) : m_window(window) { qApp->installEventFilter(this); }
+    ~PaintCounter() override { qApp->removeEventFilter(this); }
+    QHash<const QObject*, int> paints;
+    QHash<const QObject*, QRegion> exposed;  ///< what the paint events asked for
+    int windowLayouts = 0;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Paint) {
+            ++paints[watched];
+            exposed[watched] += static_cast<QPaintEvent*>(event)->region();
+        }
+        else if (event->type() == QEvent::LayoutRequest && watched == m_window)
+            ++windowLayouts;
+        return false;
+    }
+
+private:
+    QWidget* m_window;
+};
+
+/** "QTabBar qt_tabwidget_tabbar < QTabWidget < …": a widget and the widgets it sits in, for a message. */
+QString widgetPath(const QObject* o)
+{
+    QStringList parts;
+    for (; o; o = o->parent())
+        parts << QString::fromLatin1(o->metaObject()->className()) + QLatin1Char(' ') + o->objectName();
+    return parts.join(QStringLiteral(" < "));
+}
+
+/** "w0 w1 … w(n−1)": n tokens. */
+QString numberedWords(int n)
+{
+    QStringList words;
+    for (int i = 0; i < n; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    return words.join(QLatin1Char(' '));
+}
+
+/** The pixels the window shows where widget is (its backing store, as painted so far). */
+QImage shownPixels(QWidget* widget)
+{
+    const QPoint at = widget->mapTo(widget->window(), QPoint(0, 0));
+    return widget->screen()
+        ->grabWindow(widget->window()->winId(), at.x(), at.y(), widget->width(), widget->height())
+        .toImage()
+        .convertToFormat(QImage::Format_RGB32);
 }
 
 bool writeText(const QString& path, const QByteArray& text)
@@ -86,6 +144,8 @@ private slots:
     void lineFollowsUndoWithoutMovingTheCursor();
     void chipClickSelectsTheQuery();
     void editingWQChangesEveryStep();
+    void aCellEditRepaintsOnlyWhatShowsIt();
+    void anEditShowsWhatAWholePaintWould();
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
     void optionsAreLiveAndOneStepEach();
@@ -277,6 +337,89 @@ void TestMainWindow::editingWQChangesEveryStep()
 
     // The heatmap shows the new weights.
     QCOMPARE(testutil::matrixDifference(w.heatmap()->figureData().values, weights, 1e-12), QByteArray());
+}
+
+void TestMainWindow::aCellEditRepaintsOnlyWhatShowsIt()
+{
+    // An edit of one cell of X reaches that cell of the matrix editor and every figure of the trace. The tokens, the
+    // options, the matrices' tabs and tools show nothing of it: they are not painted again, and the window is not
+    // laid out again (which starts an animation of every dock). 100 tokens: the steps are thumbnails, whose size
+    // does not follow their numbers (a table's columns do).
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QVERIFY(doc->setTokenText(numberedWords(100)));
+    doc->waitForTrace();
+    auto* canvas = w.heatmap()->canvas();
+    auto* matrices = w.findChild<QDockWidget*>(QStringLiteral("matricesDock"));
+    auto* table = w.findChild<QAbstractScrollArea*>(QStringLiteral("matrix_embeddings"));
+    QVERIFY(matrices && table);
+    const QWidget* cells = table->viewport();
+    const auto inQuietDock = [](const QObject* painted) {
+        for (const QObject* o = painted; o; o = o->parent()) {
+            const QString name = o->objectName();
+            if (name == QLatin1String("tokensDock") || name == QLatin1String("optionsDock")
+                || name == QLatin1String("matricesDock"))
+                return true;
+        }
+        return false;
+    };
+    // Nothing else repaints those docks meanwhile: no text cursor blinks, and the new tokens are laid out.
+    if (QWidget* focus = QApplication::focusWidget())
+        focus->clearFocus();
+    for (int wait = 0; wait < 20; ++wait) {
+        PaintCounter before(&w);
+        QTest::qWait(250);
+        const QList<const QObject*> painted = before.paints.keys();
+        if (std::none_of(painted.begin(), painted.end(), inQuietDock))
+            break;
+    }
+    for (int edit = 0; edit < 3; ++edit) {
+        PaintCounter counter(&w);
+        QVERIFY(doc->setCell(MatrixId::Embeddings, edit, 1, 5.0 + edit));
+        doc->waitForTrace();
+        QTRY_VERIFY(counter.paints.contains(canvas));
+        QTest::qWait(100);  // anything painted later than the heatmap
+        QVERIFY2(counter.paints.contains(cells), "the edited cell was not painted");
+        QCOMPARE(counter.windowLayouts, 0);
+        for (auto it = counter.paints.cbegin(); it != counter.paints.cend(); ++it) {
+            const QObject* painted = it.key();
+            bool inCells = false;
+            for (const QObject* o = painted; o; o = o->parent())
+                inCells = inCells || o == cells;
+            QVERIFY2(!inQuietDock(painted) || inCells,
+                     qPrintable(QStringLiteral("painted after a cell edit: ") + widgetPath(painted)));
+        }
+    }
+}
+
+void TestMainWindow::anEditShowsWhatAWholePaintWould()
+{
+    // New values that move the legend (the scores' range) repaint the whole heatmap; new values in the same layout
+    // repaint only the area of its cells (the weights' legend is 0 to 1). Either way the window then shows what
+    // painting the whole figure gives.
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QVERIFY(doc->setTokenText(numberedWords(100)));
+    doc->waitForTrace();
+    w.resize(1280, 800);
+    QTest::qWait(500);  // the docks' animations to their new places (200 ms) are over
+    auto* canvas = w.heatmap()->canvas();
+    for (const core::Step step : {core::Step::Scores, core::Step::Weights}) {
+        w.viewState()->setHeatmapStep(step);
+        QTest::qWait(200);
+        PaintCounter counter(&w);
+        QVERIFY(doc->setCell(MatrixId::Embeddings, 3, 1, step == core::Step::Weights ? 4.0 : 9.0));
+        doc->waitForTrace();
+        QTRY_VERIFY(counter.paints.contains(canvas));
+        QTest::qWait(50);
+        const bool whole = QRegion(canvas->rect()).subtracted(counter.exposed.value(canvas)).isEmpty();
+        const QImage shown = shownPixels(canvas);
+        canvas->repaint();  // the whole figure
+        const QImage painted = shownPixels(canvas);
+        QVERIFY2(shown == painted, qPrintable(QStringLiteral("the window shows another figure after an edit of step %1")
+                                                  .arg(int(step))));
+        QCOMPARE(whole, step == core::Step::Scores);
+    }
 }
 
 void TestMainWindow::undoRestoresEveryMatrixAndRedoReplays()

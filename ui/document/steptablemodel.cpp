@@ -25,6 +25,18 @@ bool tokenColumns(core::Step step)
     return step == Step::Scores || step == Step::ScaledScores || step == Step::Weights;
 }
 
+/** headerData()'s display text of a section, from the trace alone: any thread may ask. */
+QString sectionLabel(const core::Trace& trace, core::Step step, bool weighted, int section, Qt::Orientation orientation,
+                     int count)
+{
+    const bool tokens = orientation == Qt::Vertical ? (weighted || tokenRows(step)) : (!weighted && tokenColumns(step));
+    if (tokens && section < trace.n())
+        return QString::fromStdString(trace.model->tokens[std::size_t(section)]);
+    if (orientation == Qt::Horizontal && step == core::Step::Concat && !weighted)  // the heads side by side
+        return headedLabel(section, count, trace.headCount());
+    return QString::number(section + 1);
+}
+
 }  // namespace
 
 StepTableModel::StepTableModel(Document* document, ViewState* view, core::Step step, QObject* parent)
@@ -115,6 +127,20 @@ std::function<core::Matrix(int, int)> StepTableModel::pooledSource() const
     // The trace is held so that the matrix it owns outlives this model's next refresh.
     return [trace = m_trace, matrix = m_matrix, factor = m_factor](int maxRows, int maxCols) {
         return core::pooled(*matrix, maxRows, maxCols, factor);
+    };
+}
+
+std::function<QStringList(Qt::Orientation)> StepTableModel::labelSource() const
+{
+    if (!m_trace)
+        return {};
+    return [trace = m_trace, step = m_step, weighted = m_weighted, rows = m_rows, cols = m_cols](Qt::Orientation o) {
+        const int count = o == Qt::Vertical ? rows : cols;
+        QStringList labels;
+        labels.reserve(count);
+        for (int i = 0; i < count; ++i)
+            labels << sectionLabel(*trace, step, weighted, i, o, count);
+        return labels;
     };
 }
 
@@ -243,18 +269,16 @@ QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, in
     const int count = orientation == Qt::Vertical ? m_rows : m_cols;
     if (!m_trace || section < 0 || section >= count)
         return {};
+    const QString label = sectionLabel(*m_trace, m_step, m_weighted, section, orientation, count);
+    if (role != Qt::ToolTipRole)
+        return label;
     const bool tokens = orientation == Qt::Vertical ? (m_weighted || tokenRows(m_step))
                                                     : (!m_weighted && tokenColumns(m_step));
-    if (tokens && section < m_trace->n()) {
-        const QString token = QString::fromStdString(m_trace->model->tokens[std::size_t(section)]);
-        if (role == Qt::ToolTipRole)
-            return tr("Token %1: “%2”").arg(section + 1).arg(token);
-        return token;
-    }
+    if (tokens && section < m_trace->n())
+        return tr("Token %1: “%2”").arg(section + 1).arg(label);
     if (orientation == Qt::Horizontal && m_step == core::Step::Concat && !m_weighted)  // the heads side by side
-        return role == Qt::ToolTipRole ? headedLabelToolTip(section, count, m_trace->headCount())
-                                       : headedLabel(section, count, m_trace->headCount());
-    return QString::number(section + 1);
+        return headedLabelToolTip(section, count, m_trace->headCount());
+    return label;
 }
 
 Qt::ItemFlags StepTableModel::flags(const QModelIndex& index) const

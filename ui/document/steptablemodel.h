@@ -35,6 +35,9 @@ public:
     /** pooledMatrix() as a function any thread may call, also after this model moved on to another trace
      *  (it holds the trace it reads); empty when the matrix shown is not one the trace stores. */
     std::function<core::Matrix(int maxRows, int maxCols)> pooledSource() const;
+    /** The labels of an axis, headerData()'s display texts of its sections, as a function any thread may call
+     *  (it holds the trace): a thumbnail makes them on its worker, and only when it shows them. */
+    std::function<QStringList(Qt::Orientation)> labelSource() const;
     /** The trace shown; null when there is none. */
     std::shared_ptr<const core::Trace> trace() const { return m_trace; }
     /** The texts among which column's widest is: those of its largest and smallest finite values

@@ -1,8 +1,11 @@
 #include "colourscale.h"
 
+#include "core/simd.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace render {
 
@@ -139,11 +142,30 @@ void ColourScale::indices(const double* values, Eigen::Index count, int row, int
     // before the conversion to int).
     const auto [lo, hi] = rowRange(row);
     const double span = hi - lo;
-    for (Eigen::Index c = 0; c < count; ++c) {
+    // Whole vectors on AVX-512 or AVX2 when the processor has them (the same operations), the rest here.
+    const core::SimdKernels* kernels = core::simdKernels();
+    Eigen::Index c = kernels ? kernels->levels(values, count, lo, span, double(colormapLevels - 1), out) : 0;
+    for (; c < count; ++c) {
         const double t = (values[c] - lo) / span;
         const double clamped = std::min(std::max(t, 0.0), 1.0);
         out[c] = int(t != t ? -1.0 : clamped * (colormapLevels - 1) + 0.5);
     }
+}
+
+void ColourScale::colours(const double* values, Eigen::Index count, int row, const QRgb* lut, QRgb nan,
+                          QRgb* out) const
+{
+    // Whole vectors on AVX-512 or AVX2 in one pass, gathering from the table; the rest (and Log) by indices().
+    const core::SimdKernels* kernels = m_mode == ColourRange::Log ? nullptr : core::simdKernels();
+    const auto [lo, hi] = rowRange(row);
+    const Eigen::Index done =
+        kernels ? kernels->colours(values, count, lo, hi - lo, double(colormapLevels - 1), lut, nan, out) : 0;
+    if (done == count)
+        return;
+    std::vector<int> rest(std::size_t(count - done));
+    indices(values + done, count - done, row, rest.data());
+    for (std::size_t c = 0; c < rest.size(); ++c)
+        out[Eigen::Index(c) + done] = rest[c] < 0 ? nan : lut[rest[c]];
 }
 
 double ColourScale::valueAt(double t) const

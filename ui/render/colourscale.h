@@ -67,6 +67,8 @@ public:
     /** colormapIndex(t(v, row)) of count values of row `row` (−1 for NaN), into out: the whole row at once,
      *  so that painting a long sequence's heatmap pays for its cells, not for a call per cell. */
     void indices(const double* values, Eigen::Index count, int row, int* out) const;
+    /** The colours of those indices in lut (nan for −1), into out: what a row of the heatmap's image shows. */
+    void colours(const double* values, Eigen::Index count, int row, const QRgb* lut, QRgb nan, QRgb* out) const;
     /** The value at t (0 … 1) of the whole scale: lo + t·(hi − lo), or geometric for Log. */
     double valueAt(double t) const;
 

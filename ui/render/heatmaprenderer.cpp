@@ -361,7 +361,7 @@ QRgb HeatmapRenderer::maskedColor() const
     return mix(m_style.palette.color(QPalette::Base), m_style.palette.color(QPalette::Text), 0.16).rgb();
 }
 
-void HeatmapRenderer::setData(HeatmapData data)
+bool HeatmapRenderer::setData(HeatmapData data)
 {
     // The layout and preferred size come from the shape, labels, titles and range; the values count only
     // when they are printed. New values in the same frame (an edit) keep them: measuring 4096 labels again
@@ -382,6 +382,7 @@ void HeatmapRenderer::setData(HeatmapData data)
         invalidate(true);
     else
         forgetImage();
+    return keepLayout;
 }
 
 core::Matrix HeatmapRenderer::takeValues()
@@ -643,14 +644,11 @@ const QImage& HeatmapRenderer::cellImage(int upscale, int maxRows, int maxCols, 
     for (int r = 0; r < rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(r * upscale));
         const int live = int(mask.liveColumns(r, cols));
-        scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
         if (upscale == 1) {
-            for (int c = 0; c < live; ++c) {
-                const int index = indices[std::size_t(c)];
-                line[c] = index < 0 ? colormapNaNColor : lut[index];
-            }
+            scale.colours(values + Eigen::Index(r) * cols, live, r, lut, colormapNaNColor, line);
             std::fill(line + live, line + cols, masked);
         } else {
+            scale.indices(values + Eigen::Index(r) * cols, live, r, indices.data());
             for (int c = 0; c < cols; ++c) {
                 const int index = c < live ? indices[std::size_t(c)] : 0;
                 const QRgb rgb = c >= live ? masked : index < 0 ? colormapNaNColor : lut[index];
@@ -696,21 +694,33 @@ void HeatmapRenderer::prepare(const QRectF& target, double devicePixelRatio, con
         rasterCellImage(l.matrix, devicePixelRatio, &blockMeans);
 }
 
-void HeatmapRenderer::paint(QPainter* painter, const QRectF& target) const
+QRectF HeatmapRenderer::valuesRect(const QRectF& target) const
+{
+    const Layout& l = layout(target);
+    if (l.cell <= 0)
+        return {};
+    // The frame's pen reaches its width past the cells, the highlights' outlines twice their unit; every pixel
+    // they touch is in the whole pixels around that (the row labels end only 0.4 em before the cells).
+    const double reach = std::max(std::max(1.0, l.m.em / 14.0), 2 * std::max(1.0, l.m.em / 12.0));
+    return QRectF(l.matrix.adjusted(-reach, -reach, reach, reach).toAlignedRect());
+}
+
+void HeatmapRenderer::paint(QPainter* painter, const QRectF& target, const QRectF& exposed) const
 {
     const Layout& l = layout(target);
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing, true);
     painter->setRenderHint(QPainter::TextAntialiasing, true);
-    painter->fillRect(target, m_style.palette.color(QPalette::Base));
+    painter->fillRect(exposed.isNull() ? target : target.intersected(exposed), m_style.palette.color(QPalette::Base));
     if (l.cell > 0) {
         paintCells(painter, l);
         paintMaskHatching(painter, l);
         paintAnnotations(painter, l);
         paintHighlights(painter, l);
     }
-    paintLabels(painter, l);
-    paintLegend(painter, l);
+    // A widget's paint after new values exposes only their area: the labels and the legend are as painted.
+    paintLabels(painter, l, exposed);
+    paintLegend(painter, l, exposed);
     painter->restore();
 }
 
@@ -843,8 +853,9 @@ void HeatmapRenderer::paintHighlights(QPainter* p, const Layout& l) const
     }
 }
 
-void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
+void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l, const QRectF& exposed) const
 {
+    const auto reaches = [&](const QRectF& r) { return exposed.isNull() || r.intersects(exposed); };
     const Metrics& m = l.m;
     const QColor fg = m_style.palette.color(QPalette::Text);
     const QColor bg = m_style.palette.color(QPalette::Base);
@@ -852,7 +863,7 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
     const int rows = int(m_data.values.rows());
     const int cols = int(m_data.values.cols());
 
-    if (!m.title.isEmpty()) {
+    if (!m.title.isEmpty() && reaches(l.titleRect)) {
         p->setPen(fg);
         p->setFont(m.titleFont);
         p->drawText(l.titleRect, Qt::AlignCenter | Qt::TextSingleLine, m.title);
@@ -865,9 +876,11 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
     if (m.rowW > 0 && l.cell > 0) {
         const double right = l.matrix.left() - m.gap;
         const auto drawRowLabel = [&](int r, bool plate) {
-            p->setFont(emphasised(true, r) ? m.boldLabelFont : m.labelFont);
             const double cy = l.matrix.top() + (r + 0.5) * l.rowH;
             const QRectF box(right - m.rowW - m.em, cy - m.lineH, m.rowW + m.em, 2 * m.lineH);
+            if (!reaches(box))
+                return;
+            p->setFont(emphasised(true, r) ? m.boldLabelFont : m.labelFont);
             const int flags = Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine;
             if (plate)
                 p->fillRect(p->boundingRect(box, flags, m.rowTexts.value(r)).adjusted(-0.2 * m.em, 0, 0, 0), bg);
@@ -897,18 +910,22 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
         const auto drawColumnLabel = [&](int c, bool plate) {
             const QString& text = m.colTexts.at(c);
             const double cx = l.matrix.left() + (c + 0.5) * l.cell;
-            p->save();
-            p->setFont(emphasised(false, c) ? m.boldLabelFont : m.labelFont);
             QRectF box;
+            QTransform turn;
             if (l.columnMode == ColumnMode::Horizontal) {
                 box = QRectF(cx - 0.5 * l.cell - m.em, colTop, l.cell + 2 * m.em, m.lineH);
             } else {
                 const bool diagonal = l.columnMode == ColumnMode::Diagonal;
                 // The label ends at its column and reads upwards.
-                p->translate(cx + (diagonal ? 0.25 * m.lineH * kSqrtHalf : 0.0), colTop);
-                p->rotate(diagonal ? -45.0 : -90.0);
+                turn.translate(cx + (diagonal ? 0.25 * m.lineH * kSqrtHalf : 0.0), colTop);
+                turn.rotate(diagonal ? -45.0 : -90.0);
                 box = QRectF(-m.colW - m.em, -0.5 * m.lineH, m.colW + m.em, m.lineH);
             }
+            if (!reaches(turn.mapRect(box)))
+                return;
+            p->save();
+            p->setTransform(turn, true);
+            p->setFont(emphasised(false, c) ? m.boldLabelFont : m.labelFont);
             const int flags = (l.columnMode == ColumnMode::Horizontal ? Qt::AlignHCenter : Qt::AlignRight)
                 | Qt::AlignVCenter | Qt::TextSingleLine;
             if (plate) {
@@ -930,10 +947,16 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
 
     p->setPen(muted);
     p->setFont(m.axisFont);
-    if (!m_data.rowAxisTitle.isEmpty() && isUprightScript(m_data.rowAxisTitle)) {
+    // The row axis's title stands left of the row labels, the column axis's below the column labels.
+    const double rowAxisX = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
+    const double colAxisY = colTop + (columnExtent(m, l.columnMode) > 0 ? columnExtent(m, l.columnMode) : -m.gap)
+        + 0.5 * m.em;
+    if (!reaches(QRectF(l.target.left(), l.target.top(), rowAxisX + m.axisH - l.target.left(), l.target.height()))) {
+        // the row axis's title is as painted
+    } else if (!m_data.rowAxisTitle.isEmpty() && isUprightScript(m_data.rowAxisTitle)) {
         // Chinese and Japanese read top to bottom with each character upright, not lying on its side;
         // and upright, not slanted: these scripts have no italic.
-        const double x = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
+        const double x = rowAxisX;
         QFont upright = m.axisFont;
         upright.setItalic(false);
         p->setFont(upright);
@@ -946,7 +969,7 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
         }
         p->setFont(m.axisFont);
     } else if (!m_data.rowAxisTitle.isEmpty()) {
-        const double x = l.matrix.left() - (m.rowW > 0 ? m.rowW + m.gap : 0.0) - 0.5 * m.em - 0.5 * m.axisH;
+        const double x = rowAxisX;
         p->save();
         p->translate(x, l.matrix.center().y());
         p->rotate(-90.0);
@@ -954,9 +977,9 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
                     Qt::AlignCenter | Qt::TextSingleLine, m_data.rowAxisTitle);
         p->restore();
     }
-    if (!m_data.colAxisTitle.isEmpty()) {
-        const double extent = columnExtent(m, l.columnMode);
-        const double y = colTop + (extent > 0 ? extent : -m.gap) + 0.5 * m.em;
+    if (!m_data.colAxisTitle.isEmpty()
+        && reaches(QRectF(l.target.left(), colAxisY, l.target.width(), l.target.bottom() - colAxisY))) {
+        const double y = colAxisY;
         QFont font = m.axisFont;
         font.setItalic(!isUprightScript(m_data.colAxisTitle));
         p->setFont(font);
@@ -965,9 +988,13 @@ void HeatmapRenderer::paintLabels(QPainter* p, const Layout& l) const
     }
 }
 
-void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l) const
+void HeatmapRenderer::paintLegend(QPainter* p, const Layout& l, const QRectF& exposed) const
 {
     if (!m_style.showLegend || l.legendBar.isEmpty())
+        return;
+    // The bar, its ticks and caption stand right of its left edge.
+    const QRectF legend(l.legendBar.left(), l.target.top(), l.target.right() - l.legendBar.left(), l.target.height());
+    if (!exposed.isNull() && !legend.intersects(exposed))
         return;
     const Metrics& m = l.m;
     paintColourBar(p, l.legendBar, m_style.colormap, m_style.palette, m.em, m.legendFont, m.tickTexts);

@@ -57,6 +57,8 @@ struct HeatmapStyle {
     /** Paint the cells as one image in SVG and PDF too (small multiples, where thousands of vector cells
      *  would only make the file large). */
     bool cellsAsImage = false;
+
+    bool operator==(const HeatmapStyle&) const = default;
 };
 
 /** Paints the figure: title, row labels on the left, column labels below, cells, colour legend.
@@ -88,7 +90,9 @@ public:
 
     const HeatmapData& data() const { return m_data; }
     const HeatmapStyle& style() const { return m_style; }
-    void setData(HeatmapData data);
+    /** True when the figure keeps its layout (the same shape, labels, titles and legend): only what valuesRect()
+     *  covers looks different. */
+    bool setData(HeatmapData data);
     /** Moves the values out, for the next setData() to reuse their storage; nothing is painted until then. */
     core::Matrix takeValues();
     void setStyle(const HeatmapStyle& style);
@@ -120,8 +124,12 @@ public:
     /** At most how many rows (height) and columns (width) of cells an image of the figure in target keeps on a
      *  screen or image of that device pixel ratio: past that, it shows block means. */
     QSize pooledCellLimit(const QRectF& target, double devicePixelRatio) const;
-    /** Paints the whole figure into target (painter units), filling it with the background. */
-    void paint(QPainter* painter, const QRectF& target) const;
+    /** Paints the whole figure into target (painter units), filling it with the background. With exposed (what
+     *  a widget's paint event asks for), the labels, titles and legend that lie wholly outside it are left out. */
+    void paint(QPainter* painter, const QRectF& target, const QRectF& exposed = QRectF()) const;
+    /** Whole pixels around the cells, their outlines and the frame when the figure is painted into target: all
+     *  that new values of the same layout change (setData() returning true). */
+    QRectF valuesRect(const QRectF& target) const;
     /** Where cell (row, col) lies when the figure is painted into target; empty when out of range. */
     QRectF cellRect(int row, int col, const QRectF& target) const;
     /** Where the title and the legend's colour-range caption are drawn when the figure is painted into target;
@@ -148,8 +156,9 @@ private:
     void paintCells(QPainter* p, const Layout& l) const;
     void paintAnnotations(QPainter* p, const Layout& l) const;
     void paintHighlights(QPainter* p, const Layout& l) const;
-    void paintLabels(QPainter* p, const Layout& l) const;
-    void paintLegend(QPainter* p, const Layout& l) const;
+    /** exposed: only what reaches it is painted; null for everything. */
+    void paintLabels(QPainter* p, const Layout& l, const QRectF& exposed) const;
+    void paintLegend(QPainter* p, const Layout& l, const QRectF& exposed) const;
 
     HeatmapData m_data;
     HeatmapStyle m_style;

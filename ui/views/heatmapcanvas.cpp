@@ -53,8 +53,10 @@ HeatmapCanvas::HeatmapCanvas(Document* document, ViewState* viewState, QWidget* 
     connect(document, &Document::errorChanged, this, &HeatmapCanvas::rebuild);
     connect(viewState, &ViewState::heatmapStepChanged, this, &HeatmapCanvas::rebuild);
     connect(viewState, &ViewState::headChanged, this, &HeatmapCanvas::rebuild);
-    connect(viewState, &ViewState::selectedQueryChanged, this, &HeatmapCanvas::updateStyle);
-    connect(viewState, &ViewState::hoveredChanged, this, &HeatmapCanvas::updateStyle);
+    // The hovered cell is announced again after each edit (its derivation has new numbers): the same highlight is
+    // no reason to repaint.
+    connect(viewState, &ViewState::selectedQueryChanged, this, [this] { updateStyle(Repaint::IfChanged); });
+    connect(viewState, &ViewState::hoveredChanged, this, [this] { updateStyle(Repaint::IfChanged); });
     rebuild();
 }
 
@@ -168,8 +170,8 @@ void HeatmapCanvas::rebuild()
     core::Matrix reuse = m_renderer ? m_renderer->takeValues() : std::move(m_spareValues);
     render::HeatmapData data = heatmapData(*trace, step, head, std::move(reuse));
     if (m_renderer) {
-        m_renderer->setData(std::move(data));
-        showFigure(std::move(m_renderer));
+        const bool sameLayout = m_renderer->setData(std::move(data));
+        showFigure(std::move(m_renderer), sameLayout);
     } else {
         showFigure(std::make_shared<render::HeatmapRenderer>(std::move(data), baseStyle()));
     }
@@ -230,7 +232,7 @@ void HeatmapCanvas::finishPreparing()
     m_prepared.finish();
 }
 
-void HeatmapCanvas::showFigure(std::shared_ptr<render::HeatmapRenderer> renderer)
+void HeatmapCanvas::showFigure(std::shared_ptr<render::HeatmapRenderer> renderer, bool sameLayout)
 {
     m_renderer = std::move(renderer);
     const auto trace = m_document->trace();
@@ -246,12 +248,13 @@ void HeatmapCanvas::showFigure(std::shared_ptr<render::HeatmapRenderer> renderer
         else
             setHoverCell(std::nullopt);
     }
-    updateStyle();
-    updateGeometry();
+    updateStyle(sameLayout ? Repaint::Values : Repaint::Whole);
+    if (!sameLayout)
+        updateGeometry();  // the same layout is the same preferred size
     emit figureChanged();
 }
 
-void HeatmapCanvas::updateStyle()
+void HeatmapCanvas::updateStyle(Repaint repaint)
 {
     if (!m_renderer) {
         update();
@@ -277,10 +280,16 @@ void HeatmapCanvas::updateStyle()
     }
     style.selectedRow = rowsAreTokens() ? m_viewState->selectedQuery() : -1;
     const bool colours = style.colormap != m_renderer->style().colormap;
+    const bool same = style == m_renderer->style();
+    // An edit's new values with the style and layout as they were: the labels, title and legend stay as painted.
+    const QRect values = repaint == Repaint::Values && same ? m_renderer->valuesRect(QRectF(rect())).toRect() : QRect();
     m_renderer->setStyle(style);
     if (colours)
         emit figureChanged();
-    update();
+    if (!values.isEmpty())
+        update(values);
+    else if (repaint != Repaint::IfChanged || !same)
+        update();
 }
 
 void HeatmapCanvas::hoverAt(const QPoint& pos)
@@ -335,12 +344,12 @@ bool HeatmapCanvas::event(QEvent* event)
     return QWidget::event(event);
 }
 
-void HeatmapCanvas::paintEvent(QPaintEvent*)
+void HeatmapCanvas::paintEvent(QPaintEvent* event)
 {
     QPainter painter(this);
     if (m_renderer) {
         painter.setRenderHint(QPainter::Antialiasing);
-        m_renderer->paint(&painter, QRectF(rect()));
+        m_renderer->paint(&painter, QRectF(rect()), QRectF(event->rect()));
         return;
     }
     painter.fillRect(rect(), palette().color(QPalette::Base));

@@ -87,9 +87,14 @@ private:
     LatestJob<std::shared_ptr<render::HeatmapRenderer>>::Job preparing();
     /** Shows a figure prepared on a worker; null: the worker ran out of memory. */
     void prepared(std::shared_ptr<render::HeatmapRenderer> renderer);
-    /** Shows renderer as the new figure, keeping the hovered cell when it is still there. */
-    void showFigure(std::shared_ptr<render::HeatmapRenderer> renderer);
-    void updateStyle();
+    /** Shows renderer as the new figure, keeping the hovered cell when it is still there. sameLayout: the
+     *  figure shown before, with new values in the same layout (HeatmapRenderer::setData()). */
+    void showFigure(std::shared_ptr<render::HeatmapRenderer> renderer, bool sameLayout = false);
+    /** What updateStyle() repaints: all; only the cells' area when the style is the same (new values in the same
+     *  layout); nothing when the style is the same (a highlight that may not have moved). */
+    enum class Repaint { Whole, Values, IfChanged };
+    /** Gives the renderer the style of the moment and repaints. */
+    void updateStyle(Repaint repaint = Repaint::Whole);
     void hoverAt(const QPoint& pos);
     void setHoverCell(std::optional<core::CellRef> cell);
     bool rowsAreTokens() const;

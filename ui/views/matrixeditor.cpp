@@ -264,7 +264,11 @@ void MatrixEditorPanel::updateOutputPage()
 {
     const bool hasOutput = m_document->model().wo.has_value();
     m_outputStack->setCurrentIndex(hasOutput ? 1 : 0);
-    m_tabs->setTabText(int(MatrixId::Output), hasOutput ? tabTitle(MatrixId::Output) : tr("W_O (none)"));
+    // Set only when it changes: a tab's new text lays the tab bar, the dock and the whole window out again, and
+    // this runs after every edit.
+    const QString title = hasOutput ? tabTitle(MatrixId::Output) : tr("W_O (none)");
+    if (m_tabs->tabText(int(MatrixId::Output)) != title)
+        m_tabs->setTabText(int(MatrixId::Output), title);
 }
 
 void MatrixEditorPanel::updateBaseColors()

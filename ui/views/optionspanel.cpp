@@ -211,7 +211,16 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
     connect(m_dOut, &QSpinBox::valueChanged, this, &OptionsPanel::applyOutputWidth);
     connect(m_outputProjection, &QCheckBox::toggled, m_document, &Document::setOutputProjection);
-    connect(document, &Document::modelChanged, this, &OptionsPanel::syncFromDocument);
+    connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+        // New values in a matrix change no option and no dimension: setting every box again to the value it shows
+        // repainted the whole dock after each cell edit. The note speaks of the change before, so it goes.
+        if (change.kind == ModelChange::Kind::Cell || change.kind == ModelChange::Kind::Block
+            || change.kind == ModelChange::Kind::Matrix) {
+            m_note->hide();
+            return;
+        }
+        syncFromDocument();
+    });
     syncFromDocument();
 }
 

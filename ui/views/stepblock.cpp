@@ -45,11 +45,8 @@ std::optional<std::pair<double, double>> fixedRange(const StepTableModel& model)
 
 QStringList axisLabels(const StepTableModel& model, Qt::Orientation orientation)
 {
-    QStringList labels;
-    const int count = orientation == Qt::Vertical ? model.rowCount() : model.columnCount();
-    for (int i = 0; i < count; ++i)
-        labels << model.headerData(i, orientation).toString();
-    return labels;
+    const auto labels = model.labelSource();
+    return labels ? labels(orientation) : QStringList();
 }
 
 /** The figure of a step model's matrix, with token labels where the model has them. With maxRows and
@@ -68,24 +65,23 @@ render::HeatmapData figureData(const StepTableModel& model, int maxRows = 0, int
 }
 
 /** figureData() for a thumbnail of `pixels`, as a function any thread may call; empty when the model's
- *  matrix is not one its trace stores. Axes longer than a thumbnail can be tall or wide are always pooled,
- *  so their labels are not made. */
+ *  matrix is not one its trace stores. The labels of an axis are made there, and only when it is not pooled:
+ *  512 tokens made on the GUI thread after every edit were thrown away by a thumbnail 200 pixels tall. */
 std::function<render::HeatmapData(QSize)> thumbnailSource(const StepTableModel& model)
 {
     auto pooled = model.pooledSource();
-    if (!pooled)
+    auto labels = model.labelSource();
+    if (!pooled || !labels)
         return {};
-    constexpr int maxLabels = 1024;
     const int rows = model.rowCount(), cols = model.columnCount();
-    return [pooled = std::move(pooled), rows, cols, range = fixedRange(model),
-            rowLabels = rows <= maxLabels ? axisLabels(model, Qt::Vertical) : QStringList(),
-            colLabels = cols <= maxLabels ? axisLabels(model, Qt::Horizontal) : QStringList()](QSize pixels) {
+    return [pooled = std::move(pooled), labels = std::move(labels), rows, cols,
+            range = fixedRange(model)](QSize pixels) {
         render::HeatmapData data;
         data.values = pooled(pixels.height(), pixels.width());
         if (data.values.rows() == rows)
-            data.rowLabels = rowLabels;
+            data.rowLabels = labels(Qt::Vertical);
         if (data.values.cols() == cols)
-            data.colLabels = colLabels;
+            data.colLabels = labels(Qt::Horizontal);
         data.range = range;
         return data;
     };
