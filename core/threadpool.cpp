@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -46,6 +48,27 @@ void notAboveCaller(int nice)
 
 using Body = void (*)(const void*, int);
 
+/** How long a worker that ran out of tasks, and a caller whose helpers still run, keep looking before they sleep
+ *  (AE_POOL_SPIN_US, else 150 µs). A sleeping thread woken on a virtual machine's idle core started 100–350 µs
+ *  later, measured: longer than many of the engine's steps, so that a hand-off between the products of one
+ *  pass (a GPT-2 layer has five) often left the caller to do the work alone. The steps of a pass follow each
+ *  other within microseconds, so a worker still looking takes the next one at once. */
+int spinMicroseconds()
+{
+    static const int us = [] {
+        const char* v = std::getenv("AE_POOL_SPIN_US");
+        return v ? std::max(0, std::atoi(v)) : 150;
+    }();
+    return us;
+}
+
+inline void pause()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 /** One call of parallelFor(): its tasks, the next one to claim, and the workers that help with it. */
 struct Job {
     Job(Body body, const void* context, int count, int nice) : body(body), context(context), count(count), nice(nice)
@@ -58,7 +81,7 @@ struct Job {
     const int nice;              ///< the caller's nice value
     std::atomic<int> next{0};    ///< the next task to claim; count or more when none is left
     int helpersWanted = 0;       ///< workers that may still join (under the pool's mutex)
-    int helpersInside = 0;       ///< workers running its tasks (under the pool's mutex)
+    std::atomic<int> helpersInside{0};  ///< workers running its tasks (changed under the pool's mutex)
     std::exception_ptr failure;  ///< the first exception a task threw (under the pool's mutex)
 };
 
@@ -83,6 +106,7 @@ private:
     std::condition_variable m_jobPosted;   ///< the workers wait here for a job
     std::condition_variable m_helperLeft;  ///< callers wait here for their helpers to finish
     std::deque<Job*> m_jobs;               ///< jobs that still want helpers, oldest first
+    std::atomic<int> m_jobCount{0};        ///< m_jobs.size(), read without the mutex by spinning workers
     std::vector<std::thread> m_workers;
     bool m_started = false, m_stopping = false;
 };
@@ -139,12 +163,21 @@ void Pool::work()
 {
     std::unique_lock<std::mutex> lock(m_mutex);
     for (;;) {
+        if (m_jobs.empty() && spinMicroseconds() > 0) {
+            lock.unlock();
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spinMicroseconds());
+            while (m_jobCount.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+                pause();
+            lock.lock();
+        }
         m_jobPosted.wait(lock, [this] { return m_stopping || !m_jobs.empty(); });
         if (m_stopping)
             return;
         Job& job = *m_jobs.front();
-        if (--job.helpersWanted == 0)
+        if (--job.helpersWanted == 0) {
             m_jobs.pop_front();
+            m_jobCount.store(int(m_jobs.size()), std::memory_order_release);
+        }
         ++job.helpersInside;
         lock.unlock();
         notAboveCaller(job.nice);
@@ -163,8 +196,10 @@ void Pool::run(Job& job, int helpers)
         if (!m_started)
             startWorkers();
         wanted = job.helpersWanted = std::min(helpers, int(m_workers.size()));
-        if (wanted > 0)
+        if (wanted > 0) {
             m_jobs.push_back(&job);
+            m_jobCount.store(int(m_jobs.size()), std::memory_order_release);
+        }
     }
     for (int i = 0; i < wanted; ++i)
         m_jobPosted.notify_one();
@@ -172,8 +207,17 @@ void Pool::run(Job& job, int helpers)
     {
         // Every task is claimed: no worker may join any more, and those inside finish theirs.
         std::unique_lock<std::mutex> lock(m_mutex);
-        if (job.helpersWanted > 0)
+        if (job.helpersWanted > 0) {
             m_jobs.erase(std::find(m_jobs.begin(), m_jobs.end(), &job));
+            m_jobCount.store(int(m_jobs.size()), std::memory_order_release);
+        }
+        if (job.helpersInside > 0 && spinMicroseconds() > 0) {
+            lock.unlock();
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spinMicroseconds());
+            while (job.helpersInside.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < until)
+                pause();
+            lock.lock();
+        }
         m_helperLeft.wait(lock, [&job] { return job.helpersInside == 0; });
     }
     if (job.failure)
