@@ -111,6 +111,8 @@ private slots:
 private:
     ui::Document& doc() { return *m_window->document(); }
     void openModel();
+    /** A fresh pass over the test checkpoint, without edits, run on text; null when the folder does not load. */
+    std::unique_ptr<core::Gpt2Forward> checkpointPass(const std::string& text) const;
 
     QTemporaryDir m_dir;
     QString m_folder, m_broken;
@@ -154,6 +156,19 @@ void TestModelWindow::openModel()
     QString error;
     QVERIFY2(m_window->session()->openModelFolder(m_folder, &error), qPrintable(error));
     QVERIFY(doc().waitForModel(60000));
+}
+
+std::unique_ptr<core::Gpt2Forward> TestModelWindow::checkpointPass(const std::string& text) const
+{
+    std::string error;
+    auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
+    if (!checkpoint)
+        return nullptr;
+    auto pass = std::make_unique<core::Gpt2Forward>(checkpoint);
+    if (!pass->setTokens(checkpoint->tokenizer().encode(text), error))
+        return nullptr;
+    pass->run();
+    return pass;
 }
 
 void TestModelWindow::opensTheModel()
@@ -614,13 +629,9 @@ void TestModelWindow::otherPositionsArePredicted()
     QVERIFY(doc().waitForModel(60000));
     QCOMPARE(doc().prediction().position, 1);
     // The same as the last position of the text cut after "cat" (attention is causal).
-    std::string error;
-    auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
-    QVERIFY(checkpoint);
-    core::Gpt2Forward cut(checkpoint);
-    QVERIFY(cut.setTokens(checkpoint->tokenizer().encode("The cat"), error));
-    cut.run();
-    const auto top = cut.topTokens(10);
+    const auto cut = checkpointPass("The cat");
+    QVERIFY(cut);
+    const auto top = cut->topTokens(10);
     for (std::size_t i = 0; i < top.size(); ++i) {
         QCOMPARE(doc().prediction().entries[i].id, top[i].id);
         QVERIFY(std::abs(doc().prediction().entries[i].probability - top[i].probability) < 1e-5);
@@ -767,16 +778,12 @@ void TestModelWindow::aNewTextWithEditsShowsTheEditedPassFirst()
         QCOMPARE(compared.entries[i].probability, shown.entries[i].probability);
     }
     // ... and its probabilities without the edits are those of a fresh pass over the checkpoint.
-    std::string error;
-    auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
-    QVERIFY(checkpoint);
-    core::Gpt2Forward plain(checkpoint);
-    QVERIFY(plain.setTokens(checkpoint->tokenizer().encode("A dog ran far away."), error));
-    plain.run();
+    const auto plain = checkpointPass("A dog ran far away.");
+    QVERIFY(plain);
     std::vector<int> ids;
     for (const ui::Prediction::Entry& e : compared.entries)
         ids.push_back(e.id);
-    const std::vector<double> without = core::candidateProbabilities(plain.logits(), ids);
+    const std::vector<double> without = core::candidateProbabilities(plain->logits(), ids);
     bool moved = false;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         QVERIFY(std::abs(compared.entries[i].unedited - without[i]) <= 1e-12);
