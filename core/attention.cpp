@@ -517,8 +517,10 @@ private:
         int threads = 1, parts = 1;
         Index chunk = 0;
         int tasks = 0;  ///< chunks of rows × parts of columns; 0 when no head redoes it
+        double flops = 0;
     };
-    Projection wholeProjection(int which) const;
+    /** threads: as many as the projection's own work is worth, or at least this many (the step's). */
+    Projection wholeProjection(int which, int threads = 1) const;
     /** True when head's plan redoes projection `which` (0 Q, 1 K, 2 V) whole. */
     bool redoesWhole(int which, int head) const
     {
@@ -572,7 +574,7 @@ Index Pass::chunkRows(Index cols, int threads) const
     return std::min(std::max(scratchCells / std::max<Index>(cols, 1), blockRows), perThread);
 }
 
-Pass::Projection Pass::wholeProjection(int which) const
+Pass::Projection Pass::wholeProjection(int which, int threads) const
 {
     Projection p;
     p.which = which;
@@ -587,7 +589,8 @@ Pass::Projection Pass::wholeProjection(int which) const
         return p;
     p.first = first;
     p.heads = last - first + 1;
-    p.threads = threadsFor(2.0 * double(m_n) * double(m_x.cols()) * double(Index(p.heads) * width));
+    p.flops = 2.0 * double(m_n) * double(m_x.cols()) * double(Index(p.heads) * width);
+    p.threads = std::max(threads, threadsFor(p.flops));
     p.parts = columnParts(p.threads, p.heads);
     p.chunk = p.parts > 1 ? m_n : chunkRows(Index(p.heads) * width, p.threads);
     p.tasks = int((m_n + p.chunk - 1) / p.chunk) * p.parts;
@@ -638,7 +641,12 @@ void Pass::projections()
 {
     // Whole projections, every head that redoes one in one product (or one per part of the heads), the tasks of
     // all three handed to the threads at once: one wait for them instead of three …
-    const Projection whole[3] = {wholeProjection(0), wholeProjection(1), wholeProjection(2)};
+    // The three are weighed together: three products each too small for a second thread may be worth one together.
+    Projection whole[3] = {wholeProjection(0), wholeProjection(1), wholeProjection(2)};
+    const int together = threadsFor(whole[0].flops + whole[1].flops + whole[2].flops);
+    if (together > std::max({whole[0].threads, whole[1].threads, whole[2].threads}))
+        for (int which = 0; which < 3; ++which)
+            whole[which] = wholeProjection(which, together);
     const int tasks = whole[0].tasks + whole[1].tasks + whole[2].tasks;
     const int threads = std::max({whole[0].threads, whole[1].threads, whole[2].threads});
     parallelFor(tasks, threads, [&](int task) {
