@@ -6,8 +6,11 @@ practical peak's runs (bench_peak), TORCH_BLAS_JSON which BLAS torch ran on (tor
 the summary line go to SUMMARY_JSON (report_summary.py prints it).
 """
 
+import glob
 import json
 import os
+import re
+import statistics
 import sys
 
 
@@ -38,6 +41,27 @@ def engine_medians(path):
     return medians, flops
 
 
+def paired_rounds(engine_path, torch_lines, peak_runs):
+    """{(n, heads): [(ours ms, flops, torch ms or None, peak GFLOP/s or None)]}: scripts/bench's paired rounds, in
+    which each shape's forward pass, torch's and the practical peak ran within seconds of each other."""
+    torch = {(t["round"], t["n"], t["heads"]): t["ms"] for t in torch_lines if "round" in t}
+    peak = {(p["round"], p["n_shape"], p["heads_shape"]): p["gflops"] for p in peak_runs if "round" in p}
+    rounds = {}
+    pattern = os.path.join(os.path.dirname(engine_path), "engine_round*-*-*.json")
+    for path in sorted(glob.glob(pattern)):
+        r, n, h = (int(g) for g in re.search(r"engine_round(\d+)-(\d+)-(\d+)\.json$", path).groups())
+        medians, flops = engine_medians(path)
+        key = ("Forward", n, h, 1)
+        if key in medians:
+            rounds.setdefault((n, h), []).append((medians[key], flops[key], torch.get((r, n, h)), peak.get((r, n, h))))
+    return rounds
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
 def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
@@ -54,14 +78,16 @@ def main():
     engine_path, peaks_path, torch_path, repaint_path, notes = sys.argv[1:6]
     peak_path, blas_path, loaded_path, summary_path = (sys.argv[6:10] + [None] * 4)[:4]
     peak_runs = read_lines(peak_path)
-    # the machine's practical peak: the best of the runs (before, between and after the engine's), each the
-    # better of one and two threads
+    # the machine's practical peak when there are no paired rounds: the best of the runs, each the better of one
+    # and two threads
     machine_peak = max((r["gflops"] for r in peak_runs), default=None)
     blas = read_json(blas_path)
     loaded = {r["n"]: r for r in read_lines(loaded_path)}
     medians, flops = engine_medians(engine_path)
     peaks = {(p["n"], p["heads"]): p for p in read_lines(peaks_path)}
-    torch = {(t["n"], t["heads"]): t["ms"] for t in read_lines(torch_path)}
+    torch_lines = read_lines(torch_path)
+    torch = {(t["n"], t["heads"]): t["ms"] for t in torch_lines}
+    rounds = paired_rounds(engine_path, torch_lines, peak_runs)
     repaint = {r["n"]: r for r in read_lines(repaint_path)}
 
     shapes = sorted({(k[1], k[2]) for k in medians if k[0] == "Forward"}, key=lambda s: (s[1], s[0]))
@@ -80,9 +106,16 @@ def main():
         peak_mib = peak["peak_kib"] / 1024 if peak else None
         t = torch.get((n, h))
         ratio = ms / t if t else None
+        share = gflops / machine_peak if machine_peak else None
+        paired = rounds.get((n, h))
+        if paired:  # ms, GFLOP/s, torch, the ratio and the share from the paired rounds: medians of each round's
+            ms = median_of(o for o, _, _, _ in paired)
+            gflops = flops[("Forward", n, h, 1)] / ms / 1e6
+            t = median_of(tr for _, _, tr, _ in paired)
+            ratio = median_of(o / tr if tr else None for o, _, tr, _ in paired)
+            share = median_of(f / o / 1e6 / pk if pk else None for o, f, _, pk in paired)
         r = repaint.get(n) if h == 1 else None
         edit = medians.get(("EditOneCell", n, h, 1))
-        share = gflops / machine_peak if machine_peak else None
         shape = f"n={n} h={h}"
         rows.append((shape, fmt(ms, ".3g"), fmt(gflops, ".2f"), fmt(share, ".0%"), fmt(eff, ".2f"), fmt(over, ".2f"),
                      fmt(peak_mib, ".0f"), fmt(t, ".3g"), fmt(ratio, ".3f"), fmt(edit, ".3g"),
@@ -111,9 +144,16 @@ def main():
 
     print(f"ours: products on Eigen built for {medians_context.get('products', '?')} (chosen at run time)")
     if peak_runs:
-        print("practical peak: Eigen double GEMM 2048^3 compiled for this processor ({}), {}".format(
-            peak_runs[0]["simd"], ", ".join("{:.0f} GFLOP/s (1 thread {:.0f}, 2 threads {:.0f})".format(
-                r["gflops"], r["gflops_1"], r["gflops_2"]) for r in peak_runs)) + "; the best is the peak")
+        gflops = [r["gflops"] for r in peak_runs]
+        print("practical peak: Eigen double GEMM 2048^3 compiled for this processor ({}), the better of 1 and 2 "
+              "threads, run {} times (beside each shape's forward pass in every round): {:.0f}-{:.0f} GFLOP/s, "
+              "median {:.0f}".format(peak_runs[0]["simd"], len(gflops), min(gflops), max(gflops),
+                                     statistics.median(gflops)))
+    if rounds:
+        print("ms, torch ms: medians over {} paired rounds; ours/torch and of peak: the median of each round's ratio, "
+              "ours, torch and the peak measured within seconds of each other (this host's speed drifts from minute "
+              "to minute); GEMM eff and fwd/GEMMs from the interleaved run of all benchmarks".format(
+                  max(len(v) for v in rounds.values())))
     if blas:
         print("torch ran on {} [{}]{}".format(blas["name"], blas["detail"], "" if blas["fair"] else
               "; NOT A FAIR COMPARISON: that is the reference BLAS, so the torch column measures it, not torch"))

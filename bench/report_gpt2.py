@@ -2,7 +2,7 @@
 
 report_gpt2.py ENGINE_JSONL TORCH_JSONL NOTES [SUMMARY_JSON]
 Each file has one JSON object per round (the rounds alternate between the two); the table gives the median
-of the rounds' medians. A missing torch file leaves its column blank and the notes say why. The figures of
+of the rounds' medians, and for the ratio to torch the median of each round's ratio. A missing torch file leaves its column blank and the notes say why. The figures of
 scripts/bench's summary line go to SUMMARY_JSON when given.
 """
 
@@ -33,7 +33,9 @@ def main():
         return
     first = ours[0]
     forward, torch_ms = median_of(ours, "forward_ms"), median_of(torch, "forward_ms")
-    ratio = forward / torch_ms if torch_ms else None
+    # Each round's ratio, ours and torch run one right after the other: the host's speed drifts between rounds.
+    pairs = [o["forward_ms"] / t["forward_ms"] for o, t in zip(ours, torch) if o.get("forward_ms") and t.get("forward_ms")]
+    ratio = statistics.median(pairs) if pairs else None
     rss = max(r["rss_kib"] for r in ours) / 1024
     measured = {"forward_ratio": ratio, "edit_last_ms": median_of(ours, "edit_last_ms"),
                 "edit_first_ms": median_of(ours, "edit_first_ms"), "load_ms": median_of(ours, "load_ms"),
