@@ -271,6 +271,7 @@ private slots:
         // A second edit of the cell merges and names where it ends.
         QVERIFY(w.document()->setCell(MatrixId::Query, 1, 1, 0.75));
         QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("Changed W_Q row 2, column 2 to 0.75"));
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Changed W_Q row 2, column 2 to 0.75"));
         w.document()->undoStack()->undo();
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Undone: Changed W_Q row 2, column 2 to 0.75"));
 

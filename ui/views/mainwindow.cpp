@@ -96,7 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
         const QUndoStack* stack = m_document->undoStack();
-        if (index > m_undoIndex && !stack->undoText().isEmpty())
+        // The same index again: the newest step took another in (a cell edited twice), and its text changed.
+        if (index >= m_undoIndex && !stack->undoText().isEmpty())
             statusBar()->showMessage(stack->undoText(), 6000);
         else if (index < m_undoIndex && !stack->redoText().isEmpty())
             statusBar()->showMessage(tr("Undone: %1").arg(stack->redoText()), 6000);
