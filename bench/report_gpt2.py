@@ -2,8 +2,9 @@
 
 report_gpt2.py ENGINE_JSONL TORCH_JSONL NOTES [SUMMARY_JSON]
 Each file has one JSON object per round (the rounds alternate between the two); the table gives the median
-of the rounds' medians, and for the ratio to torch the median of each round's ratio. A missing torch file leaves its column blank and the notes say why. The figures of
-scripts/bench's summary line go to SUMMARY_JSON when given.
+of the rounds' medians, and for the ratio to torch the median of each round's ratio. A missing torch file
+leaves its column blank and the notes say why. The figures of scripts/bench's summary line go to SUMMARY_JSON
+when given.
 """
 
 import json
