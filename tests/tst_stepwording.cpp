@@ -111,6 +111,34 @@ private slots:
             QCOMPARE(reportFormulas[7].contains(QLatin1String("+ b_O")), session.model.bo.has_value());
     }
 
+    /** Step 4's words say what its formula does: the scores "go to the softmax as they are" only when neither √d_k
+     *  nor a temperature divides them, and a temperature is named whenever it divides them. */
+    void stepFourSaysWhatDividesTheScores_data()
+    {
+        QTest::addColumn<bool>("scale");
+        QTest::addColumn<double>("temperature");
+        QTest::addRow("neither") << false << 1.0;
+        QTest::addRow("√d_k") << true << 1.0;
+        QTest::addRow("temperature alone") << false << 2.0;
+        QTest::addRow("both") << true << 0.5;
+    }
+
+    void stepFourSaysWhatDividesTheScores()
+    {
+        QFETCH(bool, scale);
+        QFETCH(double, temperature);
+        core::AttentionModel model = core::preset("illustrated")->model;
+        model.options.scale = scale;
+        model.options.temperature = temperature;
+        const render::StepText step = render::StepWording::step(4, model);
+        const QString words = step.explanation + step.details;
+        const bool untouched = !scale && temperature == 1.0;
+        QCOMPARE(step.formula.contains(QStringLiteral("÷")), !untouched);
+        QCOMPARE(words.contains(QLatin1String("as they are")) || words.contains(QLatin1String("unchanged")), untouched);
+        QCOMPARE(step.explanation.contains(QLatin1String("temperature")), !scale && temperature != 1.0);
+        QCOMPARE(words.contains(QLatin1String("temperature")), temperature != 1.0);
+    }
+
     void biasesInTheFormulas()
     {
         core::AttentionModel model = core::preset("illustrated")->model;

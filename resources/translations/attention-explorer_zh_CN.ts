@@ -560,12 +560,20 @@
             <translation>这个示例跳过了此步骤，所以分数原样进入 softmax。打开缩放即可将其除以 √d_k = √%1。</translation>
         </message>
         <message>
+            <source>Scaling is off, as in the worked example, so the scores are divided by the temperature T = %1 alone. Switch scaling on to divide them by √d_k = √%2 as well.</source>
+            <translation>缩放已关闭（与示例相同），所以分数只除以温度 T = %1。打开缩放即可再除以 √d_k = √%2。</translation>
+        </message>
+        <message>
             <source>The dot product of two random vectors with d_k entries grows like √d_k: the longer the vectors, the more extreme the scores, and the softmax of extreme scores puts almost all weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the scores near unit size whatever d_k is.</source>
             <translation>两个有 d_k 个元素的随机向量的点积按 √d_k 增长：向量越长，分数越极端；而极端分数的 softmax 几乎把全部权重放在一个键上，梯度也几乎为零，无从学习。除以 √d_k 后，无论 d_k 多大，分数都保持在 1 左右。</translation>
         </message>
         <message>
             <source> This session leaves the scaling off, so the scores pass through unchanged.</source>
             <translation> 本会话关闭了缩放，所以分数原样通过。</translation>
+        </message>
+        <message>
+            <source> This session leaves the scaling off, so only the temperature divides the scores.</source>
+            <translation> 本会话关闭了缩放，所以只有温度除分数。</translation>
         </message>
         <message>
             <source> Dividing by the temperature T as well makes the weights softer (T &gt; 1) or sharper (T &lt; 1).</source>

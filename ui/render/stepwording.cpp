@@ -188,16 +188,26 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         if (!scale && temperature == 1.0)
             s.formula += tr(" (skipped: scaling is off)");
         s.shape = tr("n × n");
-        s.explanation = scale ? tr("Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them "
-                                   "near 1, so the softmax in the next step does not saturate.")
-                              : tr("The worked example skips this step, so the scores go to the softmax as they are. "
-                                   "Switch scaling on to divide them by √d_k = √%1.")
-                                    .arg(model.dK());
+        if (scale)
+            s.explanation = tr("Dot products of long vectors grow with their length d_k. Dividing by √d_k keeps them "
+                               "near 1, so the softmax in the next step does not saturate.");
+        else if (temperature == 1.0)
+            s.explanation = tr("The worked example skips this step, so the scores go to the softmax as they are. "
+                               "Switch scaling on to divide them by √d_k = √%1.")
+                                .arg(model.dK());
+        else
+            s.explanation = tr("Scaling is off, as in the worked example, so the scores are divided by the temperature "
+                               "T = %1 alone. Switch scaling on to divide them by √d_k = √%2 as well.")
+                                .arg(number(temperature))
+                                .arg(model.dK());
         s.details = tr("The dot product of two random vectors with d_k entries grows like √d_k: the longer the "
                        "vectors, the more extreme the scores, and the softmax of extreme scores puts almost all "
                        "weight on one key and has almost no gradient to learn from. Dividing by √d_k keeps the "
                        "scores near unit size whatever d_k is.")
-            + (scale ? QString() : tr(" This session leaves the scaling off, so the scores pass through unchanged."))
+            + (scale                ? QString()
+               : temperature == 1.0 ? tr(" This session leaves the scaling off, so the scores pass through unchanged.")
+                                    : tr(" This session leaves the scaling off, so only the temperature divides the "
+                                         "scores."))
             + (temperature != 1.0 ? tr(" Dividing by the temperature T as well makes the weights softer (T > 1) or "
                                        "sharper (T < 1).")
                                   : QString());
