@@ -124,15 +124,15 @@ AttentionModel withOutputWidth(const AttentionModel& model, int dOut)
     return m;
 }
 
-Matrix pasted(const Matrix& target, const Matrix& block, int row, int col, bool* clipped)
+Paste pasted(const Matrix& target, const Matrix& block, int row, int col)
 {
-    Matrix out = target;
-    const Eigen::Index r = std::max<Eigen::Index>(0, std::min(block.rows(), target.rows() - row));
-    const Eigen::Index c = std::max<Eigen::Index>(0, std::min(block.cols(), target.cols() - col));
-    if (r > 0 && c > 0)
-        out.block(row, col, r, c) = block.topLeftCorner(r, c);
-    if (clipped)
-        *clipped = r < block.rows() || c < block.cols();
+    Paste out;
+    out.matrix = target;
+    out.rows = std::max<Eigen::Index>(0, std::min(block.rows(), target.rows() - row));
+    out.cols = std::max<Eigen::Index>(0, std::min(block.cols(), target.cols() - col));
+    if (out.rows > 0 && out.cols > 0)
+        out.matrix.block(row, col, out.rows, out.cols) = block.topLeftCorner(out.rows, out.cols);
+    out.clipped = out.rows < block.rows() || out.cols < block.cols();
     return out;
 }
 
@@ -150,14 +150,26 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
         ++line;
         if (!row.empty() && row.back() == '\r')
             row.pop_back();
+        if (row.find_first_of("[]") != std::string::npos) {  // a row as numpy prints it: "[[1. 2.]", " [3. 4.]]"
+            const auto open = row.find_first_not_of(" \t[");
+            const auto close = row.find_last_not_of(" \t]");
+            row = open == std::string::npos || close < open ? std::string() : row.substr(open, close - open + 1);
+        }
         if (row.find_first_not_of(" \t") == std::string::npos) {
             if (start > text.size())
                 break;
             continue;
         }
+        // Cells by tab, semicolon or comma; else by runs of spaces (numpy, MATLAB, a plain text file).
+        const bool bySpaces = row.find_first_of("\t;,") == std::string::npos;
         const char separator = row.find('\t') != std::string::npos ? '\t'
             : row.find(';') != std::string::npos                   ? ';'
+            : bySpaces                                             ? ' '
                                                                    : ',';
+        if (bySpaces) {  // leading and trailing spaces are no cells, and a run of them is one separator
+            const auto first = row.find_first_not_of(' ');
+            row = row.substr(first, row.find_last_not_of(' ') - first + 1);
+        }
         std::vector<double> cells;
         std::size_t p = 0;
         int column = 0;
@@ -165,6 +177,9 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
             std::size_t q = row.find(separator, p);
             if (q == std::string::npos)
                 q = row.size();
+            else if (bySpaces)
+                while (q + 1 < row.size() && row[q + 1] == ' ')
+                    ++q;
             std::string cell = row.substr(p, q - p);
             p = q + 1;
             ++column;

@@ -32,13 +32,20 @@ Matrix defaultOutputProjection(const AttentionModel& model);
  *  The model unchanged when it has no W_O. */
 AttentionModel withOutputWidth(const AttentionModel& model, int dOut);
 
-/** The matrix with a rectangular block pasted at (row, col); cells past the edges are dropped.
- *  clipped is set when some were. */
-Matrix pasted(const Matrix& target, const Matrix& block, int row, int col, bool* clipped = nullptr);
+/** A block pasted into a matrix: the matrix after it, and the rows and columns of the block that landed. */
+struct Paste {
+    Matrix matrix;
+    Eigen::Index rows = 0, cols = 0;
+    bool clipped = false;  ///< some of the block's cells lay past the matrix's edges and were dropped
+};
 
-/** Parses a block of text copied from a spreadsheet: rows by line, cells by tab, comma or
- *  semicolon. Returns nothing and a message naming the row and column of the first cell that is
- *  not a finite number, or when the rows are ragged. */
+/** The matrix with a rectangular block pasted at (row, col); cells past the edges are dropped. */
+Paste pasted(const Matrix& target, const Matrix& block, int row, int col);
+
+/** Parses a block of text copied from a spreadsheet, a program or a text file: rows by line, cells by tab,
+ *  semicolon or comma, or else by runs of spaces; the brackets of numpy's print ("[[1. 2.]" / " [3. 4.]]") are
+ *  skipped. Returns nothing and a message naming the row and column of the first cell that is not a finite
+ *  number, or when the rows are ragged. */
 std::optional<Matrix> parseBlock(const std::string& text, std::string& error);
 
 /** Cells as text, tab-separated, one row a line, numbers that read back to the same double. */

@@ -516,10 +516,25 @@ void TestStepsPanel::editorPasteAndFill()
     QCOMPARE(doc.matrix(MatrixId::Query)(3, 2), 8.0);
     QVERIFY2(editor.message().contains(QStringLiteral("left out")), qPrintable(editor.message()));
     QCOMPARE(doc.undoStack()->count(), 1);
+    // The undo step and the message count the cells that landed (2 × 2), not the block's (3 × 2).
+    QCOMPARE(doc.undoStack()->text(0), QStringLiteral("Pasted 2 × 2 cells into W_Q"));
+    QVERIFY2(editor.message().startsWith(QStringLiteral("Pasted 2 × 2 of the 3 × 2 block")), qPrintable(editor.message()));
 
     QVERIFY(!editor.pasteText(QStringLiteral("1\tx")));
     QVERIFY(!editor.message().isEmpty());
     QCOMPARE(doc.undoStack()->count(), 1);
+
+    // Cells by runs of spaces, as numpy prints an array (brackets and all) and as a plain text file holds them.
+    table->setCurrentIndex(table->model()->index(0, 0));
+    QVERIFY2(editor.pasteText(QStringLiteral("[[ 1.5  -2. ]\n [ 3.   4e-1]]\n")), qPrintable(editor.message()));
+    QCOMPARE(doc.matrix(MatrixId::Query).topLeftCorner(2, 2), (core::Matrix(2, 2) << 1.5, -2, 3, 0.4).finished());
+    QVERIFY(editor.pasteText(QStringLiteral("  7 8   9\n10 11 12  ")));
+    QCOMPARE(doc.matrix(MatrixId::Query).topRows(2), (core::Matrix(2, 3) << 7, 8, 9, 10, 11, 12).finished());
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QVERIFY(!editor.pasteText(QStringLiteral("1 2\n3")));  // ragged rows are still refused
+    QCOMPARE(doc.undoStack()->count(), 3);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
 
     editor.fillIdentity();
     QCOMPARE(doc.matrix(MatrixId::Query), core::Matrix(core::Matrix::Identity(4, 3)));

@@ -1820,8 +1820,8 @@
             <translation type="vanished">粘贴到 %1</translation>
         </message>
         <message>
-            <source>The %1 × %2 block did not fit at row %3, column %4 of the %5 × %6 matrix: the cells past the edge were left out.</source>
-            <translation>%1 × %2 的块放在 %5 × %6 矩阵的第 %3 行第 %4 列时超出范围：超出边缘的单元格已被忽略。</translation>
+            <source>Pasted %1 × %2 of the %3 × %4 block at row %5, column %6 of the %7 × %8 matrix: the cells past the edge were left out.</source>
+            <translation>已在 %7 × %8 矩阵的第 %5 行第 %6 列粘贴了 %3 × %4 块中的 %1 × %2：超出边缘的单元格已被忽略。</translation>
         </message>
         <message>
             <source>Pasted %1 × %2 cells.</source>

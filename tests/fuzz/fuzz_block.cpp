@@ -36,8 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (row < 0 || col < 0)
         return 0;  // pasted() takes a cell of the target
     const core::Matrix target = core::Matrix::Constant(rows, cols, -7.0);
-    bool clipped = false;
-    const core::Matrix out = core::pasted(target, *block, row, col, &clipped);
+    const core::Paste paste = core::pasted(target, *block, row, col);
+    const core::Matrix& out = paste.matrix;
+    const bool clipped = paste.clipped;
     FUZZ_CHECK(out.rows() == rows && out.cols() == cols, "pasting changed the shape");
     const bool fits = row + block->rows() <= rows && col + block->cols() <= cols;
     FUZZ_CHECK(clipped == !fits, "clipped is %d for a block that %s", int(clipped), fits ? "fits" : "does not fit");

@@ -327,12 +327,14 @@ bool MatrixEditorPanel::pasteText(const QString& text)
     }
     QModelIndex at = tableView(id)->currentIndex();
     const int row = at.isValid() ? at.row() : 0, col = at.isValid() ? at.column() : 0;
-    bool clipped = false;
-    const core::Matrix result = core::pasted(target, *block, row, col, &clipped);
-    m_document->setMatrix(id, result, tr("Pasted %1 × %2 cells into %3").arg(block->rows()).arg(block->cols()).arg(tabTitle(id)));
-    if (clipped)
-        showMessage(tr("The %1 × %2 block did not fit at row %3, column %4 of the %5 × %6 matrix: "
+    const core::Paste paste = core::pasted(target, *block, row, col);
+    m_document->setMatrix(id, paste.matrix,
+                          tr("Pasted %1 × %2 cells into %3").arg(paste.rows).arg(paste.cols).arg(tabTitle(id)));
+    if (paste.clipped)
+        showMessage(tr("Pasted %1 × %2 of the %3 × %4 block at row %5, column %6 of the %7 × %8 matrix: "
                        "the cells past the edge were left out.")
+                        .arg(paste.rows)
+                        .arg(paste.cols)
                         .arg(block->rows())
                         .arg(block->cols())
                         .arg(row + 1)
@@ -340,7 +342,7 @@ bool MatrixEditorPanel::pasteText(const QString& text)
                         .arg(target.rows())
                         .arg(target.cols()));
     else
-        showMessage(tr("Pasted %1 × %2 cells.").arg(block->rows()).arg(block->cols()));
+        showMessage(tr("Pasted %1 × %2 cells.").arg(paste.rows).arg(paste.cols));
     return true;
 }
 
