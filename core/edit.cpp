@@ -136,7 +136,22 @@ Paste pasted(const Matrix& target, const Matrix& block, int row, int col)
     return out;
 }
 
-std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
+std::string BlockError::message() const
+{
+    switch (kind) {
+    case Kind::NotANumber:
+        return "row " + std::to_string(row) + ", column " + std::to_string(column) + ": \"" + cell
+            + "\" is not a finite number";
+    case Kind::Ragged:
+        return "row " + std::to_string(row) + " has " + std::to_string(cells) + " cells, the first row "
+            + std::to_string(firstRowCells);
+    case Kind::Empty:
+        break;
+    }
+    return "no numbers to paste";
+}
+
+std::optional<Matrix> parseBlock(const std::string& text, BlockError& error)
 {
     std::vector<std::vector<double>> rows;
     std::size_t start = 0;
@@ -193,8 +208,7 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
                 ++b;
             const auto [ptr, ec] = std::from_chars(b, e, v);
             if (cell.empty() || ec != std::errc() || ptr != e || !std::isfinite(v)) {
-                error = "row " + std::to_string(line) + ", column " + std::to_string(column) + ": \"" + cell
-                    + "\" is not a finite number";
+                error = BlockError{BlockError::Kind::NotANumber, line, column, 0, 0, cell};
                 return std::nullopt;
             }
             cells.push_back(v);
@@ -202,8 +216,7 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
                 break;
         }
         if (!rows.empty() && cells.size() != rows.front().size()) {
-            error = "row " + std::to_string(line) + " has " + std::to_string(cells.size()) + " cells, the first row "
-                + std::to_string(rows.front().size());
+            error = BlockError{BlockError::Kind::Ragged, line, 0, int(cells.size()), int(rows.front().size()), {}};
             return std::nullopt;
         }
         rows.push_back(std::move(cells));
@@ -211,7 +224,7 @@ std::optional<Matrix> parseBlock(const std::string& text, std::string& error)
             break;
     }
     if (rows.empty()) {
-        error = "no numbers to paste";
+        error = BlockError{};
         return std::nullopt;
     }
     Matrix m(Eigen::Index(rows.size()), Eigen::Index(rows.front().size()));

@@ -46,7 +46,20 @@ Paste pasted(const Matrix& target, const Matrix& block, int row, int col);
  *  semicolon or comma, or else by runs of spaces; the brackets of numpy's print ("[[1. 2.]" / " [3. 4.]]") are
  *  skipped. Returns nothing and a message naming the row and column of the first cell that is not a finite
  *  number, or when the rows are ragged. */
-std::optional<Matrix> parseBlock(const std::string& text, std::string& error);
+struct BlockError {
+    enum class Kind {
+        NotANumber,  ///< the cell at (row, column) is not a finite number
+        Ragged,      ///< row `row` has `cells` cells, the first row `firstRowCells`
+        Empty,       ///< no numbers at all
+    } kind = Kind::Empty;
+    int row = 0, column = 0;  ///< 1-based lines and cells of the text
+    int cells = 0, firstRowCells = 0;
+    std::string cell;  ///< the text of the cell that is not a number, trimmed
+
+    /** In English, e.g. `row 1, column 2: "x" is not a finite number` (the window words it in its language). */
+    std::string message() const;
+};
+std::optional<Matrix> parseBlock(const std::string& text, BlockError& error);
 
 /** Cells as text, tab-separated, one row a line, numbers that read back to the same double. */
 std::string formatBlock(const MatrixCRef& block);

@@ -338,6 +338,11 @@ private slots:
         QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("将头数改为 1"));
         doc->setOutputProjection(true);
         QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("已添加 W_O（3 × 6）"));
+        // A refused paste says why in the window's language, naming the cell.
+        QVERIFY(!panel->pasteText(QStringLiteral("1\tx")));
+        QCOMPARE(panel->message(), QStringLiteral("未粘贴：第 1 行第 2 列：“x”不是有限的数"));
+        QVERIFY(!panel->pasteText(QStringLiteral("1 2\n3")));
+        QCOMPARE(panel->message(), QStringLiteral("未粘贴：第 2 行有 1 个单元格，而第一行有 2 个"));
     }
 
     /** An open zoom follows a language switch: its title, buttons, hint and the readout under the pointer. */

@@ -452,9 +452,9 @@ void TestModelWindow::pasteCopyAndScaleReachTheBiasRow()
     wkTable->selectionModel()->select(QItemSelection(wkTable->model()->index(d - 1, 0), wkTable->model()->index(d, 3)),
                                       QItemSelectionModel::ClearAndSelect);
     editor->copySelection();
-    std::string parseError;
+    core::BlockError parseError;
     const auto copied = core::parseBlock(QApplication::clipboard()->text().toStdString(), parseError);
-    QVERIFY2(copied, parseError.c_str());
+    QVERIFY2(copied, parseError.message().c_str());
     QCOMPARE(copied->rows(), 2);
     QVERIFY(copied->row(0) == checkpoint.wk.row(d - 1).leftCols(4));
     QVERIFY(copied->row(1) == checkpoint.bk->leftCols(4));

@@ -1816,6 +1816,18 @@
             <translation>未粘贴：%1</translation>
         </message>
         <message>
+            <source>row %1, column %2: “%3” is not a finite number</source>
+            <translation>第 %1 行第 %2 列：“%3”不是有限的数</translation>
+        </message>
+        <message>
+            <source>row %1 has %2 cells, the first row %3</source>
+            <translation>第 %1 行有 %2 个单元格，而第一行有 %3 个</translation>
+        </message>
+        <message>
+            <source>there are no numbers to paste</source>
+            <translation>没有可粘贴的数</translation>
+        </message>
+        <message>
             <source>Paste into %1</source>
             <translation type="vanished">粘贴到 %1</translation>
         </message>

@@ -18,10 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int row = (data[0] & 0x0F) - 8, col = (data[0] >> 4) - 8;
     const int rows = (data[1] & 0x0F) + 1, cols = (data[1] >> 4) + 1;
     const std::string text(reinterpret_cast<const char*>(data) + 2, size - 2);
-    std::string error;
+    core::BlockError error;
     const auto block = core::parseBlock(text, error);
     if (!block) {
-        FUZZ_CHECK(!error.empty(), "refused without a message");
+        FUZZ_CHECK(!error.message().empty(), "refused without a message");
         return 0;
     }
     FUZZ_CHECK(block->rows() >= 1 && block->cols() >= 1, "an empty block was accepted");
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const std::string written = core::formatBlock(*block);
     const auto reread = core::parseBlock(written, error);
-    FUZZ_CHECK(reread, "its own text is refused: %s", error.c_str());
+    FUZZ_CHECK(reread, "its own text is refused: %s", error.message().c_str());
     FUZZ_CHECK(reread->rows() == block->rows() && reread->cols() == block->cols() && *reread == *block,
                "the block changed in a round trip");
 

@@ -310,6 +310,23 @@ void MatrixEditorPanel::paste()
     pasteText(QApplication::clipboard()->text());
 }
 
+QString MatrixEditorPanel::blockErrorText(const core::BlockError& error)
+{
+    using Kind = core::BlockError::Kind;
+    switch (error.kind) {
+    case Kind::NotANumber:
+        return tr("row %1, column %2: “%3” is not a finite number")
+            .arg(error.row)
+            .arg(error.column)
+            .arg(QString::fromStdString(error.cell));
+    case Kind::Ragged:
+        return tr("row %1 has %2 cells, the first row %3").arg(error.row).arg(error.cells).arg(error.firstRowCells);
+    case Kind::Empty:
+        break;
+    }
+    return tr("there are no numbers to paste");
+}
+
 bool MatrixEditorPanel::pasteText(const QString& text)
 {
     const MatrixId id = currentMatrix();
@@ -319,10 +336,10 @@ bool MatrixEditorPanel::pasteText(const QString& text)
         showMessage(tr("There is no %1 to paste into.").arg(tabTitle(id)));
         return false;
     }
-    std::string error;
+    core::BlockError error;
     const auto block = core::parseBlock(text.toStdString(), error);
     if (!block) {
-        showMessage(tr("Nothing pasted: %1").arg(QString::fromStdString(error)));
+        showMessage(tr("Nothing pasted: %1").arg(blockErrorText(error)));
         return false;
     }
     QModelIndex at = tableView(id)->currentIndex();

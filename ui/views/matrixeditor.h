@@ -15,6 +15,10 @@ class QStackedWidget;
 class QTabWidget;
 class QTableView;
 
+namespace core {
+struct BlockError;
+}
+
 namespace ui {
 
 class MatrixTableModel;
@@ -38,8 +42,8 @@ public:
     void copySelection();
     /** Pastes a block from the clipboard at the current cell. */
     void paste();
-    /** Pastes text (rows by line, cells by tab, comma or semicolon) at the current cell of the
-     *  current matrix: one undo step. A block that does not fit is clipped and the message says so;
+    /** Pastes text (rows by line, cells by tab, comma, semicolon or spaces: core::parseBlock) at the current
+     *  cell of the current matrix: one undo step. A block that does not fit is clipped and the message says so;
      *  text that is not numbers is refused with the reason. Returns whether anything changed. */
     bool pasteText(const QString& text);
     /** Fills the current matrix with seeded random numbers (Glorot uniform), one undo step. */
@@ -53,6 +57,9 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    /** Why a text could not be pasted, in the window's language. */
+    static QString blockErrorText(const core::BlockError& error);
+
     void showMessage(const QString& text);
     void updateOutputPage();
     void updateBaseColors();
