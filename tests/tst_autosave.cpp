@@ -6,11 +6,14 @@
  *  The killed window runs in a child process: this same program, started with
  *  AE_AUTOSAVE_CHILD set, edits a session, autosaves it, says "ready" and waits to be killed. */
 
+#include "core/modelsession.h"
 #include "core/sessionfile.h"
+#include "gpt2folder_random.h"
 #include "isolation.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/sessioncontroller.h"
 #include "ui/views/teachingview.h"
 
 #include <QAbstractButton>
@@ -36,6 +39,7 @@ using ui::MatrixId;
 namespace {
 
 const char* childVariable = "AE_AUTOSAVE_CHILD";        // the session file the child saves, then edits
+const char* childModelVariable = "AE_AUTOSAVE_CHILD_MODEL";  // or a model folder the child opens, then edits
 const char* expectedVariable = "AE_AUTOSAVE_EXPECTED";  // where the child writes what it lost
 
 QString autosaveFolder()
@@ -116,7 +120,8 @@ void autosaveAndWait(ui::MainWindow& window)
     window.autosave()->waitForWrite();
 }
 
-/** The child: a window that saves a file, edits it, autosaves, and is then killed. */
+/** The child: a window that saves a file, edits it, autosaves, and is then killed; or one that opens a model
+ *  folder, edits two weights and the text, and never saves. */
 int runChild()
 {
     const QString original = qEnvironmentVariable(childVariable);
@@ -125,17 +130,35 @@ int runChild()
     window.show();
     ui::Document* doc = window.document();
     QString error;
-    if (!window.saveFile(original, &error)) {
-        std::fprintf(stderr, "child: %s\n", qPrintable(error));
-        return 1;
+    const QString modelFolder = qEnvironmentVariable(childModelVariable);
+    std::string lost;
+    if (!modelFolder.isEmpty()) {
+        if (!window.session()->openModelFolder(modelFolder, &error) || !doc->waitForModel(60000)) {
+            std::fprintf(stderr, "child: %s\n", qPrintable(error));
+            return 1;
+        }
+        if (!doc->setCell(MatrixId::Query, 0, 1, 3.5) || !doc->setCell(MatrixId::Value, 2, 0, -0.25)
+            || !doc->setTokenText(QStringLiteral("abc cab"))) {
+            std::fputs("child: an edit was refused\n", stderr);
+            return 1;
+        }
+        doc->endTypingBurst();
+        if (!doc->waitForModel(60000))
+            return 1;
+        lost = core::serializeModelSession(doc->currentModelSession(QString()));
+    } else {
+        if (!window.saveFile(original, &error)) {
+            std::fprintf(stderr, "child: %s\n", qPrintable(error));
+            return 1;
+        }
+        if (!editEverything(doc))
+            return 1;
+        lost = core::serializeSession(doc->currentSession());
     }
-    if (!editEverything(doc))
-        return 1;
     autosaveAndWait(window);
     if (!QFile::exists(window.autosave()->filePath()))
         return 1;
-    if (!writeText(qEnvironmentVariable(expectedVariable),
-                   QByteArray::fromStdString(core::serializeSession(doc->currentSession()))))
+    if (!writeText(qEnvironmentVariable(expectedVariable), QByteArray::fromStdString(lost)))
         return 1;
     std::fputs("ready\n", stdout);
     std::fflush(stdout);
@@ -158,6 +181,7 @@ private slots:
     void cleanup();
 
     void killedWindowIsRecoveredAsItWas();
+    void killedModelSessionIsRecoveredAsItWas();
     void runningWindowIsNotOffered();
     void discardDeletesTheAutosave();
     void decideLaterKeepsIt();
@@ -168,6 +192,10 @@ private slots:
     void quittingFromTeachingModeAsks();
 
 private:
+    /** Starts the child (a plain session saved as original, or modelFolder opened), waits until it has autosaved,
+     *  checks that no other window may take its autosave yet, and kills it. */
+    void runAndKillChild(const QString& original, const QString& modelFolder, const QString& expectedPath);
+
     QTemporaryDir m_dir;
 };
 
@@ -193,13 +221,13 @@ void TestAutosave::cleanup()
     QDir(autosaveFolder()).removeRecursively();
 }
 
-void TestAutosave::killedWindowIsRecoveredAsItWas()
+void TestAutosave::runAndKillChild(const QString& original, const QString& modelFolder, const QString& expectedPath)
 {
-    const QString original = m_dir.filePath(QStringLiteral("lesson.json"));
-    const QString expectedPath = m_dir.filePath(QStringLiteral("lost.json"));
     QProcess child;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QString::fromLatin1(childVariable), original);
+    if (!modelFolder.isEmpty())
+        env.insert(QString::fromLatin1(childModelVariable), modelFolder);
     env.insert(QString::fromLatin1(expectedVariable), expectedPath);
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     child.setProcessEnvironment(env);
@@ -217,6 +245,15 @@ void TestAutosave::killedWindowIsRecoveredAsItWas()
 
     child.kill();  // SIGKILL: no destructor, no clean-up, the lock file stays behind
     QVERIFY(child.waitForFinished(30000));
+}
+
+void TestAutosave::killedWindowIsRecoveredAsItWas()
+{
+    const QString original = m_dir.filePath(QStringLiteral("lesson.json"));
+    const QString expectedPath = m_dir.filePath(QStringLiteral("lost.json"));
+    runAndKillChild(original, QString(), expectedPath);
+    if (QTest::currentTestFailed())
+        return;
     const QString left = autosaveFolder() + QLatin1Char('/') + autosaves().value(0);
     QVERIFY(QFile::exists(left));
 
@@ -266,6 +303,41 @@ void TestAutosave::killedWindowIsRecoveredAsItWas()
     // Closing asks before losing it; cancel keeps the window, discard removes the autosave.
     answerNextBox(QMessageBox::Cancel);
     QVERIFY(!window.close());
+    QVERIFY(QFile::exists(window.autosave()->filePath()));
+    answerNextBox(QMessageBox::Discard);
+    QVERIFY(window.close());
+    QVERIFY(autosaves().isEmpty());
+}
+
+/** A model session's edits and text survive a kill as a plain session's do: the next window loads the checkpoint
+ *  again and puts them back, unsaved. */
+void TestAutosave::killedModelSessionIsRecoveredAsItWas()
+{
+    const QString folder = m_dir.filePath(QStringLiteral("tiny-gpt2"));
+    QVERIFY(QDir().mkpath(folder));
+    testutil::write(testutil::randomGpt2Folder("F32", "", 2, 32, 4, false, 7, 64), folder.toStdString());  // room for the sample text
+    const QString expectedPath = m_dir.filePath(QStringLiteral("lost-model.json"));
+    runAndKillChild(m_dir.filePath(QStringLiteral("unused.json")), folder, expectedPath);
+    if (QTest::currentTestFailed())
+        return;
+    const QString left = autosaveFolder() + QLatin1Char('/') + autosaves().value(0);
+    QVERIFY(QFile::exists(left));
+    const QByteArray lostText = readText(expectedPath);
+
+    ui::MainWindow window;
+    window.show();
+    QString offered;
+    answerNextBox(QStringLiteral("recoverButton"), &offered);
+    QVERIFY(window.offerRecovery());
+    QVERIFY2(offered.contains(QStringLiteral("2 edits of its weights")), qPrintable(offered));
+    ui::Document* doc = window.document();
+    QVERIFY(doc->isModelSession());
+    QVERIFY(doc->waitForModel(60000));
+    QCOMPARE(QByteArray::fromStdString(core::serializeModelSession(doc->currentModelSession(QString()))), lostText);
+    QCOMPARE(doc->matrix(MatrixId::Query)(0, 1), 3.5);
+    QVERIFY(doc->isModified());
+    QVERIFY(doc->filePath().isEmpty());  // never saved
+    QVERIFY(!QFile::exists(left));
     QVERIFY(QFile::exists(window.autosave()->filePath()));
     answerNextBox(QMessageBox::Discard);
     QVERIFY(window.close());

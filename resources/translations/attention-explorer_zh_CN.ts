@@ -2213,7 +2213,23 @@
         </message>
         <message>
             <source>Kept at %1, with %2.</source>
-            <translation>保留于 %1，共 %2。</translation>
+            <translation>保留于 %1，包含 %2。</translation>
+        </message>
+        <message>
+            <source>the model %1 and no edits of its weights</source>
+            <translation>模型 %1（未修改权重）</translation>
+        </message>
+        <message>
+            <source>the model %1 and 1 edit of its weights</source>
+            <translation>模型 %1 和对其权重的 1 处修改</translation>
+        </message>
+        <message>
+            <source>the model %1 and %2 edits of its weights</source>
+            <translation>模型 %1 和对其权重的 %2 处修改</translation>
+        </message>
+        <message>
+            <source>Could not recover the session</source>
+            <translation>无法恢复会话</translation>
         </message>
         <message>
             <source>1 token</source>

@@ -1,6 +1,7 @@
 #include "autosave.h"
 
 #include "document.h"
+#include "modelstate.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -9,6 +10,7 @@
 #include <QLockFile>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <atomic>
@@ -74,6 +76,7 @@ Autosave::Autosave(Document* document, const QString& folder, int intervalMs, QO
 
     const auto changed = [this] { ++m_generation; };
     connect(document, &Document::modelChanged, this, changed);
+    connect(document->undoStack(), &QUndoStack::indexChanged, this, changed);  // a model's edits and text too
     connect(document, &Document::filePathChanged, this, changed);
     connect(document, &Document::modifiedChanged, this, [this](bool modified) {
         ++m_generation;
@@ -122,8 +125,7 @@ void Autosave::autosaveNow()
 LatestJob<QString>::Job Autosave::writing()
 {
     m_removeAfterWrite = false;
-    // A model session is its file's few edits on a checkpoint that never changes; recovery reads plain sessions.
-    if (!m_document->isModified() || m_generation == m_savedGeneration || m_document->isModelSession())
+    if (!m_document->isModified() || m_generation == m_savedGeneration)
         return {};
     QString error;
     if (!ensureLocked(&error)) {
@@ -131,14 +133,24 @@ LatestJob<QString>::Job Autosave::writing()
         reportFailure(error);
         return {};
     }
-    core::Session session = m_document->currentSession();
-    if (!session.extras.is_object())
-        session.extras = nlohmann::json::object();
-    session.extras[metaKey] = {
+    const nlohmann::json meta = {
         {"file", m_document->filePath().toStdString()},
         {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString()},
     };
     m_writingGeneration = m_generation;
+    if (m_document->isModelSession()) {
+        // The text, the layer and the edits on the checkpoint, whose folder is written whole (the autosave lies
+        // in a folder of its own).
+        core::ModelSession session = m_document->currentModelSession(m_path);
+        session.extras[metaKey] = meta;
+        return [path = m_path, session = std::move(session)]() {
+            return writeAtomically(path, core::serializeModelSession(session));
+        };
+    }
+    core::Session session = m_document->currentSession();
+    if (!session.extras.is_object())
+        session.extras = nlohmann::json::object();
+    session.extras[metaKey] = meta;
     // Serializing a large session takes long: the worker does it, on its own copy (shared, so that
     // handing the job on copies no session).
     return [path = m_path, session = std::make_shared<const core::Session>(std::move(session))]() {
@@ -202,15 +214,26 @@ std::vector<RecoverableSession> Autosave::findRecoverable(const QString& folder)
         if (!lock->tryLock(0))
             continue;  // its window is alive (or the folder is not ours to lock)
         std::string error;
-        auto session = core::readSessionFile(QFile::encodeName(info.absoluteFilePath()).toStdString(), error);
-        if (!session)
-            continue;  // left where it is; a later version may read it
+        const std::string file = QFile::encodeName(info.absoluteFilePath()).toStdString();
         RecoverableSession r;
         r.path = info.absoluteFilePath();
         r.savedAt = info.lastModified();
-        if (session->extras.is_object() && session->extras.contains(metaKey)) {
-            const nlohmann::json meta = session->extras[metaKey];
-            session->extras.erase(metaKey);
+        nlohmann::json* extras = nullptr;
+        if (isModelSessionFile(r.path)) {
+            r.modelSession = core::readModelSessionFile(file, error);
+            if (!r.modelSession)
+                continue;  // left where it is; a later version may read it
+            extras = &r.modelSession->extras;
+        } else {
+            auto session = core::readSessionFile(file, error);
+            if (!session)
+                continue;
+            r.session = std::move(*session);
+            extras = &r.session.extras;
+        }
+        if (extras->is_object() && extras->contains(metaKey)) {
+            const nlohmann::json meta = (*extras)[metaKey];
+            extras->erase(metaKey);
             if (meta.is_object() && meta.contains("file") && meta["file"].is_string())
                 r.originalPath = QString::fromStdString(meta["file"].get<std::string>());
             if (meta.is_object() && meta.contains("saved") && meta["saved"].is_string()) {
@@ -220,7 +243,6 @@ std::vector<RecoverableSession> Autosave::findRecoverable(const QString& folder)
                     r.savedAt = saved.toLocalTime();
             }
         }
-        r.session = std::move(*session);
         r.lock = std::move(lock);
         found.push_back(std::move(r));
     }

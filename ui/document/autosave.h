@@ -6,6 +6,7 @@
 
 #include "latestjob.h"
 
+#include "core/modelsession.h"
 #include "core/sessionfile.h"
 
 #include <QDateTime>
@@ -14,6 +15,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QLockFile;
@@ -28,7 +30,10 @@ struct RecoverableSession {
     QString path;            ///< the autosave file
     QDateTime savedAt;       ///< when it was written
     QString originalPath;    ///< the session file it came from; empty when it was never saved
-    core::Session session;   ///< the session as it was, without the autosave's own key
+    core::Session session;   ///< the session as it was, without the autosave's own key (a plain session)
+    /** A model session as it was (its model.path absolute), without the autosave's own key; then session is
+     *  unused. */
+    std::optional<core::ModelSession> modelSession;
     std::shared_ptr<QLockFile> lock;
 };
 

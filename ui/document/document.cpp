@@ -448,6 +448,11 @@ void Document::trimHistory()
 void Document::loadRecovered(const core::Session& session, const QString& path)
 {
     loadSession(session, path);
+    markRecovered();
+}
+
+void Document::markRecovered()
+{
     m_undo.resetClean();
 }
 

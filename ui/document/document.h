@@ -152,6 +152,9 @@ public:
     /** Loads a session recovered from an autosave: like loadSession, but the document counts as
      *  modified until it is saved, so nothing asks less than it would have before the crash. */
     void loadRecovered(const core::Session& session, const QString& path);
+    /** The document as loaded counts as modified until it is saved: a model session recovered from an autosave
+     *  (loaded with loadModel, as any model session). */
+    void markRecovered();
     /** Opens a session file; on failure the document is untouched and error says why. A model session file
      *  is loaded on this thread (the window loads one on a worker, see ModelLoader). */
     bool openFile(const QString& path, QString* error);

@@ -402,14 +402,21 @@ bool SessionController::offerRecovery()
         return false;
     RecoverableSession& kept = found.front();  // the newest; any others wait for the next start
     const int tokens = kept.session.model.n();
+    const core::ModelSession* model = kept.modelSession ? &*kept.modelSession : nullptr;
     QMessageBox box(QMessageBox::Question, tr("Recover Unsaved Changes"),
                     tr("Attention Explorer did not close properly. It kept a session with changes that were not "
                        "saved."),
                     QMessageBox::NoButton, m_window);
     box.setObjectName(QStringLiteral("recoveryBox"));
-    QString details = tr("Kept at %1, with %2.")
-                          .arg(QLocale().toString(kept.savedAt, QLocale::LongFormat),
-                               tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens));
+    QString what = tokens == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens);
+    if (model) {
+        const QString name = modelName(QString::fromStdString(model->modelPath));
+        const std::size_t edits = model->edits.size();
+        what = edits == 0 ? tr("the model %1 and no edits of its weights").arg(name)
+            : edits == 1  ? tr("the model %1 and 1 edit of its weights").arg(name)
+                          : tr("the model %1 and %2 edits of its weights").arg(name).arg(edits);
+    }
+    QString details = tr("Kept at %1, with %2.").arg(QLocale().toString(kept.savedAt, QLocale::LongFormat), what);
     details += QLatin1Char('\n');
     details += kept.originalPath.isEmpty()
         ? tr("It was never saved to a file.")
@@ -435,7 +442,18 @@ bool SessionController::offerRecovery()
     }
     if (box.clickedButton() != recover)
         return false;  // the lock goes with found: the next start offers it again
-    m_document->loadRecovered(kept.session, kept.originalPath);
+    if (model) {
+        // Its checkpoint loads as any model's; when it cannot, the kept file waits for the next start.
+        QString error;
+        if (!openModelSession(*model, kept.originalPath, &error)) {
+            if (!error.isEmpty())
+                showError(tr("Could not recover the session"), error);
+            return false;
+        }
+        m_document->markRecovered();
+    } else {
+        m_document->loadRecovered(kept.session, kept.originalPath);
+    }
     m_recovered = true;
     emit titleChanged();
     // Keep it under this window's name before the old file goes, so no moment holds it nowhere;
