@@ -31,6 +31,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -371,6 +372,16 @@ void TestModelWindow::biasRowsAreEditableAndEditsAreMarked()
     QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Changed b_K column 5 to 2.5"));
     QVERIFY(wk->data(wk->index(32, 4), ui::EditedRole).toBool());
     QVERIFY(!wk->data(wk->index(32, 3), ui::EditedRole).toBool());
+    // A wide number typed into a weight widens its column: it shows whole, in bold, never cut.
+    QTableView* table = w.matrixEditor()->tableView(ui::MatrixId::Key);
+    const int before = table->horizontalHeader()->sectionSize(2);
+    QVERIFY(wk->setData(wk->index(1, 2), -12345.5, Qt::EditRole));
+    QFont bold = table->font();
+    bold.setBold(true);
+    const QString shown = wk->data(wk->index(1, 2), Qt::DisplayRole).toString();
+    QVERIFY2(table->horizontalHeader()->sectionSize(2) > QFontMetrics(bold).horizontalAdvance(shown),
+             qPrintable(QStringLiteral("%1 in a column of %2 px").arg(shown).arg(table->horizontalHeader()->sectionSize(2))));
+    QVERIFY(table->horizontalHeader()->sectionSize(2) > before);
     // A model's X is the layer's LayerNorm output: shown, not edited.
     ui::MatrixTableModel* x = w.matrixEditor()->tableModel(ui::MatrixId::Embeddings);
     QVERIFY(!(x->flags(x->index(0, 0)) & Qt::ItemIsEditable));

@@ -3,6 +3,7 @@
 #include "flowlayout.h"
 #include "labelheaderview.h"
 #include "numberdelegate.h"
+#include "ui/document/cellstyle.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/i18n/language.h"
 #include "ui/document/viewstate.h"
@@ -21,6 +22,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStyle>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
@@ -61,6 +63,31 @@ QToolButton* toolButton(const char* name, QWidget* parent)
     return b;
 }
 
+/** Widens the columns of a few changed cells (an edit, a small paste) whose number no longer fits, in bold when
+ *  the cell is an edited weight: a column never cuts or elides a number just typed. */
+void widenToFit(QTableView* table, const QModelIndex& topLeft, const QModelIndex& bottomRight)
+{
+    constexpr int fewCells = 256;
+    if (!topLeft.isValid() || !bottomRight.isValid()
+        || (bottomRight.row() - topLeft.row() + 1) * (bottomRight.column() - topLeft.column() + 1) > fewCells)
+        return;
+    const int margin = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1) + 2;
+    QFont bold = table->font();
+    bold.setBold(true);
+    const QFontMetrics regular(table->font()), wide(bold);
+    QHeaderView* header = table->horizontalHeader();
+    for (int col = topLeft.column(); col <= bottomRight.column(); ++col) {
+        int needed = 0;
+        for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
+            const QModelIndex index = table->model()->index(row, col);
+            const QString text = index.data(Qt::DisplayRole).toString();
+            needed = std::max(needed, (index.data(EditedRole).toBool() ? wide : regular).horizontalAdvance(text));
+        }
+        if (needed + margin > header->sectionSize(col))
+            header->resizeSection(col, needed + margin);
+    }
+}
+
 }  // namespace
 
 MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidget* parent)
@@ -89,6 +116,10 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
         table->horizontalHeader()->setMinimumSectionSize(24);
         table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
         table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        connect(model, &QAbstractItemModel::dataChanged, table,
+                [table](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
+                    widenToFit(table, topLeft, bottomRight);
+                });
 
         auto* copy = new QAction(table);
         copy->setShortcut(QKeySequence::Copy);

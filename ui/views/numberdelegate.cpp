@@ -13,6 +13,19 @@ namespace ui {
 
 namespace {
 
+/** An edited weight of a checkpoint: a corner mark, visible on any tint (the number is in bold). */
+void paintEditMark(QPainter* painter, const QRect& r)
+{
+    painter->save();
+    const int side = std::max(5, r.height() / 3);
+    const QPoint corner[] = {r.topLeft(), r.topLeft() + QPoint(side, 0), r.topLeft() + QPoint(0, side)};
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0xE0, 0x6C, 0x00));
+    painter->drawPolygon(corner, 3);
+    painter->restore();
+}
+
 /** What the editor starts with: every digit of the value, in the UI locale, which parseCellText() reads. */
 QString editorText(const QModelIndex& index)
 {
@@ -42,14 +55,20 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
     const QRect textRect = option.rect.adjusted(margin, 0, -margin, 0);
     const QString text = index.data(Qt::DisplayRole).toString();
     const Qt::Alignment align = alignment.isValid() ? Qt::Alignment(alignment.toInt()) : option.displayAlignment;
-    const LaidOut& laid = laidOut(text, option.font, option.fontMetrics);
+    const bool edited = index.data(EditedRole).toBool();
     painter->save();
     QFont font = option.font;
-    font.setBold(index.data(EditedRole).toBool());
+    font.setBold(edited);
     painter->setFont(font);
     painter->setPen(foreground.canConvert<QColor>() ? qvariant_cast<QColor>(foreground)
                                                      : option.palette.color(QPalette::Text));
-    if (laid.advance <= textRect.width()) {
+    if (edited) {
+        // An edited weight, in bold: few, so laid out each time in the wider bold font (the cache holds the regular
+        // one), and elided by that font's width, never cut.
+        painter->drawText(textRect, align, QFontMetrics(font).elidedText(text, Qt::ElideRight, textRect.width()));
+        painter->restore();
+        paintEditMark(painter, option.rect);
+    } else if (const LaidOut& laid = laidOut(text, option.font, option.fontMetrics); laid.advance <= textRect.width()) {
         const QSizeF size = laid.text.size();
         // Placed as drawText(textRect, align, text) places it.
         QPointF at(textRect.left(), textRect.top() + qRound((textRect.height() - size.height()) / 2));
@@ -62,20 +81,9 @@ void NumberDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option
         else if (align & Qt::AlignBottom)
             at.setY(textRect.bottom() + 1 - size.height());
         painter->drawStaticText(at, laid.text);
+        painter->restore();
     } else {
         painter->drawText(textRect, align, option.fontMetrics.elidedText(text, Qt::ElideRight, textRect.width()));
-    }
-    painter->restore();
-    if (index.data(EditedRole).toBool()) {
-        // An edited weight of a checkpoint: a corner mark, visible on any tint, and the number in bold.
-        painter->save();
-        const QRect r = option.rect;
-        const int side = std::max(5, r.height() / 3);
-        const QPoint corner[] = {r.topLeft(), r.topLeft() + QPoint(side, 0), r.topLeft() + QPoint(0, side)};
-        painter->setRenderHint(QPainter::Antialiasing);
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(QColor(0xE0, 0x6C, 0x00));
-        painter->drawPolygon(corner, 3);
         painter->restore();
     }
 
