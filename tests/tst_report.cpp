@@ -329,6 +329,31 @@ private slots:
         QVERIFY(pdfText(path).contains(QLatin1String("more")));
     }
 
+    /** A token of 20 000 letters is cut in the report's and the handout's token lists: it neither runs off the page
+     *  nor adds one. */
+    void longTokensAreCutInTheTokenList()
+    {
+        core::AttentionModel shortOne = core::modelForTokens({"short", "x"});
+        core::AttentionModel longOne = shortOne;
+        longOne.tokens[1] = std::string(20000, 'x');
+        QString error;
+        const QString shortPath = m_dir.filePath(QStringLiteral("short-token.pdf"));
+        const QString longPath = m_dir.filePath(QStringLiteral("long-token.pdf"));
+        QVERIFY2(exports::writeReport(core::compute(shortOne), QString(), shortPath, &error), qPrintable(error));
+        QVERIFY2(exports::writeReport(core::compute(longOne), QString(), longPath, &error), qPrintable(error));
+        QCOMPARE(pageCount(longPath), pageCount(shortPath));
+        const QString handout = m_dir.filePath(QStringLiteral("long-token-handout.pdf"));
+        QVERIFY2(exports::writeHandout(core::compute(longOne), QString(), handout, &error), qPrintable(error));
+        QCOMPARE(pageCount(handout), 1);
+        if (!havePoppler())
+            QSKIP("pdftotext (poppler-utils) is missing: the text is not checked");
+        for (const QString& path : {longPath, handout}) {
+            const QString text = pdfText(path, 1, 1);
+            QVERIFY2(text.contains(QString(39, QLatin1Char('x')) + QChar(0x2026)), qPrintable(path));
+            QVERIFY2(!text.contains(QString(41, QLatin1Char('x'))), qPrintable(path));
+        }
+    }
+
     void chineseTokensRender()
     {
         const QString path = m_dir.filePath(QStringLiteral("chinese.pdf"));

@@ -132,10 +132,7 @@ private:
     {
         const std::vector<std::string>& all = m_trace.model->tokens;
         const auto line = [&](std::size_t shown) {
-            QStringList tokens;
-            for (std::size_t i = 0; i < shown; ++i)
-                tokens << QStringLiteral("%1 %2").arg(i + 1).arg(QString::fromStdString(all[i]));
-            QString text = tokens.join(QStringLiteral("   ·   "));
+            QString text = numberedTokens(all, shown).join(QStringLiteral("   ·   "));
             if (shown < all.size())
                 text += Handout::tr("   … and %1 more").arg(all.size() - shown);
             return RichText(QStringLiteral("<b>%1</b>&nbsp;&nbsp; %2")

@@ -20,6 +20,23 @@ QFont printFont(double points, bool bold, bool italic)
     return f;
 }
 
+QStringList numberedTokens(const std::vector<std::string>& tokens, std::size_t count)
+{
+    constexpr qsizetype longest = 40;
+    QStringList out;
+    for (std::size_t i = 0; i < std::min(count, tokens.size()); ++i) {
+        QString token = QString::fromStdString(tokens[i]);
+        if (token.size() > longest) {
+            qsizetype cut = longest - 1;
+            if (token.at(cut - 1).isHighSurrogate())  // never half a character
+                --cut;
+            token = token.left(cut) + QChar(0x2026);
+        }
+        out << QStringLiteral("%1 %2").arg(i + 1).arg(token);
+    }
+    return out;
+}
+
 QString richSymbols(const QString& plain)
 {
     // "d_model", "W_Q", "q_i": a letter, "_" and letters or digits; "10000^(2i/d_model)": "^" and a group.

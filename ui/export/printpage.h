@@ -14,6 +14,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 class QIODevice;
 class QPainter;
@@ -37,6 +39,10 @@ QFont printFont(double points, bool bold = false, bool italic = false);
 /** Plain wording with symbols written the plain way ("W_Q", "d_model", "2^(i/d)") as rich text with real
  *  subscripts and superscripts; everything else is escaped. Not for tokens, which may contain "_". */
 QString richSymbols(const QString& plain);
+
+/** The first `count` tokens numbered for a page's token list ("1 The", "2 cat"), plain text: a token longer than
+ *  40 characters is cut to its first 39 and "…", since a page has no room for a word longer than its line. */
+QStringList numberedTokens(const std::vector<std::string>& tokens, std::size_t count);
 
 /** A paragraph of rich text (HTML subset of QTextDocument) laid out for one paint device at one width. */
 class RichText {

@@ -379,13 +379,10 @@ private:
                                              "4 decimals; the exact values are in the CSV and JSON exports.")),
                       printFont(10), ink::muted, 16));
 
-        QStringList tokens;
-        for (std::size_t i = 0; i < model.tokens.size(); ++i)
-            tokens << QStringLiteral("%1 %2").arg(i + 1).arg(QString::fromStdString(model.tokens[i]));
-        const int shown = 200;
-        QString tokenText = tokens.mid(0, shown).join(QStringLiteral("   ·   "));
-        if (tokens.size() > shown)
-            tokenText += Report::tr("   … and %1 more").arg(tokens.size() - shown);
+        const std::size_t shown = 200;
+        QString tokenText = numberedTokens(model.tokens, shown).join(QStringLiteral("   ·   "));
+        if (model.tokens.size() > shown)
+            tokenText += Report::tr("   … and %1 more").arg(model.tokens.size() - shown);
         pieces.push_back(fieldPiece(Report::tr("Tokens"), tokenText.toHtmlEscaped()));
 
         QStringList shapes{Report::tr("n = %1 tokens").arg(model.n()), Report::tr("d_model = %1").arg(model.dModel()),
