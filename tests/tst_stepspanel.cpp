@@ -76,6 +76,7 @@ private slots:
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
+    void walkthroughWritesOneMinusSign();
     void editorPasteAndFill();
     void editorPasteCopyAndScaleReachTheBiasRow();
     void editorRefusesText();
@@ -495,6 +496,26 @@ void TestStepsPanel::walkthroughSumsToOutput()
         QVERIFY2(text.contains(QString::fromStdString(core::formatNumber(output(0, c), 4))), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("q%1·k₁ = ").arg(QString::fromStdString(core::subscript(query + 1)))),
              qPrintable(text));
+}
+
+void TestStepsPanel::walkthroughWritesOneMinusSign()
+{
+    // Negative queries, scores and values: their signs are "−" like the subtractions of the arithmetic,
+    // in the text, the vectors and the tooltips alike, never a hyphen (but in an exponent, "1e-05").
+    Document doc;
+    ViewState view;
+    WalkthroughPanel panel(&doc, &view);
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, -1.5));
+    QVERIFY(doc.setCell(MatrixId::Value, 1, 1, -2.25));
+    QVERIFY(doc.waitForTrace());
+    static const QRegularExpression hyphen(QStringLiteral("(?<!\\de)-"));
+    QStringList texts{panel.plainText()};
+    for (const QLabel* label : panel.findChildren<QLabel*>())
+        texts << label->text() << label->toolTip();
+    static const QRegularExpression negativeInVector(QStringLiteral("\\[[^\\]]*−"));
+    QVERIFY2(negativeInVector.match(panel.plainText()).hasMatch(), qPrintable(panel.plainText()));
+    for (const QString& text : texts)
+        QVERIFY2(!hyphen.match(text).hasMatch(), qPrintable(text));
 }
 
 void TestStepsPanel::walkthroughFollowsQuery()
