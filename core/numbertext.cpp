@@ -43,6 +43,13 @@ std::string pythonFloat(double v)
     return s;
 }
 
+bool shownInScientific(double v, int decimals)
+{
+    // Rounded to `decimals`, 999999.996 is 1000000.00: it counts as large as what it is shown as.
+    const double half = 0.5 * std::pow(10.0, -std::clamp(decimals, 0, 17));
+    return std::isfinite(v) && std::fabs(v) >= scientificFrom - half;
+}
+
 std::string formatNumber(double v, int precision)
 {
     if (std::isnan(v))
@@ -51,9 +58,10 @@ std::string formatNumber(double v, int precision)
         return v > 0 ? ">1.79e308" : "<-1.79e308";
     precision = std::clamp(precision, 0, 17);
     const double a = std::fabs(v);
-    if (v == std::round(v) && a < 1e15)
+    const bool large = shownInScientific(v, precision);
+    if (v == std::round(v) && !large)
         return toChars(v + 0.0, std::chars_format::fixed, 0);
-    const bool scientific = a >= 1e6 || a < std::pow(10.0, -precision) * 0.5;
+    const bool scientific = large || a < std::pow(10.0, -precision) * 0.5;
     const std::string s =
         toChars(v, scientific ? std::chars_format::scientific : std::chars_format::fixed, precision);
     // Trim trailing zeros of the mantissa.

@@ -45,6 +45,17 @@ private slots:
         QTest::addRow("significant digits") << 1234567.5 << 'g' << 4 << Minus::Hyphen << c << QStringLiteral("1.235e+06");
         QTest::addRow("small, typographic") << -1e-5 << 'g' << 4 << Minus::Typographic << c << QStringLiteral("−1e-05");
         QTest::addRow("shortest") << 0.9 << 'g' << shortest << Minus::Hyphen << c << QStringLiteral("0.9");
+        // Fixed point up to six integer digits, then the same decimals in scientific notation: never a
+        // number hundreds of digits wide (core::shownInScientific, the rule of the core's texts too).
+        QTest::addRow("widest fixed") << -999999.99 << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("-999999.99");
+        QTest::addRow("rounds up to a million") << 999999.996 << 'f' << 2 << Minus::Hyphen << c
+                                                << QStringLiteral("1.00e+06");
+        QTest::addRow("a million") << 1234567.5 << 'f' << 3 << Minus::Hyphen << c << QStringLiteral("1.235e+06");
+        QTest::addRow("1e300") << 7e299 << 'f' << 2 << Minus::Hyphen << c << QStringLiteral("7.00e+299");
+        QTest::addRow("-1e300, figure") << -1e300 << 'f' << 2 << Minus::Typographic << c
+                                        << QStringLiteral("−1.00e+300");
+        QTest::addRow("large, no decimals") << 1e15 << 'f' << 0 << Minus::Hyphen << c << QStringLiteral("1e+15");
+        QTest::addRow("tiny stays 0.00") << -1e-300 << 'f' << 2 << Minus::Typographic << c << QStringLiteral("0.00");
         // English as the tables showed it before: no group separators, "e" in exponents.
         QTest::addRow("English, thousands") << 1234.5 << 'f' << 2 << Minus::Hyphen << en << QStringLiteral("1234.50");
         QTest::addRow("English, exponent") << 1e-5 << 'g' << shortest << Minus::Hyphen << en << QStringLiteral("1e-05");
@@ -54,6 +65,7 @@ private slots:
         QTest::addRow("German, shortest") << 1.0 / 3.0 << 'g' << shortest << Minus::Hyphen << de
                                           << QStringLiteral("0,3333333333333333");
         QTest::addRow("German, exponent") << 2.5e-7 << 'g' << shortest << Minus::Hyphen << de << QStringLiteral("2,5e-07");
+        QTest::addRow("German, large") << -1234567.5 << 'f' << 2 << Minus::Hyphen << de << QStringLiteral("-1,23e+06");
         QTest::addRow("German, rounds to zero") << -0.004 << 'f' << 2 << Minus::Typographic << de << QStringLiteral("0,00");
         QTest::addRow("French, figure") << -0.75 << 'f' << 2 << Minus::Typographic << fr << QStringLiteral("−0,75");
     }

@@ -1,5 +1,6 @@
 /** The heatmap widget: pixels against the colour map, hover derivations, selection, zoom, empty state. */
 
+#include "core/derivation.h"
 #include "core/presets.h"
 #include "testutil.h"
 #include "ui/document/document.h"
@@ -13,6 +14,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -65,6 +68,7 @@ private slots:
     void pixelsMatchTheColourMap();
     void hoverShowsTheDerivation();
     void hoverSpeaksTheLanguage();
+    void hoverTipBreaksOnlyBetweenTerms();
     void hoverHighlightsTheSourcesAndClears();
     void clickSelectsTheQuery();
     void choosersFollowTheViewState();
@@ -165,6 +169,45 @@ void TestHeatmapWidget::hoverShowsTheDerivation()
     QTRY_VERIFY(QToolTip::isVisible());
     QCOMPARE(QToolTip::text(), expected);
     QToolTip::hideText();
+}
+
+void TestHeatmapWidget::hoverTipBreaksOnlyBetweenTerms()
+{
+    // A weight's softmax written out in full is some 150 characters or more, wider than a screen: the tooltip
+    // once wrapped it wherever a line filled up, "exp(-2.21 − 4." above "22)", with a hyphen for the
+    // sign of -2.21 and "−" for the subtraction next to it.
+    Fixture f;
+    QVERIFY(f.document.setCell(ui::MatrixId::Query, 0, 0, -1.5));  // negative scores in row 1
+    QVERIFY(f.document.waitForTrace());
+    f.view.setHeatmapStep(Step::Weights);
+    const QPoint pos = f.cellCentre(0, 1);
+    moveMouse(f.canvas(), pos);
+    const QString text = f.canvas()->hoverText();
+    // The tooltip shows its lines as they are: Qt wraps none of them further.
+    QHelpEvent help(QEvent::ToolTip, pos, f.canvas()->mapToGlobal(pos));
+    QApplication::sendEvent(f.canvas(), &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(), text);
+    QLabel* tip = nullptr;
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (w->inherits("QTipLabel") && w->isVisible())
+            tip = qobject_cast<QLabel*>(w);
+    QVERIFY(tip);
+    QVERIFY2(!tip->wordWrap(), qPrintable(text));
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        QVERIFY(tip->fontMetrics().horizontalAdvance(line) <= tip->contentsRect().width());
+    QToolTip::hideText();
+    // Every minus sign is "−", as in the subtractions: no hyphen but in an exponent ("1e-05").
+    static const QRegularExpression hyphen(QStringLiteral("(?<!\\de)-"));
+    QVERIFY2(text.contains(QStringLiteral("exp(−")) && !hyphen.match(text).hasMatch(), qPrintable(text));
+    // Lines cut only after " = " or " + ", between two terms; together they are the derivation's one line.
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 3, qPrintable(text));
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        QVERIFY2(lines[i].endsWith(QStringLiteral(" =")) || lines[i].endsWith(QStringLiteral(" +")), qPrintable(text));
+    const core::Derivation derivation = core::derive(*f.document.trace(), CellRef{Step::Weights, 0, 0, 1});
+    QCOMPARE(text.simplified(),
+             QString::fromStdString(derivation.text()).replace(QStringLiteral("(-"), QStringLiteral("(−")));
 }
 
 void TestHeatmapWidget::hoverHighlightsTheSourcesAndClears()

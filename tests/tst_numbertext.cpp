@@ -184,7 +184,11 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addRow("integer") << 4.0 << 4 << QStringLiteral("4");
         QTest::addRow("negative integer") << -12.0 << 4 << QStringLiteral("-12");
-        QTest::addRow("large integer") << 123456789.0 << 4 << QStringLiteral("123456789");
+        QTest::addRow("largest fixed integer") << 999999.0 << 4 << QStringLiteral("999999");
+        // From 10⁶ on every displayed number is scientific (core::shownInScientific), integers too.
+        QTest::addRow("large integer") << 123456789.0 << 4 << QStringLiteral("1.2346e+08");
+        QTest::addRow("rounds up to a million") << -999999.99999 << 4 << QStringLiteral("-1e+06");
+        QTest::addRow("1e300") << 7e299 << 2 << QStringLiteral("7e+299");
         QTest::addRow("zero") << 0.0 << 4 << QStringLiteral("0");
         QTest::addRow("negative zero") << -0.0 << 4 << QStringLiteral("0");
         QTest::addRow("half") << 0.5 << 4 << QStringLiteral("0.5");

@@ -39,6 +39,11 @@ core::AttentionModel sourceModel(const QString& source)
         return eightTokens();
     if (source == QLatin1String("long"))
         return longTokens();
+    if (source.startsWith(QLatin1String("weight "))) {  // the worked example with W_Q(1,1) set to a large value
+        core::AttentionModel model = presetModel("illustrated");
+        model.wq(0, 0) = source.mid(7).toDouble();
+        return model;
+    }
     return presetModel(source.toUtf8().constData());
 }
 
@@ -86,7 +91,7 @@ private slots:
             for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(960, 540)})
                 for (const QString& source :
                      {QStringLiteral("illustrated"), QStringLiteral("eight"), QStringLiteral("multi-head"),
-                      QStringLiteral("causal-sentence"), QStringLiteral("long")})
+                      QStringLiteral("causal-sentence"), QStringLiteral("long"), QStringLiteral("weight 1e300")})
                     QTest::addRow("%s %dx%d %s", qPrintable(source), size.width(), size.height(), qPrintable(language))
                         << source << size << language;
     }
@@ -119,6 +124,9 @@ private slots:
         QTest::addColumn<QString>("source");
         for (const char* source : {"illustrated", "eight", "multi-head", "causal-sentence", "long"})
             QTest::newRow(source) << QString::fromLatin1(source);
+        // Queries and scores of 7e+14 and 4.9e+299: scientific, as narrow as the others, not 15 or 300 digits.
+        QTest::newRow("a weight of 1e15") << QStringLiteral("weight 1e15");
+        QTest::newRow("a weight of 1e300") << QStringLiteral("weight 1e300");
     }
 
     void matricesAreReadable()
@@ -134,6 +142,27 @@ private slots:
         }
         small.removeDuplicates();
         QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
+    }
+
+    void slideNumbers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("trailing zeros") << 0.5 << QStringLiteral("0.5");
+        QTest::addRow("negative") << -0.46831 << QStringLiteral("−0.4683");
+        QTest::addRow("tiny stays fixed") << 6.03e-6 << QStringLiteral("0");
+        QTest::addRow("widest fixed") << -999999.5 << QStringLiteral("−999999.5");
+        // From 10⁶ on scientific, its mantissa trimmed: never the exponent's own zeros ("1e+3" for 1e300).
+        QTest::addRow("a million") << 1234567.5 << QStringLiteral("1.2346e+06");
+        QTest::addRow("1e15") << 7e14 << QStringLiteral("7e+14");
+        QTest::addRow("1e300") << -1e300 << QStringLiteral("−1e+300");
+    }
+
+    void slideNumbers()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(render::slideNumber(value, 4), text);
     }
 
     void oneNumberFormatPerSlide_data()

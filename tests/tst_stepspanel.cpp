@@ -76,6 +76,7 @@ private slots:
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
+    void walkthroughWritesOneMinusSign();
     void editorPasteAndFill();
     void editorPasteCopyAndScaleReachTheBiasRow();
     void editorRefusesText();
@@ -385,9 +386,23 @@ void TestStepsPanel::columnsFitTheirWidestNumber()
     check("after a large negative embedding");
     QVERIFY(doc.setCell(MatrixId::Query, 0, 0, 98765.25));
     check("after a large query weight");
+    // A weight of 1e300 makes its queries and scores some 300 digits long in fixed point: they are shown
+    // in scientific notation with the same decimals ("−7.000e+299"), and the columns stay narrow.
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 1, 1e300));
+    check("after a query weight of 1e300");
+    for (int number : {2, 3})
+        for (StepBlock* block : panel.stepBlocks(number))
+            for (int r = 0; r < block->table()->model()->rowCount(); ++r)
+                for (int c = 0; c < block->table()->model()->columnCount(); ++c) {
+                    const QString text = block->table()->model()->index(r, c).data().toString();
+                    QVERIFY2(text.size() <= QStringLiteral("-9.999e+299").size(),
+                             qPrintable(QStringLiteral("step %1 (%2, %3): %4").arg(number).arg(r).arg(c).arg(text)));
+                }
+    QVERIFY(panel.stepBlocks(3).front()->table()->columnWidth(0) < panel.fontMetrics().horizontalAdvance(QString(16, QLatin1Char('0'))));
     doc.undoStack()->undo();
     doc.undoStack()->undo();
-    check("after undoing both");
+    doc.undoStack()->undo();
+    check("after undoing all three");
     // As many tokens as before, longer names: the headers of the token columns must widen them.
     QVERIFY(doc.setTokenText(QStringLiteral("Thinking-extraordinarily Machines-everywhere x")));
     QVERIFY(doc.waitForTrace());
@@ -481,6 +496,26 @@ void TestStepsPanel::walkthroughSumsToOutput()
         QVERIFY2(text.contains(QString::fromStdString(core::formatNumber(output(0, c), 4))), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("q%1·k₁ = ").arg(QString::fromStdString(core::subscript(query + 1)))),
              qPrintable(text));
+}
+
+void TestStepsPanel::walkthroughWritesOneMinusSign()
+{
+    // Negative queries, scores and values: their signs are "−" like the subtractions of the arithmetic,
+    // in the text, the vectors and the tooltips alike, never a hyphen (but in an exponent, "1e-05").
+    Document doc;
+    ViewState view;
+    WalkthroughPanel panel(&doc, &view);
+    QVERIFY(doc.setCell(MatrixId::Query, 0, 0, -1.5));
+    QVERIFY(doc.setCell(MatrixId::Value, 1, 1, -2.25));
+    QVERIFY(doc.waitForTrace());
+    static const QRegularExpression hyphen(QStringLiteral("(?<!\\de)-"));
+    QStringList texts{panel.plainText()};
+    for (const QLabel* label : panel.findChildren<QLabel*>())
+        texts << label->text() << label->toolTip();
+    static const QRegularExpression negativeInVector(QStringLiteral("\\[[^\\]]*−"));
+    QVERIFY2(negativeInVector.match(panel.plainText()).hasMatch(), qPrintable(panel.plainText()));
+    for (const QString& text : texts)
+        QVERIFY2(!hyphen.match(text).hasMatch(), qPrintable(text));
 }
 
 void TestStepsPanel::walkthroughFollowsQuery()

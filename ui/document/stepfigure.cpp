@@ -63,7 +63,41 @@ QString localizedDerivation(const std::string& text)
     replace(ofHead, QCoreApplication::translate("Steps", " of head %1"));
     replace(more, QCoreApplication::translate("Steps", "… (%1 more)"));
     replace(masked, QCoreApplication::translate("Steps", "(causal mask: key %1 comes after query %2)"));
-    return out;
+    return minusSigns(out);
+}
+
+QString minusSigns(QString text)
+{
+    // A hyphen before a digit that follows no letter, digit or point: "-3.2", "(-0.5)", "<-1.79e308".
+    for (qsizetype i = 0; i + 1 < text.size(); ++i)
+        if (text[i] == QLatin1Char('-') && (text[i + 1].isDigit() || text[i + 1] == QLatin1Char('.'))
+            && (i == 0 || !(text[i - 1].isLetterOrNumber() || text[i - 1] == QLatin1Char('.'))))
+            text[i] = QChar(0x2212);
+    return text;
+}
+
+QString derivationTip(const std::string& text)
+{
+    constexpr qsizetype lineChars = 64;  // some 450 px in a tooltip's font: narrower than any screen
+    const QString s = localizedDerivation(text);
+    QStringList lines{QString()};
+    for (qsizetype start = 0, end = 0; start < s.size(); start = end) {
+        // The next term with the operator after it: up to and including the next " = " or " + ".
+        end = s.size();
+        for (qsizetype i = start; i + 2 < s.size(); ++i)
+            if (s[i] == QLatin1Char(' ') && s[i + 2] == QLatin1Char(' ')
+                && (s[i + 1] == QLatin1Char('=') || s[i + 1] == QLatin1Char('+'))) {
+                end = i + 3;
+                break;
+            }
+        const QStringView term = QStringView(s).mid(start, end - start);
+        if (!lines.back().isEmpty() && lines.back().size() + term.trimmed().size() > lineChars)
+            lines << QString();
+        lines.back() += term;
+    }
+    for (QString& line : lines)
+        line = line.trimmed();
+    return lines.join(QStringLiteral("\n    "));
 }
 
 QStringList tokenLabels(const core::Trace& trace)

@@ -15,8 +15,20 @@ QString stepTitle(core::Step step);
 
 /** A derivation's text (core::Derivation::text() or a name such as "score(1,2)") in the interface
  *  language: the names of the cells ("score", "scaled", "concat", "out"), "[head 2]", "of head 2",
- *  "… (3 more)" and the causal mask's note translated; the numbers and symbols as they are. */
+ *  "… (3 more)" and the causal mask's note translated; the numbers and symbols as they are, but with
+ *  minusSigns(). */
 QString localizedDerivation(const std::string& text);
+
+/** text with the sign of each negative number written "−" (U+2212), as the subtractions of the
+ *  arithmetic and the figures and slides write it: "exp(−3.2 − 4.22)", "(−0.5)·2", not "exp(-3.2 − 4.22)".
+ *  An exponent's sign stays as it is ("1e-05"). */
+QString minusSigns(QString text);
+
+/** A derivation's text as a tooltip shows it: localizedDerivation(), in lines of at most some 64
+ *  characters, each but the first indented, cut only after " = " and " + " between two terms (as the slides
+ *  cut their arithmetic). A tooltip wider than the screen is wrapped by Qt wherever a line fills up,
+ *  inside a number too ("exp(−2.21 − 4." above "22)"); these lines never are. */
+QString derivationTip(const std::string& text);
 
 /** The tokens as labels. */
 QStringList tokenLabels(const core::Trace& trace);

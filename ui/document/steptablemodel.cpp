@@ -204,14 +204,14 @@ QString StepTableModel::tooltip(int row, int col) const
 {
     const int decimals = std::max(4, precision());
     if (!m_weighted)
-        return localizedDerivation(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
+        return derivationTip(core::derive(*m_trace, {m_step, m_head, row, col}).text(decimals));
     const core::HeadTrace& h = m_trace->heads[std::size_t(m_head)];
     auto number = [decimals](double v) { return QString::fromStdString(core::formatNumber(v, decimals)); };
-    return tr("w(%1,%2)·v(%2,%3) = %4·%5 = %6")
-        .arg(m_query + 1)
-        .arg(row + 1)
-        .arg(col + 1)
-        .arg(number(h.weights(m_query, row)), number(h.values(row, col)), number(valueAt(row, col)));
+    return minusSigns(tr("w(%1,%2)·v(%2,%3) = %4·%5 = %6")
+                          .arg(m_query + 1)
+                          .arg(row + 1)
+                          .arg(col + 1)
+                          .arg(number(h.weights(m_query, row)), number(h.values(row, col)), number(valueAt(row, col))));
 }
 
 bool StepTableModel::isMasked(int row, int col) const

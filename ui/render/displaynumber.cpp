@@ -1,5 +1,7 @@
 #include "displaynumber.h"
 
+#include "core/numbertext.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +13,8 @@ QString displayNumber(double v, char format, int precision, Minus minus, const Q
         return QStringLiteral("NaN");
     if (std::isinf(v))  // a result beyond double range (a score of two overflowing vectors): say how large
         return v > 0 ? QStringLiteral(">1.79e308") : QStringLiteral("<−1.79e308");
+    if (format == 'f' && core::shownInScientific(v, precision))
+        format = 'e';  // "7.00e+299", not 300 digits: the one rule of the core's texts too
     QString s = QString::number(v, format, precision);  // C locale: digits, '.', 'e'
     if (s.startsWith(QLatin1Char('-'))) {
         // "-0.00" reads as a sign error: a number rounded to zero has no sign.

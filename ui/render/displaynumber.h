@@ -17,7 +17,8 @@ enum class Minus {
 inline constexpr int shortestPrecision = QLocale::FloatingPointShortest;
 
 /** v for a person: format 'f' with `precision` decimals, or 'g' with `precision` significant digits
- *  (shortestPrecision: the shortest text that reads back to v). The decimal separator is locale's
+ *  (shortestPrecision: the shortest text that reads back to v). Format 'f' turns into 'e' with as many
+ *  decimals where core::shownInScientific() says so (|v| ≥ 10⁶ once rounded): "1.23e+06", "−7.00e+299". The decimal separator is locale's
  *  (by default the UI locale, which the language switch sets); everything else is as in the C locale
  *  ("1234.5", "1e-05": no group separators). A number that rounds to zero has no sign ("0.00", never
  *  "-0.00"); NaN is "NaN"; an infinity, a result beyond double range, is ">1.79e308" or "<−1.79e308". */

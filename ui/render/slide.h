@@ -41,7 +41,9 @@ struct Slide {
 };
 
 /** The one number format of a slide: fixed point with at most `decimals` decimals, trailing zeros
- *  dropped ("1", "0.5", "0.4683", never "6.03e-06"), "−" for a minus, the UI locale's decimal point. */
+ *  dropped ("1", "0.5", "0.4683", never "6.03e-06"), "−" for a minus, the UI locale's decimal point;
+ *  from 10⁶ on scientific as every displayed number is (render::displayNumber), its mantissa's trailing
+ *  zeros dropped the same way ("1.2346e+06", "7e+299"). */
 QString slideNumber(double v, int decimals);
 
 } // namespace render

@@ -21,10 +21,14 @@ QString slideNumber(double v, int decimals)
     QString s = displayNumber(v, 'f', decimals, Minus::Typographic);
     const QString point = QLocale().decimalPoint();
     if (decimals > 0 && std::isfinite(v) && s.contains(point)) {
-        while (s.endsWith(QLatin1Char('0')))
-            s.chop(1);
-        if (s.endsWith(point))
-            s.chop(point.size());
+        // Trailing zeros of the mantissa only: "7e+299" from "7.00e+299", and "1e+300" stays itself.
+        const qsizetype e = s.indexOf(QLatin1Char('e'));
+        QString mantissa = s.left(e), exponent = e < 0 ? QString() : s.mid(e);
+        while (mantissa.endsWith(QLatin1Char('0')))
+            mantissa.chop(1);
+        if (mantissa.endsWith(point))
+            mantissa.chop(point.size());
+        s = mantissa + exponent;
     }
     return s;
 }

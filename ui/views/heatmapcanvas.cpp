@@ -322,7 +322,7 @@ void HeatmapCanvas::setHoverCell(std::optional<core::CellRef> cell)
     }
     m_hoverCell = cell;
     const core::Derivation derivation = core::derive(*trace, *cell);
-    m_hoverText = localizedDerivation(derivation.text());
+    m_hoverText = derivationTip(derivation.text());
     if (m_renderer && m_renderer->isMasked(cell->row, cell->col))
         m_hoverText = tr("Masked: key %1 comes after query %2, so it gets no attention.").arg(cell->col + 1).arg(cell->row + 1)
             + QLatin1Char('\n') + m_hoverText;

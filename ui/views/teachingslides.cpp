@@ -16,7 +16,7 @@ struct Teaching {
     Q_DECLARE_TR_FUNCTIONS(Teaching)
 };
 
-/** Every number on every slide: fixed point, at most four decimals (render::slideNumber). */
+/** Every number on every slide: at most four decimals (render::slideNumber). */
 constexpr int decimals = 4;
 /** Lines of arithmetic on a slide before "… and k more". */
 constexpr int shownLines = 8;

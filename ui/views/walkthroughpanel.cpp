@@ -40,7 +40,7 @@ QString arithmetic(const core::Derivation& d, int precision)
     return localizedDerivation((named ? text.mid(equals + 3) : text).toStdString());
 }
 
-/** A row of numbers as "[a, b, c]", at most maxShown of them. */
+/** A row of numbers as "[a, −b, c]", at most maxShown of them. */
 QString vectorText(const core::RowVector& v, int precision)
 {
     constexpr int maxShown = 8;
@@ -49,7 +49,7 @@ QString vectorText(const core::RowVector& v, int precision)
         parts << QString::fromStdString(core::formatNumber(v(c), precision));
     if (v.size() > maxShown)
         parts << WalkthroughPanel::tr("… %1 more").arg(v.size() - maxShown);
-    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+    return minusSigns(QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']'));  // "−" as in the arithmetic
 }
 
 QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(), bool right = false)
@@ -196,15 +196,15 @@ void WalkthroughPanel::build()
 
         const core::Derivation score = core::derive(*trace, {core::Step::Scores, h, i, j});
         line << arithmetic(score, precision);
-        grid->addWidget(cell(line.back(), page, localizedDerivation(score.text(precision))), row, col++);
+        grid->addWidget(cell(line.back(), page, derivationTip(score.text(precision))), row, col++);
         if (scaled) {
             const core::Derivation s = core::derive(*trace, {core::Step::ScaledScores, h, i, j});
             line << arithmetic(s, precision);
-            grid->addWidget(cell(line.back(), page, localizedDerivation(s.text(precision))), row, col++);
+            grid->addWidget(cell(line.back(), page, derivationTip(s.text(precision))), row, col++);
         }
         const core::Derivation w = core::derive(*trace, {core::Step::Weights, h, i, j});
         line << formatCell(w.value, precision);
-        grid->addWidget(cell(line.back(), page, localizedDerivation(w.text(precision)), true), row, col++);
+        grid->addWidget(cell(line.back(), page, derivationTip(w.text(precision)), true), row, col++);
 
         core::RowVector weighted(m_weighted->columnCount());
         for (int c = 0; c < m_weighted->columnCount(); ++c)
