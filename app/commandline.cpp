@@ -25,6 +25,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -34,14 +35,6 @@
 namespace app {
 
 namespace {
-
-const QStringList headlessFlags = {
-    QStringLiteral("--compute"),      QStringLiteral("--export-heatmap"), QStringLiteral("--list-presets"),
-    QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
-    QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
-    QStringLiteral("--export-code"),  QStringLiteral("--export-handout"), QStringLiteral("--export-slides"),
-    QStringLiteral("--export-steps"), QStringLiteral("--export-overview"), QStringLiteral("--export-lines"),
-};
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
 
@@ -135,11 +128,10 @@ struct Options {
         return {&step, &head, &size, &colormap, &annotate, &colourRange};
     }
 
-    QList<QCommandLineOption> all() const
+    /** The options other than the actions (commandActions has those): the sources, the figure options, --lang. */
+    QList<QCommandLineOption> others() const
     {
-        return {compute, exportHeatmap, listPresets, session,  preset,       tokens,        model,
-                text,    layer,         step,        head,     size,         colormap,      annotate,      colourRange,
-                exportReport, exportHandout, exportCode, exportSteps, exportSlides, exportOverview, exportLines, lang};
+        return {session, preset, tokens, model, text, layer, step, head, size, colormap, annotate, colourRange, lang};
     }
 };
 
@@ -541,19 +533,12 @@ struct Action {
     std::function<int()> run;
 };
 
-/** The actions in --help's order: when several are given, the first runs. */
+/** The actions, the one list of them: --help lists them in this order (README's table too), when several are
+ *  given the first of them runs, and every one of them needs no display. */
 QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
 {
     const QList<const QCommandLineOption*> figureOptions = o.figureOptions();
     return {
-        {o.listPresets, {}, [] {
-             QString text;
-             for (const auto& info : core::presetList())
-                 text += QString::fromStdString(info.name) + QLatin1Char('\t')
-                     + QString::fromStdString(info.description) + QLatin1Char('\n');
-             printOut(text);
-             return int(ExitOk);
-         }},
         {o.compute, {}, [&] { return computeCommand(p, o); }},
         {o.exportHeatmap, figureOptions, [&] { return exportHeatmapCommand(p, o); }},
         {o.exportReport, {&o.colourRange},
@@ -565,8 +550,45 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
         {o.exportSteps, {}, [&] { return exportStepsCommand(p, o); }},
         {o.exportOverview, {&o.colourRange, &o.colormap}, [&] { return exportOverviewCommand(p, o); }},
         {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},
+        {o.listPresets, {}, [] {
+             QString text;
+             for (const auto& info : core::presetList())
+                 text += QString::fromStdString(info.name) + QLatin1Char('\t')
+                     + QString::fromStdString(info.description) + QLatin1Char('\n');
+             printOut(text);
+             return int(ExitOk);
+         }},
     };
 }
+
+/** The parser with every option, the actions first in commandActions' order. */
+struct CommandLine {
+    Options o;
+    QCommandLineParser p;
+    QList<Action> actions = commandActions(p, o);
+
+    CommandLine()
+    {
+        p.setApplicationDescription(
+            QStringLiteral("Attention Explorer: see and touch every number of self-attention."));
+        p.addHelpOption();
+        p.addVersionOption();
+        for (const Action& action : actions)
+            p.addOption(action.option);
+        p.addOptions(o.others());
+        p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A session file to open in the window."),
+                                QStringLiteral("[FILE]"));
+    }
+    CommandLine(const CommandLine&) = delete;
+    CommandLine& operator=(const CommandLine&) = delete;
+
+    /** --help, --help-all or --version. */
+    bool asksHelpOrVersion() const
+    {
+        return p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all"))
+            || p.isSet(QStringLiteral("version"));
+    }
+};
 
 /** The action to run, the first given of actions (none: the window). A note on standard error for every further
  *  action given (one runs), and for every figure option the chosen action does not read (it still runs): a script
@@ -609,16 +631,6 @@ QString languageArgument(const QStringList& arguments)
     return {};
 }
 
-bool isHeadlessRequest(const QStringList& arguments)
-{
-    for (const QString& a : arguments.mid(1)) {
-        const QString flag = a.section(QLatin1Char('='), 0, 0);
-        if (headlessFlags.contains(flag))
-            return true;
-    }
-    return false;
-}
-
 /** "--compute" followed by a source flag instead of a FILE gets an empty FILE, so that the parser does not take
  *  the flag for the file name (SPEC §5: --compute accepts a source in place of FILE). */
 QStringList withComputeSource(QStringList arguments)
@@ -632,23 +644,35 @@ QStringList withComputeSource(QStringList arguments)
     return arguments;
 }
 
+bool isHeadlessRequest(const QStringList& arguments)
+{
+    CommandLine c;
+    if (!c.p.parse(withComputeSource(arguments)) || c.asksHelpOrVersion())
+        return true;  // the refusal, the help or the version: each is a message, no window
+    return std::any_of(c.actions.cbegin(), c.actions.cend(),
+                       [&c](const Action& action) { return c.p.isSet(action.option); });
+}
+
+QStringList headlessCalls()
+{
+    CommandLine c;
+    QStringList calls;
+    for (const Action& action : c.actions)
+        calls << QStringLiteral("--") + action.option.names().constFirst()
+                + (action.option.valueName().isEmpty() ? QString() : QLatin1Char(' ') + action.option.valueName());
+    return calls;
+}
+
 int runCommandLine(const QStringList& givenArguments, QString* windowFile)
 {
-    const QStringList arguments = withComputeSource(givenArguments);
-    Options o;
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Attention Explorer: see and touch every number of self-attention."));
-    p.addHelpOption();
-    p.addVersionOption();
-    p.addOptions(o.all());
-    p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A session file to open in the window."),
-                            QStringLiteral("[FILE]"));
-
-    if (!p.parse(arguments)) {
+    CommandLine c;
+    const Options& o = c.o;
+    QCommandLineParser& p = c.p;
+    if (!p.parse(withComputeSource(givenArguments))) {
         printError(p.errorText() + QStringLiteral(" (see --help)"));
         return ExitRefused;
     }
-    if (p.isSet(QStringLiteral("help"))) {
+    if (p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all"))) {
         printOut(p.helpText());
         return ExitOk;
     }
@@ -664,8 +688,7 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         return ExitRefused;
     }
 
-    const QList<Action> actions = commandActions(p, o);
-    const Action* chosen = chooseAction(p, o, actions);
+    const Action* chosen = chooseAction(p, o, c.actions);
     try {
         if (chosen)
             return chosen->run();

@@ -8,10 +8,12 @@ namespace app {
 /** Exit statuses of SPEC §3. */
 enum ExitStatus { ExitOk = 0, ExitFailed = 1, ExitRefused = 2 };
 
-/** True when the arguments ask for something that needs no window (--compute, --export-heatmap,
- *  --export-report, --export-handout, --export-code, --export-slides, --list-presets, --help, --version),
- *  so a headless platform will do. */
+/** True when the arguments ask for something that needs no window (an action of headlessCalls(), --help,
+ *  --version, or arguments refused with a message), so a headless platform will do. */
 bool isHeadlessRequest(const QStringList& arguments);
+
+/** The actions that need no window, as called: "--compute FILE", "--export-heatmap OUT", … */
+QStringList headlessCalls();
 
 /** The value of --lang (en or zh_CN) as given, before any parsing; empty when there is none.
  *  For loading translations before the parser's own texts are built. */

@@ -75,11 +75,13 @@ int main(int argc, char** argv)
     }
 
     if (!displayAvailable()) {
-        std::fputs("attention-explorer: no display to open the window on (DISPLAY is not set); "
-                   "without a window use --compute FILE, --export-heatmap OUT, --export-report OUT.pdf, "
-                   "--export-handout OUT.pdf, --export-slides OUT.pdf, --export-code OUT.py or --list-presets (see --help), "
-                   "or run the window under xvfb-run\n",
-                   stderr);
+        QStringList calls = app::headlessCalls();
+        const QString last = calls.takeLast();
+        const QString message = QStringLiteral("attention-explorer: no display to open the window on (DISPLAY is not "
+                                               "set); without a window use %1 (see --help), or run the window under "
+                                               "xvfb-run\n")
+                                    .arg(calls.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last);
+        std::fputs(message.toLocal8Bit().constData(), stderr);
         return app::ExitFailed;
     }
 

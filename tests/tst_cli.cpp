@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -70,6 +71,18 @@ double difference(const QJsonValue& actual, const std::vector<std::vector<double
             worst = std::max(worst, std::fabs(row[c].toDouble() - expected[std::size_t(r)][std::size_t(c)]));
     }
     return worst;
+}
+
+/** The actions as --help lists them, in its order. */
+QStringList actionsInHelpOrder()
+{
+    const Run help = run({QStringLiteral("--help")});
+    QStringList actions;
+    static const QRegularExpression option(QStringLiteral("^  (--(compute|export-[a-z]+|list-presets))\\b"),
+                                           QRegularExpression::MultilineOption);
+    for (auto it = option.globalMatch(QString::fromUtf8(help.out)); it.hasNext();)
+        actions << it.next().captured(1);
+    return actions;
 }
 
 }  // namespace
@@ -446,7 +459,52 @@ private slots:
         const Run r = run({});
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("no display"), r.err.constData());
-        QVERIFY2(r.err.contains("--export-heatmap"), r.err.constData());
+        // It names every action that needs no window.
+        for (const QString& action : actionsInHelpOrder())
+            QVERIFY2(r.err.contains((action + QLatin1Char(' ')).toUtf8()) || r.err.contains((action + QLatin1Char(',')).toUtf8()),
+                     qPrintable(action + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+    }
+
+    void ofTwoActionsTheFirstInHelpRuns()
+    {
+        const QStringList order = actionsInHelpOrder();
+        QCOMPARE(order.size(), 10);
+        const QString dir = m_dir.filePath(QStringLiteral("two-actions"));
+        QVERIFY(QDir().mkpath(dir));
+        const QMap<QString, QString> value = {  // --compute takes the source in place of FILE
+            {QStringLiteral("--export-heatmap"), dir + QStringLiteral("/h.png")},
+            {QStringLiteral("--export-report"), dir + QStringLiteral("/r.pdf")},
+            {QStringLiteral("--export-handout"), dir + QStringLiteral("/ho.pdf")},
+            {QStringLiteral("--export-code"), dir + QStringLiteral("/c.py")},
+            {QStringLiteral("--export-slides"), dir + QStringLiteral("/s.pdf")},
+            {QStringLiteral("--export-steps"), dir + QStringLiteral("/steps")},
+            {QStringLiteral("--export-overview"), dir + QStringLiteral("/o.png")},
+            {QStringLiteral("--export-lines"), dir + QStringLiteral("/l.png")},
+        };
+        // Each action with the next in --help's order, given first: the one --help lists first runs, the other is
+        // named as not done.
+        for (qsizetype i = 0; i + 1 < order.size(); ++i) {
+            const QString& first = order[i];
+            const QString& second = order[i + 1];
+            QStringList arguments;
+            for (const QString& action : {second, first}) {
+                arguments << action;
+                if (value.contains(action))
+                    arguments << value[action];
+            }
+            arguments << QStringLiteral("--preset") << QStringLiteral("illustrated");
+            const Run r = run(arguments);
+            const QString what = arguments.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(r.err);
+            QVERIFY2(r.status == 0, qPrintable(what));
+            QVERIFY2(r.err.contains(
+                         QStringLiteral("%1 is not done: one action at a time, and %2 runs").arg(second, first).toUtf8()),
+                     qPrintable(what));
+        }
+        // The reviewer's two: --compute FILE runs before --list-presets, the slides before the steps.
+        const QString file = writeFile(m_dir, QStringLiteral("two-actions.json"), workedExample);
+        const Run r = run({QStringLiteral("--compute"), file, QStringLiteral("--list-presets")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QJsonDocument::fromJson(r.out).isObject());
     }
 
 private:
