@@ -582,6 +582,65 @@ struct CommandLine {
     CommandLine(const CommandLine&) = delete;
     CommandLine& operator=(const CommandLine&) = delete;
 
+    /** The arguments as the parser is to read them. An option that takes a value but is followed by another option
+     *  has none (the parser would take that option for its value): --compute then gets an empty FILE, a source
+     *  standing in its place (SPEC §5), and any other is refused, named. Nothing when refused; error says why. */
+    std::optional<QStringList> withValues(QStringList arguments, QString* error) const
+    {
+        QList<QCommandLineOption> options = o.others();
+        for (const Action& action : actions)
+            options << action.option;
+        const auto find = [&options](const QString& name) -> const QCommandLineOption* {
+            for (const QCommandLineOption& option : options)
+                if (option.names().contains(name))
+                    return &option;
+            return nullptr;
+        };
+        static const QStringList builtIn = {QStringLiteral("h"), QStringLiteral("?"), QStringLiteral("help"),
+                                            QStringLiteral("help-all"), QStringLiteral("v"), QStringLiteral("version")};
+        const auto isOption = [&](const QString& a) {
+            const QString name = a.startsWith(QLatin1String("--")) ? a.mid(2).section(QLatin1Char('='), 0, 0)
+                : a.size() == 2 && a.startsWith(QLatin1Char('-')) ? a.mid(1)
+                                                                  : QString();
+            return !name.isEmpty() && (builtIn.contains(name) || find(name));
+        };
+        for (qsizetype i = 1; i < arguments.size(); ++i) {
+            const QString& a = arguments[i];
+            if (a == QLatin1String("--"))
+                break;  // the rest are positional
+            const QCommandLineOption* option =
+                a.startsWith(QLatin1String("--")) && !a.contains(QLatin1Char('=')) ? find(a.mid(2)) : nullptr;
+            if (!option || option->valueName().isEmpty())
+                continue;
+            if (i + 1 < arguments.size() && !isOption(arguments[i + 1])) {
+                ++i;  // its value
+                continue;
+            }
+            if (option->names() == o.compute.names()) {
+                arguments.insert(++i, QString());
+                continue;
+            }
+            if (i + 1 < arguments.size()) {
+                *error = QStringLiteral("%1: missing its %2 (%3 after it is an option)")
+                             .arg(a, option->valueName(), arguments[i + 1]);
+                return std::nullopt;
+            }
+        }
+        return arguments;
+    }
+
+    /** Parses arguments; false with a message (that names what is wrong) in error when they are refused. */
+    bool parse(const QStringList& arguments, QString* error)
+    {
+        const auto given = withValues(arguments, error);
+        if (!given)
+            return false;
+        if (p.parse(*given))
+            return true;
+        *error = p.errorText();
+        return false;
+    }
+
     /** --help, --help-all or --version. */
     bool asksHelpOrVersion() const
     {
@@ -631,23 +690,11 @@ QString languageArgument(const QStringList& arguments)
     return {};
 }
 
-/** "--compute" followed by a source flag instead of a FILE gets an empty FILE, so that the parser does not take
- *  the flag for the file name (SPEC §5: --compute accepts a source in place of FILE). */
-QStringList withComputeSource(QStringList arguments)
-{
-    static const QStringList sourceFlags = {QStringLiteral("--session"), QStringLiteral("--preset"),
-                                            QStringLiteral("--tokens"), QStringLiteral("--model")};
-    for (qsizetype i = 1; i + 1 < arguments.size(); ++i)
-        if (arguments[i] == QLatin1String("--compute")
-            && sourceFlags.contains(arguments[i + 1].section(QLatin1Char('='), 0, 0)))
-            arguments.insert(i + 1, QString());
-    return arguments;
-}
-
 bool isHeadlessRequest(const QStringList& arguments)
 {
     CommandLine c;
-    if (!c.p.parse(withComputeSource(arguments)) || c.asksHelpOrVersion())
+    QString error;
+    if (!c.parse(arguments, &error) || c.asksHelpOrVersion())
         return true;  // the refusal, the help or the version: each is a message, no window
     return std::any_of(c.actions.cbegin(), c.actions.cend(),
                        [&c](const Action& action) { return c.p.isSet(action.option); });
@@ -668,8 +715,9 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
     CommandLine c;
     const Options& o = c.o;
     QCommandLineParser& p = c.p;
-    if (!p.parse(withComputeSource(givenArguments))) {
-        printError(p.errorText() + QStringLiteral(" (see --help)"));
+    QString error;
+    if (!c.parse(givenArguments, &error)) {
+        printError(error + QStringLiteral(" (see --help)"));
         return ExitRefused;
     }
     if (p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all"))) {
@@ -692,6 +740,8 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
     try {
         if (chosen)
             return chosen->run();
+        if (!windowFile)
+            throw Failure{ExitRefused, QStringLiteral("no action given (see --help)")};
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;

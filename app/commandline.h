@@ -21,7 +21,7 @@ QString languageArgument(const QStringList& arguments);
 
 /** Parses the arguments and runs a headless request; returns the exit status.
  *  When the arguments ask for the window instead, returns -1 and sets windowFile to the file
- *  to open (empty for the built-in example). */
+ *  to open (empty for the built-in example); without windowFile that is refused (exit status 2). */
 int runCommandLine(const QStringList& arguments, QString* windowFile);
 
 }  // namespace app

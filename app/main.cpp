@@ -70,8 +70,7 @@ int main(int argc, char** argv)
         // Scripted output stays English unless --lang asks otherwise; the saved choice is the window's.
         const QString language = app::languageArgument(arguments);
         ui::i18n::applyLanguage(language.isEmpty() ? QStringLiteral("en") : language);
-        const int status = app::runCommandLine(arguments, nullptr);
-        return status < 0 ? app::ExitOk : status;
+        return app::runCommandLine(arguments, nullptr);
     }
 
     if (!displayAvailable()) {

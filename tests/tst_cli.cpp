@@ -442,6 +442,60 @@ private slots:
         QVERIFY2(!r.err.contains("--annotate"), r.err.constData());
     }
 
+    void computeTakesASourceAfterOtherOptions_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("firstToken");
+        QTest::addRow("--lang first") << QStringList{QStringLiteral("--compute"), QStringLiteral("--lang"),
+                                                     QStringLiteral("en"), QStringLiteral("--preset"),
+                                                     QStringLiteral("illustrated")}
+                                      << QStringLiteral("Input 1");
+        QTest::addRow("--annotate first") << QStringList{QStringLiteral("--compute"), QStringLiteral("--annotate"),
+                                                         QStringLiteral("--tokens"), QStringLiteral("The cat")}
+                                          << QStringLiteral("The");
+        QTest::addRow("--compute last") << QStringList{QStringLiteral("--tokens"), QStringLiteral("The cat"),
+                                                       QStringLiteral("--compute")}
+                                        << QStringLiteral("The");
+    }
+
+    void computeTakesASourceAfterOtherOptions()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, firstToken);
+        const Run r = run(arguments);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QJsonObject trace = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(trace.value(QStringLiteral("tokens")).toArray().first().toString(), firstToken);
+    }
+
+    void anOptionWithoutItsValueIsRefused_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QString out = m_dir.filePath(QStringLiteral("missing-value.png"));
+        QTest::addRow("--session") << QStringList{QStringLiteral("--session"), QStringLiteral("--export-heatmap"), out}
+                                   << QStringLiteral("--session: missing its FILE (--export-heatmap after it is an option)");
+        QTest::addRow("--preset") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--preset"),
+                                                 QStringLiteral("--annotate")}
+                                  << QStringLiteral("--preset: missing its NAME (--annotate after it is an option)");
+        QTest::addRow("--export-heatmap") << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("--preset"),
+                                                         QStringLiteral("illustrated")}
+                                          << QStringLiteral("--export-heatmap: missing its OUT");
+        QTest::addRow("--tokens") << QStringList{QStringLiteral("--tokens"), QStringLiteral("--compute")}
+                                  << QStringLiteral("--tokens: missing its TEXT");
+    }
+
+    void anOptionWithoutItsValueIsRefused()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("missing-value.png"))));
+    }
+
     void failedExportKeepsTheOldFile()
     {
         const QString out = m_dir.filePath(QStringLiteral("keep.png"));
