@@ -216,14 +216,39 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
     return {std::move(*s), std::nullopt};
 }
 
-Source loadSource(const QCommandLineParser& p, const Options& o, const QString& computeFile = {})
+/** The session file the source is read from: --compute's FILE, else a FILE given on its own, as the window takes
+ *  it (`attention-explorer FILE`); empty when none is. A second file is refused, named. */
+QString sourceFile(const QCommandLineParser& p, const Options& o)
 {
-    const int given = int(!computeFile.isEmpty()) + int(p.isSet(o.session)) + int(p.isSet(o.preset))
-        + int(p.isSet(o.tokens)) + int(p.isSet(o.model));
-    if (given > 1)
-        throw Failure{ExitRefused, QStringLiteral("give one source: a file, --session, --preset, --tokens or --model")};
+    QStringList files = p.positionalArguments();
+    if (p.isSet(o.compute) && !p.value(o.compute).isEmpty())
+        files.prepend(p.value(o.compute));
+    if (files.size() > 1)
+        throw Failure{ExitRefused, QStringLiteral("%1: one file is read (%2); give one source")
+                                       .arg(files.mid(1).join(QStringLiteral(", ")), files.first())};
+    return files.value(0);
+}
+
+/** Refuses two sources (file being sourceFile()'s), naming them, and --text without --model. */
+void checkOneSource(const QCommandLineParser& p, const Options& o, const QString& file)
+{
+    QStringList given;
+    if (!file.isEmpty())
+        given << file;
+    for (const QCommandLineOption* option : {&o.session, &o.preset, &o.tokens, &o.model})
+        if (p.isSet(*option))
+            given << QStringLiteral("--") + option->names().constFirst();
+    if (given.size() > 1)
+        throw Failure{ExitRefused, QStringLiteral("give one source: a file, --session, --preset, --tokens or --model "
+                                                  "(given: %1)")
+                                       .arg(given.join(QStringLiteral(", ")))};
     if (p.isSet(o.text) && !p.isSet(o.model))
         throw Failure{ExitRefused, QStringLiteral("--text: give it with --model DIR")};
+}
+
+Source loadSource(const QCommandLineParser& p, const Options& o, const QString& computeFile)
+{
+    checkOneSource(p, o, computeFile);
     if (!computeFile.isEmpty() || p.isSet(o.session))
         return sessionSource(p, o, computeFile.isEmpty() ? p.value(o.session) : computeFile);
     if (p.isSet(o.model)) {
@@ -271,10 +296,11 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
 int computeCommand(const QCommandLineParser& p, const Options& o)
 {
     const bool sourceGiven = p.isSet(o.session) || p.isSet(o.preset) || p.isSet(o.tokens) || p.isSet(o.model);
-    if (p.value(o.compute).isEmpty() && !sourceGiven)
+    const QString file = sourceFile(p, o);
+    if (file.isEmpty() && !sourceGiven)
         throw Failure{ExitRefused, QStringLiteral("--compute: give a session FILE, or a source (--session, --preset, "
                                                   "--tokens or --model) in its place")};
-    const Source source = loadSource(p, o, p.value(o.compute));
+    const Source source = loadSource(p, o, file);
     const core::Trace trace = core::compute(source.session.model);
     nlohmann::json out = core::traceToJson(trace);
     if (source.model)
@@ -338,7 +364,7 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
     style.annotate = p.isSet(o.annotate);
     style.colourRange = colourRangeOption(p, o);
 
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     bool ok = false;
     const int head = p.value(o.head).toInt(&ok);
     if (!ok || head < 1 || head > session.model.heads())
@@ -381,7 +407,7 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
     const render::ColourRange range = colourRangeOption(p, o);
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!write(trace, sessionTitle(session), out, &error, range))
@@ -392,7 +418,7 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
 int exportCodeCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportCode, QStringLiteral("py"));
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     QString error;
     if (!exports::writePytorchFile(session.model, sessionTitle(session), out, &error))
         throw Failure{ExitFailed, error};
@@ -405,7 +431,7 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
     const QString folder = p.value(o.exportSteps);
     if (folder.isEmpty())
         throw Failure{ExitRefused, QStringLiteral("--export-steps: give the folder to write into")};
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     const core::Trace trace = core::compute(source.session.model);
     // A model's trace.json names its tokens as --compute does, as the vocabulary writes them (SPEC §5).
     std::vector<std::string> tokens;
@@ -421,7 +447,7 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
 int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportSlides, QStringLiteral("pdf"));
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
@@ -478,7 +504,7 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
     render::OverviewStyle style = exportPalette(render::OverviewStyle());
     style.colourRange = colourRangeOption(p, o);
     style.colormap = colormapOption(p, o).value_or(render::ColormapId::Viridis);
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     const render::OverviewPainter painter(std::make_shared<render::AttentionGrid>(sourceGrid(source)), style);
     QSize size = painter.preferredSize();
     if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
@@ -494,7 +520,7 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
 int exportLinesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = figurePath(p, o.exportLines);
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     auto grid = std::make_shared<render::AttentionGrid>(sourceGrid(source));
     render::HeadLinesView view;
     view.layer = source.model ? source.model->session.layer - 1 : 0;
@@ -531,6 +557,7 @@ struct Action {
     const QCommandLineOption& option;
     QList<const QCommandLineOption*> reads;  ///< of Options::figureOptions()
     std::function<int()> run;
+    bool takesSource = true;  ///< else a FILE given on its own is refused
 };
 
 /** The actions, the one list of them: --help lists them in this order (README's table too), when several are
@@ -557,7 +584,8 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
                      + QString::fromStdString(info.description) + QLatin1Char('\n');
              printOut(text);
              return int(ExitOk);
-         }},
+         },
+         false},
     };
 }
 
@@ -576,7 +604,9 @@ struct CommandLine {
         for (const Action& action : actions)
             p.addOption(action.option);
         p.addOptions(o.others());
-        p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A session file to open in the window."),
+        p.addPositionalArgument(QStringLiteral("FILE"),
+                                QStringLiteral("A session file to open in the window; an action takes it as its "
+                                               "source, as --session FILE."),
                                 QStringLiteral("[FILE]"));
     }
     CommandLine(const CommandLine&) = delete;
@@ -738,6 +768,10 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
 
     const Action* chosen = chooseAction(p, o, c.actions);
     try {
+        if (chosen && !chosen->takesSource && !p.positionalArguments().isEmpty())
+            throw Failure{ExitRefused, QStringLiteral("%1: --%2 reads no file")
+                                           .arg(p.positionalArguments().join(QStringLiteral(", ")),
+                                                chosen->option.names().constFirst())};
         if (chosen)
             return chosen->run();
         if (!windowFile)

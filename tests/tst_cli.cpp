@@ -496,6 +496,71 @@ private slots:
         QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("missing-value.png"))));
     }
 
+    void aFileOnItsOwnIsTheSource_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("out");
+        QTest::addRow("heatmap") << QStringLiteral("--export-heatmap") << QStringLiteral("h.png");
+        QTest::addRow("code") << QStringLiteral("--export-code") << QStringLiteral("c.py");
+        QTest::addRow("steps") << QStringLiteral("--export-steps") << QStringLiteral("steps");
+    }
+
+    void aFileOnItsOwnIsTheSource()
+    {
+        // `attention-explorer --export-… OUT FILE` writes what `--session FILE` writes, not the built-in example.
+        QFETCH(QString, action);
+        QFETCH(QString, out);
+        QByteArray session = workedExample;
+        session.replace("\"Rock\"", "\"Stone\"");
+        const QString file = writeFile(m_dir, QStringLiteral("positional.json"), session);
+        const QString dir = m_dir.filePath(QStringLiteral("positional-") + out);
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/given")) && QDir().mkpath(dir + QStringLiteral("/flag")));
+        const QString given = dir + QStringLiteral("/given/") + out, flag = dir + QStringLiteral("/flag/") + out;
+        Run r = run({action, given, file});
+        QVERIFY2(r.status == 0, r.err.constData());
+        r = run({action, flag, QStringLiteral("--session"), file});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const auto bytes = [](const QString& path) {
+            QFile f(QFileInfo(path).isDir() ? path + QStringLiteral("/trace.json") : path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        QVERIFY(!bytes(given).isEmpty());
+        QCOMPARE(bytes(given), bytes(flag));
+        if (action == QLatin1String("--export-steps"))
+            QVERIFY(bytes(given).contains("Stone"));
+    }
+
+    void strayArgumentsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QString a = m_dir.filePath(QStringLiteral("stray-a.json")), b = m_dir.filePath(QStringLiteral("stray-b.json"));
+        const QString out = m_dir.filePath(QStringLiteral("stray.py"));
+        QTest::addRow("--compute two files") << QStringList{QStringLiteral("--compute"), a, b}
+                                             << QStringLiteral("%1: one file is read (%2)").arg(b, a);
+        QTest::addRow("an export, two files") << QStringList{QStringLiteral("--export-code"), out, a, b}
+                                              << QStringLiteral("%1: one file is read (%2)").arg(b, a);
+        QTest::addRow("a file and a preset")
+            << QStringList{QStringLiteral("--export-code"), out, a, QStringLiteral("--preset"), QStringLiteral("chinese")}
+            << QStringLiteral("give one source: a file, --session, --preset, --tokens or --model (given: %1, --preset)")
+                   .arg(a);
+        QTest::addRow("--list-presets") << QStringList{QStringLiteral("--list-presets"), a}
+                                        << QStringLiteral("%1: --list-presets reads no file").arg(a);
+    }
+
+    void strayArgumentsAreRefused()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        for (const QString& name : {QStringLiteral("stray-a.json"), QStringLiteral("stray-b.json")})
+            QVERIFY(!writeFile(m_dir, name, workedExample).isEmpty());
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("stray.py"))));
+    }
+
     void failedExportKeepsTheOldFile()
     {
         const QString out = m_dir.filePath(QStringLiteral("keep.png"));
