@@ -260,11 +260,7 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
         std::string error;
         auto opened = core::openModelSession(session, {}, error);
         if (!opened) {
-            // The session here is the command line's: its keys are the flags that gave them.
-            QString message = QString::fromStdString(error);
-            message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
-            message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
-            throw Failure{ExitRefused, message};
+            throw Failure{ExitRefused, withFlagNames(QString::fromStdString(error))};
         }
         return modelSource(p, o, std::move(*opened));
     }
@@ -589,6 +585,35 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
     };
 }
 
+/** What the window opens with when no action is given: a file, a model folder (the window loads it on a worker,
+ *  with its progress bar; without --text, with its sample text), or a preset or typed text as an action reads
+ *  them. What an action would refuse of these arguments is refused here too. */
+WindowSource windowSource(const QCommandLineParser& p, const Options& o)
+{
+    WindowSource window;
+    const QString file = sourceFile(p, o);
+    if (p.isSet(o.model)) {
+        checkOneSource(p, o, file);
+        window.modelFolder = QFileInfo(p.value(o.model)).absoluteFilePath();
+        window.modelText = p.value(o.text);
+        bool ok = true;
+        if (p.isSet(o.layer))
+            window.modelLayer = p.value(o.layer).toInt(&ok);
+        if (!ok || window.modelLayer < 1)
+            throw Failure{ExitRefused,
+                          QStringLiteral("--layer: expected a number from 1, got \"%1\"").arg(p.value(o.layer))};
+    } else if (!file.isEmpty() || p.isSet(o.session)) {
+        checkOneSource(p, o, file);
+        if (p.isSet(o.layer))
+            throw Failure{ExitRefused, QStringLiteral("--layer: the window shows a session file at its own layer; a "
+                                                      "layer is chosen here only with --model")};
+        window.file = file.isEmpty() ? p.value(o.session) : file;
+    } else if (p.isSet(o.preset) || p.isSet(o.tokens) || p.isSet(o.text) || p.isSet(o.layer)) {
+        window.session = loadSource(p, o, file).session;
+    }
+    return window;
+}
+
 /** The parser with every option, the actions first in commandActions' order. */
 struct CommandLine {
     Options o;
@@ -708,6 +733,14 @@ const Action* chooseAction(const QCommandLineParser& p, const Options& o, const 
 
 }  // namespace
 
+QString withFlagNames(QString message)
+{
+    message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
+    message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
+    message.replace(QLatin1String("the session: model.layer: "), QLatin1String("--layer: "));
+    return message;
+}
+
 QString languageArgument(const QStringList& arguments)
 {
     for (qsizetype i = 1; i < arguments.size(); ++i) {
@@ -740,7 +773,7 @@ QStringList headlessCalls()
     return calls;
 }
 
-int runCommandLine(const QStringList& givenArguments, QString* windowFile)
+int runCommandLine(const QStringList& givenArguments, WindowSource* window)
 {
     CommandLine c;
     const Options& o = c.o;
@@ -774,8 +807,10 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
                                                 chosen->option.names().constFirst())};
         if (chosen)
             return chosen->run();
-        if (!windowFile)
+        if (!window)
             throw Failure{ExitRefused, QStringLiteral("no action given (see --help)")};
+        *window = windowSource(p, o);
+        return -1;
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;
@@ -786,15 +821,6 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         printError(QString::fromUtf8(e.what()));
         return ExitRefused;
     }
-
-    const QStringList files = p.positionalArguments();
-    if (files.size() > 1) {
-        printError(QStringLiteral("give at most one file to open"));
-        return ExitRefused;
-    }
-    if (windowFile)
-        *windowFile = files.value(0);
-    return -1;
 }
 
 }  // namespace app

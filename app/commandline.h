@@ -1,7 +1,11 @@
 #pragma once
 /** The command line of SPEC §3: what runs without a window. */
 
+#include "core/sessionfile.h"
+
 #include <QStringList>
+
+#include <optional>
 
 namespace app {
 
@@ -19,9 +23,23 @@ QStringList headlessCalls();
  *  For loading translations before the parser's own texts are built. */
 QString languageArgument(const QStringList& arguments);
 
+/** What the window opens with: SPEC §3's `attention-explorer [FILE]`, and compatibly a source given without an
+ *  action. At most one of them is given; none: the built-in worked example. */
+struct WindowSource {
+    QString file;                          ///< FILE or --session FILE
+    QString modelFolder;                   ///< --model DIR, absolute
+    QString modelText;                     ///< --text TEXT; empty: the window's sample text
+    int modelLayer = 1;                    ///< --layer L, from 1
+    std::optional<core::Session> session;  ///< --preset NAME or --tokens TEXT
+};
+
+/** A refusal of a model session that the command line made of --model, --text and --layer, its keys named as
+ *  those flags ("the session: text: …" is "--text: …"). */
+QString withFlagNames(QString message);
+
 /** Parses the arguments and runs a headless request; returns the exit status.
- *  When the arguments ask for the window instead, returns -1 and sets windowFile to the file
- *  to open (empty for the built-in example); without windowFile that is refused (exit status 2). */
-int runCommandLine(const QStringList& arguments, QString* windowFile);
+ *  When the arguments ask for the window instead, returns -1 and sets window to what it opens with;
+ *  without window that is refused (exit status 2). */
+int runCommandLine(const QStringList& arguments, WindowSource* window);
 
 }  // namespace app

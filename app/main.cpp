@@ -1,4 +1,5 @@
 #include "commandline.h"
+#include "windowstart.h"
 
 #include "core/allocator.h"
 #include "core/presets.h"
@@ -89,20 +90,14 @@ int main(int argc, char** argv)
     const QString language = app::languageArgument(arguments);
     ui::i18n::applyLanguage(language.isEmpty() ? ui::i18n::savedLanguage() : language);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-explorer.svg")));
-    QString file;
-    const int status = app::runCommandLine(arguments, &file);
+    app::WindowSource source;
+    const int status = app::runCommandLine(arguments, &source);
     if (status >= 0)
         return status;
 
     ui::MainWindow window;
-    if (!file.isEmpty()) {
-        QString error;
-        if (!window.openFile(file, &error)) {
-            std::fprintf(stderr, "attention-explorer: %s\n", qPrintable(error));
-            return app::ExitRefused;
-        }
-    }
     window.show();
+    app::openWindowSource(window, source);
     // A window that crashed or was killed may have left unsaved changes behind: offer them back.
     // Scripts that drive the window set ATTENTION_EXPLORER_NO_RECOVERY=1 to skip the question, and the
     // quick start of a first start with it.
