@@ -25,6 +25,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -34,14 +35,6 @@
 namespace app {
 
 namespace {
-
-const QStringList headlessFlags = {
-    QStringLiteral("--compute"),      QStringLiteral("--export-heatmap"), QStringLiteral("--list-presets"),
-    QStringLiteral("--help"),         QStringLiteral("-h"),               QStringLiteral("--version"),
-    QStringLiteral("-v"),             QStringLiteral("--help-all"),       QStringLiteral("--export-report"),
-    QStringLiteral("--export-code"),  QStringLiteral("--export-handout"), QStringLiteral("--export-slides"),
-    QStringLiteral("--export-steps"), QStringLiteral("--export-overview"), QStringLiteral("--export-lines"),
-};
 
 const QStringList languages = {QStringLiteral("en"), QStringLiteral("zh_CN")};
 
@@ -135,11 +128,10 @@ struct Options {
         return {&step, &head, &size, &colormap, &annotate, &colourRange};
     }
 
-    QList<QCommandLineOption> all() const
+    /** The options other than the actions (commandActions has those): the sources, the figure options, --lang. */
+    QList<QCommandLineOption> others() const
     {
-        return {compute, exportHeatmap, listPresets, session,  preset,       tokens,        model,
-                text,    layer,         step,        head,     size,         colormap,      annotate,      colourRange,
-                exportReport, exportHandout, exportCode, exportSteps, exportSlides, exportOverview, exportLines, lang};
+        return {session, preset, tokens, model, text, layer, step, head, size, colormap, annotate, colourRange, lang};
     }
 };
 
@@ -224,14 +216,39 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
     return {std::move(*s), std::nullopt};
 }
 
-Source loadSource(const QCommandLineParser& p, const Options& o, const QString& computeFile = {})
+/** The session file the source is read from: --compute's FILE, else a FILE given on its own, as the window takes
+ *  it (`attention-explorer FILE`); empty when none is. A second file is refused, named. */
+QString sourceFile(const QCommandLineParser& p, const Options& o)
 {
-    const int given = int(!computeFile.isEmpty()) + int(p.isSet(o.session)) + int(p.isSet(o.preset))
-        + int(p.isSet(o.tokens)) + int(p.isSet(o.model));
-    if (given > 1)
-        throw Failure{ExitRefused, QStringLiteral("give one source: a file, --session, --preset, --tokens or --model")};
+    QStringList files = p.positionalArguments();
+    if (p.isSet(o.compute) && !p.value(o.compute).isEmpty())
+        files.prepend(p.value(o.compute));
+    if (files.size() > 1)
+        throw Failure{ExitRefused, QStringLiteral("%1: one file is read (%2); give one source")
+                                       .arg(files.mid(1).join(QStringLiteral(", ")), files.first())};
+    return files.value(0);
+}
+
+/** Refuses two sources (file being sourceFile()'s), naming them, and --text without --model. */
+void checkOneSource(const QCommandLineParser& p, const Options& o, const QString& file)
+{
+    QStringList given;
+    if (!file.isEmpty())
+        given << file;
+    for (const QCommandLineOption* option : {&o.session, &o.preset, &o.tokens, &o.model})
+        if (p.isSet(*option))
+            given << QStringLiteral("--") + option->names().constFirst();
+    if (given.size() > 1)
+        throw Failure{ExitRefused, QStringLiteral("give one source: a file, --session, --preset, --tokens or --model "
+                                                  "(given: %1)")
+                                       .arg(given.join(QStringLiteral(", ")))};
     if (p.isSet(o.text) && !p.isSet(o.model))
         throw Failure{ExitRefused, QStringLiteral("--text: give it with --model DIR")};
+}
+
+Source loadSource(const QCommandLineParser& p, const Options& o, const QString& computeFile)
+{
+    checkOneSource(p, o, computeFile);
     if (!computeFile.isEmpty() || p.isSet(o.session))
         return sessionSource(p, o, computeFile.isEmpty() ? p.value(o.session) : computeFile);
     if (p.isSet(o.model)) {
@@ -243,11 +260,7 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
         std::string error;
         auto opened = core::openModelSession(session, {}, error);
         if (!opened) {
-            // The session here is the command line's: its keys are the flags that gave them.
-            QString message = QString::fromStdString(error);
-            message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
-            message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
-            throw Failure{ExitRefused, message};
+            throw Failure{ExitRefused, withFlagNames(QString::fromStdString(error))};
         }
         return modelSource(p, o, std::move(*opened));
     }
@@ -279,10 +292,11 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
 int computeCommand(const QCommandLineParser& p, const Options& o)
 {
     const bool sourceGiven = p.isSet(o.session) || p.isSet(o.preset) || p.isSet(o.tokens) || p.isSet(o.model);
-    if (p.value(o.compute).isEmpty() && !sourceGiven)
+    const QString file = sourceFile(p, o);
+    if (file.isEmpty() && !sourceGiven)
         throw Failure{ExitRefused, QStringLiteral("--compute: give a session FILE, or a source (--session, --preset, "
                                                   "--tokens or --model) in its place")};
-    const Source source = loadSource(p, o, p.value(o.compute));
+    const Source source = loadSource(p, o, file);
     const core::Trace trace = core::compute(source.session.model);
     nlohmann::json out = core::traceToJson(trace);
     if (source.model)
@@ -346,7 +360,7 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
     style.annotate = p.isSet(o.annotate);
     style.colourRange = colourRangeOption(p, o);
 
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     bool ok = false;
     const int head = p.value(o.head).toInt(&ok);
     if (!ok || head < 1 || head > session.model.heads())
@@ -389,7 +403,7 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
     const render::ColourRange range = colourRangeOption(p, o);
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!write(trace, sessionTitle(session), out, &error, range))
@@ -400,7 +414,7 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
 int exportCodeCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportCode, QStringLiteral("py"));
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     QString error;
     if (!exports::writePytorchFile(session.model, sessionTitle(session), out, &error))
         throw Failure{ExitFailed, error};
@@ -413,7 +427,7 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
     const QString folder = p.value(o.exportSteps);
     if (folder.isEmpty())
         throw Failure{ExitRefused, QStringLiteral("--export-steps: give the folder to write into")};
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     const core::Trace trace = core::compute(source.session.model);
     // A model's trace.json names its tokens as --compute does, as the vocabulary writes them (SPEC §5).
     std::vector<std::string> tokens;
@@ -429,7 +443,7 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
 int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportSlides, QStringLiteral("pdf"));
-    const core::Session session = loadSource(p, o).session;
+    const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
     if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
@@ -486,7 +500,7 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
     render::OverviewStyle style = exportPalette(render::OverviewStyle());
     style.colourRange = colourRangeOption(p, o);
     style.colormap = colormapOption(p, o).value_or(render::ColormapId::Viridis);
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     const render::OverviewPainter painter(std::make_shared<render::AttentionGrid>(sourceGrid(source)), style);
     QSize size = painter.preferredSize();
     if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
@@ -502,7 +516,7 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
 int exportLinesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = figurePath(p, o.exportLines);
-    const Source source = loadSource(p, o);
+    const Source source = loadSource(p, o, sourceFile(p, o));
     auto grid = std::make_shared<render::AttentionGrid>(sourceGrid(source));
     render::HeadLinesView view;
     view.layer = source.model ? source.model->session.layer - 1 : 0;
@@ -539,21 +553,15 @@ struct Action {
     const QCommandLineOption& option;
     QList<const QCommandLineOption*> reads;  ///< of Options::figureOptions()
     std::function<int()> run;
+    bool takesSource = true;  ///< else a FILE given on its own is refused
 };
 
-/** The actions in --help's order: when several are given, the first runs. */
+/** The actions, the one list of them: --help lists them in this order (README's table too), when several are
+ *  given the first of them runs, and every one of them needs no display. */
 QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
 {
     const QList<const QCommandLineOption*> figureOptions = o.figureOptions();
     return {
-        {o.listPresets, {}, [] {
-             QString text;
-             for (const auto& info : core::presetList())
-                 text += QString::fromStdString(info.name) + QLatin1Char('\t')
-                     + QString::fromStdString(info.description) + QLatin1Char('\n');
-             printOut(text);
-             return int(ExitOk);
-         }},
         {o.compute, {}, [&] { return computeCommand(p, o); }},
         {o.exportHeatmap, figureOptions, [&] { return exportHeatmapCommand(p, o); }},
         {o.exportReport, {&o.colourRange},
@@ -565,8 +573,136 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
         {o.exportSteps, {}, [&] { return exportStepsCommand(p, o); }},
         {o.exportOverview, {&o.colourRange, &o.colormap}, [&] { return exportOverviewCommand(p, o); }},
         {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},
+        {o.listPresets, {}, [] {
+             QString text;
+             for (const auto& info : core::presetList())
+                 text += QString::fromStdString(info.name) + QLatin1Char('\t')
+                     + QString::fromStdString(info.description) + QLatin1Char('\n');
+             printOut(text);
+             return int(ExitOk);
+         },
+         false},
     };
 }
+
+/** What the window opens with when no action is given: a file, a model folder (the window loads it on a worker,
+ *  with its progress bar; without --text, with its sample text), or a preset or typed text as an action reads
+ *  them. What an action would refuse of these arguments is refused here too. */
+WindowSource windowSource(const QCommandLineParser& p, const Options& o)
+{
+    WindowSource window;
+    const QString file = sourceFile(p, o);
+    if (p.isSet(o.model)) {
+        checkOneSource(p, o, file);
+        window.modelFolder = QFileInfo(p.value(o.model)).absoluteFilePath();
+        window.modelText = p.value(o.text);
+        bool ok = true;
+        if (p.isSet(o.layer))
+            window.modelLayer = p.value(o.layer).toInt(&ok);
+        if (!ok || window.modelLayer < 1)
+            throw Failure{ExitRefused,
+                          QStringLiteral("--layer: expected a number from 1, got \"%1\"").arg(p.value(o.layer))};
+    } else if (!file.isEmpty() || p.isSet(o.session)) {
+        checkOneSource(p, o, file);
+        if (p.isSet(o.layer))
+            throw Failure{ExitRefused, QStringLiteral("--layer: the window shows a session file at its own layer; a "
+                                                      "layer is chosen here only with --model")};
+        window.file = file.isEmpty() ? p.value(o.session) : file;
+    } else if (p.isSet(o.preset) || p.isSet(o.tokens) || p.isSet(o.text) || p.isSet(o.layer)) {
+        window.session = loadSource(p, o, file).session;
+    }
+    return window;
+}
+
+/** The parser with every option, the actions first in commandActions' order. */
+struct CommandLine {
+    Options o;
+    QCommandLineParser p;
+    QList<Action> actions = commandActions(p, o);
+
+    CommandLine()
+    {
+        p.setApplicationDescription(
+            QStringLiteral("Attention Explorer: see and touch every number of self-attention."));
+        p.addHelpOption();
+        p.addVersionOption();
+        for (const Action& action : actions)
+            p.addOption(action.option);
+        p.addOptions(o.others());
+        p.addPositionalArgument(QStringLiteral("FILE"),
+                                QStringLiteral("A session file to open in the window; an action takes it as its "
+                                               "source, as --session FILE."),
+                                QStringLiteral("[FILE]"));
+    }
+    CommandLine(const CommandLine&) = delete;
+    CommandLine& operator=(const CommandLine&) = delete;
+
+    /** The arguments as the parser is to read them. An option that takes a value but is followed by another option
+     *  has none (the parser would take that option for its value): --compute then gets an empty FILE, a source
+     *  standing in its place (SPEC §5), and any other is refused, named. Nothing when refused; error says why. */
+    std::optional<QStringList> withValues(QStringList arguments, QString* error) const
+    {
+        QList<QCommandLineOption> options = o.others();
+        for (const Action& action : actions)
+            options << action.option;
+        const auto find = [&options](const QString& name) -> const QCommandLineOption* {
+            for (const QCommandLineOption& option : options)
+                if (option.names().contains(name))
+                    return &option;
+            return nullptr;
+        };
+        static const QStringList builtIn = {QStringLiteral("h"), QStringLiteral("?"), QStringLiteral("help"),
+                                            QStringLiteral("help-all"), QStringLiteral("v"), QStringLiteral("version")};
+        const auto isOption = [&](const QString& a) {
+            const QString name = a.startsWith(QLatin1String("--")) ? a.mid(2).section(QLatin1Char('='), 0, 0)
+                : a.size() == 2 && a.startsWith(QLatin1Char('-')) ? a.mid(1)
+                                                                  : QString();
+            return !name.isEmpty() && (builtIn.contains(name) || find(name));
+        };
+        for (qsizetype i = 1; i < arguments.size(); ++i) {
+            const QString& a = arguments[i];
+            if (a == QLatin1String("--"))
+                break;  // the rest are positional
+            const QCommandLineOption* option =
+                a.startsWith(QLatin1String("--")) && !a.contains(QLatin1Char('=')) ? find(a.mid(2)) : nullptr;
+            if (!option || option->valueName().isEmpty())
+                continue;
+            if (i + 1 < arguments.size() && !isOption(arguments[i + 1])) {
+                ++i;  // its value
+                continue;
+            }
+            if (option->names() == o.compute.names()) {
+                arguments.insert(++i, QString());
+                continue;
+            }
+            if (i + 1 < arguments.size()) {
+                *error = QStringLiteral("%1: missing its %2 (%3 after it is an option)")
+                             .arg(a, option->valueName(), arguments[i + 1]);
+                return std::nullopt;
+            }
+        }
+        return arguments;
+    }
+
+    /** Parses arguments; false with a message (that names what is wrong) in error when they are refused. */
+    bool parse(const QStringList& arguments, QString* error)
+    {
+        const auto given = withValues(arguments, error);
+        if (!given)
+            return false;
+        if (p.parse(*given))
+            return true;
+        *error = p.errorText();
+        return false;
+    }
+
+    /** --help, --help-all or --version. */
+    bool asksHelpOrVersion() const
+    {
+        return p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all"))
+            || p.isSet(QStringLiteral("version"));
+    }
+};
 
 /** The action to run, the first given of actions (none: the window). A note on standard error for every further
  *  action given (one runs), and for every figure option the chosen action does not read (it still runs): a script
@@ -597,6 +733,14 @@ const Action* chooseAction(const QCommandLineParser& p, const Options& o, const 
 
 }  // namespace
 
+QString withFlagNames(QString message)
+{
+    message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
+    message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
+    message.replace(QLatin1String("the session: model.layer: "), QLatin1String("--layer: "));
+    return message;
+}
+
 QString languageArgument(const QStringList& arguments)
 {
     for (qsizetype i = 1; i < arguments.size(); ++i) {
@@ -611,44 +755,35 @@ QString languageArgument(const QStringList& arguments)
 
 bool isHeadlessRequest(const QStringList& arguments)
 {
-    for (const QString& a : arguments.mid(1)) {
-        const QString flag = a.section(QLatin1Char('='), 0, 0);
-        if (headlessFlags.contains(flag))
-            return true;
-    }
-    return false;
+    CommandLine c;
+    QString error;
+    if (!c.parse(arguments, &error) || c.asksHelpOrVersion())
+        return true;  // the refusal, the help or the version: each is a message, no window
+    return std::any_of(c.actions.cbegin(), c.actions.cend(),
+                       [&c](const Action& action) { return c.p.isSet(action.option); });
 }
 
-/** "--compute" followed by a source flag instead of a FILE gets an empty FILE, so that the parser does not take
- *  the flag for the file name (SPEC §5: --compute accepts a source in place of FILE). */
-QStringList withComputeSource(QStringList arguments)
+QStringList headlessCalls()
 {
-    static const QStringList sourceFlags = {QStringLiteral("--session"), QStringLiteral("--preset"),
-                                            QStringLiteral("--tokens"), QStringLiteral("--model")};
-    for (qsizetype i = 1; i + 1 < arguments.size(); ++i)
-        if (arguments[i] == QLatin1String("--compute")
-            && sourceFlags.contains(arguments[i + 1].section(QLatin1Char('='), 0, 0)))
-            arguments.insert(i + 1, QString());
-    return arguments;
+    CommandLine c;
+    QStringList calls;
+    for (const Action& action : c.actions)
+        calls << QStringLiteral("--") + action.option.names().constFirst()
+                + (action.option.valueName().isEmpty() ? QString() : QLatin1Char(' ') + action.option.valueName());
+    return calls;
 }
 
-int runCommandLine(const QStringList& givenArguments, QString* windowFile)
+int runCommandLine(const QStringList& givenArguments, WindowSource* window)
 {
-    const QStringList arguments = withComputeSource(givenArguments);
-    Options o;
-    QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Attention Explorer: see and touch every number of self-attention."));
-    p.addHelpOption();
-    p.addVersionOption();
-    p.addOptions(o.all());
-    p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A session file to open in the window."),
-                            QStringLiteral("[FILE]"));
-
-    if (!p.parse(arguments)) {
-        printError(p.errorText() + QStringLiteral(" (see --help)"));
+    CommandLine c;
+    const Options& o = c.o;
+    QCommandLineParser& p = c.p;
+    QString error;
+    if (!c.parse(givenArguments, &error)) {
+        printError(error + QStringLiteral(" (see --help)"));
         return ExitRefused;
     }
-    if (p.isSet(QStringLiteral("help"))) {
+    if (p.isSet(QStringLiteral("help")) || p.isSet(QStringLiteral("help-all"))) {
         printOut(p.helpText());
         return ExitOk;
     }
@@ -664,11 +799,18 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         return ExitRefused;
     }
 
-    const QList<Action> actions = commandActions(p, o);
-    const Action* chosen = chooseAction(p, o, actions);
+    const Action* chosen = chooseAction(p, o, c.actions);
     try {
+        if (chosen && !chosen->takesSource && !p.positionalArguments().isEmpty())
+            throw Failure{ExitRefused, QStringLiteral("%1: --%2 reads no file")
+                                           .arg(p.positionalArguments().join(QStringLiteral(", ")),
+                                                chosen->option.names().constFirst())};
         if (chosen)
             return chosen->run();
+        if (!window)
+            throw Failure{ExitRefused, QStringLiteral("no action given (see --help)")};
+        *window = windowSource(p, o);
+        return -1;
     } catch (const Failure& f) {
         printError(f.message);
         return f.status;
@@ -679,15 +821,6 @@ int runCommandLine(const QStringList& givenArguments, QString* windowFile)
         printError(QString::fromUtf8(e.what()));
         return ExitRefused;
     }
-
-    const QStringList files = p.positionalArguments();
-    if (files.size() > 1) {
-        printError(QStringLiteral("give at most one file to open"));
-        return ExitRefused;
-    }
-    if (windowFile)
-        *windowFile = files.value(0);
-    return -1;
 }
 
 }  // namespace app

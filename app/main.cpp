@@ -1,4 +1,5 @@
 #include "commandline.h"
+#include "windowstart.h"
 
 #include "core/allocator.h"
 #include "core/presets.h"
@@ -70,16 +71,17 @@ int main(int argc, char** argv)
         // Scripted output stays English unless --lang asks otherwise; the saved choice is the window's.
         const QString language = app::languageArgument(arguments);
         ui::i18n::applyLanguage(language.isEmpty() ? QStringLiteral("en") : language);
-        const int status = app::runCommandLine(arguments, nullptr);
-        return status < 0 ? app::ExitOk : status;
+        return app::runCommandLine(arguments, nullptr);
     }
 
     if (!displayAvailable()) {
-        std::fputs("attention-explorer: no display to open the window on (DISPLAY is not set); "
-                   "without a window use --compute FILE, --export-heatmap OUT, --export-report OUT.pdf, "
-                   "--export-handout OUT.pdf, --export-slides OUT.pdf, --export-code OUT.py or --list-presets (see --help), "
-                   "or run the window under xvfb-run\n",
-                   stderr);
+        QStringList calls = app::headlessCalls();
+        const QString last = calls.takeLast();
+        const QString message = QStringLiteral("attention-explorer: no display to open the window on (DISPLAY is not "
+                                               "set); without a window use %1 (see --help), or run the window under "
+                                               "xvfb-run\n")
+                                    .arg(calls.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last);
+        std::fputs(message.toLocal8Bit().constData(), stderr);
         return app::ExitFailed;
     }
 
@@ -88,20 +90,14 @@ int main(int argc, char** argv)
     const QString language = app::languageArgument(arguments);
     ui::i18n::applyLanguage(language.isEmpty() ? ui::i18n::savedLanguage() : language);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-explorer.svg")));
-    QString file;
-    const int status = app::runCommandLine(arguments, &file);
+    app::WindowSource source;
+    const int status = app::runCommandLine(arguments, &source);
     if (status >= 0)
         return status;
 
     ui::MainWindow window;
-    if (!file.isEmpty()) {
-        QString error;
-        if (!window.openFile(file, &error)) {
-            std::fprintf(stderr, "attention-explorer: %s\n", qPrintable(error));
-            return app::ExitRefused;
-        }
-    }
     window.show();
+    app::openWindowSource(window, source);
     // A window that crashed or was killed may have left unsaved changes behind: offer them back.
     // Scripts that drive the window set ATTENTION_EXPLORER_NO_RECOVERY=1 to skip the question, and the
     // quick start of a first start with it.

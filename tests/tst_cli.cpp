@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -70,6 +71,18 @@ double difference(const QJsonValue& actual, const std::vector<std::vector<double
             worst = std::max(worst, std::fabs(row[c].toDouble() - expected[std::size_t(r)][std::size_t(c)]));
     }
     return worst;
+}
+
+/** The actions as --help lists them, in its order. */
+QStringList actionsInHelpOrder()
+{
+    const Run help = run({QStringLiteral("--help")});
+    QStringList actions;
+    static const QRegularExpression option(QStringLiteral("^  (--(compute|export-[a-z]+|list-presets))\\b"),
+                                           QRegularExpression::MultilineOption);
+    for (auto it = option.globalMatch(QString::fromUtf8(help.out)); it.hasNext();)
+        actions << it.next().captured(1);
+    return actions;
 }
 
 }  // namespace
@@ -429,6 +442,125 @@ private slots:
         QVERIFY2(!r.err.contains("--annotate"), r.err.constData());
     }
 
+    void computeTakesASourceAfterOtherOptions_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("firstToken");
+        QTest::addRow("--lang first") << QStringList{QStringLiteral("--compute"), QStringLiteral("--lang"),
+                                                     QStringLiteral("en"), QStringLiteral("--preset"),
+                                                     QStringLiteral("illustrated")}
+                                      << QStringLiteral("Input 1");
+        QTest::addRow("--annotate first") << QStringList{QStringLiteral("--compute"), QStringLiteral("--annotate"),
+                                                         QStringLiteral("--tokens"), QStringLiteral("The cat")}
+                                          << QStringLiteral("The");
+        QTest::addRow("--compute last") << QStringList{QStringLiteral("--tokens"), QStringLiteral("The cat"),
+                                                       QStringLiteral("--compute")}
+                                        << QStringLiteral("The");
+    }
+
+    void computeTakesASourceAfterOtherOptions()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, firstToken);
+        const Run r = run(arguments);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QJsonObject trace = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(trace.value(QStringLiteral("tokens")).toArray().first().toString(), firstToken);
+    }
+
+    void anOptionWithoutItsValueIsRefused_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QString out = m_dir.filePath(QStringLiteral("missing-value.png"));
+        QTest::addRow("--session") << QStringList{QStringLiteral("--session"), QStringLiteral("--export-heatmap"), out}
+                                   << QStringLiteral("--session: missing its FILE (--export-heatmap after it is an option)");
+        QTest::addRow("--preset") << QStringList{QStringLiteral("--export-heatmap"), out, QStringLiteral("--preset"),
+                                                 QStringLiteral("--annotate")}
+                                  << QStringLiteral("--preset: missing its NAME (--annotate after it is an option)");
+        QTest::addRow("--export-heatmap") << QStringList{QStringLiteral("--export-heatmap"), QStringLiteral("--preset"),
+                                                         QStringLiteral("illustrated")}
+                                          << QStringLiteral("--export-heatmap: missing its OUT");
+        QTest::addRow("--tokens") << QStringList{QStringLiteral("--tokens"), QStringLiteral("--compute")}
+                                  << QStringLiteral("--tokens: missing its TEXT");
+    }
+
+    void anOptionWithoutItsValueIsRefused()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("missing-value.png"))));
+    }
+
+    void aFileOnItsOwnIsTheSource_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("out");
+        QTest::addRow("heatmap") << QStringLiteral("--export-heatmap") << QStringLiteral("h.png");
+        QTest::addRow("code") << QStringLiteral("--export-code") << QStringLiteral("c.py");
+        QTest::addRow("steps") << QStringLiteral("--export-steps") << QStringLiteral("steps");
+    }
+
+    void aFileOnItsOwnIsTheSource()
+    {
+        // `attention-explorer --export-… OUT FILE` writes what `--session FILE` writes, not the built-in example.
+        QFETCH(QString, action);
+        QFETCH(QString, out);
+        QByteArray session = workedExample;
+        session.replace("\"Rock\"", "\"Stone\"");
+        const QString file = writeFile(m_dir, QStringLiteral("positional.json"), session);
+        const QString dir = m_dir.filePath(QStringLiteral("positional-") + out);
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/given")) && QDir().mkpath(dir + QStringLiteral("/flag")));
+        const QString given = dir + QStringLiteral("/given/") + out, flag = dir + QStringLiteral("/flag/") + out;
+        Run r = run({action, given, file});
+        QVERIFY2(r.status == 0, r.err.constData());
+        r = run({action, flag, QStringLiteral("--session"), file});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const auto bytes = [](const QString& path) {
+            QFile f(QFileInfo(path).isDir() ? path + QStringLiteral("/trace.json") : path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        QVERIFY(!bytes(given).isEmpty());
+        QCOMPARE(bytes(given), bytes(flag));
+        if (action == QLatin1String("--export-steps"))
+            QVERIFY(bytes(given).contains("Stone"));
+    }
+
+    void strayArgumentsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QString a = m_dir.filePath(QStringLiteral("stray-a.json")), b = m_dir.filePath(QStringLiteral("stray-b.json"));
+        const QString out = m_dir.filePath(QStringLiteral("stray.py"));
+        QTest::addRow("--compute two files") << QStringList{QStringLiteral("--compute"), a, b}
+                                             << QStringLiteral("%1: one file is read (%2)").arg(b, a);
+        QTest::addRow("an export, two files") << QStringList{QStringLiteral("--export-code"), out, a, b}
+                                              << QStringLiteral("%1: one file is read (%2)").arg(b, a);
+        QTest::addRow("a file and a preset")
+            << QStringList{QStringLiteral("--export-code"), out, a, QStringLiteral("--preset"), QStringLiteral("chinese")}
+            << QStringLiteral("give one source: a file, --session, --preset, --tokens or --model (given: %1, --preset)")
+                   .arg(a);
+        QTest::addRow("--list-presets") << QStringList{QStringLiteral("--list-presets"), a}
+                                        << QStringLiteral("%1: --list-presets reads no file").arg(a);
+    }
+
+    void strayArgumentsAreRefused()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        for (const QString& name : {QStringLiteral("stray-a.json"), QStringLiteral("stray-b.json")})
+            QVERIFY(!writeFile(m_dir, name, workedExample).isEmpty());
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("stray.py"))));
+    }
+
     void failedExportKeepsTheOldFile()
     {
         const QString out = m_dir.filePath(QStringLiteral("keep.png"));
@@ -446,7 +578,52 @@ private slots:
         const Run r = run({});
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("no display"), r.err.constData());
-        QVERIFY2(r.err.contains("--export-heatmap"), r.err.constData());
+        // It names every action that needs no window.
+        for (const QString& action : actionsInHelpOrder())
+            QVERIFY2(r.err.contains((action + QLatin1Char(' ')).toUtf8()) || r.err.contains((action + QLatin1Char(',')).toUtf8()),
+                     qPrintable(action + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+    }
+
+    void ofTwoActionsTheFirstInHelpRuns()
+    {
+        const QStringList order = actionsInHelpOrder();
+        QCOMPARE(order.size(), 10);
+        const QString dir = m_dir.filePath(QStringLiteral("two-actions"));
+        QVERIFY(QDir().mkpath(dir));
+        const QMap<QString, QString> value = {  // --compute takes the source in place of FILE
+            {QStringLiteral("--export-heatmap"), dir + QStringLiteral("/h.png")},
+            {QStringLiteral("--export-report"), dir + QStringLiteral("/r.pdf")},
+            {QStringLiteral("--export-handout"), dir + QStringLiteral("/ho.pdf")},
+            {QStringLiteral("--export-code"), dir + QStringLiteral("/c.py")},
+            {QStringLiteral("--export-slides"), dir + QStringLiteral("/s.pdf")},
+            {QStringLiteral("--export-steps"), dir + QStringLiteral("/steps")},
+            {QStringLiteral("--export-overview"), dir + QStringLiteral("/o.png")},
+            {QStringLiteral("--export-lines"), dir + QStringLiteral("/l.png")},
+        };
+        // Each action with the next in --help's order, given first: the one --help lists first runs, the other is
+        // named as not done.
+        for (qsizetype i = 0; i + 1 < order.size(); ++i) {
+            const QString& first = order[i];
+            const QString& second = order[i + 1];
+            QStringList arguments;
+            for (const QString& action : {second, first}) {
+                arguments << action;
+                if (value.contains(action))
+                    arguments << value[action];
+            }
+            arguments << QStringLiteral("--preset") << QStringLiteral("illustrated");
+            const Run r = run(arguments);
+            const QString what = arguments.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(r.err);
+            QVERIFY2(r.status == 0, qPrintable(what));
+            QVERIFY2(r.err.contains(
+                         QStringLiteral("%1 is not done: one action at a time, and %2 runs").arg(second, first).toUtf8()),
+                     qPrintable(what));
+        }
+        // The reviewer's two: --compute FILE runs before --list-presets, the slides before the steps.
+        const QString file = writeFile(m_dir, QStringLiteral("two-actions.json"), workedExample);
+        const Run r = run({QStringLiteral("--compute"), file, QStringLiteral("--list-presets")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QJsonDocument::fromJson(r.out).isObject());
     }
 
 private:

@@ -109,12 +109,12 @@ QString SessionController::sampleText()
     return QStringLiteral("The cat sat on the mat because it was");
 }
 
-bool SessionController::openModelFolder(const QString& folder, QString* error)
+bool SessionController::openModelFolder(const QString& folder, QString* error, const QString& text, int layer)
 {
     core::ModelSession session;
     session.modelPath = QDir(folder).absolutePath().toStdString();
-    session.layer = 1;
-    session.text = sampleText().toStdString();
+    session.layer = layer;
+    session.text = (text.isEmpty() ? sampleText() : text).toStdString();
     QString why;
     if (!openModelSession(session, QString(), &why)) {
         if (error)

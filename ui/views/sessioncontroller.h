@@ -36,10 +36,10 @@ public:
     /** Opens a session file without asking about unsaved changes; on failure the document is
      *  untouched and error says why. A successful open is added to the recent files. */
     bool openFile(const QString& path, QString* error);
-    /** Opens a GPT-2 checkpoint folder as a model session (layer 1, a sample text) without asking about unsaved
-     *  changes; loaded on a worker with a progress bar. On failure or Cancel the document is untouched and error
-     *  says why (empty when cancelled). Added to the recent models. */
-    bool openModelFolder(const QString& folder, QString* error);
+    /** Opens a GPT-2 checkpoint folder as a model session (at layer, from 1, reading text; without text, the
+     *  sample text) without asking about unsaved changes; loaded on a worker with a progress bar. On failure or
+     *  Cancel the document is untouched and error says why (empty when cancelled). Added to the recent models. */
+    bool openModelFolder(const QString& folder, QString* error, const QString& text = {}, int layer = 1);
     /** Asks about unsaved changes, then a folder; a folder that is not a model gets a box listing what is wrong. */
     void openModelDialog();
     /** Asks about unsaved changes, then opens the model folder (a recent one); errors in a box. */

@@ -1,0 +1,189 @@
+/** The window's start from the command line (app/): what `attention-explorer [FILE]` and a source given without an
+ *  action open, and a refused file or folder, which leaves the worked example as it was and says so in a box. */
+
+#include "app/commandline.h"
+#include "app/windowstart.h"
+#include "core/presets.h"
+#include "core/sessionfile.h"
+#include "core/tokenizer.h"
+#include "gpt2folder_tokenizer.h"
+#include "isolation.h"
+#include "ui/document/document.h"
+#include "ui/views/mainwindow.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+const std::string kTokenizer = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer";
+
+/** runCommandLine as main calls it for the window: -1 and what the window opens with. */
+int start(const QStringList& arguments, app::WindowSource* source)
+{
+    return app::runCommandLine(QStringList{QStringLiteral("attention-explorer")} + arguments, source);
+}
+
+std::vector<std::string> presetTokens(const char* name)
+{
+    return core::preset(name)->model.tokens;
+}
+
+}  // namespace
+
+class TestWindowStart : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        testutil::isolateApplication(QStringLiteral("tst_windowstart"), m_dir.filePath(QStringLiteral("settings")));
+        m_file = m_dir.filePath(QStringLiteral("session.json"));
+        QFile f(m_file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(core::serializeSession(*core::preset("multi-head")).c_str());
+        f.close();
+        m_truncated = m_dir.filePath(QStringLiteral("trunc.json"));
+        QFile t(m_truncated);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(R"({"format": "attention-explorer-session", "version": 1, "tokens": ["a", )");
+        t.close();
+        m_folder = m_dir.filePath(QStringLiteral("tiny-gpt2"));
+        QVERIFY(QDir().mkpath(m_folder));
+        testutil::write(testutil::randomGpt2FolderWithTokenizer(kTokenizer), m_folder.toStdString());
+    }
+
+    void init() { QSettings().clear(); }
+
+    void aSourceWithoutAnActionIsTheWindows()
+    {
+        app::WindowSource s;
+        QCOMPARE(start({}, &s), -1);
+        QVERIFY(s.file.isEmpty() && s.modelFolder.isEmpty() && !s.session);  // the worked example
+
+        s = {};
+        QCOMPARE(start({m_file}, &s), -1);
+        QCOMPARE(s.file, m_file);
+        s = {};
+        QCOMPARE(start({QStringLiteral("--session"), m_file}, &s), -1);
+        QCOMPARE(s.file, m_file);
+
+        s = {};
+        QCOMPARE(start({QStringLiteral("--preset"), QStringLiteral("chinese")}, &s), -1);
+        QVERIFY(s.session);
+        QCOMPARE(s.session->model.tokens, presetTokens("chinese"));
+
+        s = {};
+        QCOMPARE(start({QStringLiteral("--tokens"), QStringLiteral("hello tiny world")}, &s), -1);
+        QVERIFY(s.session);
+        QCOMPARE(s.session->model.tokens, core::tokenize("hello tiny world"));
+
+        s = {};
+        QCOMPARE(start({QStringLiteral("--model"), m_folder, QStringLiteral("--text"), QStringLiteral("The cat"),
+                        QStringLiteral("--layer"), QStringLiteral("2")},
+                       &s),
+                 -1);
+        QCOMPARE(s.modelFolder, m_folder);
+        QCOMPARE(s.modelText, QStringLiteral("The cat"));
+        QCOMPARE(s.modelLayer, 2);
+    }
+
+    void argumentsAnActionRefusesTheWindowRefuses_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addRow("two files") << QStringList{QStringLiteral("a.json"), QStringLiteral("b.json")};
+        QTest::addRow("a file and a preset") << QStringList{QStringLiteral("a.json"), QStringLiteral("--preset"),
+                                                            QStringLiteral("chinese")};
+        QTest::addRow("unknown preset") << QStringList{QStringLiteral("--preset"), QStringLiteral("nope")};
+        QTest::addRow("--text alone") << QStringList{QStringLiteral("--text"), QStringLiteral("hi")};
+        QTest::addRow("--layer of a preset") << QStringList{QStringLiteral("--layer"), QStringLiteral("2")};
+        QTest::addRow("--layer 0") << QStringList{QStringLiteral("--model"), QStringLiteral("m"),
+                                                  QStringLiteral("--layer"), QStringLiteral("0")};
+    }
+
+    void argumentsAnActionRefusesTheWindowRefuses()
+    {
+        QFETCH(QStringList, arguments);
+        app::WindowSource s;
+        QCOMPARE(start(arguments, &s), 2);
+    }
+
+    void opensTheSource()
+    {
+        ui::MainWindow window;
+        window.show();
+        app::WindowSource s;
+        QCOMPARE(start({QStringLiteral("--preset"), QStringLiteral("chinese")}, &s), -1);
+        app::openWindowSource(window, s);
+        QCOMPARE(window.document()->model().tokens, presetTokens("chinese"));
+        QVERIFY(!window.document()->isModified());
+
+        ui::MainWindow second;
+        second.show();
+        s = {};
+        QCOMPARE(start({m_file}, &s), -1);
+        app::openWindowSource(second, s);
+        QCOMPARE(second.document()->model().tokens, presetTokens("multi-head"));
+        QCOMPARE(second.document()->filePath(), QFileInfo(m_file).absoluteFilePath());
+    }
+
+    void opensTheModelAtItsLayer()
+    {
+        ui::MainWindow window;
+        window.show();
+        app::WindowSource s;
+        QCOMPARE(start({QStringLiteral("--model"), m_folder, QStringLiteral("--layer"), QStringLiteral("2")}, &s), -1);
+        app::openWindowSource(window, s);
+        QVERIFY(window.document()->waitForModel(60000));
+        QCOMPARE(window.document()->shownLayer(), 1);  // 0-based: the second
+        QCOMPARE(window.document()->tokenText(), QStringLiteral("The cat sat on the mat because it was"));
+        QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("errorBox")));
+    }
+
+    void aRefusedFileLeavesTheExampleAndSaysSo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("named");
+        QTest::addColumn<QString>("wrong");
+        QTest::addRow("truncated file") << QStringList{m_truncated} << m_truncated << QStringLiteral("not valid JSON");
+        QTest::addRow("missing file") << QStringList{m_dir.filePath(QStringLiteral("absent.json"))}
+                                      << m_dir.filePath(QStringLiteral("absent.json")) << QString();
+        QTest::addRow("model past its layers")
+            << QStringList{QStringLiteral("--model"), m_folder, QStringLiteral("--layer"), QStringLiteral("9")}
+            << m_folder << QStringLiteral("--layer: 9 is past the model's last layer");
+    }
+
+    void aRefusedFileLeavesTheExampleAndSaysSo()
+    {
+        // Started from a file manager (Exec=attention-explorer %f), a refusal on standard error alone is unseen.
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, named);
+        QFETCH(QString, wrong);
+        ui::MainWindow window;
+        window.show();
+        const core::AttentionModel example = window.document()->model();
+        app::WindowSource s;
+        QCOMPARE(start(arguments, &s), -1);
+        app::openWindowSource(window, s);
+        auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+        QVERIFY(box);
+        QTRY_VERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(named), qPrintable(box->text()));
+        QVERIFY2(box->text().contains(wrong), qPrintable(box->text()));
+        QVERIFY(window.document()->model() == example);
+        QVERIFY(!window.document()->isModified());
+        QVERIFY(!window.document()->isModelSession());
+        box->close();
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_file, m_truncated, m_folder;
+};
+
+QTEST_MAIN(TestWindowStart)
+#include "tst_windowstart.moc"
