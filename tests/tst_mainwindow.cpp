@@ -129,6 +129,15 @@ void dropFile(QWidget* target, const QString& path)
     QApplication::sendEvent(target, &drop);
 }
 
+/** Presses every binding the platform has for key (Ctrl+Y and Ctrl+Shift+Z both redo on some) on the focus widget,
+ *  the way a user's key goes: through the shortcut override, then the window's shortcuts, then the widget. */
+void pressStandardKey(QKeySequence::StandardKey key, int binding = 0)
+{
+    const QList<QKeySequence> keys = QKeySequence::keyBindings(key);
+    QVERIFY(binding < keys.size());
+    QTest::keySequence(QApplication::focusWidget(), keys[binding]);
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -148,6 +157,7 @@ private slots:
     void anEditShowsWhatAWholePaintWould();
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
+    void undoKeysInTheTokenLineUndoTheDocument();
     void optionsAreLiveAndOneStepEach();
     void sliderDragIsOneUndoStep();
     void refusedDimensionsAreShown();
@@ -483,6 +493,51 @@ void TestMainWindow::undoShortcutAndModifiedMark()
     QTest::keySequence(&w, QKeySequence(QKeySequence::Redo));
     QCOMPARE(w.document()->matrix(MatrixId::Query)(0, 0), 5.0);
     QVERIFY(w.isWindowModified());
+}
+
+void TestMainWindow::undoKeysInTheTokenLineUndoTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    QUndoStack* stack = w.document()->undoStack();
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTest::mouseClick(line, Qt::LeftButton);
+    QCOMPARE(QApplication::focusWidget(), line);
+    QTest::keySequence(line, QKeySequence(QKeySequence::SelectAll));
+    QTest::keyClicks(line, QStringLiteral("a b"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QTest::keyClicks(line, QStringLiteral(" c"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QCOMPARE(w.document()->tokenText(), QStringLiteral("a b c"));
+    const int steps = stack->count();
+
+    // Undo takes back the last burst of typing, as Edit › Undo does, and keeps it for redo: the line's own
+    // undo put back its text from before and sent it as a new edit, which wiped the redo history.
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), QStringLiteral("a b"));
+    QCOMPARE(w.document()->tokenText(), QStringLiteral("a b"));
+    QCOMPARE(w.document()->model().n(), 2);
+    QCOMPARE(stack->count(), steps);
+    QVERIFY(stack->canRedo());
+    for (int binding = 0; binding < QKeySequence::keyBindings(QKeySequence::Redo).size(); ++binding) {
+        pressStandardKey(QKeySequence::Redo, binding);
+        QCOMPARE(line->text(), QStringLiteral("a b c"));
+        QCOMPARE(stack->count(), steps);
+        pressStandardKey(QKeySequence::Undo);
+        QCOMPARE(line->text(), QStringLiteral("a b"));
+    }
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), QStringLiteral("Input 1 Input 2 Input 3"));
+    QCOMPARE(w.document()->model().n(), 3);
+
+    // With nothing left to undo the key does nothing at all, not the line's own undo.
+    while (stack->canUndo())
+        stack->undo();
+    const QString first = line->text();
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), first);
+    QCOMPARE(stack->count(), steps);
 }
 
 void TestMainWindow::optionsAreLiveAndOneStepEach()
