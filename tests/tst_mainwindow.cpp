@@ -9,6 +9,7 @@
 #include "ui/views/heatmapcanvas.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
 #include "ui/views/tokenbar.h"
 #include "ui/views/tokenchips.h"
@@ -32,6 +33,8 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -158,6 +161,8 @@ private slots:
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
     void undoKeysInTheTokenLineUndoTheDocument();
+    void undoKeysInAnOptionBoxUndoTheDocument();
+    void undoKeysInACellEditorUndoItsTyping();
     void optionsAreLiveAndOneStepEach();
     void sliderDragIsOneUndoStep();
     void refusedDimensionsAreShown();
@@ -538,6 +543,73 @@ void TestMainWindow::undoKeysInTheTokenLineUndoTheDocument()
     pressStandardKey(QKeySequence::Undo);
     QCOMPARE(line->text(), first);
     QCOMPARE(stack->count(), steps);
+}
+
+void TestMainWindow::undoKeysInAnOptionBoxUndoTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto* temperature = w.optionsPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("temperatureBox"));
+    auto* dModel = w.optionsPanel()->findChild<QSpinBox*>(QStringLiteral("dModelBox"));
+    QVERIFY(temperature && dModel);
+    const int dModelBefore = doc->model().dModel();
+
+    for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(temperature), static_cast<QAbstractSpinBox*>(dModel)}) {
+        QTest::mouseClick(box, Qt::LeftButton);
+        QCOMPARE(QApplication::focusWidget(), box);
+        box->selectAll();
+        QTest::keyClicks(box, QStringLiteral("3"));
+        QTest::keyClick(box, Qt::Key_Return);
+    }
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QCOMPARE(doc->model().dModel(), 3);
+
+    // In the box last typed into: the first undo takes back d_model, the second the temperature.
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().dModel(), dModelBefore);
+    QCOMPARE(dModel->value(), dModelBefore);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().options.temperature, 1.0);
+    QCOMPARE(temperature->value(), 1.0);
+    pressStandardKey(QKeySequence::Redo);
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QCOMPARE(temperature->value(), 3.0);
+}
+
+void TestMainWindow::undoKeysInACellEditorUndoItsTyping()
+{
+    // A cell being edited holds typing that is not in the document until Enter: as in a spreadsheet, undo
+    // takes back that typing; once the cell is entered, undo in the table takes back the edit.
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTableView* table = w.matrixEditor()->tableView(MatrixId::Query);
+    w.matrixEditor()->findChild<QTabWidget*>()->setCurrentWidget(table);
+    const QModelIndex cell = table->model()->index(0, 0);
+    const double before = doc->matrix(MatrixId::Query)(0, 0);
+    const int steps = doc->undoStack()->count();
+    table->setFocus();
+    table->setCurrentIndex(cell);
+    table->edit(cell);
+    auto* editor = qobject_cast<QLineEdit*>(QApplication::focusWidget());
+    QVERIFY(editor && table->isAncestorOf(editor));
+    const QString shown = editor->text();
+    QTest::keyClicks(editor, QStringLiteral("7"));
+    QCOMPARE(editor->text(), QStringLiteral("7"));
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(editor->text(), shown);
+    QCOMPARE(doc->undoStack()->count(), steps);
+    QCOMPARE(doc->matrix(MatrixId::Query)(0, 0), before);
+
+    editor->setText(QStringLiteral("7"));
+    QTest::keyClick(editor, Qt::Key_Return);  // the delegate commits on its next turn of the event loop
+    QTRY_COMPARE(doc->matrix(MatrixId::Query)(0, 0), 7.0);
+    QTRY_COMPARE(QApplication::focusWidget(), table);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->matrix(MatrixId::Query)(0, 0), before);
 }
 
 void TestMainWindow::optionsAreLiveAndOneStepEach()
