@@ -11,12 +11,14 @@
 #include "ui/views/mainwindow.h"
 #include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
+#include "ui/views/sessioncontroller.h"
 #include "ui/views/tokenbar.h"
 #include "ui/views/tokenchips.h"
 
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -24,6 +26,8 @@
 #include <QInputMethodEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPaintEvent>
@@ -33,9 +37,9 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -141,6 +145,27 @@ void pressStandardKey(QKeySequence::StandardKey key, int binding = 0)
     QTest::keySequence(QApplication::focusWidget(), keys[binding]);
 }
 
+/** The submenu of File titled title ("Open &Recent"), filled as when it opens. */
+QMenu* fileSubmenu(ui::MainWindow& w, const QString& title)
+{
+    QMenu* file = w.menuBar()->actions().value(0)->menu();
+    for (QAction* a : file->actions())
+        if (a->menu() && a->text() == title) {
+            emit a->menu()->aboutToShow();
+            return a->menu();
+        }
+    return nullptr;
+}
+
+/** The entry of a recent menu for path, or null. */
+QAction* recentEntry(QMenu* menu, const QString& path)
+{
+    for (QAction* a : menu->actions())
+        if (a->statusTip() == path)
+            return a;
+    return nullptr;
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -169,6 +194,7 @@ private slots:
     void saveThenOpenReproducesTheSession();
     void droppedFileOpens();
     void brokenFileLeavesTheDocumentUntouched();
+    void aRecentEntryThatIsGoneLeavesTheList();
     void unsavedChangesPrompt();
     void presetsAndStatusBar();
     void exportWritesTheShownFigure();
@@ -739,6 +765,43 @@ void TestMainWindow::brokenFileLeavesTheDocumentUntouched()
     QVERIFY(box->text().contains(QStringLiteral("embeddings")));
     box->close();
     QVERIFY(w.document()->model() == before);
+}
+
+void TestMainWindow::aRecentEntryThatIsGoneLeavesTheList()
+{
+    ui::MainWindow& w = *m_window;
+    QString error;
+    const QString gone = m_dir.filePath(QStringLiteral("gone.json")), kept = m_dir.filePath(QStringLiteral("kept.json")),
+                  broken = m_dir.filePath(QStringLiteral("broken recent.json"));
+    for (const QString& path : {gone, kept, broken})
+        QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    QVERIFY(writeText(broken, "{"));
+    QVERIFY(QFile::remove(gone));
+    const QString goneModel = m_dir.filePath(QStringLiteral("gone-model")), keptModel = m_dir.filePath(QStringLiteral("kept-model"));
+    QVERIFY(QDir().mkpath(keptModel));
+    QSettings().setValue(QStringLiteral("recentModels"), QStringList{goneModel, keptModel});
+
+    // Each is refused with its message; the entry that is gone goes, the one still there stays.
+    const auto openEntry = [&](const QString& menuTitle, const QString& path) {
+        QMenu* menu = fileSubmenu(w, menuTitle);
+        QVERIFY(menu);
+        QAction* entry = recentEntry(menu, path);
+        QVERIFY2(entry, qPrintable(path));
+        entry->trigger();
+        auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+        QVERIFY(box && box->isVisible());
+        delete box;
+    };
+    openEntry(QStringLiteral("Open &Recent"), gone);
+    QCOMPARE(w.recentFiles(), (QStringList{broken, kept}));
+    QVERIFY(!recentEntry(fileSubmenu(w, QStringLiteral("Open &Recent")), gone));
+    openEntry(QStringLiteral("Open &Recent"), broken);
+    QCOMPARE(w.recentFiles(), (QStringList{broken, kept}));
+
+    openEntry(QStringLiteral("Recent Mo&dels"), goneModel);
+    QCOMPARE(w.session()->recentModels(), QStringList{keptModel});
+    openEntry(QStringLiteral("Recent Mo&dels"), keptModel);
+    QCOMPARE(w.session()->recentModels(), QStringList{keptModel});
 }
 
 void TestMainWindow::unsavedChangesPrompt()
