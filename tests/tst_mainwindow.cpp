@@ -18,6 +18,7 @@
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
+#include <QContextMenuEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -186,6 +187,7 @@ private slots:
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
     void undoKeysInTheTokenLineUndoTheDocument();
+    void contextMenuUndoInTheTokenLineUndoesTheDocument();
     void undoKeysInAnOptionBoxUndoTheDocument();
     void undoKeysInACellEditorUndoItsTyping();
     void optionsAreLiveAndOneStepEach();
@@ -568,6 +570,52 @@ void TestMainWindow::undoKeysInTheTokenLineUndoTheDocument()
     const QString first = line->text();
     pressStandardKey(QKeySequence::Undo);
     QCOMPARE(line->text(), first);
+    QCOMPARE(stack->count(), steps);
+}
+
+void TestMainWindow::contextMenuUndoInTheTokenLineUndoesTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    QUndoStack* stack = w.document()->undoStack();
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("a b"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QTest::keyClicks(line, QStringLiteral(" c"));
+    QTest::keyClick(line, Qt::Key_Return);
+    const int steps = stack->count();
+
+    // The line's own menu, whose Undo and Redo are the document's: its own Undo sent its older text as a new edit.
+    // Opens the line's context menu and chooses the entry titled text if it is enabled; whether it was.
+    const auto choose = [line](const QString& text) {
+        auto chosen = std::make_shared<int>(-1);  // not shown yet
+        QTimer::singleShot(0, line, [chosen, text] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            *chosen = 0;
+            for (QAction* action : menu->actions())
+                if (action->text().section(QLatin1Char('\t'), 0, 0) == text && action->isEnabled()) {
+                    action->trigger();
+                    *chosen = 1;
+                }
+            menu->close();
+        });
+        QContextMenuEvent event(QContextMenuEvent::Mouse, line->rect().center(), line->mapToGlobal(line->rect().center()));
+        QApplication::sendEvent(line, &event);
+        for (int i = 0; i < 100 && *chosen < 0; ++i)
+            QTest::qWait(10);
+        return *chosen == 1;
+    };
+    const QString undo = QLineEdit::tr("&Undo"), redo = QLineEdit::tr("&Redo");
+    QVERIFY(!choose(redo));
+    QVERIFY(choose(undo));
+    QCOMPARE(line->text(), QStringLiteral("a b"));
+    QCOMPARE(stack->count(), steps);
+    QVERIFY(choose(redo));
+    QCOMPARE(line->text(), QStringLiteral("a b c"));
+    QCOMPARE(w.document()->model().n(), 3);
     QCOMPARE(stack->count(), steps);
 }
 

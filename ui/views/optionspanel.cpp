@@ -1,6 +1,6 @@
 #include "optionspanel.h"
 
-#include "documentundokeys.h"
+#include "editorundo.h"
 #include "inlinemessage.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -95,7 +95,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     m_dOut = dimensionBox(core::Limits::maxWidth, QStringLiteral("dOutBox"));
     // What a box takes is an undo step of the document's: Ctrl+Z undoes that step, not the box's typing.
     for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{m_temperature, m_heads, m_dModel, m_dk, m_dv, m_dOut})
-        undoKeysUndoTheDocument(box);
+        routeUndoToDocument(box, document->undoStack());
     m_dOutLabel = new QLabel;
     m_dOutLabel->setBuddy(m_dOut);
     m_note = new QLabel;
