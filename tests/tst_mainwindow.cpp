@@ -650,6 +650,23 @@ void TestMainWindow::undoKeysInAnOptionBoxUndoTheDocument()
     pressStandardKey(QKeySequence::Redo);
     QCOMPARE(doc->model().options.temperature, 3.0);
     QCOMPARE(temperature->value(), 3.0);
+
+    // Typed but not entered, the number is not in the document yet: undo takes back the typing, and only that.
+    const int steps = doc->undoStack()->index();
+    const QString shown = temperature->text();
+    QTest::mouseClick(temperature, Qt::LeftButton);
+    QCOMPARE(QApplication::focusWidget(), temperature);
+    temperature->selectAll();
+    QTest::keyClicks(temperature, QStringLiteral("7"));
+    QCOMPARE(temperature->text(), QStringLiteral("7"));
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(temperature->text(), shown);
+    QCOMPARE(doc->undoStack()->index(), steps);
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QTest::keyClick(temperature, Qt::Key_Return);
+    QCOMPARE(doc->undoStack()->index(), steps);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().options.temperature, 1.0);
 }
 
 void TestMainWindow::undoKeysInACellEditorUndoItsTyping()

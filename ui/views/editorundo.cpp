@@ -2,16 +2,33 @@
 
 #include <QAction>
 #include <QContextMenuEvent>
+#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPointer>
+#include <QSpinBox>
 #include <QUndoStack>
 
 namespace ui {
 
 namespace {
+
+/** Puts back the value a spin box holds when what is typed in it has not been entered yet (its keyboard tracking
+ *  is off); whether there was such typing. */
+bool dropTypingNotEntered(QObject* editor)
+{
+    auto* box = qobject_cast<QAbstractSpinBox*>(editor);
+    if (!box)
+        return false;
+    const QString typed = box->text();
+    if (auto* spin = qobject_cast<QSpinBox*>(box))
+        spin->setValue(spin->value());
+    else if (auto* spin = qobject_cast<QDoubleSpinBox*>(box))
+        spin->setValue(spin->value());
+    return box->text() != typed;
+}
 
 class EditorUndo : public QObject {
 public:
@@ -32,9 +49,12 @@ protected:
         const auto* key = static_cast<QKeyEvent*>(event);
         if (!key->matches(QKeySequence::Undo) && !key->matches(QKeySequence::Redo))
             return QObject::eventFilter(watched, event);
-        // The editor does not claim the key as an override, so the window's shortcut gets it. A key press
-        // arrives only when no shortcut took it (nothing to undo): it ends here, not in the editor's own undo.
-        event->setAccepted(type == QEvent::KeyPress);
+        // Typing not yet entered is not in the document: undo takes it back first, as in a cell being edited.
+        // Otherwise the editor does not claim the key as an override, so the window's shortcut gets it. A key
+        // press arrives only when no shortcut took it: it ends here, not in the editor's own undo.
+        const bool dropped = type == QEvent::ShortcutOverride && key->matches(QKeySequence::Undo)
+            && dropTypingNotEntered(watched);
+        event->setAccepted(type == QEvent::KeyPress || dropped);
         return true;
     }
 

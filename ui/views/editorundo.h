@@ -11,7 +11,7 @@ namespace ui {
  *  a line edit's context menu offers the document's undo and redo in place of its own. Meant for editors whose
  *  text is in the document already (the token line, the option boxes): their own undo would put back an older
  *  text and send it to the document as one more edit, which empties the redo history. With nothing to undo the
- *  key does nothing. */
+ *  key does nothing. In a spin box whose typing is not entered yet, undo first puts back the value it holds. */
 void routeUndoToDocument(QWidget* editor, QUndoStack* stack);
 
 }  // namespace ui
