@@ -602,7 +602,8 @@ void TestMainWindow::contextMenuUndoInTheTokenLineUndoesTheDocument()
                 }
             menu->close();
         });
-        QContextMenuEvent event(QContextMenuEvent::Mouse, line->rect().center(), line->mapToGlobal(line->rect().center()));
+        const QPoint at = line->rect().center();
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, line->mapToGlobal(at));
         QApplication::sendEvent(line, &event);
         for (int i = 0; i < 100 && *chosen < 0; ++i)
             QTest::qWait(10);
@@ -630,7 +631,7 @@ void TestMainWindow::undoKeysInAnOptionBoxUndoTheDocument()
     QVERIFY(temperature && dModel);
     const int dModelBefore = doc->model().dModel();
 
-    for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(temperature), static_cast<QAbstractSpinBox*>(dModel)}) {
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{temperature, dModel}) {
         QTest::mouseClick(box, Qt::LeftButton);
         QCOMPARE(QApplication::focusWidget(), box);
         box->selectAll();
@@ -836,13 +837,15 @@ void TestMainWindow::aRecentEntryThatIsGoneLeavesTheList()
 {
     ui::MainWindow& w = *m_window;
     QString error;
-    const QString gone = m_dir.filePath(QStringLiteral("gone.json")), kept = m_dir.filePath(QStringLiteral("kept.json")),
-                  broken = m_dir.filePath(QStringLiteral("broken recent.json"));
+    const QString gone = m_dir.filePath(QStringLiteral("gone.json"));
+    const QString kept = m_dir.filePath(QStringLiteral("kept.json"));
+    const QString broken = m_dir.filePath(QStringLiteral("broken recent.json"));
     for (const QString& path : {gone, kept, broken})
         QVERIFY2(w.saveFile(path, &error), qPrintable(error));
     QVERIFY(writeText(broken, "{"));
     QVERIFY(QFile::remove(gone));
-    const QString goneModel = m_dir.filePath(QStringLiteral("gone-model")), keptModel = m_dir.filePath(QStringLiteral("kept-model"));
+    const QString goneModel = m_dir.filePath(QStringLiteral("gone-model"));
+    const QString keptModel = m_dir.filePath(QStringLiteral("kept-model"));
     QVERIFY(QDir().mkpath(keptModel));
     QSettings().setValue(QStringLiteral("recentModels"), QStringList{goneModel, keptModel});
 
