@@ -25,7 +25,7 @@ void setIdentity()
     QCoreApplication::setOrganizationName(QStringLiteral("AttentionExplorer"));
     QCoreApplication::setApplicationName(QStringLiteral("attention-explorer"));
     QCoreApplication::setApplicationVersion(QStringLiteral(AE_VERSION));
-    QGuiApplication::setApplicationDisplayName(QStringLiteral("Attention Explorer"));
+    // The display name, which every window's title ends with, is set in the interface language by applyLanguage.
     QGuiApplication::setDesktopFileName(QStringLiteral("attention-explorer"));
 }
 

@@ -28,6 +28,7 @@
 #include <QTabBar>
 #include <QTableView>
 #include <QFile>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -264,6 +265,32 @@ private slots:
         switchTo(QStringLiteral("en"));
         for (const core::PresetInfo& info : core::presetList())
             QCOMPARE(ui::sessionTitleForPeople(storedTitle(info.name.c_str())), storedTitle(info.name.c_str()));
+    }
+
+    void windowTitlesNameTheProgramOnceInTheLanguage()
+    {
+        // The window system ends every title with the application's display name: the titles themselves name
+        // no program, and the display name is the program's name in the interface language.
+        const QString english = QStringLiteral("Attention Explorer"), chinese = QStringLiteral("注意力探索器");
+        ui::MainWindow w;
+        w.show();
+        w.findChild<QAction*>(QStringLiteral("teachingAction"))->trigger();
+        auto* teaching = w.findChild<ui::TeachingView*>();
+        QVERIFY(teaching && teaching->isWindow());
+        const auto check = [&](const QString& name, const QString& teachingTitle) {
+            QCOMPARE(QGuiApplication::applicationDisplayName(), name);
+            QCOMPARE(teaching->windowTitle(), teachingTitle);
+            for (const QString& title : {w.windowTitle(), teaching->windowTitle()})
+                QVERIFY2(!title.contains(english) && !title.contains(chinese), qPrintable(title));
+        };
+        for (const QString& code : {QStringLiteral("en"), QStringLiteral("zh_CN"), QStringLiteral("en")}) {
+            switchTo(code);
+            const bool zh = code == QLatin1String("zh_CN");
+            check(zh ? chinese : english, zh ? QStringLiteral("教学模式") : QStringLiteral("Teaching Mode"));
+            if (QTest::currentTestFailed())
+                return;
+        }
+        teaching->close();
     }
 
     void theMenuSwitchesAndRemembers()

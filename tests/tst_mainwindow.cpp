@@ -9,13 +9,17 @@
 #include "ui/views/heatmapcanvas.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
+#include "ui/views/matrixeditor.h"
 #include "ui/views/optionspanel.h"
+#include "ui/views/sessioncontroller.h"
 #include "ui/views/tokenbar.h"
 #include "ui/views/tokenchips.h"
 
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QCheckBox>
+#include <QContextMenuEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -23,6 +27,8 @@
 #include <QInputMethodEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPaintEvent>
@@ -33,6 +39,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -129,6 +137,36 @@ void dropFile(QWidget* target, const QString& path)
     QApplication::sendEvent(target, &drop);
 }
 
+/** Presses every binding the platform has for key (Ctrl+Y and Ctrl+Shift+Z both redo on some) on the focus widget,
+ *  the way a user's key goes: through the shortcut override, then the window's shortcuts, then the widget. */
+void pressStandardKey(QKeySequence::StandardKey key, int binding = 0)
+{
+    const QList<QKeySequence> keys = QKeySequence::keyBindings(key);
+    QVERIFY(binding < keys.size());
+    QTest::keySequence(QApplication::focusWidget(), keys[binding]);
+}
+
+/** The submenu of File titled title ("Open &Recent"), filled as when it opens. */
+QMenu* fileSubmenu(ui::MainWindow& w, const QString& title)
+{
+    QMenu* file = w.menuBar()->actions().value(0)->menu();
+    for (QAction* a : file->actions())
+        if (a->menu() && a->text() == title) {
+            emit a->menu()->aboutToShow();
+            return a->menu();
+        }
+    return nullptr;
+}
+
+/** The entry of a recent menu for path, or null. */
+QAction* recentEntry(QMenu* menu, const QString& path)
+{
+    for (QAction* a : menu->actions())
+        if (a->statusTip() == path)
+            return a;
+    return nullptr;
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -148,12 +186,17 @@ private slots:
     void anEditShowsWhatAWholePaintWould();
     void undoRestoresEveryMatrixAndRedoReplays();
     void undoShortcutAndModifiedMark();
+    void undoKeysInTheTokenLineUndoTheDocument();
+    void contextMenuUndoInTheTokenLineUndoesTheDocument();
+    void undoKeysInAnOptionBoxUndoTheDocument();
+    void undoKeysInACellEditorUndoItsTyping();
     void optionsAreLiveAndOneStepEach();
     void sliderDragIsOneUndoStep();
     void refusedDimensionsAreShown();
     void saveThenOpenReproducesTheSession();
     void droppedFileOpens();
     void brokenFileLeavesTheDocumentUntouched();
+    void aRecentEntryThatIsGoneLeavesTheList();
     void unsavedChangesPrompt();
     void presetsAndStatusBar();
     void exportWritesTheShownFigure();
@@ -485,6 +528,182 @@ void TestMainWindow::undoShortcutAndModifiedMark()
     QVERIFY(w.isWindowModified());
 }
 
+void TestMainWindow::undoKeysInTheTokenLineUndoTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    QUndoStack* stack = w.document()->undoStack();
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTest::mouseClick(line, Qt::LeftButton);
+    QCOMPARE(QApplication::focusWidget(), line);
+    QTest::keySequence(line, QKeySequence(QKeySequence::SelectAll));
+    QTest::keyClicks(line, QStringLiteral("a b"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QTest::keyClicks(line, QStringLiteral(" c"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QCOMPARE(w.document()->tokenText(), QStringLiteral("a b c"));
+    const int steps = stack->count();
+
+    // Undo takes back the last burst of typing, as Edit › Undo does, and keeps it for redo: the line's own
+    // undo put back its text from before and sent it as a new edit, which wiped the redo history.
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), QStringLiteral("a b"));
+    QCOMPARE(w.document()->tokenText(), QStringLiteral("a b"));
+    QCOMPARE(w.document()->model().n(), 2);
+    QCOMPARE(stack->count(), steps);
+    QVERIFY(stack->canRedo());
+    for (int binding = 0; binding < QKeySequence::keyBindings(QKeySequence::Redo).size(); ++binding) {
+        pressStandardKey(QKeySequence::Redo, binding);
+        QCOMPARE(line->text(), QStringLiteral("a b c"));
+        QCOMPARE(stack->count(), steps);
+        pressStandardKey(QKeySequence::Undo);
+        QCOMPARE(line->text(), QStringLiteral("a b"));
+    }
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), QStringLiteral("Input 1 Input 2 Input 3"));
+    QCOMPARE(w.document()->model().n(), 3);
+
+    // With nothing left to undo the key does nothing at all, not the line's own undo.
+    while (stack->canUndo())
+        stack->undo();
+    const QString first = line->text();
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(line->text(), first);
+    QCOMPARE(stack->count(), steps);
+}
+
+void TestMainWindow::contextMenuUndoInTheTokenLineUndoesTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    QUndoStack* stack = w.document()->undoStack();
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("a b"));
+    QTest::keyClick(line, Qt::Key_Return);
+    QTest::keyClicks(line, QStringLiteral(" c"));
+    QTest::keyClick(line, Qt::Key_Return);
+    const int steps = stack->count();
+
+    // The line's own menu, whose Undo and Redo are the document's: its own Undo sent its older text as a new edit.
+    // Opens the line's context menu and chooses the entry titled text if it is enabled; whether it was.
+    const auto choose = [line](const QString& text) {
+        auto chosen = std::make_shared<int>(-1);  // not shown yet
+        QTimer::singleShot(0, line, [chosen, text] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            *chosen = 0;
+            for (QAction* action : menu->actions())
+                if (action->text().section(QLatin1Char('\t'), 0, 0) == text && action->isEnabled()) {
+                    action->trigger();
+                    *chosen = 1;
+                }
+            menu->close();
+        });
+        const QPoint at = line->rect().center();
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, line->mapToGlobal(at));
+        QApplication::sendEvent(line, &event);
+        for (int i = 0; i < 100 && *chosen < 0; ++i)
+            QTest::qWait(10);
+        return *chosen == 1;
+    };
+    const QString undo = QLineEdit::tr("&Undo"), redo = QLineEdit::tr("&Redo");
+    QVERIFY(!choose(redo));
+    QVERIFY(choose(undo));
+    QCOMPARE(line->text(), QStringLiteral("a b"));
+    QCOMPARE(stack->count(), steps);
+    QVERIFY(choose(redo));
+    QCOMPARE(line->text(), QStringLiteral("a b c"));
+    QCOMPARE(w.document()->model().n(), 3);
+    QCOMPARE(stack->count(), steps);
+}
+
+void TestMainWindow::undoKeysInAnOptionBoxUndoTheDocument()
+{
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto* temperature = w.optionsPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("temperatureBox"));
+    auto* dModel = w.optionsPanel()->findChild<QSpinBox*>(QStringLiteral("dModelBox"));
+    QVERIFY(temperature && dModel);
+    const int dModelBefore = doc->model().dModel();
+
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{temperature, dModel}) {
+        QTest::mouseClick(box, Qt::LeftButton);
+        QCOMPARE(QApplication::focusWidget(), box);
+        box->selectAll();
+        QTest::keyClicks(box, QStringLiteral("3"));
+        QTest::keyClick(box, Qt::Key_Return);
+    }
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QCOMPARE(doc->model().dModel(), 3);
+
+    // In the box last typed into: the first undo takes back d_model, the second the temperature.
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().dModel(), dModelBefore);
+    QCOMPARE(dModel->value(), dModelBefore);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().options.temperature, 1.0);
+    QCOMPARE(temperature->value(), 1.0);
+    pressStandardKey(QKeySequence::Redo);
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QCOMPARE(temperature->value(), 3.0);
+
+    // Typed but not entered, the number is not in the document yet: undo takes back the typing, and only that.
+    const int steps = doc->undoStack()->index();
+    const QString shown = temperature->text();
+    QTest::mouseClick(temperature, Qt::LeftButton);
+    QCOMPARE(QApplication::focusWidget(), temperature);
+    temperature->selectAll();
+    QTest::keyClicks(temperature, QStringLiteral("7"));
+    QCOMPARE(temperature->text(), QStringLiteral("7"));
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(temperature->text(), shown);
+    QCOMPARE(doc->undoStack()->index(), steps);
+    QCOMPARE(doc->model().options.temperature, 3.0);
+    QTest::keyClick(temperature, Qt::Key_Return);
+    QCOMPARE(doc->undoStack()->index(), steps);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->model().options.temperature, 1.0);
+}
+
+void TestMainWindow::undoKeysInACellEditorUndoItsTyping()
+{
+    // A cell being edited holds typing that is not in the document until Enter: as in a spreadsheet, undo
+    // takes back that typing; once the cell is entered, undo in the table takes back the edit.
+    ui::MainWindow& w = *m_window;
+    ui::Document* doc = w.document();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTableView* table = w.matrixEditor()->tableView(MatrixId::Query);
+    w.matrixEditor()->findChild<QTabWidget*>()->setCurrentWidget(table);
+    const QModelIndex cell = table->model()->index(0, 0);
+    const double before = doc->matrix(MatrixId::Query)(0, 0);
+    const int steps = doc->undoStack()->count();
+    table->setFocus();
+    table->setCurrentIndex(cell);
+    table->edit(cell);
+    auto* editor = qobject_cast<QLineEdit*>(QApplication::focusWidget());
+    QVERIFY(editor && table->isAncestorOf(editor));
+    const QString shown = editor->text();
+    QTest::keyClicks(editor, QStringLiteral("7"));
+    QCOMPARE(editor->text(), QStringLiteral("7"));
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(editor->text(), shown);
+    QCOMPARE(doc->undoStack()->count(), steps);
+    QCOMPARE(doc->matrix(MatrixId::Query)(0, 0), before);
+
+    editor->setText(QStringLiteral("7"));
+    QTest::keyClick(editor, Qt::Key_Return);  // the delegate commits on its next turn of the event loop
+    QTRY_COMPARE(doc->matrix(MatrixId::Query)(0, 0), 7.0);
+    QTRY_COMPARE(QApplication::focusWidget(), table);
+    pressStandardKey(QKeySequence::Undo);
+    QCOMPARE(doc->matrix(MatrixId::Query)(0, 0), before);
+}
+
 void TestMainWindow::optionsAreLiveAndOneStepEach()
 {
     ui::MainWindow& w = *m_window;
@@ -612,6 +831,45 @@ void TestMainWindow::brokenFileLeavesTheDocumentUntouched()
     QVERIFY(box->text().contains(QStringLiteral("embeddings")));
     box->close();
     QVERIFY(w.document()->model() == before);
+}
+
+void TestMainWindow::aRecentEntryThatIsGoneLeavesTheList()
+{
+    ui::MainWindow& w = *m_window;
+    QString error;
+    const QString gone = m_dir.filePath(QStringLiteral("gone.json"));
+    const QString kept = m_dir.filePath(QStringLiteral("kept.json"));
+    const QString broken = m_dir.filePath(QStringLiteral("broken recent.json"));
+    for (const QString& path : {gone, kept, broken})
+        QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+    QVERIFY(writeText(broken, "{"));
+    QVERIFY(QFile::remove(gone));
+    const QString goneModel = m_dir.filePath(QStringLiteral("gone-model"));
+    const QString keptModel = m_dir.filePath(QStringLiteral("kept-model"));
+    QVERIFY(QDir().mkpath(keptModel));
+    QSettings().setValue(QStringLiteral("recentModels"), QStringList{goneModel, keptModel});
+
+    // Each is refused with its message; the entry that is gone goes, the one still there stays.
+    const auto openEntry = [&](const QString& menuTitle, const QString& path) {
+        QMenu* menu = fileSubmenu(w, menuTitle);
+        QVERIFY(menu);
+        QAction* entry = recentEntry(menu, path);
+        QVERIFY2(entry, qPrintable(path));
+        entry->trigger();
+        auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+        QVERIFY(box && box->isVisible());
+        delete box;
+    };
+    openEntry(QStringLiteral("Open &Recent"), gone);
+    QCOMPARE(w.recentFiles(), (QStringList{broken, kept}));
+    QVERIFY(!recentEntry(fileSubmenu(w, QStringLiteral("Open &Recent")), gone));
+    openEntry(QStringLiteral("Open &Recent"), broken);
+    QCOMPARE(w.recentFiles(), (QStringList{broken, kept}));
+
+    openEntry(QStringLiteral("Recent Mo&dels"), goneModel);
+    QCOMPARE(w.session()->recentModels(), QStringList{keptModel});
+    openEntry(QStringLiteral("Recent Mo&dels"), keptModel);
+    QCOMPARE(w.session()->recentModels(), QStringList{keptModel});
 }
 
 void TestMainWindow::unsavedChangesPrompt()

@@ -1607,6 +1607,13 @@
         </message>
     </context>
     <context>
+        <name>ui::i18n</name>
+        <message>
+            <source>Attention Explorer</source>
+            <translation>注意力探索器</translation>
+        </message>
+    </context>
+    <context>
         <name>ui::MainWindow</name>
         <message>
             <source>Undone: %1</source>
@@ -1647,10 +1654,6 @@
         <message>
             <source>Computing…</source>
             <translation>正在计算…</translation>
-        </message>
-        <message>
-            <source>Attention Explorer — Teaching Mode</source>
-            <translation>注意力探索器 — 教学模式</translation>
         </message>
         <message>
             <source>n %1 · d_model %2 · d_k %3 · d_v %4 · heads %5</source>
@@ -2437,6 +2440,10 @@
         <message>
             <source>Computing…</source>
             <translation>正在计算…</translation>
+        </message>
+        <message>
+            <source>Teaching Mode</source>
+            <translation>教学模式</translation>
         </message>
     </context>
     <context>

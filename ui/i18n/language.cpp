@@ -2,11 +2,13 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QGuiApplication>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
 #include <QPointer>
 #include <QTranslator>
+#include <QWindow>
 
 #include <utility>
 #include <vector>
@@ -73,6 +75,18 @@ Watcher* watcher()
     return w;
 }
 
+/** The program's name in the language in effect, as QGuiApplication::applicationDisplayName: the window system
+ *  adds it after every window's title ("Teaching Mode — Attention Explorer"), so titles never name the program
+ *  themselves. Titles already shown are sent again, since one that did not change is not sent by itself. */
+void applyDisplayName()
+{
+    if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
+        return;
+    QGuiApplication::setApplicationDisplayName(QCoreApplication::translate("ui::i18n", "Attention Explorer"));
+    for (QWindow* window : QGuiApplication::topLevelWindows())
+        window->setTitle(window->title());
+}
+
 }  // namespace
 
 void onLanguageChange(QObject* owner, const std::function<void()>& apply)
@@ -119,6 +133,7 @@ bool applyLanguage(const QString& code)
     if (code == QLatin1String("en")) {
         // Removing the translators has sent QEvent::LanguageChange already.
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        applyDisplayName();
         return true;
     }
     const QLocale locale(code);
@@ -134,6 +149,7 @@ bool applyLanguage(const QString& code)
         QCoreApplication::installTranslator(s.app = app);
     else
         delete app;
+    applyDisplayName();
     return true;
 }
 

@@ -17,7 +17,8 @@ QString nativeName(const QString& code);
 /** The language in effect ("en" until another is applied). */
 QString currentLanguage();
 /** Installs the translators of our texts and Qt's own for code (removing the previous ones), which sends
- *  QEvent::LanguageChange to every widget; false and nothing changed for an unknown code. */
+ *  QEvent::LanguageChange to every widget, and names the program in that language (the application's display
+ *  name, which the window system adds to every title); false and nothing changed for an unknown code. */
 bool applyLanguage(const QString& code);
 /** The language remembered in the settings, "en" when none. */
 QString savedLanguage();

@@ -255,8 +255,6 @@ void MainWindow::retranslate()
         dock.dock->setWindowTitle(tr(dock.title));
     m_history->setEmptyLabel(tr("<opened>"));
     m_computing->setText(tr("Computing…"));
-    if (m_teaching)
-        m_teaching->setWindowTitle(tr("Attention Explorer — Teaching Mode"));
     updateTitle();
     updateStatus();
 }
@@ -402,7 +400,6 @@ void MainWindow::startTeaching()
     if (!m_teaching) {
         m_teaching = new TeachingView(m_document, m_viewState, this);
         m_teaching->setWindowFlag(Qt::Window);
-        m_teaching->setWindowTitle(tr("Attention Explorer — Teaching Mode"));
         // The teacher can quit from the slides; the main window still asks about unsaved changes.
         m_teaching->addActions(m_menus->sharedActions());
         connect(m_teaching, &TeachingView::leaveRequested, m_teaching, &QWidget::close);

@@ -1,5 +1,6 @@
 #include "optionspanel.h"
 
+#include "editorundo.h"
 #include "inlinemessage.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -92,6 +93,10 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     m_outputProjection = new QCheckBox;
     m_outputProjection->setObjectName(QStringLiteral("outputProjectionBox"));
     m_dOut = dimensionBox(core::Limits::maxWidth, QStringLiteral("dOutBox"));
+    // What a box takes is an undo step of the document's: Ctrl+Z undoes that step, not the box's typing.
+    const std::initializer_list<QAbstractSpinBox*> boxes = {m_temperature, m_heads, m_dModel, m_dk, m_dv, m_dOut};
+    for (QAbstractSpinBox* box : boxes)
+        routeUndoToDocument(box, document->undoStack());
     m_dOutLabel = new QLabel;
     m_dOutLabel->setBuddy(m_dOut);
     m_note = new QLabel;

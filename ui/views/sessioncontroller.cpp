@@ -42,6 +42,15 @@ void remember(const QString& key, const QString& path)
     settings.setValue(key, paths);
 }
 
+/** Takes path out of the list of recent paths kept under key. */
+void forget(const QString& key, const QString& path)
+{
+    QSettings settings;
+    QStringList paths = settings.value(key).toStringList();
+    if (paths.removeAll(path) > 0)
+        settings.setValue(key, paths);
+}
+
 QString sessionFilter()
 {
     return SessionController::tr("Attention Explorer sessions (*.json);;All files (*)");
@@ -229,7 +238,15 @@ void SessionController::fillRecentMenu(QMenu* menu, const QString& key,
     const QStringList entries = QSettings().value(key).toStringList();
     int number = 1;
     for (const QString& path : entries) {
-        QAction* action = menu->addAction(tr("&%1 %2").arg(number).arg(name(path)), this, [open, path] { open(path); });
+        QAction* action = menu->addAction(tr("&%1 %2").arg(number).arg(name(path)), this, [=, this] {
+            open(path);
+            // A file or folder that is gone was refused with a message saying so; its entry goes with it. One
+            // that is there but was refused (broken, or a folder without a model yet) stays.
+            if (!QFileInfo::exists(path)) {
+                forget(key, path);
+                fillRecentMenu(menu, key, name, open, none, shortcuts);
+            }
+        });
         action->setStatusTip(path);
         if (shortcuts && number <= 9)
             action->setShortcut(QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key(Qt::Key_0 + number)));

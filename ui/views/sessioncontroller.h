@@ -106,7 +106,8 @@ private:
     void updateRecentMenu();
     void addRecentModel(const QString& folder);
     /** Lists the recent paths kept under key in menu ("&1 name", newest first; none when there is none) and a
-     *  Clear List; shortcuts: Alt+Shift+1 … 9. */
+     *  Clear List; shortcuts: Alt+Shift+1 … 9. An entry is opened with open; one whose file or folder is gone
+     *  leaves the list then. */
     void fillRecentMenu(QMenu* menu, const QString& key, const std::function<QString(const QString&)>& name,
                         const std::function<void(const QString&)>& open, const QString& none, bool shortcuts);
     void updateRecentModelsMenu();

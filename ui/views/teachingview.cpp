@@ -3,6 +3,7 @@
 #include "ui/document/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
+#include "ui/i18n/language.h"
 
 #include <QKeyEvent>
 #include <QPainter>
@@ -18,6 +19,8 @@ TeachingView::TeachingView(Document* document, ViewState* view, QWidget* parent)
     connect(m_document, &Document::traceChanged, this, &TeachingView::rebuild);
     connect(m_view, &ViewState::selectedQueryChanged, this, &TeachingView::rebuild);
     connect(m_view, &ViewState::headChanged, this, &TeachingView::rebuild);
+    // Its title as a window of its own; the window system adds the program's name after it.
+    i18n::onLanguageChange(this, [this] { setWindowTitle(tr("Teaching Mode")); });
     rebuild();
 }
 

@@ -1,5 +1,6 @@
 #include "tokenbar.h"
 
+#include "editorundo.h"
 #include "inlinemessage.h"
 #include "tokenchips.h"
 #include "ui/document/document.h"
@@ -33,6 +34,8 @@ TokenBar::TokenBar(Document* document, ViewState* viewState, QWidget* parent)
     // Qt's default of 32767 characters would cut a pasted text short without a word; the document
     // refuses what is too long (more than Limits::maxTokens tokens) and says so.
     m_line->setMaxLength(maxTextLength);
+    // Every keystroke is in the document already: undo is the document's, not the line's.
+    routeUndoToDocument(m_line, document->undoStack());
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("tokenMessage"));
