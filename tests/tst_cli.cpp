@@ -17,6 +17,11 @@
 
 #include <cmath>
 
+#ifdef Q_OS_UNIX
+#include <csignal>
+#include <sys/resource.h>
+#endif
+
 #include "decimalcomma.h"
 #include "pdftext.h"
 #include "programrun.h"
@@ -29,6 +34,32 @@ using testutil::Run;
 Run run(const QStringList& arguments, const QString& locale = {})
 {
     return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, locale);
+}
+
+#ifdef Q_OS_UNIX
+/** The program with every file it writes cut at limit bytes, as a full disk cuts it: a write past the
+ *  limit fails (EFBIG) and does not stop the program (SIGXFSZ ignored). Needs no root and no small disk. */
+Run runCutAt(const QStringList& arguments, rlim_t limit)
+{
+    return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, {}, {}, 300000, [limit] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit r{limit, limit};
+        ::setrlimit(RLIMIT_FSIZE, &r);
+    });
+}
+#endif
+
+/** Every entry of a folder, hidden ones too: a file's name and bytes, a folder's name and "<folder>". */
+QMap<QString, QByteArray> folderContents(const QString& folder)
+{
+    QMap<QString, QByteArray> contents;
+    const QDir dir(folder);
+    for (const QFileInfo& info : dir.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot)) {
+        QFile file(info.filePath());
+        contents[info.fileName()] = info.isDir() ? QByteArray("<folder>")
+                                                 : file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
+    }
+    return contents;
 }
 
 const char* workedExample = R"({
@@ -439,6 +470,41 @@ private slots:
         QCOMPARE(run({QStringLiteral("--export-heatmap"), out, QStringLiteral("--head"), QStringLiteral("7")}).status, 2);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("old contents"));
+    }
+
+    /** A write cut short (a full disk) fails every export, names the file and keeps the old one; no
+     *  writer may take a short write for success (an SVG once did, cut mid-tag, with status 0). */
+    void shortWriteFailsAndKeepsTheOldFile_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("svg") << "--export-heatmap" << "keep.svg";
+        QTest::newRow("png") << "--export-heatmap" << "keep.png";
+        QTest::newRow("pdf") << "--export-heatmap" << "keep.pdf";
+        QTest::newRow("code") << "--export-code" << "keep.py";
+        QTest::newRow("report") << "--export-report" << "keep.pdf";
+        QTest::newRow("handout") << "--export-handout" << "keep.pdf";
+        QTest::newRow("slides") << "--export-slides" << "keep.pdf";
+        QTest::newRow("overview") << "--export-overview" << "keep.svg";
+    }
+
+    void shortWriteFailsAndKeepsTheOldFile()
+    {
+#ifdef Q_OS_UNIX
+        QFETCH(QString, action);
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = writeFile(dir, name, "OLD\n");
+        const Run r = runCutAt({action, out}, 1024);
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains(name.toUtf8()), r.err.constData());
+        QVERIFY2(!r.err.contains("Unknown error"), r.err.constData());
+        const QMap<QString, QByteArray> expected{{name, "OLD\n"}};
+        QCOMPARE(folderContents(dir.path()), expected);
+#else
+        QSKIP("needs a limit on the size of a file the program writes (Unix)");
+#endif
     }
 
     void windowWithoutDisplaySaysSo()

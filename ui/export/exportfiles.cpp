@@ -30,19 +30,6 @@ constexpr qint64 kMaxMatrixFileBytes = qint64(core::maxNpyEntries) * 8 + (1 << 2
 
 }  // namespace
 
-bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
-{
-    return render::writeAtomically(
-        path,
-        [&](QIODevice* device, QString* why) {
-            if (device->write(bytes) == bytes.size())
-                return true;
-            *why = device->errorString();
-            return false;
-        },
-        error);
-}
-
 std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)
 {
     QFile file(path);
@@ -76,7 +63,7 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
     const QString suffix = QFileInfo(path).suffix().toLower();
     const std::string bytes = suffix == QLatin1String("npy") ? core::encodeNpy(m, layout)
                                                              : core::formatCsv(m, suffix == QLatin1String("tsv") ? '\t' : ',');
-    return writeFileAtomically(path, QByteArray::fromStdString(bytes), error);
+    return render::writeAtomically(path, QByteArray::fromStdString(bytes), error);
 }
 
 bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written,
@@ -88,7 +75,7 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
     QStringList names;
     for (const core::StepFile& file : core::stepFiles(trace, tokens)) {
         const QString name = QString::fromStdString(file.name);
-        if (!writeFileAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
+        if (!render::writeAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
             for (const QString& done : names)
                 QFile::remove(dir.filePath(done));
             return false;
@@ -102,7 +89,7 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
 
 bool writePytorchFile(const core::AttentionModel& model, const QString& title, const QString& path, QString* error)
 {
-    return writeFileAtomically(path, QByteArray::fromStdString(core::pytorchCode(model, title.toStdString())), error);
+    return render::writeAtomically(path, QByteArray::fromStdString(core::pytorchCode(model, title.toStdString())), error);
 }
 
 }  // namespace exports

@@ -1,6 +1,7 @@
 #pragma once
 /** Files the window and the command line export or import: matrices as .npy or CSV, every step of a
- *  trace into a folder, PyTorch code. Every write is atomic (QSaveFile): on failure nothing is left. */
+ *  trace into a folder, PyTorch code. Every write is atomic (render::writeAtomically): on failure nothing
+ *  is changed. */
 
 #include "core/matrix.h"
 #include "core/model.h"
@@ -14,9 +15,6 @@
 #include <optional>
 
 namespace exports {
-
-/** Writes bytes to path through QSaveFile. False and a message naming the path on failure. */
-bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error);
 
 /** Reads a matrix from a .npy file (float64 or float32) or a text file of rows (.csv, .tsv, .txt or
  *  any other ending; a header row of names is skipped). Refuses non-finite entries. On failure returns

@@ -1,6 +1,7 @@
 #pragma once
-/** Writing a file so that a failure loses nothing: every export goes through here. */
+/** Writing files so that a failure loses nothing: every export goes through here. */
 
+#include <QByteArray>
 #include <QString>
 
 #include <functional>
@@ -9,9 +10,17 @@ class QIODevice;
 
 namespace render {
 
-/** Writes path through a QSaveFile: write(device, why) fills it, and only when it returns true and
- *  every byte reached the disk does the new file replace the old one. Returns false with error set
- *  ("Cannot write "path": why") otherwise; the old file, if any, is then as it was. */
+/** Replaces path with bytes through a QSaveFile: the new file takes the old one's place only when every
+ *  byte reached the disk. Returns false with why set to the system's reason (that the disk is full,
+ *  say) otherwise; the old file, if any, is then as it was. */
+bool replaceFile(const QString& path, const QByteArray& bytes, QString* why);
+
+/** replaceFile() with the exports' message: error is "Cannot write "path": why". */
+bool writeAtomically(const QString& path, const QByteArray& bytes, QString* error);
+
+/** Lets write(device, why) make the file in memory, then writes it as above: a writer that cannot see
+ *  the disk's answer (an SVG or PDF painter) can lose no byte unnoticed. When write returns false
+ *  nothing is written and error is "Cannot write "path": why". */
 bool writeAtomically(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
 
 }  // namespace render
