@@ -878,7 +878,7 @@
         </message>
         <message>
             <source>%1: cannot be written: %2</source>
-            <translation>%1：无法写入：%2</translation>
+            <translation type="vanished">%1：无法写入：%2</translation>
         </message>
         <message>
             <source>%1: saving failed: %2</source>
