@@ -507,6 +507,46 @@ private slots:
 #endif
     }
 
+    /** A failed export of the steps leaves the folder exactly as it was: every new file is written
+     *  before any old one is replaced. */
+    void failedStepExportLeavesTheFolderAsItWas()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString folder = dir.filePath(QStringLiteral("steps"));
+        QCOMPARE(run({QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"), QStringLiteral("multi-head")}).status, 0);
+        QVERIFY(!writeFile(dir, QStringLiteral("steps/notes.txt"), "mine\n").isEmpty());
+        const QStringList illustrated = {QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"),
+                                         QStringLiteral("illustrated")};
+#ifdef Q_OS_UNIX
+        {
+            // The illustrated trace.json (some 2 KB) cannot be written whole; its CSV files can.
+            const QMap<QString, QByteArray> before = folderContents(folder);
+            const Run r = runCutAt(illustrated, 1024);
+            QCOMPARE(r.status, 1);
+            QVERIFY2(r.err.contains("trace.json"), r.err.constData());
+            QVERIFY2(!r.err.contains("Unknown error"), r.err.constData());
+            QCOMPARE(folderContents(folder), before);
+        }
+#endif
+        // A folder where a file must go.
+        QVERIFY(QFile::remove(QDir(folder).filePath(QStringLiteral("trace.json"))));
+        QVERIFY(QDir(folder).mkdir(QStringLiteral("trace.json")));
+        const QMap<QString, QByteArray> before = folderContents(folder);
+        const Run r = run(illustrated);
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("trace.json"), r.err.constData());
+        QCOMPARE(folderContents(folder), before);
+
+#ifdef Q_OS_UNIX
+        // Into a folder not there yet: none is left behind.
+        const QString fresh = dir.filePath(QStringLiteral("fresh"));
+        QCOMPARE(runCutAt({QStringLiteral("--export-steps"), fresh, QStringLiteral("--preset"), QStringLiteral("illustrated")},
+                          1024).status, 1);
+        QVERIFY(!QFileInfo::exists(fresh));
+#endif
+    }
+
     void windowWithoutDisplaySaysSo()
     {
         const Run r = run({});

@@ -34,6 +34,10 @@
             <source>the new file could not take the old one's place</source>
             <translation>新文件无法取代旧文件</translation>
         </message>
+        <message>
+            <source>a folder has that name</source>
+            <translation>已有同名的文件夹</translation>
+        </message>
     </context>
     <context>
         <name>Handout</name>

@@ -70,17 +70,19 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
                     const std::vector<std::string>& tokens)
 {
     const QDir dir(folder);
+    const bool existed = dir.exists();
     if (!dir.mkpath(QStringLiteral(".")))
         return fail(error, Exports::tr("Cannot create the folder \"%1\"").arg(folder));
+    std::vector<render::FolderFile> files;
     QStringList names;
     for (const core::StepFile& file : core::stepFiles(trace, tokens)) {
-        const QString name = QString::fromStdString(file.name);
-        if (!render::writeAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
-            for (const QString& done : names)
-                QFile::remove(dir.filePath(done));
-            return false;
-        }
-        names << name;
+        files.push_back({QString::fromStdString(file.name), QByteArray::fromStdString(file.text)});
+        names << files.back().name;
+    }
+    if (!render::writeFolderAtomically(folder, files, {}, error)) {
+        if (!existed)
+            QDir().rmdir(folder);  // the folder this call made, empty again
+        return false;
     }
     if (written)
         *written = names;

@@ -27,7 +27,8 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
                      const core::NpyLayout& layout = {});
 
 /** Writes core::stepFiles(trace, tokens) into folder (created when missing): one CSV per step and head and
- *  trace.json in the --compute format. On failure the files this call wrote are removed again.
+ *  trace.json in the --compute format, all or nothing (render::writeFolderAtomically): on failure the
+ *  folder is left as it was.
  *  *written (when not null) receives the file names. */
 bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written = nullptr,
                     const std::vector<std::string>& tokens = {});

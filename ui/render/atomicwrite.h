@@ -3,8 +3,10 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
+#include <vector>
 
 class QIODevice;
 
@@ -22,5 +24,18 @@ bool writeAtomically(const QString& path, const QByteArray& bytes, QString* erro
  *  the disk's answer (an SVG or PDF painter) can lose no byte unnoticed. When write returns false
  *  nothing is written and error is "Cannot write "path": why". */
 bool writeAtomically(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
+
+/** One file of a folder's commit: its name in the folder and its bytes. */
+struct FolderFile {
+    QString name;
+    QByteArray bytes;
+};
+
+/** Replaces files in folder, and removes the files named in stale, all or nothing: every new file is
+ *  first written whole to a temporary beside it; only when all are do the old files step aside, the new
+ *  ones take their names and the old ones go. On any failure the folder is left as it was and error
+ *  names the file and what failed. */
+bool writeFolderAtomically(const QString& folder, const std::vector<FolderFile>& files, const QStringList& stale,
+                           QString* error);
 
 }  // namespace render
