@@ -547,6 +547,40 @@ private slots:
 #endif
     }
 
+    /** Exported into a folder that holds an earlier export, the folder describes the new computation
+     *  alone: the earlier step files the new one does not write go, the user's other files stay. */
+    void stepExportReplacesAnEarlierOne()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto exportSteps = [](const QString& folder, const QString& preset) {
+            return run({QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"), preset}).status;
+        };
+        const QString reference = dir.filePath(QStringLiteral("reference"));
+        QCOMPARE(exportSteps(reference, QStringLiteral("illustrated")), 0);
+        QMap<QString, QByteArray> expected = folderContents(reference);
+        QCOMPARE(expected.size(), 14);
+
+        const QString folder = dir.filePath(QStringLiteral("steps"));
+        QCOMPARE(exportSteps(folder, QStringLiteral("multi-head")), 0);
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("head2_weights.csv"))));
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("w_o.csv"))));
+        for (const char* mine : {"notes.txt", "head2_weights.csv.bak", "head2_mine.csv"})
+            expected[QString::fromLatin1(mine)] = QByteArray("mine ") + mine;
+        for (auto it = expected.cbegin(); it != expected.cend(); ++it)
+            if (it.value().startsWith("mine "))
+                QVERIFY(!writeFile(dir, QStringLiteral("steps/") + it.key(), it.value()).isEmpty());
+        QCOMPARE(exportSteps(folder, QStringLiteral("illustrated")), 0);
+        QCOMPARE(folderContents(folder), expected);
+
+        // A folder without trace.json holds no earlier export: files with a step's name are the user's.
+        const QString other = dir.filePath(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(other));
+        QVERIFY(!writeFile(dir, QStringLiteral("other/head2_weights.csv"), "0.5\n").isEmpty());
+        QCOMPARE(exportSteps(other, QStringLiteral("illustrated")), 0);
+        QVERIFY(QFileInfo::exists(QDir(other).filePath(QStringLiteral("head2_weights.csv"))));
+    }
+
     void windowWithoutDisplaySaysSo()
     {
         const Run r = run({});

@@ -79,7 +79,15 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
         files.push_back({QString::fromStdString(file.name), QByteArray::fromStdString(file.text)});
         names << files.back().name;
     }
-    if (!render::writeFolderAtomically(folder, files, {}, error)) {
+    // A folder that holds an earlier export (its trace.json) describes one computation: the step files
+    // of the earlier one that this one does not write (a second head's, W_O's) go in the same commit.
+    // Only names the exporter gives are touched, never the user's other files.
+    QStringList stale;
+    if (existed && QFileInfo(dir.filePath(QStringLiteral("trace.json"))).isFile())
+        for (const QString& name : dir.entryList(QDir::Files))
+            if (!names.contains(name) && core::isStepFileName(name.toStdString()))
+                stale << name;
+    if (!render::writeFolderAtomically(folder, files, stale, error)) {
         if (!existed)
             QDir().rmdir(folder);  // the folder this call made, empty again
         return false;

@@ -28,7 +28,8 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
 
 /** Writes core::stepFiles(trace, tokens) into folder (created when missing): one CSV per step and head and
  *  trace.json in the --compute format, all or nothing (render::writeFolderAtomically): on failure the
- *  folder is left as it was.
+ *  folder is left as it was. When folder holds an earlier export (a trace.json), the step files of that
+ *  export which this one does not write (another head's, W_O's, a bias's) are removed in the same commit.
  *  *written (when not null) receives the file names. */
 bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written = nullptr,
                     const std::vector<std::string>& tokens = {});
