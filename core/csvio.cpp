@@ -165,9 +165,9 @@ std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::strin
             add(name, **bias);
     for (int h = 0; h < trace.headCount(); ++h) {
         const std::string prefix = "head" + std::to_string(h + 1) + "_";
-        for (Step step : {Step::Queries, Step::Keys, Step::Values, Step::Scores, Step::ScaledScores, Step::Weights,
-                          Step::Outputs})
-            add(prefix + stepKey(step), trace.step(step, h));
+        for (Step step : computedSteps())
+            if (isPerHead(step))
+                add(prefix + stepKey(step), trace.step(step, h));
     }
     add("concat", trace.concat);
     add("output", trace.output);
@@ -176,6 +176,33 @@ std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::strin
         json["tokens"] = tokens;
     files.push_back({"trace.json", jsonText(json) + "\n"});
     return files;
+}
+
+bool isStepFileName(std::string_view name)
+{
+    if (name == "trace.json")
+        return true;
+    constexpr std::string_view csv = ".csv";
+    if (name.size() <= csv.size() || name.substr(name.size() - csv.size()) != csv)
+        return false;
+    const std::string_view stem = name.substr(0, name.size() - csv.size());
+    for (const std::string_view whole : {"x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "concat", "output"})
+        if (stem == whole)
+            return true;
+    // headH_step, H counted from 1.
+    constexpr std::string_view head = "head";
+    if (stem.substr(0, head.size()) != head)
+        return false;
+    std::size_t end = head.size();
+    while (end < stem.size() && stem[end] >= '0' && stem[end] <= '9')
+        ++end;
+    if (end == head.size() || stem[head.size()] == '0' || end == stem.size() || stem[end] != '_')
+        return false;
+    const std::string_view step = stem.substr(end + 1);
+    for (Step s : computedSteps())
+        if (isPerHead(s) && step == stepKey(s))
+            return true;
+    return false;
 }
 
 }  // namespace core

@@ -45,4 +45,8 @@ struct StepFile {
  *  as --compute does). */
 std::vector<StepFile> stepFiles(const Trace& trace, const std::vector<std::string>& tokens = {});
 
+/** True for every name stepFiles() gives a file of some trace ("x.csv", "w_o.csv", "b_q.csv",
+ *  "head12_weights.csv", "trace.json", …): the files an earlier export may have left in a folder. */
+bool isStepFileName(std::string_view name);
+
 }  // namespace core

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace testutil {
 
 struct Run {
@@ -16,9 +18,11 @@ struct Run {
 };
 
 /** Runs program with no display and no QT_QPA_PLATFORM, as a bare script would; under LC_ALL=locale when one
- *  is given, in workingDirectory when one is given. */
+ *  is given, in workingDirectory when one is given. inChild, when given, runs in the child before the
+ *  program starts (Unix; to set a limit, say). */
 inline Run runProgram(const QString& program, const QStringList& arguments, const QString& locale = {},
-                      const QString& workingDirectory = {}, int timeoutMs = 300000)
+                      const QString& workingDirectory = {}, int timeoutMs = 300000,
+                      const std::function<void()>& inChild = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -30,6 +34,10 @@ inline Run runProgram(const QString& program, const QStringList& arguments, cons
     p.setProcessEnvironment(env);
     if (!workingDirectory.isEmpty())
         p.setWorkingDirectory(workingDirectory);
+#ifdef Q_OS_UNIX
+    if (inChild)
+        p.setChildProcessModifier(inChild);
+#endif
     p.start(program, arguments);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();

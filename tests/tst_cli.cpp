@@ -18,6 +18,11 @@
 
 #include <cmath>
 
+#ifdef Q_OS_UNIX
+#include <csignal>
+#include <sys/resource.h>
+#endif
+
 #include "decimalcomma.h"
 #include "pdftext.h"
 #include "programrun.h"
@@ -30,6 +35,32 @@ using testutil::Run;
 Run run(const QStringList& arguments, const QString& locale = {})
 {
     return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, locale);
+}
+
+#ifdef Q_OS_UNIX
+/** The program with every file it writes cut at limit bytes, as a full disk cuts it: a write past the
+ *  limit fails (EFBIG) and does not stop the program (SIGXFSZ ignored). Needs no root and no small disk. */
+Run runCutAt(const QStringList& arguments, rlim_t limit)
+{
+    return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, {}, {}, 300000, [limit] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit r{limit, limit};
+        ::setrlimit(RLIMIT_FSIZE, &r);
+    });
+}
+#endif
+
+/** Every entry of a folder, hidden ones too: a file's name and bytes, a folder's name and "<folder>". */
+QMap<QString, QByteArray> folderContents(const QString& folder)
+{
+    QMap<QString, QByteArray> contents;
+    const QDir dir(folder);
+    for (const QFileInfo& info : dir.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot)) {
+        QFile file(info.filePath());
+        contents[info.fileName()] = info.isDir() ? QByteArray("<folder>")
+                                                 : file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
+    }
+    return contents;
 }
 
 const char* workedExample = R"({
@@ -571,6 +602,115 @@ private slots:
         QCOMPARE(run({QStringLiteral("--export-heatmap"), out, QStringLiteral("--head"), QStringLiteral("7")}).status, 2);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("old contents"));
+    }
+
+    /** A write cut short (a full disk) fails every export, names the file and keeps the old one; no
+     *  writer may take a short write for success (an SVG once did, cut mid-tag, with status 0). */
+    void shortWriteFailsAndKeepsTheOldFile_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("svg") << "--export-heatmap" << "keep.svg";
+        QTest::newRow("png") << "--export-heatmap" << "keep.png";
+        QTest::newRow("pdf") << "--export-heatmap" << "keep.pdf";
+        QTest::newRow("code") << "--export-code" << "keep.py";
+        QTest::newRow("report") << "--export-report" << "keep.pdf";
+        QTest::newRow("handout") << "--export-handout" << "keep.pdf";
+        QTest::newRow("slides") << "--export-slides" << "keep.pdf";
+        QTest::newRow("overview") << "--export-overview" << "keep.svg";
+    }
+
+    void shortWriteFailsAndKeepsTheOldFile()
+    {
+#ifdef Q_OS_UNIX
+        QFETCH(QString, action);
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = writeFile(dir, name, "OLD\n");
+        const Run r = runCutAt({action, out}, 1024);
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains(name.toUtf8()), r.err.constData());
+        QVERIFY2(!r.err.contains("Unknown error"), r.err.constData());
+        const QMap<QString, QByteArray> expected{{name, "OLD\n"}};
+        QCOMPARE(folderContents(dir.path()), expected);
+#else
+        QSKIP("needs a limit on the size of a file the program writes (Unix)");
+#endif
+    }
+
+    /** A failed export of the steps leaves the folder exactly as it was: every new file is written
+     *  before any old one is replaced. */
+    void failedStepExportLeavesTheFolderAsItWas()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString folder = dir.filePath(QStringLiteral("steps"));
+        QCOMPARE(run({QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"), QStringLiteral("multi-head")}).status, 0);
+        QVERIFY(!writeFile(dir, QStringLiteral("steps/notes.txt"), "mine\n").isEmpty());
+        const QStringList illustrated = {QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"),
+                                         QStringLiteral("illustrated")};
+#ifdef Q_OS_UNIX
+        {
+            // The illustrated trace.json (some 2 KB) cannot be written whole; its CSV files can.
+            const QMap<QString, QByteArray> before = folderContents(folder);
+            const Run r = runCutAt(illustrated, 1024);
+            QCOMPARE(r.status, 1);
+            QVERIFY2(r.err.contains("trace.json"), r.err.constData());
+            QVERIFY2(!r.err.contains("Unknown error"), r.err.constData());
+            QCOMPARE(folderContents(folder), before);
+        }
+#endif
+        // A folder where a file must go.
+        QVERIFY(QFile::remove(QDir(folder).filePath(QStringLiteral("trace.json"))));
+        QVERIFY(QDir(folder).mkdir(QStringLiteral("trace.json")));
+        const QMap<QString, QByteArray> before = folderContents(folder);
+        const Run r = run(illustrated);
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("trace.json"), r.err.constData());
+        QCOMPARE(folderContents(folder), before);
+
+#ifdef Q_OS_UNIX
+        // Into a folder not there yet: none is left behind.
+        const QString fresh = dir.filePath(QStringLiteral("fresh"));
+        QCOMPARE(runCutAt({QStringLiteral("--export-steps"), fresh, QStringLiteral("--preset"), QStringLiteral("illustrated")},
+                          1024).status, 1);
+        QVERIFY(!QFileInfo::exists(fresh));
+#endif
+    }
+
+    /** Exported into a folder that holds an earlier export, the folder describes the new computation
+     *  alone: the earlier step files the new one does not write go, the user's other files stay. */
+    void stepExportReplacesAnEarlierOne()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto exportSteps = [](const QString& folder, const QString& preset) {
+            return run({QStringLiteral("--export-steps"), folder, QStringLiteral("--preset"), preset}).status;
+        };
+        const QString reference = dir.filePath(QStringLiteral("reference"));
+        QCOMPARE(exportSteps(reference, QStringLiteral("illustrated")), 0);
+        QMap<QString, QByteArray> expected = folderContents(reference);
+        QCOMPARE(expected.size(), 14);
+
+        const QString folder = dir.filePath(QStringLiteral("steps"));
+        QCOMPARE(exportSteps(folder, QStringLiteral("multi-head")), 0);
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("head2_weights.csv"))));
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("w_o.csv"))));
+        for (const char* mine : {"notes.txt", "head2_weights.csv.bak", "head2_mine.csv"})
+            expected[QString::fromLatin1(mine)] = QByteArray("mine ") + mine;
+        for (auto it = expected.cbegin(); it != expected.cend(); ++it)
+            if (it.value().startsWith("mine "))
+                QVERIFY(!writeFile(dir, QStringLiteral("steps/") + it.key(), it.value()).isEmpty());
+        QCOMPARE(exportSteps(folder, QStringLiteral("illustrated")), 0);
+        QCOMPARE(folderContents(folder), expected);
+
+        // A folder without trace.json holds no earlier export: files with a step's name are the user's.
+        const QString other = dir.filePath(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(other));
+        QVERIFY(!writeFile(dir, QStringLiteral("other/head2_weights.csv"), "0.5\n").isEmpty());
+        QCOMPARE(exportSteps(other, QStringLiteral("illustrated")), 0);
+        QVERIFY(QFileInfo::exists(QDir(other).filePath(QStringLiteral("head2_weights.csv"))));
     }
 
     void windowWithoutDisplaySaysSo()

@@ -225,6 +225,27 @@ private slots:
         }
     }
 
+    /** The names an earlier export may have left (and a new one may remove): every name stepFiles gives,
+     *  and no other. */
+    void stepFileNames()
+    {
+        core::AttentionModel m = core::preset("multi-head")->model;
+        m.bq = core::Matrix::Zero(1, m.wq.cols());
+        m.bk = core::Matrix::Zero(1, m.wk.cols());
+        m.bv = core::Matrix::Zero(1, m.wv.cols());
+        m.bo = core::Matrix::Zero(1, m.wo->cols());
+        const auto files = core::stepFiles(core::compute(m));
+        QCOMPARE(files.size(), std::size_t(1 + 4 + 4 + 2 * 7 + 2 + 1));
+        for (const core::StepFile& file : files)
+            QVERIFY2(core::isStepFileName(file.name), file.name.c_str());
+        for (const char* name : {"head12_weights.csv", "head3_scaled_scores.csv", "w_o.csv", "b_o.csv"})
+            QVERIFY2(core::isStepFileName(name), name);
+        for (const char* name : {"notes.txt", "head0_weights.csv", "head01_keys.csv", "head_keys.csv", "head2_.csv",
+                                 "head2_mine.csv", "head2_weights.csv.bak", "head2_weights.tsv", "X.csv", "x.CSV",
+                                 ".csv", "trace.json.bak", "w_x.csv", "head2concat.csv", "head2_concat.csv", ""})
+            QVERIFY2(!core::isStepFileName(name), name);
+    }
+
     void stepFilesIntoAFolder()
     {
         QTemporaryDir dir;

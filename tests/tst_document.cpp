@@ -18,6 +18,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <csignal>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -516,6 +517,34 @@ void TestDocument::saveFailureKeepsOldFile()
     QVERIFY(!doc.saveFile(file + QStringLiteral("/session.json"), &error));
     QVERIFY(!error.isEmpty());
     QVERIFY(doc.isModified());
+
+    // A disk that takes only part of the file (a limit on a file's size cuts it as a full disk does):
+    // the older save stays whole. The session is some 2 KB, the limit 512 bytes.
+    {
+        const QString older = dir.filePath(QStringLiteral("older.json"));
+        QVERIFY2(doc.saveFile(older, &error), qPrintable(error));
+        QFile saved(older);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray before = saved.readAll();
+        saved.close();
+        QVERIFY(before.size() > 512);
+        QVERIFY(doc.setCell(MatrixId::Key, 0, 0, 4));
+        rlimit limit{};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &limit), 0);
+        const rlimit cut{512, limit.rlim_max};
+        const auto signal = std::signal(SIGXFSZ, SIG_IGN);
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &cut), 0);
+        const bool saveWorked = doc.saveFile(older, &error);
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        std::signal(SIGXFSZ, signal);
+        QVERIFY(!saveWorked);
+        QVERIFY2(error.contains(older) && !error.contains(QStringLiteral("Unknown error")), qPrintable(error));
+        QVERIFY(doc.isModified());
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QCOMPARE(saved.readAll(), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList({QStringLiteral("older.json"), QStringLiteral("plain")}));  // no temporary left
+    }
 
     // A read-only folder holding an older save.
     const QString folder = dir.filePath(QStringLiteral("ro"));

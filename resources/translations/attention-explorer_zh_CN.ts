@@ -26,6 +26,18 @@
             <source>Cannot create the folder "%1"</source>
             <translation>无法创建文件夹“%1”</translation>
         </message>
+        <message>
+            <source>the disk took only part of it (is it full?)</source>
+            <translation>磁盘只写入了一部分（磁盘是否已满？）</translation>
+        </message>
+        <message>
+            <source>the new file could not take the old one's place</source>
+            <translation>新文件无法取代旧文件</translation>
+        </message>
+        <message>
+            <source>a folder has that name</source>
+            <translation>已有同名的文件夹</translation>
+        </message>
     </context>
     <context>
         <name>Handout</name>
@@ -110,15 +122,27 @@
         </message>
         <message>
             <source>Cannot write "%1": %2</source>
-            <translation>无法写入“%1”：%2</translation>
+            <translation type="vanished">无法写入“%1”：%2</translation>
         </message>
         <message>
             <source>Cannot write "%1": the SVG could not be started</source>
-            <translation>无法写入“%1”：无法开始生成 SVG</translation>
+            <translation type="vanished">无法写入“%1”：无法开始生成 SVG</translation>
+        </message>
+        <message>
+            <source>the SVG could not be started</source>
+            <translation>无法开始生成 SVG</translation>
         </message>
         <message>
             <source>Cannot write "%1": the PDF could not be started</source>
-            <translation>无法写入“%1”：无法开始生成 PDF</translation>
+            <translation type="vanished">无法写入“%1”：无法开始生成 PDF</translation>
+        </message>
+        <message>
+            <source>the PDF could not be started</source>
+            <translation>无法开始生成 PDF</translation>
+        </message>
+        <message>
+            <source>the PNG could not be encoded</source>
+            <translation>无法编码 PNG 图像</translation>
         </message>
         <message>
             <source>Cannot export "%1": the file name has no ending (use .png, .svg or .pdf)</source>
@@ -866,7 +890,7 @@
         </message>
         <message>
             <source>%1: cannot be written: %2</source>
-            <translation>%1：无法写入：%2</translation>
+            <translation type="vanished">%1：无法写入：%2</translation>
         </message>
         <message>
             <source>%1: saving failed: %2</source>

@@ -2,13 +2,13 @@
 
 #include "document.h"
 #include "modelstate.h"
+#include "ui/render/atomicwrite.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLockFile>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QUndoStack>
 
@@ -38,11 +38,9 @@ QString lockPathOf(const QString& jsonPath)
 /** Writes text atomically; empty on success, else why not. */
 QString writeAtomically(const QString& path, const std::string& text)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return Autosave::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
-    if (file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.commit())
-        return Autosave::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+    QString why;
+    if (!render::replaceFile(path, QByteArray::fromStdString(text), &why))
+        return Autosave::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why);
     return {};
 }
 

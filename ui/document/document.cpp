@@ -5,12 +5,12 @@
 #include "core/modelsession.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"
+#include "ui/render/atomicwrite.h"
 #include "ui/render/displaynumber.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QSignalBlocker>
 #include <QThread>
 
@@ -513,17 +513,9 @@ bool Document::saveFile(const QString& path, QString* error)
 {
     const std::string text = m_modelState ? core::serializeModelSession(currentModelSession(path))
                                           : core::serializeSession(currentSession());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        const QString why = tr("%1: cannot be written: %2").arg(path, file.errorString());
-        if (error)
-            *error = why;
-        emit message(why);
-        return false;
-    }
-    file.write(text.data(), qint64(text.size()));
-    if (!file.commit()) {
-        const QString why = tr("%1: saving failed: %2").arg(path, file.errorString());
+    QString reason;
+    if (!render::replaceFile(path, QByteArray::fromStdString(text), &reason)) {
+        const QString why = tr("%1: saving failed: %2").arg(path, reason);
         if (error)
             *error = why;
         emit message(why);

@@ -30,19 +30,6 @@ constexpr qint64 kMaxMatrixFileBytes = qint64(core::maxNpyEntries) * 8 + (1 << 2
 
 }  // namespace
 
-bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error)
-{
-    return render::writeAtomically(
-        path,
-        [&](QIODevice* device, QString* why) {
-            if (device->write(bytes) == bytes.size())
-                return true;
-            *why = device->errorString();
-            return false;
-        },
-        error);
-}
-
 std::optional<core::Matrix> readMatrixFile(const QString& path, QString* error)
 {
     QFile file(path);
@@ -76,24 +63,34 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
     const QString suffix = QFileInfo(path).suffix().toLower();
     const std::string bytes = suffix == QLatin1String("npy") ? core::encodeNpy(m, layout)
                                                              : core::formatCsv(m, suffix == QLatin1String("tsv") ? '\t' : ',');
-    return writeFileAtomically(path, QByteArray::fromStdString(bytes), error);
+    return render::writeAtomically(path, QByteArray::fromStdString(bytes), error);
 }
 
 bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written,
                     const std::vector<std::string>& tokens)
 {
     const QDir dir(folder);
+    const bool existed = dir.exists();
     if (!dir.mkpath(QStringLiteral(".")))
         return fail(error, Exports::tr("Cannot create the folder \"%1\"").arg(folder));
+    std::vector<render::FolderFile> files;
     QStringList names;
     for (const core::StepFile& file : core::stepFiles(trace, tokens)) {
-        const QString name = QString::fromStdString(file.name);
-        if (!writeFileAtomically(dir.filePath(name), QByteArray::fromStdString(file.text), error)) {
-            for (const QString& done : names)
-                QFile::remove(dir.filePath(done));
-            return false;
-        }
-        names << name;
+        files.push_back({QString::fromStdString(file.name), QByteArray::fromStdString(file.text)});
+        names << files.back().name;
+    }
+    // A folder that holds an earlier export (its trace.json) describes one computation: the step files
+    // of the earlier one that this one does not write (a second head's, W_O's) go in the same commit.
+    // Only names the exporter gives are touched, never the user's other files.
+    QStringList stale;
+    if (existed && QFileInfo(dir.filePath(QStringLiteral("trace.json"))).isFile())
+        for (const QString& name : dir.entryList(QDir::Files))
+            if (!names.contains(name) && core::isStepFileName(name.toStdString()))
+                stale << name;
+    if (!render::writeFolderAtomically(folder, files, stale, error)) {
+        if (!existed)
+            QDir().rmdir(folder);  // the folder this call made, empty again
+        return false;
     }
     if (written)
         *written = names;
@@ -102,7 +99,7 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
 
 bool writePytorchFile(const core::AttentionModel& model, const QString& title, const QString& path, QString* error)
 {
-    return writeFileAtomically(path, QByteArray::fromStdString(core::pytorchCode(model, title.toStdString())), error);
+    return render::writeAtomically(path, QByteArray::fromStdString(core::pytorchCode(model, title.toStdString())), error);
 }
 
 }  // namespace exports

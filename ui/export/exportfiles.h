@@ -1,6 +1,7 @@
 #pragma once
 /** Files the window and the command line export or import: matrices as .npy or CSV, every step of a
- *  trace into a folder, PyTorch code. Every write is atomic (QSaveFile): on failure nothing is left. */
+ *  trace into a folder, PyTorch code. Every write is atomic (render::writeAtomically): on failure nothing
+ *  is changed. */
 
 #include "core/matrix.h"
 #include "core/model.h"
@@ -15,9 +16,6 @@
 
 namespace exports {
 
-/** Writes bytes to path through QSaveFile. False and a message naming the path on failure. */
-bool writeFileAtomically(const QString& path, const QByteArray& bytes, QString* error);
-
 /** Reads a matrix from a .npy file (float64 or float32) or a text file of rows (.csv, .tsv, .txt or
  *  any other ending; a header row of names is skipped). Refuses non-finite entries. On failure returns
  *  nothing and a message that starts with the file name. */
@@ -29,7 +27,9 @@ bool writeMatrixFile(const QString& path, const core::MatrixCRef& m, QString* er
                      const core::NpyLayout& layout = {});
 
 /** Writes core::stepFiles(trace, tokens) into folder (created when missing): one CSV per step and head and
- *  trace.json in the --compute format. On failure the files this call wrote are removed again.
+ *  trace.json in the --compute format, all or nothing (render::writeFolderAtomically): on failure the
+ *  folder is left as it was. When folder holds an earlier export (a trace.json), the step files of that
+ *  export which this one does not write (another head's, W_O's, a bias's) are removed in the same commit.
  *  *written (when not null) receives the file names. */
 bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* error, QStringList* written = nullptr,
                     const std::vector<std::string>& tokens = {});

@@ -1,17 +1,41 @@
 #pragma once
-/** Writing a file so that a failure loses nothing: every export goes through here. */
+/** Writing files so that a failure loses nothing: every export goes through here. */
 
+#include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
+#include <vector>
 
 class QIODevice;
 
 namespace render {
 
-/** Writes path through a QSaveFile: write(device, why) fills it, and only when it returns true and
- *  every byte reached the disk does the new file replace the old one. Returns false with error set
- *  ("Cannot write "path": why") otherwise; the old file, if any, is then as it was. */
+/** Replaces path with bytes through a QSaveFile: the new file takes the old one's place only when every
+ *  byte reached the disk. Returns false with why set to the system's reason (that the disk is full,
+ *  say) otherwise; the old file, if any, is then as it was. */
+bool replaceFile(const QString& path, const QByteArray& bytes, QString* why);
+
+/** replaceFile() with the exports' message: error is "Cannot write "path": why". */
+bool writeAtomically(const QString& path, const QByteArray& bytes, QString* error);
+
+/** Lets write(device, why) make the file in memory, then writes it as above: a writer that cannot see
+ *  the disk's answer (an SVG or PDF painter) can lose no byte unnoticed. When write returns false
+ *  nothing is written and error is "Cannot write "path": why". */
 bool writeAtomically(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
+
+/** One file of a folder's commit: its name in the folder and its bytes. */
+struct FolderFile {
+    QString name;
+    QByteArray bytes;
+};
+
+/** Replaces files in folder, and removes the files named in stale, all or nothing: every new file is
+ *  first written whole to a temporary beside it; only when all are do the old files step aside, the new
+ *  ones take their names and the old ones go. On any failure the folder is left as it was and error
+ *  names the file and what failed. */
+bool writeFolderAtomically(const QString& folder, const std::vector<FolderFile>& files, const QStringList& stale,
+                           QString* error);
 
 }  // namespace render

@@ -1,11 +1,12 @@
 #include "heatmapexport.h"
 
+#include "atomicwrite.h"
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 namespace render {
@@ -26,13 +27,15 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-bool writeImage(const FigurePaint& paint, const QColor& background, const QString& title, QSize size,
-                QSaveFile& file, QString* error)
+/** The figure as a PNG: pixels painted first, so that a figure too large for memory is named before
+ *  anything is written. */
+bool exportPng(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
+               QSize size, QString* error)
 {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     if (image.isNull())
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": not enough memory for a %2 × %3 image")
-                               .arg(file.fileName()).arg(size.width()).arg(size.height()));
+                               .arg(path).arg(size.width()).arg(size.height()));
     image.fill(background);
     QPainter painter(&image);
     paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
@@ -40,16 +43,21 @@ bool writeImage(const FigurePaint& paint, const QColor& background, const QStrin
     if (!title.isEmpty())
         image.setText(QStringLiteral("Title"), title);
     image.setText(QStringLiteral("Software"), QStringLiteral("Attention Explorer"));
-    if (!image.save(&file, "PNG"))
-        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(file.fileName(), file.errorString()));
-    return true;
+    return writeAtomically(
+        path,
+        [&image](QIODevice* device, QString* why) {
+            if (image.save(device, "PNG"))
+                return true;
+            return fail(why, HeatmapExport::tr("the PNG could not be encoded"));
+        },
+        error);
 }
 
-bool writeSvg(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QSaveFile& file,
-              QString* error)
+bool writeSvg(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QIODevice* device,
+              QString* why)
 {
     QSvgGenerator generator;
-    generator.setOutputDevice(&file);
+    generator.setOutputDevice(device);
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
     generator.setResolution(96);
@@ -57,17 +65,17 @@ bool writeSvg(const FigurePaint& paint, const QColor& background, const QString&
     generator.setDescription(QStringLiteral("Attention Explorer figure"));
     QPainter painter;
     if (!painter.begin(&generator))
-        return fail(error, HeatmapExport::tr("Cannot write \"%1\": the SVG could not be started").arg(file.fileName()));
+        return fail(why, HeatmapExport::tr("the SVG could not be started"));
     painter.fillRect(QRectF(QPointF(0, 0), QSizeF(size)), background);
     paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
     painter.end();
     return true;
 }
 
-bool writePdf(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QSaveFile& file,
-              QString* error)
+bool writePdf(const FigurePaint& paint, const QColor& background, const QString& title, QSize size, QIODevice* device,
+              QString* why)
 {
-    QPdfWriter writer(&file);
+    QPdfWriter writer(device);
     writer.setResolution(96);
     writer.setPageSize(QPageSize(QSizeF(size) * (72.0 / 96.0), QPageSize::Point, QString(), QPageSize::ExactMatch));
     writer.setPageMargins(QMarginsF(0, 0, 0, 0));
@@ -75,7 +83,7 @@ bool writePdf(const FigurePaint& paint, const QColor& background, const QString&
     writer.setCreator(QStringLiteral("Attention Explorer"));
     QPainter painter;
     if (!painter.begin(&writer))
-        return fail(error, HeatmapExport::tr("Cannot write \"%1\": the PDF could not be started").arg(file.fileName()));
+        return fail(why, HeatmapExport::tr("the PDF could not be started"));
     const QRectF page(0, 0, writer.width(), writer.height());
     painter.fillRect(page, background);
     paint(&painter, page);
@@ -129,24 +137,17 @@ bool exportFigure(const FigurePaint& paint, const QColor& background, const QStr
         return fail(error, HeatmapExport::tr("Cannot export \"%1\": the size %2×%3 is larger than %4 pixels a side")
                                .arg(path).arg(size.width()).arg(size.height()).arg(kMaxSide));
 
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-
-    bool ok = false;
     if (suffix == QLatin1String("png"))
-        ok = writeImage(paint, background, title, size, file, error);
-    else if (suffix == QLatin1String("svg"))
-        ok = writeSvg(paint, background, title, size, file, error);
-    else
-        ok = writePdf(paint, background, title, size, file, error);
-    if (!ok) {
-        file.cancelWriting();
-        return false;
-    }
-    if (file.error() != QFileDevice::NoError || !file.commit())
-        return fail(error, HeatmapExport::tr("Cannot write \"%1\": %2").arg(path, file.errorString()));
-    return true;
+        return exportPng(paint, background, title, path, size, error);
+    // The SVG and PDF writers do not see the disk's answer: they write into memory, and the file is
+    // written whole from there.
+    return writeAtomically(
+        path,
+        [&](QIODevice* device, QString* why) {
+            return suffix == QLatin1String("svg") ? writeSvg(paint, background, title, size, device, why)
+                                                  : writePdf(paint, background, title, size, device, why);
+        },
+        error);
 }
 
 }  // namespace render

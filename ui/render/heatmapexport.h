@@ -24,9 +24,9 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
 
 /** Writes the figure to path, in the format named by its ending (.png, .svg, .pdf; any case).
  *  pixelSize is the figure's size in pixels (the PNG's size, the SVG's viewBox, the PDF page at 96 dpi);
- *  empty means the renderer's preferred size. The file is written through QSaveFile: on failure
- *  nothing is written and an existing file is left as it was. Returns false with a message naming
- *  the path and the reason in *error (when error is not null). */
+ *  empty means the renderer's preferred size. The file is made in memory and written whole
+ *  (writeAtomically): on failure nothing is written and an existing file is left as it was. Returns
+ *  false with a message naming the path and the reason in *error (when error is not null). */
 bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
                    QString* error);
 
@@ -34,7 +34,8 @@ bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QSt
 using FigurePaint = std::function<void(QPainter*, const QRectF&)>;
 
 /** Any figure written as exportHeatmap() writes the heatmap: by path's ending, pixelSize pixels (PNG), the
- *  viewBox (SVG) or the page at 96 dpi (PDF), on background, through QSaveFile. title names the file's figure. */
+ *  viewBox (SVG) or the page at 96 dpi (PDF), on background, written whole or not at all. title names
+ *  the file's figure. */
 bool exportFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
                   QSize pixelSize, QString* error);
 
