@@ -14,6 +14,8 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <map>
+
 namespace {
 
 core::AttentionModel presetModel(const char* name)
@@ -55,6 +57,26 @@ std::vector<render::DrawnText> paintSlide(const render::Slide& slide, QSize size
     if (scale)
         *scale = painter.matrixScale();
     return painter.drawn();
+}
+
+/** What is wrong with a slide's layout in area: a text cut by its box, out of the area, or over another. */
+QStringList layoutFaults(const std::vector<render::DrawnText>& drawn, const QRectF& area)
+{
+    QStringList faults;
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        const render::DrawnText& t = drawn[i];
+        if (!t.fits)
+            faults << QStringLiteral("\"%1\" is cut by its box").arg(t.text);
+        if (t.box.left() < area.left() - 0.5 || t.box.top() < area.top() - 0.5 || t.box.right() > area.right() + 0.5 ||
+            t.box.bottom() > area.bottom() + 0.5)
+            faults << QStringLiteral("\"%1\" lies outside the slide").arg(t.text);
+        for (std::size_t j = 0; j < i; ++j) {
+            const QRectF both = t.box.intersected(drawn[j].box);
+            if (both.width() > 0.5 && both.height() > 0.5)
+                faults << QStringLiteral("\"%1\" overlaps \"%2\"").arg(t.text, drawn[j].text);
+        }
+    }
+    return faults;
 }
 
 /** Every slide of every head, walking the first and the last query. */
@@ -134,6 +156,83 @@ private slots:
         }
         small.removeDuplicates();
         QVERIFY2(small.isEmpty(), qPrintable(small.join(QLatin1Char('\n'))));
+    }
+
+    /** Ctrl + at a projector: at every zoom step every slide of every preset fits, no text over another
+     *  nor out of the slide, and no part of a slide (its matrices above all) drawn smaller than a step
+     *  before. Where the wished zoom cannot fit, the slide stays at the largest step that does. */
+    void zoomedSlidesFit_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        // Sizes follow the slide, so a second screen size is tried for the densest preset alone.
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+                for (const core::PresetInfo& preset : core::presetList())
+                    if (size.width() == 1280 || (preset.name == "multi-head" && language == QLatin1String("en")))
+                        QTest::addRow("%s %dx%d %s", preset.name.c_str(), size.width(), size.height(),
+                                      qPrintable(language))
+                            << QString::fromStdString(preset.name) << size << language;
+    }
+
+    void zoomedSlidesFit()
+    {
+        QFETCH(QString, source);
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const core::Trace trace = core::compute(sourceModel(source));
+        // Every slide of every head walking the last query.
+        std::vector<render::Slide> slides;
+        for (int head = 0; head < trace.headCount(); ++head) {
+            const auto more = ui::buildSlides(trace, head, trace.n() - 1);
+            slides.insert(slides.end(), more.begin(), more.end());
+        }
+        // The steps Ctrl − and Ctrl + take from 1, both ways, as far as the view lets them.
+        std::vector<double> zooms{1.0};
+        for (double z = 1.0; z / render::SlidePainter::zoomStep >= 0.5;)
+            zooms.insert(zooms.begin(), z /= render::SlidePainter::zoomStep);
+        for (double z = 1.0; z * render::SlidePainter::zoomStep <= 3.0;)
+            zooms.push_back(z *= render::SlidePainter::zoomStep);
+        const QRectF area(QPointF(0, 0), QSizeF(size));
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        QStringList faults;
+        for (std::size_t i = 0; i < slides.size(); ++i) {
+            std::map<render::SlidePart, double> before;  // the smallest text of each part a step before
+            for (const double zoom : zooms) {
+                QPainter p(&image);
+                render::SlidePainter painter(slides[i], QFont(), render::SlideColors());
+                painter.setPage(int(i) + 1, int(slides.size()));
+                painter.setZoom(zoom);
+                painter.paint(p, area);
+                const QString where = QStringLiteral("slide %1 \"%2\" at zoom %3: ").arg(i + 1).arg(slides[i].title).arg(zoom);
+                for (const QString& fault : layoutFaults(painter.drawn(), area))
+                    faults << where + fault;
+                std::map<render::SlidePart, double> smallest;
+                for (const render::DrawnText& t : painter.drawn())
+                    if (t.part != render::SlidePart::Note)
+                        smallest[t.part] = smallest.count(t.part) ? std::min(smallest[t.part], t.size) : t.size;
+                for (const auto& [part, px] : smallest)
+                    if (before.count(part) && px < before.at(part) - 0.01)
+                        faults << where + QStringLiteral("part %1 shrank from %2 px to %3 px")
+                                              .arg(int(part))
+                                              .arg(before.at(part))
+                                              .arg(px);
+                before = smallest;
+                QVERIFY(painter.shownZoom() <= zoom);
+                if (zoom <= 1.0)
+                    QCOMPARE(painter.shownZoom(), zoom);
+                // Past the largest zoom that fits the slide says so, and the view zooms in no further.
+                const bool says = std::any_of(painter.drawn().begin(), painter.drawn().end(),
+                                              [](const render::DrawnText& t) { return t.part == render::SlidePart::Note; });
+                QCOMPARE(says, painter.shownZoom() < zoom);
+                if (says)
+                    break;
+            }
+        }
+        faults.removeDuplicates();
+        QVERIFY2(faults.isEmpty(), qPrintable(faults.mid(0, 12).join(QLatin1Char('\n'))));
     }
 
     void oneNumberFormatPerSlide_data()
