@@ -4,6 +4,7 @@
 #include "core/attention.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"
+#include "ui/export/reportwriter.h"
 #include "ui/i18n/language.h"
 #include "ui/render/slidepainter.h"
 #include "ui/views/teachingslides.h"
@@ -15,6 +16,7 @@
 #include <QTest>
 
 #include <map>
+#include <optional>
 
 namespace {
 
@@ -338,6 +340,62 @@ private slots:
         }
         // One head without W_O: nothing after "every token at once".
         QCOMPARE(int(ui::buildSlides(core::compute(presetModel("illustrated")), 0, 0).size()), 8);
+    }
+
+    /** Z₁ Z₂ → concat on two rows: the arrow once stood at the start of the second row, beside
+     *  concat's row labels, pointing from nothing. It stands between what it joins. */
+    void anArrowPointsFromTheMatricesBeforeIt_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(960, 540), QSize(1024, 768)})
+                QTest::addRow("%dx%d %s", size.width(), size.height(), qPrintable(language)) << size << language;
+    }
+
+    void anArrowPointsFromTheMatricesBeforeIt()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const auto slides = ui::buildSlides(core::compute(presetModel("multi-head")), 0, 0);
+        const render::Slide& concat = slides[8];
+        QCOMPARE(concat.operators.last(), QStringLiteral("→"));
+        std::vector<render::DrawnText> before, after;
+        std::optional<render::DrawnText> arrow;
+        for (const render::DrawnText& t : paintSlide(concat, size, 9, 11)) {
+            if (t.part != render::SlidePart::Matrices)
+                continue;
+            if (t.text.contains(QStringLiteral("→")) || t.text.contains(QStringLiteral("↓")))
+                arrow = t;
+            else
+                (arrow ? after : before).push_back(t);
+        }
+        QVERIFY(arrow && !before.empty() && !after.empty());
+        auto all = [](const std::vector<render::DrawnText>& texts, auto where) {
+            return std::all_of(texts.begin(), texts.end(), where);
+        };
+        const QRectF a = arrow->box;
+        const bool across = all(before, [&](const render::DrawnText& t) { return t.box.right() <= a.left() + 0.5; }) &&
+                            all(after, [&](const render::DrawnText& t) { return t.box.left() >= a.right() - 0.5; });
+        const bool down = all(before, [&](const render::DrawnText& t) { return t.box.bottom() <= a.top() + 0.5; }) &&
+                          all(after, [&](const render::DrawnText& t) { return t.box.top() >= a.bottom() - 0.5; });
+        QVERIFY2(across || down, qPrintable(QStringLiteral("\"%1\" at %2, %3").arg(arrow->text).arg(a.left()).arg(a.top())));
+        QCOMPARE(arrow->text, down ? QStringLiteral("↓") : QStringLiteral("→"));
+    }
+
+    /** The concatenation and W_O end step 7 as the steps panel shows them: the slides and the report
+     *  number them alike (the report once called them step 8). */
+    void projectionIsPartOfStepSeven()
+    {
+        const core::Trace trace = core::compute(presetModel("multi-head"));
+        const auto slides = ui::buildSlides(trace, 0, 0);
+        QCOMPARE(slides[8].step, 7);
+        QVERIFY(slides[8].title.startsWith(QStringLiteral("Step 7 · ")));
+        const QStringList report = exports::reportStepTitles(trace);
+        QCOMPARE(report.size(), 8);
+        QCOMPARE(report.last(), slides[8].title);
+        QCOMPARE(report.last(), slides[9].title);
     }
 
     void deckHasOnePagePerSlide()

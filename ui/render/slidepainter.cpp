@@ -204,10 +204,20 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     std::vector<double> opWidths;
     for (const QString& op : m_slide.operators)
         opWidths.push_back(std::max(unit * 3, QFontMetricsF(operators, p.device()).horizontalAdvance(op) + unit * 1.5));
+    // A row that continues the one above at an operator starts with it ("= scores"); an arrow would
+    // point from nothing there, so it points down between the two rows instead.
+    const double rowGap = unit * 1.2;
+    auto joinedBy = [&](std::size_t first) {
+        return first > 0 && first - 1 < opWidths.size() ? m_slide.operators[qsizetype(first - 1)] : QString();
+    };
+    auto arrowAbove = [&](std::size_t first) { return joinedBy(first).contains(QChar(0x2192)); };
+    auto gapAbove = [&](std::size_t first) {
+        return arrowAbove(first) ? std::max(rowGap, QFontMetricsF(operators, p.device()).height() * 1.2) : rowGap;
+    };
     // A row of matrices [first, last): its width (with the operators between them, and the one before
     // first when the row continues another) and its height.
     auto rowSize = [&](std::size_t first, std::size_t last) {
-        double width = first > 0 && first - 1 < opWidths.size() ? opWidths[first - 1] : 0, height = 0;
+        double width = !joinedBy(first).isEmpty() && !arrowAbove(first) ? opWidths[first - 1] : 0, height = 0;
         for (std::size_t i = first; i < last; ++i) {
             width += geoms[i].size().width() + (i + 1 < last && i < opWidths.size() ? opWidths[i] : 0);
             height = std::max(height, geoms[i].size().height());
@@ -215,14 +225,14 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
         return QSizeF(width, height);
     };
     // One row, or two when that draws the matrices larger (wide slides use the room below): the split
-    // that gives the largest scale, the second row starting with the operator that joins them.
-    const double rowGap = unit * 1.2;
+    // that gives the largest scale, the second row starting with the operator that joins them (or
+    // below the arrow that does).
     auto scaleOf = [&](const std::vector<std::pair<std::size_t, std::size_t>>& rows) {
-        double widest = 0, height = rowGap * double(rows.size() - 1);
+        double widest = 0, height = 0;
         for (const auto& [first, last] : rows) {
             const QSizeF size = rowSize(first, last);
             widest = std::max(widest, size.width());
-            height += size.height();
+            height += size.height() + (first > 0 ? gapAbove(first) : 0);
         }
         return std::min({1.0, area.width() / std::max(widest, 1.0), maxHeight / std::max(height, 1.0)});
     };
@@ -269,12 +279,19 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     for (const auto& [first, last] : rows) {
         const double tallest = rowSize(first, last).height();
         double x = -rowSize(first, last).width() / 2;
-        if (first > 0 && first - 1 < opWidths.size()) { // the operator that carries on from the row above
-            p.setPen(m_colors.text);
-            p.setFont(operators);
-            text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter,
-                 m_slide.operators[qsizetype(first - 1)]);
-            x += opWidths[first - 1];
+        p.setPen(m_colors.text);
+        p.setFont(operators);
+        if (arrowAbove(first)) {
+            const double gap = gapAbove(first);
+            text(p, QRectF(-opWidths[first - 1] / 2, rowTop, opWidths[first - 1], gap), Qt::AlignCenter,
+                 QString(joinedBy(first)).replace(QChar(0x2192), QChar(0x2193)));
+            rowTop += gap;
+        } else if (first > 0) {
+            rowTop += rowGap;
+            if (!joinedBy(first).isEmpty()) { // the operator that carries on from the row above
+                text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter, joinedBy(first));
+                x += opWidths[first - 1];
+            }
         }
         for (std::size_t i = first; i < last; ++i) {
             const SlideMatrix& m = m_slide.matrices[i];
@@ -353,10 +370,10 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
                 x += opWidths[i];
             }
         }
-        rowTop += tallest + rowGap;
+        rowTop += tallest;
     }
     p.restore();
-    return (rowTop - rowGap) * scale;
+    return rowTop * scale;
 }
 
 SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const
