@@ -170,7 +170,7 @@ void SlidePainter::text(QPainter& p, const QRectF& box, int flags, const QString
     }
     if (!m_dry)
         p.drawText(box, flags, s);
-    const QRectF shown = (p.worldTransform() * m_origin.inverted()).mapRect(box);
+    const QRectF shown = (p.worldTransform() * m_toArea).mapRect(box);
     const double size = p.font().pixelSize() * (box.height() > 0 ? shown.height() / box.height() : 1.0);
     m_drawn.push_back({s, shown, fits, m_part, size});
 }
@@ -386,6 +386,10 @@ SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, doub
     Lines best, fallback;
     int bestBreaks = -1;
     for (double f = 1.0; f > 0.5; f -= 0.075) {
+        // Nothing further can be chosen once a layout without breaks fits, or below 70 % once one fits
+        // (each try wraps every line again; a zoomed slide is laid out at several sizes).
+        if (bestBreaks == 0 || (bestBreaks > 0 && f < 0.7))
+            break;
         for (int columns = 1; columns <= 2; ++columns) {
             Lines l;
             l.font = font;
@@ -465,7 +469,7 @@ void SlidePainter::paint(QPainter& p, const QRectF& area)
     p.save();
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
-    m_origin = p.worldTransform();
+    m_toArea = p.worldTransform().inverted();
     p.fillRect(area, m_colors.background);
     if (m_zoom < 1) {
         // Smaller: the slide as it is at 1, scaled about its centre, so that every part shrinks alike.

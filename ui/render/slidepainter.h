@@ -92,7 +92,7 @@ private:
     double m_zoom = 1.0, m_shownZoom = 1.0;
     bool m_dry = false;             ///< lay out without drawing (trying a zoom)
     SlidePart m_part = SlidePart::Title; ///< what text() is drawing
-    QTransform m_origin;            ///< the painter's transform when paint() began
+    QTransform m_toArea;            ///< undoes the painter's transform as paint() began
     std::vector<DrawnText> m_drawn;
     double m_matrixScale = 1.0;
 };
