@@ -198,7 +198,7 @@ void TestModelExports::reportNamesModelLayerAndBiases()
     for (const QString& formula : {QStringLiteral("Q = X·WQ + bQ"), QStringLiteral("V = X·WV + bV"),
                                    QStringLiteral("output = concat·WO + bO")})
         QVERIFY2(painted.contains(formula), qPrintable(formula));
-    // (b_O is named thrice without its figure: in steps 7 and 8's formulas and in step 8's text.)
+    // (b_O is named thrice without its figure: in step 7's formula, and in the projection's formula and text.)
     const std::pair<QString, int> named[] = {
         {QStringLiteral("bQ"), 2}, {QStringLiteral("bK"), 2}, {QStringLiteral("bV"), 2}, {QStringLiteral("bO"), 4}};
     for (const auto& [bias, times] : named)

@@ -4,6 +4,7 @@
 #include "core/attention.h"
 #include "core/presets.h"
 #include "core/tokenizer.h"
+#include "ui/export/reportwriter.h"
 #include "ui/i18n/language.h"
 #include "ui/render/slidepainter.h"
 #include "ui/views/teachingslides.h"
@@ -13,6 +14,9 @@
 #include <QPainter>
 #include <QRegularExpression>
 #include <QTest>
+
+#include <map>
+#include <optional>
 
 namespace {
 
@@ -60,6 +64,26 @@ std::vector<render::DrawnText> paintSlide(const render::Slide& slide, QSize size
     if (scale)
         *scale = painter.matrixScale();
     return painter.drawn();
+}
+
+/** What is wrong with a slide's layout in area: a text cut by its box, out of the area, or over another. */
+QStringList layoutFaults(const std::vector<render::DrawnText>& drawn, const QRectF& area)
+{
+    QStringList faults;
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        const render::DrawnText& t = drawn[i];
+        if (!t.fits)
+            faults << QStringLiteral("\"%1\" is cut by its box").arg(t.text);
+        if (t.box.left() < area.left() - 0.5 || t.box.top() < area.top() - 0.5 || t.box.right() > area.right() + 0.5 ||
+            t.box.bottom() > area.bottom() + 0.5)
+            faults << QStringLiteral("\"%1\" lies outside the slide").arg(t.text);
+        for (std::size_t j = 0; j < i; ++j) {
+            const QRectF both = t.box.intersected(drawn[j].box);
+            if (both.width() > 0.5 && both.height() > 0.5)
+                faults << QStringLiteral("\"%1\" overlaps \"%2\"").arg(t.text, drawn[j].text);
+        }
+    }
+    return faults;
 }
 
 /** Every slide of every head, walking the first and the last query. */
@@ -165,6 +189,83 @@ private slots:
         QCOMPARE(render::slideNumber(value, 4), text);
     }
 
+    /** Ctrl + at a projector: at every zoom step every slide of every preset fits, no text over another
+     *  nor out of the slide, and no part of a slide (its matrices above all) drawn smaller than a step
+     *  before. Where the wished zoom cannot fit, the slide stays at the largest step that does. */
+    void zoomedSlidesFit_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        // Sizes follow the slide, so a second screen size is tried for the densest preset alone.
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+                for (const core::PresetInfo& preset : core::presetList())
+                    if (size.width() == 1280 || (preset.name == "multi-head" && language == QLatin1String("en")))
+                        QTest::addRow("%s %dx%d %s", preset.name.c_str(), size.width(), size.height(),
+                                      qPrintable(language))
+                            << QString::fromStdString(preset.name) << size << language;
+    }
+
+    void zoomedSlidesFit()
+    {
+        QFETCH(QString, source);
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const core::Trace trace = core::compute(sourceModel(source));
+        // Every slide of every head walking the last query.
+        std::vector<render::Slide> slides;
+        for (int head = 0; head < trace.headCount(); ++head) {
+            const auto more = ui::buildSlides(trace, head, trace.n() - 1);
+            slides.insert(slides.end(), more.begin(), more.end());
+        }
+        // The steps Ctrl − and Ctrl + take from 1, both ways, as far as the view lets them.
+        std::vector<double> zooms{1.0};
+        for (double z = 1.0; z / render::SlidePainter::zoomStep >= 0.5;)
+            zooms.insert(zooms.begin(), z /= render::SlidePainter::zoomStep);
+        for (double z = 1.0; z * render::SlidePainter::zoomStep <= 3.0;)
+            zooms.push_back(z *= render::SlidePainter::zoomStep);
+        const QRectF area(QPointF(0, 0), QSizeF(size));
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        QStringList faults;
+        for (std::size_t i = 0; i < slides.size(); ++i) {
+            std::map<render::SlidePart, double> before;  // the smallest text of each part a step before
+            for (const double zoom : zooms) {
+                QPainter p(&image);
+                render::SlidePainter painter(slides[i], QFont(), render::SlideColors());
+                painter.setPage(int(i) + 1, int(slides.size()));
+                painter.setZoom(zoom);
+                painter.paint(p, area);
+                const QString where = QStringLiteral("slide %1 \"%2\" at zoom %3: ").arg(i + 1).arg(slides[i].title).arg(zoom);
+                for (const QString& fault : layoutFaults(painter.drawn(), area))
+                    faults << where + fault;
+                std::map<render::SlidePart, double> smallest;
+                for (const render::DrawnText& t : painter.drawn())
+                    if (t.part != render::SlidePart::Note)
+                        smallest[t.part] = smallest.count(t.part) ? std::min(smallest[t.part], t.size) : t.size;
+                for (const auto& [part, px] : smallest)
+                    if (before.count(part) && px < before.at(part) - 0.01)
+                        faults << where + QStringLiteral("part %1 shrank from %2 px to %3 px")
+                                              .arg(int(part))
+                                              .arg(before.at(part))
+                                              .arg(px);
+                before = smallest;
+                QVERIFY(painter.shownZoom() <= zoom);
+                if (zoom <= 1.0)
+                    QCOMPARE(painter.shownZoom(), zoom);
+                // Past the largest zoom that fits the slide says so, and the view zooms in no further.
+                const bool says = std::any_of(painter.drawn().begin(), painter.drawn().end(),
+                                              [](const render::DrawnText& t) { return t.part == render::SlidePart::Note; });
+                QCOMPARE(says, painter.shownZoom() < zoom);
+                if (says)
+                    break;
+            }
+        }
+        faults.removeDuplicates();
+        QVERIFY2(faults.isEmpty(), qPrintable(faults.mid(0, 12).join(QLatin1Char('\n'))));
+    }
+
     void oneNumberFormatPerSlide_data()
     {
         QTest::addColumn<QString>("source");
@@ -268,6 +369,62 @@ private slots:
         }
         // One head without W_O: nothing after "every token at once".
         QCOMPARE(int(ui::buildSlides(core::compute(presetModel("illustrated")), 0, 0).size()), 8);
+    }
+
+    /** Z₁ Z₂ → concat on two rows: the arrow once stood at the start of the second row, beside
+     *  concat's row labels, pointing from nothing. It stands between what it joins. */
+    void anArrowPointsFromTheMatricesBeforeIt_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(960, 540), QSize(1024, 768)})
+                QTest::addRow("%dx%d %s", size.width(), size.height(), qPrintable(language)) << size << language;
+    }
+
+    void anArrowPointsFromTheMatricesBeforeIt()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const auto slides = ui::buildSlides(core::compute(presetModel("multi-head")), 0, 0);
+        const render::Slide& concat = slides[8];
+        QCOMPARE(concat.operators.last(), QStringLiteral("→"));
+        std::vector<render::DrawnText> before, after;
+        std::optional<render::DrawnText> arrow;
+        for (const render::DrawnText& t : paintSlide(concat, size, 9, 11)) {
+            if (t.part != render::SlidePart::Matrices)
+                continue;
+            if (t.text.contains(QStringLiteral("→")) || t.text.contains(QStringLiteral("↓")))
+                arrow = t;
+            else
+                (arrow ? after : before).push_back(t);
+        }
+        QVERIFY(arrow && !before.empty() && !after.empty());
+        auto all = [](const std::vector<render::DrawnText>& texts, auto where) {
+            return std::all_of(texts.begin(), texts.end(), where);
+        };
+        const QRectF a = arrow->box;
+        const bool across = all(before, [&](const render::DrawnText& t) { return t.box.right() <= a.left() + 0.5; }) &&
+                            all(after, [&](const render::DrawnText& t) { return t.box.left() >= a.right() - 0.5; });
+        const bool down = all(before, [&](const render::DrawnText& t) { return t.box.bottom() <= a.top() + 0.5; }) &&
+                          all(after, [&](const render::DrawnText& t) { return t.box.top() >= a.bottom() - 0.5; });
+        QVERIFY2(across || down, qPrintable(QStringLiteral("\"%1\" at %2, %3").arg(arrow->text).arg(a.left()).arg(a.top())));
+        QCOMPARE(arrow->text, down ? QStringLiteral("↓") : QStringLiteral("→"));
+    }
+
+    /** The concatenation and W_O end step 7 as the steps panel shows them: the slides and the report
+     *  number them alike (the report once called them step 8). */
+    void projectionIsPartOfStepSeven()
+    {
+        const core::Trace trace = core::compute(presetModel("multi-head"));
+        const auto slides = ui::buildSlides(trace, 0, 0);
+        QCOMPARE(slides[8].step, 7);
+        QVERIFY(slides[8].title.startsWith(QStringLiteral("Step 7 · ")));
+        const QStringList report = exports::reportStepTitles(trace);
+        QCOMPARE(report.size(), 8);
+        QCOMPARE(report.last(), slides[8].title);
+        QCOMPARE(report.last(), slides[9].title);
     }
 
     void deckHasOnePagePerSlide()

@@ -83,6 +83,62 @@ private slots:
         QVERIFY(teaching.zoom() < before);
     }
 
+    /** Ctrl + on a full slide (concat · W_O of two heads, where texts once ran over one another and the
+     *  matrices shrank): the slide stays at the largest zoom that fits and says so; Ctrl − comes back. */
+    void ctrlPlusStopsWhereTheSlideNoLongerFits()
+    {
+        ui::Document doc;
+        doc.loadSession(*core::preset("multi-head"), QString());
+        ui::ViewState view;
+        ui::TeachingView teaching(&doc, &view);
+        teaching.resize(1280, 720);
+        doc.waitForTrace();
+        QTRY_COMPARE(teaching.slideCount(), 11);
+        auto note = [&] {
+            return std::count_if(teaching.drawnTexts().begin(), teaching.drawnTexts().end(),
+                                 [](const render::DrawnText& t) { return t.part == render::SlidePart::Note; });
+        };
+        auto fits = [&] {
+            return std::all_of(teaching.drawnTexts().begin(), teaching.drawnTexts().end(),
+                               [](const render::DrawnText& t) { return t.fits; });
+        };
+        QTest::keyClick(&teaching, Qt::Key_End);
+        QTest::keyClick(&teaching, Qt::Key_PageUp);
+        QCOMPARE(teaching.slideIndex(), 9);
+        teaching.grab();
+        QCOMPARE(note(), 0);
+        const double fitted = teaching.shownZoom();
+        for (int press = 0; press < 5; ++press) {
+            QTest::keyClick(&teaching, Qt::Key_Equal, Qt::ControlModifier);
+            teaching.grab();
+            QVERIFY(fits());
+        }
+        QVERIFY(teaching.shownZoom() >= fitted);
+        QVERIFY(teaching.shownZoom() < teaching.zoom());
+        QCOMPARE(note(), 1);
+        // Zooming in stopped one step past what the slide shows.
+        QVERIFY(teaching.zoom() <= teaching.shownZoom() * render::SlidePainter::zoomStep * 1.001);
+        QTest::keyClick(&teaching, Qt::Key_Minus, Qt::ControlModifier);
+        teaching.grab();
+        QCOMPARE(note(), 0);
+        QCOMPARE(teaching.zoom(), teaching.shownZoom());
+        // The first slide has room: it grows.
+        QTest::keyClick(&teaching, Qt::Key_Home);
+        teaching.setZoom(1.0);
+        teaching.grab();
+        auto title = [&] {
+            for (const render::DrawnText& t : teaching.drawnTexts())
+                if (t.part == render::SlidePart::Title)
+                    return t.size;
+            return 0.0;
+        };
+        const double before = title();
+        QTest::keyClick(&teaching, Qt::Key_Equal, Qt::ControlModifier);
+        teaching.grab();
+        QCOMPARE(teaching.shownZoom(), render::SlidePainter::zoomStep);
+        QVERIFY(title() > before);
+    }
+
     void followsTheLiveSession()
     {
         ui::Document doc;

@@ -349,6 +349,10 @@
             <source>The slides could not be painted</source>
             <translation>无法绘制幻灯片</translation>
         </message>
+        <message>
+            <source>The largest size at which this slide fits</source>
+            <translation>这张幻灯片能容下的最大字号</translation>
+        </message>
     </context>
     <context>
         <name>Steps</name>

@@ -188,9 +188,10 @@ std::vector<StepSection> stepSections(const core::Trace& t)
     steps.push_back(std::move(s7));
 
     if (render::StepWording::hasProjection(model)) {
-        // The end of step 7: the concatenated heads and the projection.
+        // The end of step 7, numbered so as the steps panel and the slides do: the concatenated
+        // heads and the projection.
         StepSection s8;
-        s8.title = render::StepWording::heading(8, render::StepWording::projectionTitle());
+        s8.title = render::StepWording::heading(7, render::StepWording::projectionTitle());
         s8.formula = render::StepWording::projectionFormula(model);
         s8.shape = shapeText(Report::tr("concat"), n, t.concat.cols(), Report::tr("n × h·d_v")) +
                    QStringLiteral(";  ") + shapeText(Report::tr("output"), n, t.output.cols(), Report::tr("n × d_out"));

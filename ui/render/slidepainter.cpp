@@ -172,8 +172,11 @@ void SlidePainter::text(QPainter& p, const QRectF& box, int flags, const QString
     } else {
         fits = fm.horizontalAdvance(s) <= box.width() + 0.5 && fm.height() <= box.height() + 0.5;
     }
-    p.drawText(box, flags, s);
-    m_drawn.push_back({s, box, fits});
+    if (!m_dry)
+        p.drawText(box, flags, s);
+    const QRectF shown = (p.worldTransform() * m_toArea).mapRect(box);
+    const double size = p.font().pixelSize() * (box.height() > 0 ? shown.height() / box.height() : 1.0);
+    m_drawn.push_back({s, shown, fits, m_part, size});
 }
 
 void SlidePainter::fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s)
@@ -205,10 +208,20 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     std::vector<double> opWidths;
     for (const QString& op : m_slide.operators)
         opWidths.push_back(std::max(unit * 3, QFontMetricsF(operators, p.device()).horizontalAdvance(op) + unit * 1.5));
+    // A row that continues the one above at an operator starts with it ("= scores"); an arrow would
+    // point from nothing there, so it points down between the two rows instead.
+    const double rowGap = unit * 1.2;
+    auto joinedBy = [&](std::size_t first) {
+        return first > 0 && first - 1 < opWidths.size() ? m_slide.operators[qsizetype(first - 1)] : QString();
+    };
+    auto arrowAbove = [&](std::size_t first) { return joinedBy(first).contains(QChar(0x2192)); };
+    auto gapAbove = [&](std::size_t first) {
+        return arrowAbove(first) ? std::max(rowGap, QFontMetricsF(operators, p.device()).height() * 1.2) : rowGap;
+    };
     // A row of matrices [first, last): its width (with the operators between them, and the one before
     // first when the row continues another) and its height.
     auto rowSize = [&](std::size_t first, std::size_t last) {
-        double width = first > 0 && first - 1 < opWidths.size() ? opWidths[first - 1] : 0, height = 0;
+        double width = !joinedBy(first).isEmpty() && !arrowAbove(first) ? opWidths[first - 1] : 0, height = 0;
         for (std::size_t i = first; i < last; ++i) {
             width += geoms[i].size().width() + (i + 1 < last && i < opWidths.size() ? opWidths[i] : 0);
             height = std::max(height, geoms[i].size().height());
@@ -216,14 +229,14 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
         return QSizeF(width, height);
     };
     // One row, or two when that draws the matrices larger (wide slides use the room below): the split
-    // that gives the largest scale, the second row starting with the operator that joins them.
-    const double rowGap = unit * 1.2;
+    // that gives the largest scale, the second row starting with the operator that joins them (or
+    // below the arrow that does).
     auto scaleOf = [&](const std::vector<std::pair<std::size_t, std::size_t>>& rows) {
-        double widest = 0, height = rowGap * double(rows.size() - 1);
+        double widest = 0, height = 0;
         for (const auto& [first, last] : rows) {
             const QSizeF size = rowSize(first, last);
             widest = std::max(widest, size.width());
-            height += size.height();
+            height += size.height() + (first > 0 ? gapAbove(first) : 0);
         }
         return std::min({1.0, area.width() / std::max(widest, 1.0), maxHeight / std::max(height, 1.0)});
     };
@@ -270,12 +283,19 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     for (const auto& [first, last] : rows) {
         const double tallest = rowSize(first, last).height();
         double x = -rowSize(first, last).width() / 2;
-        if (first > 0 && first - 1 < opWidths.size()) { // the operator that carries on from the row above
-            p.setPen(m_colors.text);
-            p.setFont(operators);
-            text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter,
-                 m_slide.operators[qsizetype(first - 1)]);
-            x += opWidths[first - 1];
+        p.setPen(m_colors.text);
+        p.setFont(operators);
+        if (arrowAbove(first)) {
+            const double gap = gapAbove(first);
+            text(p, QRectF(-opWidths[first - 1] / 2, rowTop, opWidths[first - 1], gap), Qt::AlignCenter,
+                 QString(joinedBy(first)).replace(QChar(0x2192), QChar(0x2193)));
+            rowTop += gap;
+        } else if (first > 0) {
+            rowTop += rowGap;
+            if (!joinedBy(first).isEmpty()) { // the operator that carries on from the row above
+                text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter, joinedBy(first));
+                x += opWidths[first - 1];
+            }
         }
         for (std::size_t i = first; i < last; ++i) {
             const SlideMatrix& m = m_slide.matrices[i];
@@ -296,9 +316,9 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
                 text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
                      m.rowLabels[r]);
 
-            if (m.highlightRow >= 0 && m.highlightRow < g.rows)
+            if (m.highlightRow >= 0 && m.highlightRow < g.rows && !m_dry)
                 p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
-            if (m.highlightCol >= 0 && m.highlightCol < g.cols)
+            if (m.highlightCol >= 0 && m.highlightCol < g.cols && !m_dry)
                 p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
 
             // The cells the causal mask hides: grey and hatched with a few thin lines, their numbers dim.
@@ -307,7 +327,7 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
             const double spacing = g.cellH / 2.5;
             for (int r = 0; r < g.rows; ++r)
                 for (int c = 0; c < g.cols; ++c)
-                    if (m.isMasked(r, c)) {
+                    if (m.isMasked(r, c) && !m_dry) {
                         const QRectF cell(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH);
                         p.fillRect(cell, m_colors.masked);
                         p.save();
@@ -339,10 +359,12 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
             p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
             const double b = g.cellW * 0.12;
             const QRectF r = body.adjusted(-2, 2, 2, -2);
-            p.drawPolyline(QPolygonF(
-                {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
-            p.drawPolyline(QPolygonF(
-                {QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(), QPointF(r.right() - b, r.bottom())}));
+            if (!m_dry) {
+                p.drawPolyline(QPolygonF(
+                    {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
+                p.drawPolyline(QPolygonF({QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(),
+                                          QPointF(r.right() - b, r.bottom())}));
+            }
             x += g.size().width();
 
             if (i + 1 < last && i < opWidths.size()) {
@@ -352,10 +374,10 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
                 x += opWidths[i];
             }
         }
-        rowTop += tallest + rowGap;
+        rowTop += tallest;
     }
     p.restore();
-    return (rowTop - rowGap) * scale;
+    return rowTop * scale;
 }
 
 SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const
@@ -368,6 +390,10 @@ SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, doub
     Lines best, fallback;
     int bestBreaks = -1;
     for (double f = 1.0; f > 0.5; f -= 0.075) {
+        // Nothing further can be chosen once a layout without breaks fits, or below 70 % once one fits
+        // (each try wraps every line again; a zoomed slide is laid out at several sizes).
+        if (bestBreaks == 0 || (bestBreaks > 0 && f < 0.7))
+            break;
         for (int columns = 1; columns <= 2; ++columns) {
             Lines l;
             l.font = font;
@@ -444,21 +470,97 @@ void SlidePainter::paintArithmetic(QPainter& p, const QRectF& area, double unit)
 
 void SlidePainter::paint(QPainter& p, const QRectF& area)
 {
-    m_drawn.clear();
-    m_matrixScale = 1.0;
     p.save();
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
+    m_toArea = p.worldTransform().inverted();
     p.fillRect(area, m_colors.background);
-    const double unit = std::max(6.0, std::min(area.width() / 64.0, area.height() / 36.0)) * m_zoom; // text height
+    if (m_zoom < 1) {
+        // Smaller: the slide as it is at 1, scaled about its centre, so that every part shrinks alike.
+        p.translate(area.center());
+        p.scale(m_zoom, m_zoom);
+        p.translate(-area.center());
+        m_shownZoom = m_zoom;
+        layOut(p, area, 1.0);
+    } else {
+        m_shownZoom = m_zoom > 1 ? largestZoom(p, area) : 1.0;
+        layOut(p, area, m_shownZoom);
+    }
+    p.restore();
+}
+
+double SlidePainter::largestZoom(QPainter& p, const QRectF& area)
+{
+    // The smallest text of each part: no part may be drawn smaller than a step before (matrices scaled
+    // down to make room for larger arithmetic would be).
+    auto smallest = [this] {
+        std::vector<double> sizes(std::size_t(SlidePart::Arithmetic) + 1, 0.0);
+        for (const DrawnText& t : m_drawn) {
+            double& s = sizes[std::size_t(t.part)];
+            s = s > 0 ? std::min(s, t.size) : t.size;
+        }
+        return sizes;
+    };
+    m_dry = true;
+    layOut(p, area, 1.0);
+    std::vector<double> before = smallest();
+    double shown = 1.0;
+    while (shown < m_zoom) {
+        // The steps the view zooms by, the last one the wish itself.
+        const double next = shown * zoomStep * 1.01 >= m_zoom ? m_zoom : shown * zoomStep;
+        layOut(p, area, next);
+        const std::vector<double> after = smallest();
+        bool smaller = false;
+        for (std::size_t i = 0; i < after.size(); ++i)
+            smaller = smaller || (before[i] > 0 && after[i] > 0 && after[i] < before[i] - 0.01);
+        if (smaller || !laidOutWithin(area))
+            break;
+        shown = next;
+        before = after;
+    }
+    m_dry = false;
+    return shown;
+}
+
+bool SlidePainter::laidOutWithin(const QRectF& area) const
+{
+    constexpr double slack = 0.5; // pixels: boxes that touch do not overlap
+    const QRectF inside = area.adjusted(-slack, -slack, slack, slack);
+    for (std::size_t i = 0; i < m_drawn.size(); ++i) {
+        const DrawnText& a = m_drawn[i];
+        if (!a.fits || !inside.contains(a.box))
+            return false;
+        for (std::size_t j = i + 1; j < m_drawn.size(); ++j) {
+            const QRectF both = a.box & m_drawn[j].box;
+            if (both.width() > slack && both.height() > slack)
+                return false;
+        }
+    }
+    return true;
+}
+
+void SlidePainter::layOut(QPainter& p, const QRectF& area, double zoom)
+{
+    m_drawn.clear();
+    m_matrixScale = 1.0;
+    const double unit = std::max(6.0, std::min(area.width() / 64.0, area.height() / 36.0)) * zoom; // text height
     const double margin = unit * 2;
     const double width = area.width() - 2 * margin;
 
+    // The bottom line: the page number on the right; on the left, when the wished zoom does not fit,
+    // that the slide is as large as it fits.
+    const QRectF bottomLine(area.left() + unit, area.bottom() - unit * 2, area.width() - 2 * unit, unit * 1.5);
+    p.setFont(sized(m_base, unit * 0.9));
+    p.setPen(m_colors.dim);
     if (m_page > 0) {
-        p.setFont(sized(m_base, unit * 0.9));
-        p.setPen(m_colors.dim);
-        text(p, QRectF(area.left(), area.bottom() - unit * 2, area.width() - unit, unit * 1.5),
-             Qt::AlignRight | Qt::AlignVCenter, tr("%1 / %2").arg(m_page).arg(m_pageCount));
+        m_part = SlidePart::Page;
+        text(p, bottomLine.adjusted(bottomLine.width() * 0.75, 0, 0, 0), Qt::AlignRight | Qt::AlignVCenter,
+             tr("%1 / %2").arg(m_page).arg(m_pageCount));
+    }
+    if (zoom < m_zoom && m_zoom > 1) {
+        m_part = SlidePart::Note;
+        fittedLine(p, p.font(), bottomLine.adjusted(0, 0, -bottomLine.width() * 0.25, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("The largest size at which this slide fits"));
     }
 
     // The title, then the formula: one line each, smaller until it fits.
@@ -471,7 +573,9 @@ void SlidePainter::paint(QPainter& p, const QRectF& area)
         fittedLine(p, f, QRectF(area.left() + margin, y, width, unit * height), align | Qt::AlignVCenter, s);
         y += unit * 3.2;
     };
+    m_part = SlidePart::Title;
     headline(1.8, true, m_colors.text, 2.6, Qt::AlignLeft, m_slide.title);
+    m_part = SlidePart::Formula;
     headline(1.6, false, m_colors.accent, 2.4, Qt::AlignHCenter, m_slide.formula);
 
     // The explanation at the bottom, in plain words: smaller until it fits its three lines.
@@ -487,6 +591,7 @@ void SlidePainter::paint(QPainter& p, const QRectF& area)
     }
     p.setFont(body);
     p.setPen(m_colors.text);
+    m_part = SlidePart::Explanation;
     text(p, explanation, wrapFlags, m_slide.explanation);
 
     // The matrices, then the arithmetic in the room that is left above the explanation.
@@ -499,9 +604,10 @@ void SlidePainter::paint(QPainter& p, const QRectF& area)
         const double needed = layoutArithmetic(p, monoFont(unit), width, content * 0.5 - gap).height();
         matrixRoom = std::max(content - gap - needed, content * 0.5);
     }
+    m_part = SlidePart::Matrices;
     y += paintMatrices(p, QRectF(area.left() + margin, y, width, matrixRoom), matrixRoom, unit) + gap;
+    m_part = SlidePart::Arithmetic;
     paintArithmetic(p, QRectF(area.left() + margin, y, width, bottom - y), unit);
-    p.restore();
 }
 
 namespace {

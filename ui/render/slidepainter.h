@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QFont>
 #include <QRectF>
+#include <QTransform>
 
 #include <vector>
 
@@ -26,12 +27,18 @@ struct SlideColors {
     QColor masked = QColor(222, 222, 222);   ///< behind the cells the causal mask hides, hatched in dim
 };
 
-/** One text the painter drew: its box in the painter's coordinates before any scaling of the
- *  matrices, and whether the text fits that box (measured with the font on the painter's device). */
+/** The parts of a slide, each with texts of one size. */
+enum class SlidePart { Page, Note, Title, Formula, Explanation, Matrices, Arithmetic };
+
+/** One text the painter drew: its box in the coordinates of the area painted into (a matrix's texts
+ *  as the matrices were scaled to fit), whether the text fits that box (measured with the font on the
+ *  painter's device), the part it belongs to and its height in pixels as drawn. */
 struct DrawnText {
     QString text;
     QRectF box;
     bool fits = true;
+    SlidePart part = SlidePart::Title;
+    double size = 0;
 };
 
 class SlidePainter {
@@ -42,8 +49,11 @@ public:
 
     /** Draws "index / count" in the bottom right corner (index from 1); 0: no page number. */
     void setPage(int index, int count);
-    /** Text size factor on top of the size chosen from the rectangle (the view's Ctrl +/−). */
+    /** Text size factor on top of the size chosen from the rectangle (the view's Ctrl +/−). Above 1
+     *  it is a wish: paint() zooms by steps of zoomStep as far as the slide still fits. */
     void setZoom(double zoom);
+    /** The view's step for Ctrl +/−, and the steps paint() tries a larger zoom in. */
+    static constexpr double zoomStep = 1.15;
 
     /** Paints the slide into area of p (the background too). Clears and fills drawn(). */
     void paint(QPainter& p, const QRectF& area);
@@ -52,9 +62,19 @@ public:
     /** What the last paint() scaled the matrices by to fit them (1: their full size; texts of the
      *  matrices are drawn at this times their font's size). */
     double matrixScale() const { return m_matrixScale; }
+    /** The zoom the last paint() drew at: the wish of setZoom(), or above 1 the largest step towards it
+     *  at which every text fits its box, no two texts overlap, all lie in the area and no part of the
+     *  slide is drawn smaller than a step before. Less than the wish: the slide says so in its corner. */
+    double shownZoom() const { return m_shownZoom; }
 
 private:
     struct Lines;
+    /** Lays the slide out at zoom into area, drawing it unless m_dry. */
+    void layOut(QPainter& p, const QRectF& area, double zoom);
+    /** See shownZoom(). */
+    double largestZoom(QPainter& p, const QRectF& area);
+    /** Whether every text of the last layOut() fits its box, lies inside area and overlaps no other. */
+    bool laidOutWithin(const QRectF& area) const;
     void text(QPainter& p, const QRectF& box, int flags, const QString& s);
     /** A single line in box, its font made smaller (to 55 %) until it fits. */
     void fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s);
@@ -69,7 +89,10 @@ private:
     QFont m_base;
     SlideColors m_colors;
     int m_page = 0, m_pageCount = 0;
-    double m_zoom = 1.0;
+    double m_zoom = 1.0, m_shownZoom = 1.0;
+    bool m_dry = false;             ///< lay out without drawing (trying a zoom)
+    SlidePart m_part = SlidePart::Title; ///< what text() is drawing
+    QTransform m_toArea;            ///< undoes the painter's transform as paint() began
     std::vector<DrawnText> m_drawn;
     double m_matrixScale = 1.0;
 };

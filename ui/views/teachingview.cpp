@@ -65,15 +65,25 @@ void TeachingView::setZoom(double zoom)
     update();
 }
 
+void TeachingView::zoomBy(double factor)
+{
+    // The slide shows less than the zoom asked for (and says so): a larger zoom would change nothing,
+    // and a smaller one starts from what the slide shows.
+    if (factor > 1)
+        setZoom(m_shownZoom < m_zoom ? m_zoom : m_zoom * factor);
+    else
+        setZoom(std::min(m_zoom, m_shownZoom / factor) * factor);
+}
+
 void TeachingView::keyPressEvent(QKeyEvent* event)
 {
     if (event->matches(QKeySequence::ZoomIn) ||
         (event->modifiers() & Qt::ControlModifier && event->key() == Qt::Key_Equal)) {
-        setZoom(m_zoom * 1.15);
+        zoomBy(render::SlidePainter::zoomStep);
         return;
     }
     if (event->matches(QKeySequence::ZoomOut)) {
-        setZoom(m_zoom / 1.15);
+        zoomBy(1 / render::SlidePainter::zoomStep);
         return;
     }
     switch (event->key()) {
@@ -114,7 +124,7 @@ void TeachingView::mousePressEvent(QMouseEvent* event)
 void TeachingView::wheelEvent(QWheelEvent* event)
 {
     if (event->modifiers() & Qt::ControlModifier)
-        setZoom(m_zoom * (event->angleDelta().y() > 0 ? 1.1 : 1 / 1.1));
+        zoomBy(event->angleDelta().y() > 0 ? 1.1 : 1 / 1.1);
 }
 
 void TeachingView::changeEvent(QEvent* event)
@@ -143,6 +153,7 @@ void TeachingView::paintEvent(QPaintEvent*)
     painter.setZoom(m_zoom);
     painter.paint(p, QRectF(rect()));
     m_drawn = painter.drawn();
+    m_shownZoom = painter.shownZoom();
 }
 
 render::SlideColors TeachingView::slideColors() const

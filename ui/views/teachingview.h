@@ -21,8 +21,10 @@ public:
     int slideIndex() const { return m_index; }
     int slideCount() const { return int(m_slides.size()); }
     const Slide* currentSlide() const;
-    /** Font zoom factor (Ctrl +/−). */
+    /** Font zoom factor (Ctrl +/−) asked for. */
     double zoom() const { return m_zoom; }
+    /** The zoom the last paint drew the slide at: less than zoom() where that does not fit the slide. */
+    double shownZoom() const { return m_shownZoom; }
     /** Every text the last paint drew, with whether it fitted its box (for tests). */
     const std::vector<render::DrawnText>& drawnTexts() const { return m_drawn; }
 
@@ -45,13 +47,15 @@ protected:
 
 private:
     void rebuild();
+    /** Ctrl +/− and the wheel: zooms in no further while the slide shows less than asked. */
+    void zoomBy(double factor);
     render::SlideColors slideColors() const;
 
     Document* m_document;
     ViewState* m_view;
     std::vector<Slide> m_slides;
     int m_index = 0;
-    double m_zoom = 1.0;
+    double m_zoom = 1.0, m_shownZoom = 1.0;
     std::vector<render::DrawnText> m_drawn;
 };
 
