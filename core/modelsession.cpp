@@ -1,6 +1,7 @@
 #include "modelsession.h"
 
 #include "atomicfile.h"
+#include "jsontext.h"
 #include "numbertext.h"
 #include "sessionfile.h"
 
@@ -237,7 +238,7 @@ std::string serializeModelSession(const ModelSession& s)
     for (auto it = extras.begin(); it != extras.end(); ++it)
         if (it.key() != "model")
             out[it.key()] = it.value();
-    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return jsonText(out, 2) + "\n";
 }
 
 bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error)

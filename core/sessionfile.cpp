@@ -2,6 +2,7 @@
 
 #include "atomicfile.h"
 #include "embedding.h"
+#include "jsontext.h"
 #include "presets.h"
 
 #include <cmath>
@@ -364,7 +365,7 @@ std::string numberText(double v)
         std::snprintf(buf, sizeof buf, "%.0f", v);
         return buf;
     }
-    return json(v).dump();  // shortest text that reads back to the same double ("-0.0" keeps the sign)
+    return jsonNumber(v);  // shortest text that reads back to the same double ("-0.0" keeps the sign)
 }
 
 void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
@@ -384,7 +385,7 @@ void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
 
 std::string dumpValue(const json& j, const std::string& indent)
 {
-    std::string s = j.dump(2, ' ', false, json::error_handler_t::replace);
+    std::string s = jsonText(j, 2);
     // Indent continuation lines to the nesting level they stand at.
     std::string out;
     for (char c : s) {
@@ -506,7 +507,7 @@ std::string serializeSession(const Session& session)
     const Options& o = m.options;
     out += "    \"heads\": " + std::to_string(o.heads) + ",\n";
     out += std::string("    \"scale\": ") + (o.scale ? "true" : "false") + ",\n";
-    out += "    \"temperature\": " + json(o.temperature).dump() + ",\n";
+    out += "    \"temperature\": " + jsonNumber(o.temperature) + ",\n";
     out += std::string("    \"mask\": \"") + toString(o.mask) + "\",\n";
     out += std::string("    \"positional_encoding\": \"") + toString(o.positionalEncoding) + "\"";
     if (extras.contains("options") && extras["options"].is_object())

@@ -45,11 +45,4 @@ std::string traceToJsonText(const Trace& trace, int indent)
     return jsonText(traceToJson(trace), indent);
 }
 
-std::string jsonText(const json& j, int indent)
-{
-    // nlohmann prints the shortest text that reads back to the same double, with its own digit
-    // generation (not printf): a '.' whatever the C locale.
-    return j.dump(indent, ' ', false, json::error_handler_t::replace);
-}
-
 }  // namespace core
