@@ -156,19 +156,6 @@ struct Source {
     std::optional<core::OpenedModelSession> model;
 };
 
-/** The text of a session file, as much of it as a session may have (the readers refuse a longer one). */
-std::optional<std::string> sessionFileText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::string text;
-    text.resize(core::maxSessionFileBytes + 1);
-    in.read(text.data(), std::streamsize(text.size()));
-    text.resize(std::size_t(in.gcount()));
-    return text;
-}
-
 /** The layer given with --layer, or the session's: checked against the model. */
 int shownLayer(const QCommandLineParser& p, const Options& o, const core::OpenedModelSession& opened)
 {
@@ -208,9 +195,11 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
 {
     std::string error;
     const std::string path = file.toStdString();
-    const auto text = sessionFileText(path);
-    if (text && core::isModelSessionText(*text)) {
-        auto opened = core::openModelSessionFile(path, error);
+    const auto text = core::readSessionText(path, error);  // once: a pipe or a FIFO has its text only once
+    if (!text)
+        throw Failure{ExitRefused, QString::fromStdString(error)};
+    if (core::isModelSessionText(*text)) {
+        auto opened = core::openModelSessionText(*text, path, error);
         if (!opened)
             throw Failure{ExitRefused, QString::fromStdString(error)};
         return modelSource(p, o, std::move(*opened));
@@ -218,7 +207,7 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
     if (p.isSet(o.layer))
         throw Failure{ExitRefused, QStringLiteral("--layer: %1 is not a model session; a layer is chosen only in a model")
                                        .arg(file)};
-    auto s = core::readSessionFile(path, error);
+    auto s = core::parseSessionFileText(*text, path, error);
     if (!s)
         throw Failure{ExitRefused, QString::fromStdString(error)};
     return {std::move(*s), std::nullopt};

@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 namespace core {
 
@@ -188,29 +187,27 @@ std::optional<ModelSession> parseModelSession(std::string_view text, std::string
     return std::nullopt;
 }
 
-std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+namespace {
+
+/** parseModelSession of the text read from path: errors start with path. */
+std::optional<ModelSession> parseModelSessionFileText(std::string_view text, const std::string& path,
+                                                      std::string& error)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        error = path + (std::filesystem::is_directory(path, ec) ? ": is a folder, not a session file" : ": no such file");
-        return std::nullopt;
-    }
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec || size > maxSessionFileBytes) {
-        error = path + (ec ? ": cannot be read" : ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads");
-        return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::string text(std::size_t(size), '\0');
-    if (!in || !in.read(text.data(), std::streamsize(size))) {
-        error = path + ": cannot be opened for reading";
-        return std::nullopt;
-    }
     std::string why;
     auto session = parseModelSession(text, why);
     if (!session)
         error = path + ": " + why;
     return session;
+}
+
+} // namespace
+
+std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return parseModelSessionFileText(*text, path, error);
 }
 
 std::string serializeModelSession(const ModelSession& s)
@@ -299,12 +296,21 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
     return opened;
 }
 
-std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+std::optional<OpenedModelSession> openModelSessionText(std::string_view text, const std::string& path,
+                                                       std::string& error)
 {
-    const auto session = readModelSessionFile(path, error);
+    const auto session = parseModelSessionFileText(text, path, error);
     if (!session)
         return std::nullopt;
     return openModelSession(*session, path, error);
+}
+
+std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return openModelSessionText(*text, path, error);
 }
 
 std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids)

@@ -45,7 +45,7 @@ bool isModelSessionText(std::string_view json);
  *  layer and cells exist in the model is checked when it is opened. */
 std::optional<ModelSession> parseModelSession(std::string_view json, std::string& error);
 
-/** Reads a model session file; error starts with the path. */
+/** Reads a model session file (readSessionText, then parseModelSession); error starts with the path. */
 std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error);
 
 /** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
@@ -74,7 +74,12 @@ struct OpenedModelSession {
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
                                                    std::string& error, const StopCheck& stop = {});
 
-/** readModelSessionFile, then openModelSession. */
+/** The text read from path (readSessionText) parsed as a model session, then openModelSession; every error
+ *  starts with path. */
+std::optional<OpenedModelSession> openModelSessionText(std::string_view text, const std::string& path,
+                                                       std::string& error);
+
+/** readSessionText, then openModelSessionText. */
 std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);
 
 /** The tokens of ids as the model's vocabulary writes them ("Ġcat"), as --compute and trace.json name them. */

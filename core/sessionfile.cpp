@@ -425,8 +425,10 @@ std::optional<Session> parseSession(std::string_view text, std::string& error)
     return std::nullopt;
 }
 
-std::optional<Session> readSessionFile(const std::string& path, std::string& error)
+std::optional<std::string> readSessionText(const std::string& path, std::string& error)
 {
+    const std::string tooLarge = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20)
+        + " MiB; not a session file this program reads";
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(status)) {
@@ -437,11 +439,14 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
         error = path + ": is a folder, not a session file";
         return std::nullopt;
     }
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > maxSessionFileBytes) {
-        error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
-        return std::nullopt;
+    if (std::filesystem::is_regular_file(status)) {
+        const auto size = std::filesystem::file_size(path, ec);
+        if (!ec && size > maxSessionFileBytes) {
+            error = tooLarge;
+            return std::nullopt;
+        }
     }
+    // Opened once and read to its end: a pipe or a FIFO has its text only once.
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = path + ": cannot be opened for reading";
@@ -452,15 +457,32 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         text.append(buf, std::size_t(in.gcount()));
         if (text.size() > maxSessionFileBytes) {
-            error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
+            error = tooLarge;
             return std::nullopt;
         }
     }
+    if (in.bad()) {
+        error = path + ": cannot be read";
+        return std::nullopt;
+    }
+    return text;
+}
+
+std::optional<Session> parseSessionFileText(std::string_view text, const std::string& path, std::string& error)
+{
     std::string why;
     auto session = parseSession(text, why);
     if (!session)
         error = path + ": " + why;
     return session;
+}
+
+std::optional<Session> readSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return parseSessionFileText(*text, path, error);
 }
 
 std::string serializeSession(const Session& session)

@@ -7,6 +7,7 @@
 #include "core/modelsession.h"
 #include "core/numbertext.h"
 #include "core/sessionfile.h"
+#include "fifo.h"
 #include "gpt2folder_random.h"
 
 #include <QDir>
@@ -93,6 +94,20 @@ private slots:
         ModelSession absolute = *s;
         absolute.modelPath = "/models/gpt2";
         QCOMPARE(core::modelFolder(absolute, "/data/sessions/cat.json"), std::string("/models/gpt2"));
+    }
+
+    /** A session read from a pipe or a FIFO (`<(cat s.json)`, /dev/stdin) has its text only once: it is read once. */
+    void opensFromAFifo()
+    {
+        const std::string fifo = path("piped.json");
+        const testutil::FifoWriter writer(fifo, tinySession().dump());
+        QVERIFY(writer.made());
+        std::string error;
+        const auto opened = core::openModelSessionFile(fifo, error);
+        QVERIFY2(opened, error.c_str());
+        QCOMPARE(opened->session.layer, 2);
+        QCOMPARE(int(opened->session.edits.size()), 2);
+        QCOMPARE(opened->folder, path("tiny"));
     }
 
     void roundTripKeepsUnknownKeys()
