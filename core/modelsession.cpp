@@ -16,7 +16,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* formatName = "attention-explorer-session";
-constexpr int modelSessionVersion = 2;
 
 struct Refusal {
     std::string message;
@@ -87,10 +86,8 @@ ModelSession sessionFrom(const json& j)
     const json& version = j["version"];
     if (!version.is_number_integer() && !version.is_number_unsigned())
         throw Refusal{"version: expected a whole number, got " + describe(version)};
-    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(modelSessionVersion)
-                                     : version.get<long long>() > modelSessionVersion)
-        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
-                      + std::to_string(modelSessionVersion) + "); a newer Attention Explorer is needed"};
+    if (auto refusal = newerVersionRefusal(version))
+        throw Refusal{*refusal};
     if (version.get<long long>() != modelSessionVersion)
         throw Refusal{"version: expected 2 (a model session), got " + version.dump()
                       + "; a version 1 session holds its own numbers and opens as a plain session"};
@@ -163,7 +160,7 @@ json floatMatrix(const FloatMatrix& m)
 bool isModelSessionText(std::string_view text)
 {
     const json j = json::parse(text, nullptr, false);
-    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == 2;
+    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == modelSessionVersion;
 }
 
 std::optional<ModelSession> parseModelSession(std::string_view text, std::string& error)

@@ -18,7 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* formatName = "attention-explorer-session";
-constexpr int currentVersion = 1;
 constexpr int maxNesting = 64;
 
 struct Refusal {
@@ -275,11 +274,11 @@ Session sessionFrom(const json& j)
     const json& version = j["version"];
     if (!version.is_number_integer() && !version.is_number_unsigned())
         throw Refusal{"version: expected a whole number, got " + typeName(version)};
-    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(currentVersion)
-                                     : version.get<long long>() > currentVersion)
-        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
-                      + std::to_string(currentVersion) + "); a newer Attention Explorer is needed"};
-    if (version.get<long long>() < 1)
+    if (auto refusal = newerVersionRefusal(version))
+        throw Refusal{*refusal};
+    if (version.get<long long>() == modelSessionVersion)
+        throw Refusal{"version: expected 1 (a plain session), got 2 (a model session, which opens with its model)"};
+    if (version.get<long long>() != plainSessionVersion)
         throw Refusal{"version: expected 1, got " + version.dump()};
 
     Session session;
@@ -398,6 +397,17 @@ std::string dumpValue(const json& j, const std::string& indent)
 
 }  // namespace
 
+std::optional<std::string> newerVersionRefusal(const json& version)
+{
+    const bool newer = version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(modelSessionVersion)
+        : version.is_number_integer()               ? version.get<long long>() > modelSessionVersion
+                                                    : false;
+    if (!newer)
+        return std::nullopt;
+    return "version: the file is version " + version.dump() + ", newer than this program reads (version "
+        + std::to_string(modelSessionVersion) + "); a newer Attention Explorer is needed";
+}
+
 std::optional<Session> parseSession(std::string_view text, std::string& error)
 {
     if (text.empty()) {
@@ -494,7 +504,7 @@ std::string serializeSession(const Session& session)
 
     std::string out = "{\n";
     out += "  \"format\": \"" + std::string(formatName) + "\",\n";
-    out += "  \"version\": " + std::to_string(currentVersion) + ",\n";
+    out += "  \"version\": " + std::to_string(plainSessionVersion) + ",\n";
     out += "  \"tokens\": " + tokens.dump(-1, ' ', false, json::error_handler_t::replace) + ",\n";
     out += "  \"embeddings\": ";
     writeMatrix(out, m.embeddings, "  ");

@@ -19,6 +19,15 @@ struct Session {
     nlohmann::json extras = nlohmann::json::object();
 };
 
+/** The "version" of a plain session (SPEC §2), as this program writes it. */
+constexpr int plainSessionVersion = 1;
+/** The "version" of a model session (SPEC §5): the highest version this program reads. */
+constexpr int modelSessionVersion = 2;
+
+/** The refusal of a session file whose whole-number "version" is higher than this program reads, naming both;
+ *  nothing for any other version. */
+std::optional<std::string> newerVersionRefusal(const nlohmann::json& version);
+
 /** Largest session file accepted. */
 constexpr std::size_t maxSessionFileBytes = std::size_t(64) << 20;
 

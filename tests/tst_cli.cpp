@@ -201,7 +201,7 @@ private slots:
         QTest::addRow("wrong format") << QByteArray(R"({"format":"x","version":1,"tokens":["a"]})")
                                       << QStringLiteral("format");
         QTest::addRow("newer version") << QByteArray(R"({"format":"attention-explorer-session","version":9,"tokens":["a"]})")
-                                       << QStringLiteral("version");
+                                       << QStringLiteral("newer than this program reads (version 2)");
         QByteArray shape = workedExample;
         shape.replace(R"("key":    [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]])", R"("key": [[0, 0, 1], [1, 1, 0], [0, 1, 0]])");
         QTest::addRow("shape") << shape << QStringLiteral("weights.key: expected 4 rows (d_model), got 3");

@@ -1,6 +1,6 @@
 /** The model session file of SPEC §5: its example read and written back, unknown keys kept, model.path taken
  *  from the session file's folder, every refusal with its message (in the file and when the model is opened),
- *  the plain session reader refusing version 2 as it refuses any newer version, the --compute extras, and a
+ *  the plain session reader refusing version 2 as a model session, the --compute extras, and a
  *  load or pass stopped between its steps (what Cancel does in the window). */
 
 #include "core/gpt2checkpoint.h"
@@ -183,8 +183,8 @@ private slots:
     {
         std::string error;
         QVERIFY(!core::parseSession(specExample, error));
-        QCOMPARE(error, std::string("version: the file is version 2, newer than this program reads (version 1); a "
-                                    "newer Attention Explorer is needed"));
+        QCOMPARE(error, std::string("version: expected 1 (a plain session), got 2 (a model session, which opens with "
+                                    "its model)"));
         QVERIFY(!core::isModelSessionText(R"({"format": "attention-explorer-session", "version": 1})"));
     }
 
