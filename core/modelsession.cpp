@@ -66,9 +66,11 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
     edit.weight = *weight;
     edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
     edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
+    // The weights are float32: a value at or past 0x1.ffffffp+127 (FLT_MAX and half its step) rounds to infinity.
     const json& value = e["value"];
-    if (!value.is_number() || !std::isfinite(value.get<double>()))
-        throw Refusal{key + ".value: expected a finite number, got " + describe(value)};
+    if (!value.is_number() || !(std::fabs(value.get<double>()) < 0x1.ffffffp+127))
+        throw Refusal{key + ".value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got "
+                      + describe(value)};
     edit.value = value.get<double>();
     return edit;
 }

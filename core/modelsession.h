@@ -41,7 +41,7 @@ bool isModelSessionText(std::string_view json);
 /** Parses a model session. Refuses, with error naming the key and what is wrong, text that is not JSON, a
  *  format other than "attention-explorer-session", a version other than 2, a missing or empty model.path, a
  *  model.layer below 1, a missing text, and an edit that is not {layer ≥ 1, weight (one of query key value
- *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a finite value}. Whether the
+ *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a value finite in float32}. Whether the
  *  layer and cells exist in the model is checked when it is opened. */
 std::optional<ModelSession> parseModelSession(std::string_view json, std::string& error);
 
