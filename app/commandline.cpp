@@ -273,11 +273,14 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
                                                   "--tokens or --model) in its place")};
     const Source source = loadSource(p, o, p.value(o.compute));
     const core::Trace trace = core::compute(source.session.model);
-    nlohmann::json out = core::traceToJson(trace);
-    if (source.model)
-        out.update(core::modelComputeExtras(*source.model->forward, source.model->session.layer));
-    const std::string json = core::jsonText(out) + "\n";
-    if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() || std::fflush(stdout) != 0)
+    const nlohmann::json extras = source.model
+        ? core::modelComputeExtras(*source.model->forward, source.model->session.layer)
+        : nlohmann::json::object();
+    // Written as it is made: the text of 8192 tokens is some 5 GB, never held whole.
+    const auto print = [](std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); };
+    core::JsonWriter writer(print);
+    core::writeComputeJson(writer, trace, extras);
+    if (!writer.finish() || !print("\n") || std::fflush(stdout) != 0)
         throw Failure{ExitFailed, QStringLiteral("could not write to standard output")};
     return ExitOk;
 }

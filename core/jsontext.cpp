@@ -241,10 +241,7 @@ void JsonWriter::value(const nlohmann::ordered_json& j)
     write(j);
 }
 
-namespace {
-
-template <typename Json>
-std::string textOf(const Json& j, int indent)
+std::string writtenText(const std::function<void(JsonWriter&)>& write, int indent)
 {
     std::string text;
     JsonWriter writer(
@@ -253,21 +250,19 @@ std::string textOf(const Json& j, int indent)
             return true;
         },
         indent);
-    writer.value(j);
+    write(writer);
     writer.finish();
     return text;
 }
 
-} // namespace
-
 std::string jsonText(const nlohmann::json& j, int indent)
 {
-    return textOf(j, indent);
+    return writtenText([&j](JsonWriter& writer) { writer.value(j); }, indent);
 }
 
 std::string jsonText(const nlohmann::ordered_json& j, int indent)
 {
-    return textOf(j, indent);
+    return writtenText([&j](JsonWriter& writer) { writer.value(j); }, indent);
 }
 
 } // namespace core

@@ -67,6 +67,9 @@ private:
     std::vector<Level> m_levels;
 };
 
+/** The text that write gives a JsonWriter of indent, as one string. */
+std::string writtenText(const std::function<void(JsonWriter&)>& write, int indent = 1);
+
 /** Any such JSON as one text, in the writer's layout (indent 1 unless said). */
 std::string jsonText(const nlohmann::json& j, int indent = 1);
 std::string jsonText(const nlohmann::ordered_json& j, int indent = 1);

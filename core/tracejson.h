@@ -15,5 +15,9 @@ nlohmann::json matrixToJson(const MatrixCRef& m);
 nlohmann::json traceToJson(const Trace& trace);
 /** traceToJson as jsonText writes it. */
 std::string traceToJsonText(const Trace& trace, int indent = 1);
+/** Writes what --compute prints (SPEC §3), byte for byte jsonText(traceToJson(trace) updated with extras): the keys
+ *  of extras (a model's, SPEC §5) join or replace the trace's, in key order. Each matrix is written as it is read,
+ *  never held as JSON or as one text. */
+void writeComputeJson(JsonWriter& writer, const Trace& trace, const nlohmann::json& extras = nlohmann::json::object());
 
 }  // namespace core

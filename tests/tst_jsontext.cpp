@@ -2,6 +2,9 @@
  *  nlohmann::json's layout, and whole documents the same whether written at once or piece by piece. */
 
 #include "core/jsontext.h"
+
+#include "core/attention.h"
+#include "core/presets.h"
 #include "core/tracejson.h"
 
 #include <QTest>
@@ -229,6 +232,30 @@ private slots:
             w.matrix(empty);
             QVERIFY(w.finish());
             QCOMPARE(text, core::matrixToJson(empty).dump(1));
+        }
+    }
+
+    /** --compute's object written as it goes is, byte for byte, the JSON tree of the trace (with a model's keys
+     *  joined or replacing, in key order) written at once: every preset, each of its heads. */
+    void computeJsonAsItGoes()
+    {
+        const json extras = {{"tokens", {"Ġa", "b"}}, {"attentions", {{{{1.0}}}}}, {"layer", 2}, {"zz", 0.1}};
+        for (const core::PresetInfo& info : core::presetList()) {
+            const auto session = core::preset(info.name);
+            QVERIFY(session);
+            const core::Trace trace = core::compute(session->model);
+            QCOMPARE(core::traceToJsonText(trace), core::jsonText(core::traceToJson(trace)));
+
+            json whole = core::traceToJson(trace);
+            whole.update(extras);
+            std::string text;
+            core::JsonWriter writer([&text](std::string_view piece) {
+                text += piece;
+                return true;
+            });
+            core::writeComputeJson(writer, trace, extras);
+            QVERIFY(writer.finish());
+            QCOMPARE(text, core::jsonText(whole));
         }
     }
 };
