@@ -148,19 +148,6 @@ struct Source {
     std::optional<core::OpenedModelSession> model;
 };
 
-/** The text of a session file, as much of it as a session may have (the readers refuse a longer one). */
-std::optional<std::string> sessionFileText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::string text;
-    text.resize(core::maxSessionFileBytes + 1);
-    in.read(text.data(), std::streamsize(text.size()));
-    text.resize(std::size_t(in.gcount()));
-    return text;
-}
-
 /** The layer given with --layer, or the session's: checked against the model. */
 int shownLayer(const QCommandLineParser& p, const Options& o, const core::OpenedModelSession& opened)
 {
@@ -200,9 +187,11 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
 {
     std::string error;
     const std::string path = file.toStdString();
-    const auto text = sessionFileText(path);
-    if (text && core::isModelSessionText(*text)) {
-        auto opened = core::openModelSessionFile(path, error);
+    const auto text = core::readSessionText(path, error);  // once: a pipe or a FIFO has its text only once
+    if (!text)
+        throw Failure{ExitRefused, QString::fromStdString(error)};
+    if (core::isModelSessionText(*text)) {
+        auto opened = core::openModelSessionText(*text, path, error);
         if (!opened)
             throw Failure{ExitRefused, QString::fromStdString(error)};
         return modelSource(p, o, std::move(*opened));
@@ -210,7 +199,7 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
     if (p.isSet(o.layer))
         throw Failure{ExitRefused, QStringLiteral("--layer: %1 is not a model session; a layer is chosen only in a model")
                                        .arg(file)};
-    auto s = core::readSessionFile(path, error);
+    auto s = core::parseSessionFileText(*text, path, error);
     if (!s)
         throw Failure{ExitRefused, QString::fromStdString(error)};
     return {std::move(*s), std::nullopt};
@@ -298,11 +287,14 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
                                                   "--tokens or --model) in its place")};
     const Source source = loadSource(p, o, file);
     const core::Trace trace = core::compute(source.session.model);
-    nlohmann::json out = core::traceToJson(trace);
-    if (source.model)
-        out.update(core::modelComputeExtras(*source.model->forward, source.model->session.layer));
-    const std::string json = core::jsonText(out) + "\n";
-    if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() || std::fflush(stdout) != 0)
+    const nlohmann::json extras = source.model
+        ? core::modelComputeExtras(*source.model->forward, source.model->session.layer)
+        : nlohmann::json::object();
+    // Written as it is made: the text of 8192 tokens is some 5 GB, never held whole.
+    const auto print = [](std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); };
+    core::JsonWriter writer(print);
+    core::writeComputeJson(writer, trace, extras);
+    if (!writer.finish() || !print("\n") || std::fflush(stdout) != 0)
         throw Failure{ExitFailed, QStringLiteral("could not write to standard output")};
     return ExitOk;
 }

@@ -1,13 +1,13 @@
 #include "modelsession.h"
 
 #include "atomicfile.h"
+#include "jsontext.h"
 #include "numbertext.h"
 #include "sessionfile.h"
 
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 namespace core {
 
@@ -16,7 +16,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* formatName = "attention-explorer-session";
-constexpr int modelSessionVersion = 2;
 
 struct Refusal {
     std::string message;
@@ -67,9 +66,11 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
     edit.weight = *weight;
     edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
     edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
+    // The weights are float32: a value at or past 0x1.ffffffp+127 (FLT_MAX and half its step) rounds to infinity.
     const json& value = e["value"];
-    if (!value.is_number() || !std::isfinite(value.get<double>()))
-        throw Refusal{key + ".value: expected a finite number, got " + describe(value)};
+    if (!value.is_number() || !(std::fabs(value.get<double>()) < 0x1.ffffffp+127))
+        throw Refusal{key + ".value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got "
+                      + describe(value)};
     edit.value = value.get<double>();
     return edit;
 }
@@ -87,10 +88,8 @@ ModelSession sessionFrom(const json& j)
     const json& version = j["version"];
     if (!version.is_number_integer() && !version.is_number_unsigned())
         throw Refusal{"version: expected a whole number, got " + describe(version)};
-    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(modelSessionVersion)
-                                     : version.get<long long>() > modelSessionVersion)
-        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
-                      + std::to_string(modelSessionVersion) + "); a newer Attention Explorer is needed"};
+    if (auto refusal = newerVersionRefusal(version))
+        throw Refusal{*refusal};
     if (version.get<long long>() != modelSessionVersion)
         throw Refusal{"version: expected 2 (a model session), got " + version.dump()
                       + "; a version 1 session holds its own numbers and opens as a plain session"};
@@ -163,7 +162,7 @@ json floatMatrix(const FloatMatrix& m)
 bool isModelSessionText(std::string_view text)
 {
     const json j = json::parse(text, nullptr, false);
-    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == 2;
+    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == modelSessionVersion;
 }
 
 std::optional<ModelSession> parseModelSession(std::string_view text, std::string& error)
@@ -187,29 +186,27 @@ std::optional<ModelSession> parseModelSession(std::string_view text, std::string
     return std::nullopt;
 }
 
-std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+namespace {
+
+/** parseModelSession of the text read from path: errors start with path. */
+std::optional<ModelSession> parseModelSessionFileText(std::string_view text, const std::string& path,
+                                                      std::string& error)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        error = path + (std::filesystem::is_directory(path, ec) ? ": is a folder, not a session file" : ": no such file");
-        return std::nullopt;
-    }
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec || size > maxSessionFileBytes) {
-        error = path + (ec ? ": cannot be read" : ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads");
-        return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::string text(std::size_t(size), '\0');
-    if (!in || !in.read(text.data(), std::streamsize(size))) {
-        error = path + ": cannot be opened for reading";
-        return std::nullopt;
-    }
     std::string why;
     auto session = parseModelSession(text, why);
     if (!session)
         error = path + ": " + why;
     return session;
+}
+
+} // namespace
+
+std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return parseModelSessionFileText(*text, path, error);
 }
 
 std::string serializeModelSession(const ModelSession& s)
@@ -237,7 +234,7 @@ std::string serializeModelSession(const ModelSession& s)
     for (auto it = extras.begin(); it != extras.end(); ++it)
         if (it.key() != "model")
             out[it.key()] = it.value();
-    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    return jsonText(out, 2) + "\n";
 }
 
 bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error)
@@ -298,12 +295,21 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
     return opened;
 }
 
-std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+std::optional<OpenedModelSession> openModelSessionText(std::string_view text, const std::string& path,
+                                                       std::string& error)
 {
-    const auto session = readModelSessionFile(path, error);
+    const auto session = parseModelSessionFileText(text, path, error);
     if (!session)
         return std::nullopt;
     return openModelSession(*session, path, error);
+}
+
+std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return openModelSessionText(*text, path, error);
 }
 
 std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids)

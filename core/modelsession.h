@@ -41,11 +41,11 @@ bool isModelSessionText(std::string_view json);
 /** Parses a model session. Refuses, with error naming the key and what is wrong, text that is not JSON, a
  *  format other than "attention-explorer-session", a version other than 2, a missing or empty model.path, a
  *  model.layer below 1, a missing text, and an edit that is not {layer ≥ 1, weight (one of query key value
- *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a finite value}. Whether the
+ *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a value finite in float32}. Whether the
  *  layer and cells exist in the model is checked when it is opened. */
 std::optional<ModelSession> parseModelSession(std::string_view json, std::string& error);
 
-/** Reads a model session file; error starts with the path. */
+/** Reads a model session file (readSessionText, then parseModelSession); error starts with the path. */
 std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error);
 
 /** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
@@ -74,7 +74,12 @@ struct OpenedModelSession {
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
                                                    std::string& error, const StopCheck& stop = {});
 
-/** readModelSessionFile, then openModelSession. */
+/** The text read from path (readSessionText) parsed as a model session, then openModelSession; every error
+ *  starts with path. */
+std::optional<OpenedModelSession> openModelSessionText(std::string_view text, const std::string& path,
+                                                       std::string& error);
+
+/** readSessionText, then openModelSessionText. */
 std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);
 
 /** The tokens of ids as the model's vocabulary writes them ("Ġcat"), as --compute and trace.json name them. */

@@ -2,6 +2,7 @@
 
 #include "atomicfile.h"
 #include "embedding.h"
+#include "jsontext.h"
 #include "presets.h"
 
 #include <cmath>
@@ -17,7 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* formatName = "attention-explorer-session";
-constexpr int currentVersion = 1;
 constexpr int maxNesting = 64;
 
 struct Refusal {
@@ -274,11 +274,11 @@ Session sessionFrom(const json& j)
     const json& version = j["version"];
     if (!version.is_number_integer() && !version.is_number_unsigned())
         throw Refusal{"version: expected a whole number, got " + typeName(version)};
-    if (version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(currentVersion)
-                                     : version.get<long long>() > currentVersion)
-        throw Refusal{"version: the file is version " + version.dump() + ", newer than this program reads (version "
-                      + std::to_string(currentVersion) + "); a newer Attention Explorer is needed"};
-    if (version.get<long long>() < 1)
+    if (auto refusal = newerVersionRefusal(version))
+        throw Refusal{*refusal};
+    if (version.get<long long>() == modelSessionVersion)
+        throw Refusal{"version: expected 1 (a plain session), got 2 (a model session, which opens with its model)"};
+    if (version.get<long long>() != plainSessionVersion)
         throw Refusal{"version: expected 1, got " + version.dump()};
 
     Session session;
@@ -364,7 +364,7 @@ std::string numberText(double v)
         std::snprintf(buf, sizeof buf, "%.0f", v);
         return buf;
     }
-    return json(v).dump();  // shortest text that reads back to the same double ("-0.0" keeps the sign)
+    return jsonNumber(v);  // shortest text that reads back to the same double ("-0.0" keeps the sign)
 }
 
 void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
@@ -384,7 +384,7 @@ void writeMatrix(std::string& out, const Matrix& m, const std::string& indent)
 
 std::string dumpValue(const json& j, const std::string& indent)
 {
-    std::string s = j.dump(2, ' ', false, json::error_handler_t::replace);
+    std::string s = jsonText(j, 2);
     // Indent continuation lines to the nesting level they stand at.
     std::string out;
     for (char c : s) {
@@ -396,6 +396,17 @@ std::string dumpValue(const json& j, const std::string& indent)
 }
 
 }  // namespace
+
+std::optional<std::string> newerVersionRefusal(const json& version)
+{
+    const bool newer = version.is_number_unsigned() ? version.get<unsigned long long>() > unsigned(modelSessionVersion)
+        : version.is_number_integer()               ? version.get<long long>() > modelSessionVersion
+                                                    : false;
+    if (!newer)
+        return std::nullopt;
+    return "version: the file is version " + version.dump() + ", newer than this program reads (version "
+        + std::to_string(modelSessionVersion) + "); a newer Attention Explorer is needed";
+}
 
 std::optional<Session> parseSession(std::string_view text, std::string& error)
 {
@@ -424,8 +435,10 @@ std::optional<Session> parseSession(std::string_view text, std::string& error)
     return std::nullopt;
 }
 
-std::optional<Session> readSessionFile(const std::string& path, std::string& error)
+std::optional<std::string> readSessionText(const std::string& path, std::string& error)
 {
+    const std::string tooLarge = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20)
+        + " MiB; not a session file this program reads";
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(status)) {
@@ -436,11 +449,14 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
         error = path + ": is a folder, not a session file";
         return std::nullopt;
     }
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > maxSessionFileBytes) {
-        error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
-        return std::nullopt;
+    if (std::filesystem::is_regular_file(status)) {
+        const auto size = std::filesystem::file_size(path, ec);
+        if (!ec && size > maxSessionFileBytes) {
+            error = tooLarge;
+            return std::nullopt;
+        }
     }
+    // Opened once and read to its end: a pipe or a FIFO has its text only once.
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = path + ": cannot be opened for reading";
@@ -451,15 +467,32 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         text.append(buf, std::size_t(in.gcount()));
         if (text.size() > maxSessionFileBytes) {
-            error = path + ": larger than " + std::to_string(maxSessionFileBytes >> 20) + " MiB; not a session file this program reads";
+            error = tooLarge;
             return std::nullopt;
         }
     }
+    if (in.bad()) {
+        error = path + ": cannot be read";
+        return std::nullopt;
+    }
+    return text;
+}
+
+std::optional<Session> parseSessionFileText(std::string_view text, const std::string& path, std::string& error)
+{
     std::string why;
     auto session = parseSession(text, why);
     if (!session)
         error = path + ": " + why;
     return session;
+}
+
+std::optional<Session> readSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return parseSessionFileText(*text, path, error);
 }
 
 std::string serializeSession(const Session& session)
@@ -471,7 +504,7 @@ std::string serializeSession(const Session& session)
 
     std::string out = "{\n";
     out += "  \"format\": \"" + std::string(formatName) + "\",\n";
-    out += "  \"version\": " + std::to_string(currentVersion) + ",\n";
+    out += "  \"version\": " + std::to_string(plainSessionVersion) + ",\n";
     out += "  \"tokens\": " + tokens.dump(-1, ' ', false, json::error_handler_t::replace) + ",\n";
     out += "  \"embeddings\": ";
     writeMatrix(out, m.embeddings, "  ");
@@ -506,7 +539,7 @@ std::string serializeSession(const Session& session)
     const Options& o = m.options;
     out += "    \"heads\": " + std::to_string(o.heads) + ",\n";
     out += std::string("    \"scale\": ") + (o.scale ? "true" : "false") + ",\n";
-    out += "    \"temperature\": " + json(o.temperature).dump() + ",\n";
+    out += "    \"temperature\": " + jsonNumber(o.temperature) + ",\n";
     out += std::string("    \"mask\": \"") + toString(o.mask) + "\",\n";
     out += std::string("    \"positional_encoding\": \"") + toString(o.positionalEncoding) + "\"";
     if (extras.contains("options") && extras["options"].is_object())

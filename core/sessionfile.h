@@ -19,6 +19,15 @@ struct Session {
     nlohmann::json extras = nlohmann::json::object();
 };
 
+/** The "version" of a plain session (SPEC §2), as this program writes it. */
+constexpr int plainSessionVersion = 1;
+/** The "version" of a model session (SPEC §5): the highest version this program reads. */
+constexpr int modelSessionVersion = 2;
+
+/** The refusal of a session file whose whole-number "version" is higher than this program reads, naming both;
+ *  nothing for any other version. */
+std::optional<std::string> newerVersionRefusal(const nlohmann::json& version);
+
 /** Largest session file accepted. */
 constexpr std::size_t maxSessionFileBytes = std::size_t(64) << 20;
 
@@ -29,7 +38,15 @@ constexpr int defaultDModel = 4;
  *  names the key and the expected and actual value or shape. */
 std::optional<Session> parseSession(std::string_view json, std::string& error);
 
-/** Reads a session file (at most maxSessionFileBytes). Errors start with the file name. */
+/** The text of a session file of either kind (SPEC §2 or §5), read once to its end, so that a pipe or a FIFO
+ *  serves as well as a file (at most maxSessionFileBytes). Nothing, and error starting with the file name, when
+ *  it is missing, a folder, unreadable or larger. */
+std::optional<std::string> readSessionText(const std::string& path, std::string& error);
+
+/** parseSession of the text read from path: errors start with the file name. */
+std::optional<Session> parseSessionFileText(std::string_view text, const std::string& path, std::string& error);
+
+/** Reads a session file (readSessionText, then parseSessionFileText). Errors start with the file name. */
 std::optional<Session> readSessionFile(const std::string& path, std::string& error);
 
 /** The session as JSON text (indented, UTF-8, numbers that read back to the same double). */

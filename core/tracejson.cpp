@@ -1,5 +1,8 @@
 #include "tracejson.h"
 
+#include <functional>
+#include <map>
+
 namespace core {
 
 using nlohmann::json;
@@ -42,14 +45,42 @@ json traceToJson(const Trace& trace)
 
 std::string traceToJsonText(const Trace& trace, int indent)
 {
-    return jsonText(traceToJson(trace), indent);
+    return writtenText([&trace](JsonWriter& writer) { writeComputeJson(writer, trace); }, indent);
 }
 
-std::string jsonText(const json& j, int indent)
+void writeComputeJson(JsonWriter& writer, const Trace& trace, const json& extras)
 {
-    // nlohmann prints the shortest text that reads back to the same double, with its own digit
-    // generation (not printf): a '.' whatever the C locale.
-    return j.dump(indent, ' ', false, json::error_handler_t::replace);
+    // The keys in nlohmann's order (std::map's), as traceToJson's object prints them.
+    std::map<std::string, std::function<void()>> entries;
+    entries["tokens"] = [&] { writer.value(json(trace.model->tokens)); };
+    entries["x"] = [&] { writer.matrix(trace.x()); };
+    entries["heads"] = [&] {
+        writer.beginArray();
+        for (int h = 0; h < trace.headCount(); ++h) {
+            const HeadTrace& ht = trace.heads[std::size_t(h)];
+            const Matrix scaledScores = trace.scaledScores(h);
+            const std::pair<const char*, MatrixCRef> steps[] = {
+                {"keys", ht.keys},     {"outputs", ht.outputs}, {"queries", ht.queries}, {"scaled_scores", scaledScores},
+                {"scores", ht.scores}, {"values", ht.values},   {"weights", ht.weights}}; // in key order
+            writer.beginObject();
+            for (const auto& [name, matrix] : steps) {
+                writer.key(name);
+                writer.matrix(matrix);
+            }
+            writer.endObject();
+        }
+        writer.endArray();
+    };
+    entries["concat"] = [&] { writer.matrix(trace.concat); };
+    entries["output"] = [&] { writer.matrix(trace.output); };
+    for (auto it = extras.begin(); it != extras.end(); ++it)
+        entries[it.key()] = [&writer, &value = it.value()] { writer.value(value); };
+    writer.beginObject();
+    for (const auto& [key, write] : entries) {
+        writer.key(key);
+        write();
+    }
+    writer.endObject();
 }
 
 }  // namespace core

@@ -1,6 +1,7 @@
 #pragma once
 /** The --compute JSON of SPEC §3. */
 
+#include "jsontext.h"
 #include "trace.h"
 
 #include <nlohmann/json.hpp>
@@ -12,9 +13,11 @@ nlohmann::json matrixToJson(const MatrixCRef& m);
 /** {"tokens", "x", "heads": [{queries, keys, values, scores, scaled_scores, weights, outputs}],
  *   "concat", "output"}. */
 nlohmann::json traceToJson(const Trace& trace);
-/** traceToJson dumped with numbers that read back to the same double. */
+/** traceToJson as jsonText writes it. */
 std::string traceToJsonText(const Trace& trace, int indent = 1);
-/** Any such JSON dumped the same way. */
-std::string jsonText(const nlohmann::json& j, int indent = 1);
+/** Writes what --compute prints (SPEC §3), byte for byte jsonText(traceToJson(trace) updated with extras): the keys
+ *  of extras (a model's, SPEC §5) join or replace the trace's, in key order. Each matrix is written as it is read,
+ *  never held as JSON or as one text. */
+void writeComputeJson(JsonWriter& writer, const Trace& trace, const nlohmann::json& extras = nlohmann::json::object());
 
 }  // namespace core

@@ -24,6 +24,7 @@
 #endif
 
 #include "decimalcomma.h"
+#include "fifo.h"
 #include "pdftext.h"
 #include "programrun.h"
 
@@ -244,7 +245,7 @@ private slots:
         QTest::addRow("wrong format") << QByteArray(R"({"format":"x","version":1,"tokens":["a"]})")
                                       << QStringLiteral("format");
         QTest::addRow("newer version") << QByteArray(R"({"format":"attention-explorer-session","version":9,"tokens":["a"]})")
-                                       << QStringLiteral("version");
+                                       << QStringLiteral("newer than this program reads (version 2)");
         QByteArray shape = workedExample;
         shape.replace(R"("key":    [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]])", R"("key": [[0, 0, 1], [1, 1, 0], [0, 1, 0]])");
         QTest::addRow("shape") << shape << QStringLiteral("weights.key: expected 4 rows (d_model), got 3");
@@ -265,6 +266,32 @@ private slots:
         QVERIFY2(err.contains(expected), qPrintable(err));
         QVERIFY2(err.contains(path), qPrintable(err));  // names the file
         QVERIFY2(!err.contains(QStringLiteral("XDG_RUNTIME_DIR")), qPrintable(err));
+    }
+
+    /** A session given as a pipe, /dev/stdin or a FIFO (`--compute <(cat s.json)`) has its text only once: the
+     *  program reads it once and prints what it prints for the file. */
+    void computeReadsAPipeOnce()
+    {
+        const QString file = writeFile(m_dir, QStringLiteral("piped.json"), workedExample);
+        const Run fromFile = run({QStringLiteral("--compute"), file});
+        QCOMPARE(fromFile.status, 0);
+
+        QProcess p;
+        p.start(QStringLiteral(AE_BINARY), {QStringLiteral("--compute"), QStringLiteral("/dev/stdin")});
+        QVERIFY(p.waitForStarted());
+        p.write(workedExample);
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.readAllStandardOutput(), fromFile.out);
+
+        const QString fifo = m_dir.filePath(QStringLiteral("piped.fifo"));
+        const testutil::FifoWriter writer(fifo.toStdString(), workedExample);
+        QVERIFY(writer.made());
+        const Run fromFifo = testutil::runProgram(QStringLiteral(AE_BINARY), {QStringLiteral("--compute"), fifo}, {}, {},
+                                                  60000);
+        QVERIFY2(fromFifo.status == 0, fromFifo.err.constData()); // -1: it hung, opening the FIFO a second time
+        QCOMPARE(fromFifo.out, fromFile.out);
     }
 
     void missingFileIsRefused()

@@ -284,6 +284,8 @@ private slots:
                                              << QStringLiteral("badcell.json");
         QTest::newRow("edit in a layer past the model") << QStringList{QStringLiteral("--compute"), QStringLiteral("@badlayer@")}
                                                         << QStringLiteral("badlayer.json");
+        QTest::newRow("edit past float32 in a layer not shown") << QStringList{QStringLiteral("--compute"), QStringLiteral("@bigvalue@")}
+                                                                << QStringLiteral("bigvalue.json: edits[0].value: expected a finite number that float32 holds");
     }
 
     void refusals()
@@ -306,11 +308,13 @@ private slots:
                   modelSession(folder, 1, json::array({{{"layer", 1}, {"weight", "query"}, {"row", 32}, {"col", 0}, {"value", 1}}})));
         writeText(m_dir.filePath(QStringLiteral("badlayer.json")),
                   modelSession(folder, 1, json::array({{{"layer", 4}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1}}})));
+        writeText(m_dir.filePath(QStringLiteral("bigvalue.json")),
+                  modelSession(folder, 1, json::array({{{"layer", 2}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1e300}}})));
         for (QString& a : arguments) {
             a.replace(QStringLiteral("@folder@"), m_folder);
             a.replace(QStringLiteral("@pickle@"), pickle);
             a.replace(QStringLiteral("@out@"), m_dir.filePath(QStringLiteral("refused.png")));
-            for (const char* name : {"badweight", "badcell", "badlayer"})
+            for (const char* name : {"badweight", "badcell", "badlayer", "bigvalue"})
                 a.replace(QStringLiteral("@%1@").arg(QLatin1String(name)), m_dir.filePath(QLatin1String(name) + QStringLiteral(".json")));
         }
         const Run r = run(arguments);

@@ -1,12 +1,13 @@
 /** The model session file of SPEC §5: its example read and written back, unknown keys kept, model.path taken
  *  from the session file's folder, every refusal with its message (in the file and when the model is opened),
- *  the plain session reader refusing version 2 as it refuses any newer version, the --compute extras, and a
+ *  the plain session reader refusing version 2 as a model session, the --compute extras, and a
  *  load or pass stopped between its steps (what Cancel does in the window). */
 
 #include "core/gpt2checkpoint.h"
 #include "core/modelsession.h"
 #include "core/numbertext.h"
 #include "core/sessionfile.h"
+#include "fifo.h"
 #include "gpt2folder_random.h"
 
 #include <QDir>
@@ -95,6 +96,20 @@ private slots:
         QCOMPARE(core::modelFolder(absolute, "/data/sessions/cat.json"), std::string("/models/gpt2"));
     }
 
+    /** A session read from a pipe or a FIFO (`<(cat s.json)`, /dev/stdin) has its text only once: it is read once. */
+    void opensFromAFifo()
+    {
+        const std::string fifo = path("piped.json");
+        const testutil::FifoWriter writer(fifo, tinySession().dump());
+        QVERIFY(writer.made());
+        std::string error;
+        const auto opened = core::openModelSessionFile(fifo, error);
+        QVERIFY2(opened, error.c_str());
+        QCOMPARE(opened->session.layer, 2);
+        QCOMPARE(int(opened->session.edits.size()), 2);
+        QCOMPARE(opened->folder, path("tiny"));
+    }
+
     void roundTripKeepsUnknownKeys()
     {
         json j = json::parse(specExample);
@@ -152,7 +167,8 @@ private slots:
         row("edit layer 0", [](json& j) { j["edits"][0]["layer"] = 0; }, "edits[0].layer: expected a whole number from 1");
         row("value missing", [](json& j) { j["edits"][0].erase("value"); }, "edits[0].value: missing");
         row("value text", [](json& j) { j["edits"][0]["value"] = "1"; },
-            "edits[0].value: expected a finite number, got the text \"1\"");
+            "edits[0].value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got the text "
+            "\"1\"");
     }
 
     void refusals()
@@ -168,8 +184,8 @@ private slots:
     {
         std::string error;
         QVERIFY(!core::parseSession(specExample, error));
-        QCOMPARE(error, std::string("version: the file is version 2, newer than this program reads (version 1); a "
-                                    "newer Attention Explorer is needed"));
+        QCOMPARE(error, std::string("version: expected 1 (a plain session), got 2 (a model session, which opens with "
+                                    "its model)"));
         QVERIFY(!core::isModelSessionText(R"({"format": "attention-explorer-session", "version": 1})"));
     }
 
@@ -222,6 +238,14 @@ private slots:
             "edits[0]: col 40 is outside 0 … 31 (key has n_embd = 32 columns)");
         row("text past n_positions", [](json& j) { j["text"] = std::string(33, 'a'); },
             "text: the text is 33 tokens long, more than the model's n_positions (32)");
+        // The weights are float32: a value past its range would be infinite there, and every later number with it.
+        row("value past float32, shown layer", [](json& j) { j["edits"][0]["value"] = 1e300; },
+            "edits[0].value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got the "
+            "number 1e+300");
+        row("value past float32, other layer", [](json& j) { j["edits"][0]["layer"] = 3; j["edits"][0]["value"] = -3.5e38; },
+            "edits[0].value: expected a finite number that float32 holds");
+        row("value rounding to float32 infinity", [](json& j) { j["edits"][1]["value"] = 0x1.ffffffp+127; },
+            "edits[1].value: expected a finite number that float32 holds");
         row("missing folder", [](json& j) { j["model"]["path"] = "no-such-model"; }, "model.path: ");
         row("not a checkpoint", [](json& j) { j["model"]["path"] = "."; }, "model.path: ");
     }
@@ -240,6 +264,19 @@ private slots:
             QVERIFY2(error.find(path("no-such-model") + ": is not a folder") != std::string::npos, error.c_str());
         if (QString::fromUtf8(QTest::currentDataTag()) == QLatin1String("not a checkpoint"))
             QVERIFY2(error.find("config.json") != std::string::npos, error.c_str());
+    }
+
+    /** The largest values float32 holds are taken: FLT_MAX, and what rounds to it. */
+    void editsUpToFloat32Max()
+    {
+        for (double value : {3.4028234663852886e38, -0x1.fffffefffffffp+127}) {
+            json j = tinySession();
+            j["edits"][1]["value"] = value;
+            std::string error;
+            const auto s = core::parseModelSession(j.dump(), error);
+            QVERIFY2(s, error.c_str());
+            QVERIFY(std::isfinite(float(s->edits[1].value)));
+        }
     }
 
     void computeExtras()

@@ -305,12 +305,14 @@ void TestSessionFile::refusals_data()
     QTest::addRow("missing version") << session(nullptr, nullptr, nullptr, nullptr,
                                                 R"("format": "attention-explorer-session")")
                                      << QStringLiteral("version");
-    QTest::addRow("version 2 is newer") << session(nullptr, nullptr, nullptr, nullptr,
-                                                   R"("format": "attention-explorer-session", "version": 2)")
-                                        << QStringLiteral("newer");
-    QTest::addRow("version 2 names the key") << session(nullptr, nullptr, nullptr, nullptr,
-                                                        R"("format": "attention-explorer-session", "version": 2)")
-                                             << QStringLiteral("version");
+    // The program reads version 2 (a model session, SPEC §5): a newer file is told so, and which version it reads.
+    QTest::addRow("version 3 is newer")
+        << session(nullptr, nullptr, nullptr, nullptr, R"("format": "attention-explorer-session", "version": 3)")
+        << QStringLiteral("version: the file is version 3, newer than this program reads (version 2); a newer "
+                          "Attention Explorer is needed");
+    QTest::addRow("version 2 is a model session")
+        << session(nullptr, nullptr, nullptr, nullptr, R"("format": "attention-explorer-session", "version": 2)")
+        << QStringLiteral("version: expected 1 (a plain session), got 2 (a model session");
     QTest::addRow("version 2^64-1 is newer")
         << session(nullptr, nullptr, nullptr, nullptr,
                    R"("format": "attention-explorer-session", "version": 18446744073709551615)")
