@@ -183,6 +183,16 @@ Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedMo
 }
 
 /** A session file of either kind: version 2 names a model (SPEC §5), any other is read as SPEC §2 says. */
+/** --layer given with a source that is not a model: that source has one layer, so 1 is taken (SPEC lists
+ *  [--layer L] for every source of --export-lines) and any other is refused, naming the source. */
+void checkOneLayer(const QCommandLineParser& p, const Options& o, const QString& source)
+{
+    if (p.isSet(o.layer) && p.value(o.layer) != QLatin1String("1"))
+        throw Failure{ExitRefused, QStringLiteral("--layer: %1 is not a model and has one layer, 1; other layers are "
+                                                  "chosen only in a model (--model or a model session)")
+                                       .arg(source)};
+}
+
 Source sessionSource(const QCommandLineParser& p, const Options& o, const QString& file)
 {
     std::string error;
@@ -196,9 +206,7 @@ Source sessionSource(const QCommandLineParser& p, const Options& o, const QStrin
             throw Failure{ExitRefused, QString::fromStdString(error)};
         return modelSource(p, o, std::move(*opened));
     }
-    if (p.isSet(o.layer))
-        throw Failure{ExitRefused, QStringLiteral("--layer: %1 is not a model session; a layer is chosen only in a model")
-                                       .arg(file)};
+    checkOneLayer(p, o, file);
     auto s = core::parseSessionFileText(*text, path, error);
     if (!s)
         throw Failure{ExitRefused, QString::fromStdString(error)};
@@ -253,8 +261,7 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
         }
         return modelSource(p, o, std::move(*opened));
     }
-    if (p.isSet(o.layer))
-        throw Failure{ExitRefused, QStringLiteral("--layer: a layer is chosen only in a model (--model or a model session)")};
+    checkOneLayer(p, o, p.isSet(o.tokens) ? QStringLiteral("--tokens") : QStringLiteral("the preset"));
     if (p.isSet(o.tokens)) {
         const auto tokens = core::tokenize(p.value(o.tokens).toStdString());
         if (tokens.empty())

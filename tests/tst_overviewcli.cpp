@@ -166,6 +166,15 @@ private slots:
                      .status,
                  0);
         QVERIFY(!QImage(one).isNull());
+        // A session has one layer: --layer 1 is taken, as SPEC lists it for every source; --layer 2 is refused.
+        QCOMPARE(run({QStringLiteral("--export-lines"), one, QStringLiteral("--preset"), QStringLiteral("multi-head"),
+                      QStringLiteral("--layer"), QStringLiteral("1")})
+                     .status,
+                 0);
+        const Run second = run({QStringLiteral("--export-lines"), one, QStringLiteral("--preset"),
+                                QStringLiteral("multi-head"), QStringLiteral("--layer"), QStringLiteral("2")});
+        QCOMPARE(second.status, 2);
+        QVERIFY2(second.err.contains("--layer: the preset is not a model and has one layer"), second.err.constData());
 
         const QString model = out(QStringLiteral("lines-model.pdf"));
         const Run r = run({QStringLiteral("--export-lines"), model, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
