@@ -369,9 +369,20 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
 
     const core::Trace trace = core::compute(session.model);
     const render::HeatmapData data = ui::heatmapData(trace, *step, head - 1);
-    // A PNG without --size is drawn at twice the on-screen size: sharp on slides and in print.
-    if (size.isEmpty() && suffix == QLatin1String("png"))
-        size = render::HeatmapRenderer(data, style).preferredSize() * 2;
+    {
+        const render::HeatmapRenderer renderer(data, style);
+        // A PNG without --size is drawn at twice the on-screen size: sharp on slides and in print.
+        if (size.isEmpty() && suffix == QLatin1String("png"))
+            size = renderer.preferredSize() * 2;
+        const QSize drawn = size.isEmpty() ? renderer.preferredSize() : size;
+        if (style.annotate && !renderer.annotates(QRectF(QPointF(0, 0), QSizeF(drawn))))
+            printError(QStringLiteral("note: --annotate: the %1 × %2 cells are too small for their numbers at %3 × %4; "
+                                      "the heatmap is drawn without them (a larger --size may fit them)")
+                           .arg(data.values.rows())
+                           .arg(data.values.cols())
+                           .arg(drawn.width())
+                           .arg(drawn.height()));
+    }
     QString error;
     if (!render::exportHeatmap(data, style, out, size, &error))
         throw Failure{ExitFailed, error};

@@ -498,6 +498,17 @@ private slots:
         QVERIFY(!QFileInfo::exists(report));
         QVERIFY2(r.err.contains("--export-report is not done"), r.err.constData());
         QVERIFY2(!r.err.contains("--annotate"), r.err.constData());
+
+        // --annotate where the cells are too small for numbers: the heatmap is written without them, and says so.
+        QStringList words;
+        for (int i = 0; i < 60; ++i)
+            words << QStringLiteral("w%1").arg(i);
+        const QString crowded = m_dir.filePath(QStringLiteral("crowded.png"));
+        r = run({QStringLiteral("--export-heatmap"), crowded, QStringLiteral("--tokens"), words.join(QLatin1Char(' ')),
+                 QStringLiteral("--size"), QStringLiteral("300x300"), QStringLiteral("--annotate")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(QFileInfo::exists(crowded));
+        QVERIFY2(r.err.contains("--annotate: the 60 × 60 cells are too small"), r.err.constData());
     }
 
     void computeTakesASourceAfterOtherOptions_data()

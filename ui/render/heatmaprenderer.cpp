@@ -469,6 +469,11 @@ QSize HeatmapRenderer::measurePreferredSize() const
     return QSize(std::clamp(int(std::ceil(width)), 160, 4000), std::clamp(int(std::ceil(height)), 120, 4000));
 }
 
+bool HeatmapRenderer::annotates(const QRectF& target) const
+{
+    return layout(target).annotate;
+}
+
 const HeatmapRenderer::Layout& HeatmapRenderer::layout(const QRectF& target) const
 {
     if (m_layout && m_layout->target == target)

@@ -135,6 +135,8 @@ public:
     /** Where the title and the legend's colour-range caption are drawn when the figure is painted into target;
      *  empty when there is none. */
     QRectF titleRect(const QRectF& target) const;
+    /** True when the style asks for the cells' numbers and the cells are big enough, in target, to print them. */
+    bool annotates(const QRectF& target) const;
     QRectF rangeCaptionRect(const QRectF& target) const;
     /** The cell (row, col) under pos when the figure is painted into target; empty outside the cells. */
     std::optional<std::pair<int, int>> cellAt(const QPointF& pos, const QRectF& target) const;
