@@ -103,6 +103,7 @@ private slots:
     void brokenFolderLeavesTheDocumentUnchanged();
     void cancelStopsTheLoadAndLeavesTheDocument();
     void otherPositionsArePredicted();
+    void aChosenPositionTheTextLosesFallsBackToTheLast();
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
@@ -636,6 +637,39 @@ void TestModelWindow::otherPositionsArePredicted()
         QCOMPARE(doc().prediction().entries[i].id, top[i].id);
         QVERIFY(std::abs(doc().prediction().entries[i].probability - top[i].probability) < 1e-5);
     }
+}
+
+void TestModelWindow::aChosenPositionTheTextLosesFallsBackToTheLast()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    QComboBox* position = w.predictionPanel()->positionBox();
+    position->setCurrentIndex(6);
+    emit position->activated(6);  // after token 6
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().position, 5);
+    QSignalSpy moved(&doc(), &ui::Document::predictionPositionChanged);
+    // A text of two tokens has no token 6: the box and the document both say the last token.
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("The cat"));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().predictionPosition(), -1);
+    QCOMPARE(position->currentIndex(), 0);
+    QCOMPARE(doc().prediction().position, 1);
+    QVERIFY(!moved.isEmpty());
+    QCOMPARE(moved.last().at(0).toInt(), -1);
+    // Typed on past six tokens, it stays with the last one rather than going back to token 6.
+    QTest::keyClicks(line, QStringLiteral(" sat on the mat because it was tired and then"));
+    QVERIFY(doc().waitForModel(60000));
+    const int n = int(doc().modelState()->ids.size());
+    QVERIFY(n > 6);
+    QCOMPARE(position->count(), n + 1);
+    QCOMPARE(doc().predictionPosition(), -1);
+    QCOMPARE(position->currentIndex(), 0);
+    QCOMPARE(doc().prediction().position, n - 1);
+    QVERIFY2(w.predictionPanel()->status().contains(QString::number(n)), qPrintable(w.predictionPanel()->status()));
 }
 
 void TestModelWindow::exportsAndSlidesShowTheShownLayer()

@@ -73,6 +73,7 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
         if (change.kind == ModelChange::Kind::Model || change.kind == ModelChange::Kind::Tokens)
             syncPositions();
     });
+    connect(document, &Document::predictionPositionChanged, this, &PredictionPanel::showChosenPosition);
     connect(document, &Document::predictionChanged, this, &PredictionPanel::showPrediction);
     i18n::onLanguageChange(this, [this, positionLabel] {
         positionLabel->setText(tr("&Next token after"));
@@ -96,6 +97,11 @@ void PredictionPanel::syncPositions()
     m_position->addItem(tr("the last token"));
     for (std::size_t i = 0; i < tokens.size(); ++i)
         m_position->addItem(tr("token %1 “%2”").arg(i + 1).arg(QString::fromStdString(tokens[i])));
+    showChosenPosition();
+}
+
+void PredictionPanel::showChosenPosition()
+{
     const int chosen = m_document->predictionPosition();
     m_position->setCurrentIndex(chosen >= 0 && chosen + 1 < m_position->count() ? chosen + 1 : 0);
 }
