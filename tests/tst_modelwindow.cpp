@@ -48,6 +48,7 @@
 #include <QTimer>
 #include <QUndoStack>
 
+#include <cstring>
 #include <future>
 #include <memory>
 
@@ -104,6 +105,7 @@ private slots:
     void cancelStopsTheLoadAndLeavesTheDocument();
     void otherPositionsArePredicted();
     void aChosenPositionTheTextLosesFallsBackToTheLast();
+    void theChangeReadsAsTheProbabilitiesDo();
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
@@ -670,6 +672,64 @@ void TestModelWindow::aChosenPositionTheTextLosesFallsBackToTheLast()
     QCOMPARE(position->currentIndex(), 0);
     QCOMPARE(doc().prediction().position, n - 1);
     QVERIFY2(w.predictionPanel()->status().contains(QString::number(n)), qPrintable(w.predictionPanel()->status()));
+}
+
+void TestModelWindow::theChangeReadsAsTheProbabilitiesDo()
+{
+    // A checkpoint whose next tokens are all about as likely (wte a hundredth of the test checkpoint's, as GPT-2's
+    // shape with random weights gives): each near 0.002 %, which reads with four decimals.
+    testutil::Folder flat = testutil::randomGpt2FolderWithTokenizer(kTokenizer);
+    testutil::Tensor* wte = testutil::findTensor(flat, "wte.weight");
+    QVERIFY(wte && wte->dtype == "F32");
+    for (std::size_t i = 0; i + 4 <= wte->bytes.size(); i += 4) {
+        float v = 0;
+        std::memcpy(&v, wte->bytes.data() + i, 4);
+        v *= 0.01f;
+        std::memcpy(wte->bytes.data() + i, &v, 4);
+    }
+    const QString folder = m_dir.filePath(QStringLiteral("flat-gpt2"));
+    QVERIFY(QDir().mkpath(folder));
+    testutil::write(flat, folder.toStdString());
+    ui::MainWindow& w = *m_window;
+    QString error;
+    QVERIFY2(w.session()->openModelFolder(folder, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().prediction().entries.front().probability < 0.0001);
+    // A large b_O in the last layer moves them by less than a hundredth of a point.
+    doc().setShownLayer(2);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().setCell(ui::MatrixId::Output, 32, 5, 100.0));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!doc().prediction().comparing);
+    QTableWidget* table = w.predictionPanel()->table();
+    const auto number = [](QString text) {
+        text.remove(QStringLiteral(" %")).remove(QStringLiteral(" pts")).remove(QStringLiteral("Without edits: "));
+        text.remove(QStringLiteral("▲ +")).remove(QStringLiteral("▼ −"));
+        bool ok = false;
+        const double v = QLocale().toDouble(text, &ok);
+        return ok ? v : std::nan("");
+    };
+    const auto decimals = [](const QString& text) {
+        const QString digits = QString(text).remove(QStringLiteral(" %")).remove(QStringLiteral(" pts"));
+        return int(digits.size() - digits.lastIndexOf(QLocale().decimalPoint()) - 1);
+    };
+    int moved = 0;
+    for (int r = 0; r < 10; ++r) {
+        const QString shown = table->item(r, 2)->text(), change = table->item(r, 3)->text();
+        const double now = number(shown), before = number(table->item(r, 3)->toolTip());
+        const QString row = QStringLiteral("%1 | %2 | %3").arg(shown, change, table->item(r, 3)->toolTip());
+        QVERIFY2(!std::isnan(now) && !std::isnan(before), qPrintable(row));
+        // "=" exactly when the two read alike; else the way and the size of the difference of what they read.
+        QCOMPARE(change == QStringLiteral("="), now == before);
+        if (now == before)
+            continue;
+        ++moved;
+        QVERIFY2(change.startsWith(now > before ? QStringLiteral("▲") : QStringLiteral("▼")), qPrintable(row));
+        QVERIFY2(decimals(change) >= decimals(shown), qPrintable(row));
+        const double tolerance = 0.5 * std::pow(10.0, -decimals(shown)) + 0.5 * std::pow(10.0, -decimals(table->item(r, 3)->toolTip())) + 1e-12;
+        QVERIFY2(std::abs(number(change) - std::abs(now - before)) <= tolerance, qPrintable(row));
+    }
+    QVERIFY(moved > 0);
 }
 
 void TestModelWindow::exportsAndSlidesShowTheShownLayer()

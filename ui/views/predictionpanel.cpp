@@ -15,8 +15,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <cmath>
-
 namespace ui {
 
 namespace {
@@ -152,17 +150,18 @@ void PredictionPanel::showPrediction()
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
         set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
         const bool compared = has && !p.comparing;
-        const double change = 100.0 * (e.probability - e.unedited);
-        // Changes below a hundredth of a point round to nothing: shown as unchanged.
-        const bool moved = compared && std::abs(change) >= 0.005;
+        // "=" when the probability beside it reads as the checkpoint's does, else the change as the two read.
+        const render::PercentageChange change =
+            compared ? render::displayPercentageChange(e.unedited, e.probability) : render::PercentageChange{};
         QString text;
         if (has)
             text = !compared ? QStringLiteral("…")  // the pass without the edits is still running
-                 : !moved ? QStringLiteral("=")     // the probability beside it is the checkpoint's too
-                 : change > 0 ? tr("▲ +%1 pts").arg(render::displayNumber(change, 'f', 2))
-                              : tr("▼ −%1 pts").arg(render::displayNumber(-change, 'f', 2));
+                 : change.direction == 0 ? QStringLiteral("=")
+                 : change.direction > 0 ? tr("▲ +%1 pts").arg(change.points)
+                                        : tr("▼ −%1 pts").arg(change.points);
         QTableWidgetItem* changeItem = set(3, text, Qt::AlignRight);
-        changeItem->setForeground(!moved ? palette().color(QPalette::PlaceholderText) : change > 0 ? up : down);
+        changeItem->setForeground(change.direction == 0 ? palette().color(QPalette::PlaceholderText)
+                                  : change.direction > 0 ? up : down);
         changeItem->setToolTip(!has ? QString()
                                : compared ? tr("Without edits: %1").arg(percent(e.unedited))
                                           : tr("Comparing with the checkpoint without edits…"));
