@@ -106,6 +106,7 @@ private slots:
     void otherPositionsArePredicted();
     void aChosenPositionTheTextLosesFallsBackToTheLast();
     void theChangeReadsAsTheProbabilitiesDo();
+    void anOverflowingPassSaysSoInsteadOfRanking();
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
@@ -730,6 +731,32 @@ void TestModelWindow::theChangeReadsAsTheProbabilitiesDo()
         QVERIFY2(std::abs(number(change) - std::abs(now - before)) <= tolerance, qPrintable(row));
     }
     QVERIFY(moved > 0);
+}
+
+void TestModelWindow::anOverflowingPassSaysSoInsteadOfRanking()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    // Values float32 holds whose products do not: v = x·W_V + b_V overflows, and every later token with it.
+    ui::MatrixTableModel* wv = w.matrixEditor()->tableModel(ui::MatrixId::Value);
+    QVERIFY(wv->setData(wv->index(0, 0), QStringLiteral("3.4e38"), Qt::EditRole));
+    QVERIFY(wv->setData(wv->index(32, 0), QStringLiteral("3.4e38"), Qt::EditRole));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().overflowLayer, std::optional<int>(1));
+    QVERIFY(doc().prediction().entries.empty());
+    const QString status = w.predictionPanel()->status();
+    QVERIFY2(status.contains(QStringLiteral("overflowed float32 in layer 2")), qPrintable(status));
+    QVERIFY(!w.predictionPanel()->table()->isVisibleTo(w.predictionPanel()));
+    // Undone, the candidates come back.
+    doc().undoStack()->undo();
+    doc().undoStack()->undo();
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!doc().prediction().overflowLayer);
+    QCOMPARE(int(doc().prediction().entries.size()), 10);
+    QVERIFY(w.predictionPanel()->table()->isVisibleTo(w.predictionPanel()));
+    QVERIFY(!w.predictionPanel()->table()->item(0, 2)->text().contains(QStringLiteral("NaN")));
 }
 
 void TestModelWindow::exportsAndSlidesShowTheShownLayer()

@@ -107,15 +107,23 @@ void PredictionPanel::showChosenPosition()
 void PredictionPanel::showPrediction()
 {
     const bool model = m_document->isModelSession();
+    const Prediction& p = m_document->prediction();
     m_empty->setVisible(!model);
-    m_table->setVisible(model);
+    m_table->setVisible(model && !p.overflowLayer);
     m_status->setVisible(model);
     m_position->setEnabled(model);
     if (!model)
         return;
-    const Prediction& p = m_document->prediction();
     const int edits = m_document->editCount();
-    if (p.entries.empty())
+    if (p.overflowLayer && *p.overflowLayer < m_document->layerCount())
+        m_status->setText(tr("No prediction: the forward pass overflowed float32 in layer %1, whose output is no "
+                             "longer made of finite numbers. Undo the edit or give a smaller value.")
+                              .arg(*p.overflowLayer + 1));
+    else if (p.overflowLayer)
+        m_status->setText(tr("No prediction: the forward pass overflowed float32 in the logits after token %1, which "
+                             "are no longer finite numbers. Undo the edit or give a smaller value.")
+                              .arg(p.position + 1));
+    else if (p.entries.empty())
         m_status->setText(tr("Computing…"));
     else if (edits == 0)
         m_status->setText(tr("After token %1 (the checkpoint, no edits).").arg(p.position + 1));
