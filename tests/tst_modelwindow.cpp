@@ -15,6 +15,8 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
+#include "ui/views/fileactions.h"
+#include "ui/views/headviewwidget.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
 #include "ui/views/modelloader.h"
@@ -31,6 +33,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -106,6 +109,7 @@ private slots:
     void otherPositionsArePredicted();
     void aChosenPositionTheTextLosesFallsBackToTheLast();
     void theChangeReadsAsTheProbabilitiesDo();
+    void theHeadViewFollowsTheShownLayer();
     void anOverflowingPassSaysSoInsteadOfRanking();
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
@@ -731,6 +735,65 @@ void TestModelWindow::theChangeReadsAsTheProbabilitiesDo()
         QVERIFY2(std::abs(number(change) - std::abs(now - before)) <= tolerance, qPrintable(row));
     }
     QVERIFY(moved > 0);
+}
+
+void TestModelWindow::theHeadViewFollowsTheShownLayer()
+{
+    openModel();
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    const QString path = m_dir.filePath(QStringLiteral("headview.json"));
+    QString error;
+    QVERIFY2(m_window->saveFile(path, &error), qPrintable(error));
+    // A session of layer 2 opened in a new window: its head view shows layer 2, all heads (as --export-lines).
+    m_window = std::make_unique<ui::MainWindow>();
+    m_window->show();
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+    ui::MainWindow& w = *m_window;
+    ui::HeadViewWidget* heads = w.headView();
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("headViewDock"));
+    QVERIFY(dock);
+    dock->show();
+    dock->raise();
+    QTRY_VERIFY(heads->grid() && heads->grid()->layers == 3);
+    QCOMPARE(heads->layer(), 1);
+    QCOMPARE(heads->head(), -1);
+    const QString svg = m_dir.filePath(QStringLiteral("headview.svg"));
+    QVERIFY2(w.fileActions()->exportHeadView(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(file.readAll()).contains(QStringLiteral("Layer 2 ·")));
+    // The main layer chooser moves it.
+    auto* layerBox = w.findChild<QComboBox*>(QStringLiteral("layerBox"));
+    layerBox->setCurrentIndex(2);
+    emit layerBox->activated(2);
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(heads->layer(), 2);
+    // A layer picked in the head view stays, through an edit, while the window shows the same layer.
+    auto* ownLayer = heads->findChild<QComboBox*>(QStringLiteral("headViewLayerBox"));
+    ownLayer->setCurrentIndex(0);
+    emit ownLayer->activated(0);
+    QCOMPARE(heads->layer(), 0);
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 2.0));
+    QVERIFY(doc().waitForModel(60000));
+    QCoreApplication::processEvents();
+    QCOMPARE(heads->layer(), 0);
+    QCOMPARE(doc().shownLayer(), 2);
+    // One head shown alone follows the window's head (and layer); all heads overlaid stay overlaid.
+    auto* ownHead = heads->findChild<QComboBox*>(QStringLiteral("headViewHeadBox"));
+    ownHead->setCurrentIndex(2);
+    emit ownHead->activated(2);
+    QCOMPARE(heads->head(), 1);
+    w.viewState()->setHead(3);
+    QCOMPARE(heads->head(), 3);
+    QCOMPARE(heads->layer(), 2);
+    QCOMPARE(heads->shownHeads(), std::vector<int>{3});
+    ownHead->setCurrentIndex(0);
+    emit ownHead->activated(0);
+    w.viewState()->setHead(0);
+    QCOMPARE(heads->head(), -1);
+    QCOMPARE(heads->shownHeads(), (std::vector<int>{0, 1, 2, 3}));
 }
 
 void TestModelWindow::anOverflowingPassSaysSoInsteadOfRanking()
