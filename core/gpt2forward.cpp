@@ -593,6 +593,14 @@ FloatMatrix Gpt2Forward::logitsAt(int position) const
     return position == n() - 1 ? m_logits : logitsOfRow(position);
 }
 
+int Gpt2Forward::overflowLayer(int position) const
+{
+    for (int layer = 0; layer < config().layers; ++layer)
+        if (!m_stream[std::size_t(layer) + 1].topRows(position + 1).allFinite())
+            return layer;
+    return config().layers;
+}
+
 namespace {
 
 /** The largest entry and the sum of exp(entry − largest), in double. */
@@ -613,6 +621,8 @@ std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
     if (logits.size() == 0)
         return {};
     const auto [max, sum] = softmaxNorm(logits);
+    if (!std::isfinite(sum))
+        return {};  // a NaN or +∞ entry (the pass overflowed float32): no probabilities and no order
     const float* v = logits.data();
     std::vector<int> ids(static_cast<std::size_t>(logits.size()));
     std::iota(ids.begin(), ids.end(), 0);

@@ -152,6 +152,11 @@ public:
      *  before ln_f, times wteᵀ, computed as the pass computes the last one. 1 × vocab_size. The pass must have
      *  run. */
     FloatMatrix logitsAt(int position) const;
+    /** Where float32 overflowed on the way to the logits after position (0 … n−1), for logits that
+     *  topCandidates() cannot rank: the first layer (0-based) whose output is not all finite in the rows
+     *  0 … position (those the position attends to), or config().layers when every layer's is and only ln_f and the
+     *  logits overflowed. It reads those rows of each kept stream. The pass must have run. */
+    int overflowLayer(int position) const;
 
 private:
     /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy. */
@@ -210,7 +215,9 @@ private:
 };
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
- *  probabilities are the softmax over every entry, in double (as topTokens()). */
+ *  probabilities are the softmax over every entry, in double (as topTokens()). None when an entry is NaN or +∞
+ *  (the pass overflowed float32): such logits have no probabilities and no order (the softmax's sum tells, at no
+ *  cost). */
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
 /** The softmax probability of id among every entry of logits (1 × vocab), in double. */
 double candidateProbability(const FloatMatrix& logits, int id);

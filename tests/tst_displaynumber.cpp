@@ -152,6 +152,44 @@ private slots:
         QCOMPARE(render::displayPercentage(p, QLocale::c()), text);
     }
 
+    /** A change reads "=" exactly when the two probabilities read alike, else as the difference of what they read
+     *  as, in the precision the new one is shown with. */
+    void percentageChanges_data()
+    {
+        QTest::addColumn<double>("before");
+        QTest::addColumn<double>("after");
+        QTest::addColumn<int>("direction");
+        QTest::addColumn<QString>("points");
+        QTest::addRow("doubled below a hundredth of a percent") << 0.000022 << 0.000045 << 1 << QStringLiteral("0.0023");
+        QTest::addRow("the same") << 0.000022 << 0.000022 << 0 << QString();
+        QTest::addRow("below what two decimals show") << 0.5 << 0.50004 << 0 << QString();
+        QTest::addRow("a hundredth of a point") << 0.5 << 0.5001 << 1 << QStringLiteral("0.01");
+        QTest::addRow("down a point") << 0.5 << 0.49 << -1 << QStringLiteral("1.00");
+        QTest::addRow("reading alike across the hundredth") << 0.000099996 << 0.0001 << 0 << QString();
+        QTest::addRow("down across the hundredth") << 0.00012 << 0.000095 << -1 << QStringLiteral("0.0025");
+        QTest::addRow("up across the hundredth") << 0.000095 << 0.000112 << 1 << QStringLiteral("0.0017");
+        QTest::addRow("nearly equal, read apart") << 0.0000224999 << 0.0000225001 << 1 << QStringLiteral("0.0001");
+        QTest::addRow("from half to almost none") << 0.5 << 0.000022 << -1 << QStringLiteral("49.9978");
+        QTest::addRow("not a number") << 0.5 << std::nan("") << 0 << QString();
+    }
+
+    void percentageChanges()
+    {
+        QFETCH(double, before);
+        QFETCH(double, after);
+        QFETCH(int, direction);
+        QFETCH(QString, points);
+        const render::PercentageChange change = render::displayPercentageChange(before, after, QLocale::c());
+        QCOMPARE(change.direction, direction);
+        QCOMPARE(change.points, points);
+        // "=" exactly when the two displayed numbers are equal.
+        if (std::isfinite(after)) {
+            const double shownBefore = render::displayPercentage(before, QLocale::c()).toDouble();
+            const double shownAfter = render::displayPercentage(after, QLocale::c()).toDouble();
+            QCOMPARE(change.direction == 0, shownBefore == shownAfter);
+        }
+    }
+
     void editorTextReadsBack()
     {
         QFETCH(QString, locale);

@@ -445,6 +445,29 @@ private slots:
         QCOMPARE(edited.takeSharedLayers(edited), 0);  // itself
     }
 
+    /** Float32 overflowing in a layer: the logits are not ranked, and the layer is named. */
+    void anOverflowIsNamedNotRanked()
+    {
+        QTemporaryDir dir;
+        auto [ckpt, original, forward] = twoPasses(testutil::randomGpt2Folder("F32"), dir);
+        QVERIFY(ckpt);
+        std::string error;
+        // v = x·W_V + b_V in float32: a column of FLT_MAX·(x + 1) overflows wherever x > 0, and the attention
+        // carries it to every later token.
+        QVERIFY(forward->setEdit(1, Gpt2Weight::Value, 0, 0, 3.4e38f, error));
+        QVERIFY(forward->setEdit(1, Gpt2Weight::ValueBias, 0, 0, 3.4e38f, error));
+        forward->run();
+        const int last = forward->n() - 1;
+        QVERIFY(!forward->logits().allFinite());
+        QVERIFY(forward->stream(1).allFinite());
+        QCOMPARE(forward->overflowLayer(last), 1);
+        QVERIFY(forward->topTokens(10).empty());
+        QVERIFY(core::topCandidates(forward->logitsAt(last), 10).empty());
+        // Without the edits every position is finite and ranked.
+        QVERIFY(original->logits().allFinite());
+        QCOMPARE(int(original->topTokens(10).size()), 10);
+    }
+
     void refusals()
     {
         QTemporaryDir dir;

@@ -15,6 +15,8 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
+#include "ui/views/fileactions.h"
+#include "ui/views/headviewwidget.h"
 #include "ui/views/heatmapwidget.h"
 #include "ui/views/mainwindow.h"
 #include "ui/views/modelloader.h"
@@ -31,6 +33,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
@@ -49,6 +52,7 @@
 #include <QTimer>
 #include <QUndoStack>
 
+#include <cstring>
 #include <future>
 #include <memory>
 
@@ -104,6 +108,10 @@ private slots:
     void brokenFolderLeavesTheDocumentUnchanged();
     void cancelStopsTheLoadAndLeavesTheDocument();
     void otherPositionsArePredicted();
+    void aChosenPositionTheTextLosesFallsBackToTheLast();
+    void theChangeReadsAsTheProbabilitiesDo();
+    void theHeadViewFollowsTheShownLayer();
+    void anOverflowingPassSaysSoInsteadOfRanking();
     void exportsAndSlidesShowTheShownLayer();
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
@@ -647,6 +655,182 @@ void TestModelWindow::otherPositionsArePredicted()
         QCOMPARE(doc().prediction().entries[i].id, top[i].id);
         QVERIFY(std::abs(doc().prediction().entries[i].probability - top[i].probability) < 1e-5);
     }
+}
+
+void TestModelWindow::aChosenPositionTheTextLosesFallsBackToTheLast()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    QComboBox* position = w.predictionPanel()->positionBox();
+    position->setCurrentIndex(6);
+    emit position->activated(6);  // after token 6
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().position, 5);
+    QSignalSpy moved(&doc(), &ui::Document::predictionPositionChanged);
+    // A text of two tokens has no token 6: the box and the document both say the last token.
+    QLineEdit* line = w.tokenBar()->lineEdit();
+    line->setFocus();
+    line->selectAll();
+    QTest::keyClicks(line, QStringLiteral("The cat"));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().predictionPosition(), -1);
+    QCOMPARE(position->currentIndex(), 0);
+    QCOMPARE(doc().prediction().position, 1);
+    QVERIFY(!moved.isEmpty());
+    QCOMPARE(moved.last().at(0).toInt(), -1);
+    // Typed on past six tokens, it stays with the last one rather than going back to token 6.
+    QTest::keyClicks(line, QStringLiteral(" sat on the mat because it was tired and then"));
+    QVERIFY(doc().waitForModel(60000));
+    const int n = int(doc().modelState()->ids.size());
+    QVERIFY(n > 6);
+    QCOMPARE(position->count(), n + 1);
+    QCOMPARE(doc().predictionPosition(), -1);
+    QCOMPARE(position->currentIndex(), 0);
+    QCOMPARE(doc().prediction().position, n - 1);
+    QVERIFY2(w.predictionPanel()->status().contains(QString::number(n)), qPrintable(w.predictionPanel()->status()));
+}
+
+void TestModelWindow::theChangeReadsAsTheProbabilitiesDo()
+{
+    // A checkpoint whose next tokens are all about as likely (wte a hundredth of the test checkpoint's, as GPT-2's
+    // shape with random weights gives): each near 0.002 %, which reads with four decimals.
+    testutil::Folder flat = testutil::randomGpt2FolderWithTokenizer(kTokenizer);
+    testutil::Tensor* wte = testutil::findTensor(flat, "wte.weight");
+    QVERIFY(wte && wte->dtype == "F32");
+    for (std::size_t i = 0; i + 4 <= wte->bytes.size(); i += 4) {
+        float v = 0;
+        std::memcpy(&v, wte->bytes.data() + i, 4);
+        v *= 0.01f;
+        std::memcpy(wte->bytes.data() + i, &v, 4);
+    }
+    const QString folder = m_dir.filePath(QStringLiteral("flat-gpt2"));
+    QVERIFY(QDir().mkpath(folder));
+    testutil::write(flat, folder.toStdString());
+    ui::MainWindow& w = *m_window;
+    QString error;
+    QVERIFY2(w.session()->openModelFolder(folder, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().prediction().entries.front().probability < 0.0001);
+    // A large b_O in the last layer moves them by less than a hundredth of a point.
+    doc().setShownLayer(2);
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(doc().setCell(ui::MatrixId::Output, 32, 5, 100.0));
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!doc().prediction().comparing);
+    QTableWidget* table = w.predictionPanel()->table();
+    const auto number = [](QString text) {
+        text.remove(QStringLiteral(" %")).remove(QStringLiteral(" pts")).remove(QStringLiteral("Without edits: "));
+        text.remove(QStringLiteral("▲ +")).remove(QStringLiteral("▼ −"));
+        bool ok = false;
+        const double v = QLocale().toDouble(text, &ok);
+        return ok ? v : std::nan("");
+    };
+    const auto decimals = [](const QString& text) {
+        const QString digits = QString(text).remove(QStringLiteral(" %")).remove(QStringLiteral(" pts"));
+        return int(digits.size() - digits.lastIndexOf(QLocale().decimalPoint()) - 1);
+    };
+    int moved = 0;
+    for (int r = 0; r < 10; ++r) {
+        const QString shown = table->item(r, 2)->text(), change = table->item(r, 3)->text();
+        const double now = number(shown), before = number(table->item(r, 3)->toolTip());
+        const QString row = QStringLiteral("%1 | %2 | %3").arg(shown, change, table->item(r, 3)->toolTip());
+        QVERIFY2(!std::isnan(now) && !std::isnan(before), qPrintable(row));
+        // "=" exactly when the two read alike; else the way and the size of the difference of what they read.
+        QCOMPARE(change == QStringLiteral("="), now == before);
+        if (now == before)
+            continue;
+        ++moved;
+        QVERIFY2(change.startsWith(now > before ? QStringLiteral("▲") : QStringLiteral("▼")), qPrintable(row));
+        QVERIFY2(decimals(change) >= decimals(shown), qPrintable(row));
+        const double tolerance = 0.5 * std::pow(10.0, -decimals(shown)) + 0.5 * std::pow(10.0, -decimals(table->item(r, 3)->toolTip())) + 1e-12;
+        QVERIFY2(std::abs(number(change) - std::abs(now - before)) <= tolerance, qPrintable(row));
+    }
+    QVERIFY(moved > 0);
+}
+
+void TestModelWindow::theHeadViewFollowsTheShownLayer()
+{
+    openModel();
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    const QString path = m_dir.filePath(QStringLiteral("headview.json"));
+    QString error;
+    QVERIFY2(m_window->saveFile(path, &error), qPrintable(error));
+    // A session of layer 2 opened in a new window: its head view shows layer 2, all heads (as --export-lines).
+    m_window = std::make_unique<ui::MainWindow>();
+    m_window->show();
+    QVERIFY2(m_window->openFile(path, &error), qPrintable(error));
+    QVERIFY(doc().waitForModel(60000));
+    ui::MainWindow& w = *m_window;
+    ui::HeadViewWidget* heads = w.headView();
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("headViewDock"));
+    QVERIFY(dock);
+    dock->show();
+    dock->raise();
+    QTRY_VERIFY(heads->grid() && heads->grid()->layers == 3);
+    QCOMPARE(heads->layer(), 1);
+    QCOMPARE(heads->head(), -1);
+    const QString svg = m_dir.filePath(QStringLiteral("headview.svg"));
+    QVERIFY2(w.fileActions()->exportHeadView(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(file.readAll()).contains(QStringLiteral("Layer 2 ·")));
+    // The main layer chooser moves it.
+    auto* layerBox = w.findChild<QComboBox*>(QStringLiteral("layerBox"));
+    layerBox->setCurrentIndex(2);
+    emit layerBox->activated(2);
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(heads->layer(), 2);
+    // A layer picked in the head view stays, through an edit, while the window shows the same layer.
+    auto* ownLayer = heads->findChild<QComboBox*>(QStringLiteral("headViewLayerBox"));
+    ownLayer->setCurrentIndex(0);
+    emit ownLayer->activated(0);
+    QCOMPARE(heads->layer(), 0);
+    QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 2.0));
+    QVERIFY(doc().waitForModel(60000));
+    QCoreApplication::processEvents();
+    QCOMPARE(heads->layer(), 0);
+    QCOMPARE(doc().shownLayer(), 2);
+    // One head shown alone follows the window's head (and layer); all heads overlaid stay overlaid.
+    auto* ownHead = heads->findChild<QComboBox*>(QStringLiteral("headViewHeadBox"));
+    ownHead->setCurrentIndex(2);
+    emit ownHead->activated(2);
+    QCOMPARE(heads->head(), 1);
+    w.viewState()->setHead(3);
+    QCOMPARE(heads->head(), 3);
+    QCOMPARE(heads->layer(), 2);
+    QCOMPARE(heads->shownHeads(), std::vector<int>{3});
+    ownHead->setCurrentIndex(0);
+    emit ownHead->activated(0);
+    w.viewState()->setHead(0);
+    QCOMPARE(heads->head(), -1);
+    QCOMPARE(heads->shownHeads(), (std::vector<int>{0, 1, 2, 3}));
+}
+
+void TestModelWindow::anOverflowingPassSaysSoInsteadOfRanking()
+{
+    openModel();
+    ui::MainWindow& w = *m_window;
+    doc().setShownLayer(1);
+    QVERIFY(doc().waitForModel(60000));
+    // Values float32 holds whose products do not: v = x·W_V + b_V overflows, and every later token with it.
+    ui::MatrixTableModel* wv = w.matrixEditor()->tableModel(ui::MatrixId::Value);
+    QVERIFY(wv->setData(wv->index(0, 0), QStringLiteral("3.4e38"), Qt::EditRole));
+    QVERIFY(wv->setData(wv->index(32, 0), QStringLiteral("3.4e38"), Qt::EditRole));
+    QVERIFY(doc().waitForModel(60000));
+    QCOMPARE(doc().prediction().overflowLayer, std::optional<int>(1));
+    QVERIFY(doc().prediction().entries.empty());
+    const QString status = w.predictionPanel()->status();
+    QVERIFY2(status.contains(QStringLiteral("overflowed float32 in layer 2")), qPrintable(status));
+    QVERIFY(!w.predictionPanel()->table()->isVisibleTo(w.predictionPanel()));
+    // Undone, the candidates come back.
+    doc().undoStack()->undo();
+    doc().undoStack()->undo();
+    QVERIFY(doc().waitForModel(60000));
+    QVERIFY(!doc().prediction().overflowLayer);
+    QCOMPARE(int(doc().prediction().entries.size()), 10);
+    QVERIFY(w.predictionPanel()->table()->isVisibleTo(w.predictionPanel()));
+    QVERIFY(!w.predictionPanel()->table()->item(0, 2)->text().contains(QStringLiteral("NaN")));
 }
 
 void TestModelWindow::exportsAndSlidesShowTheShownLayer()

@@ -32,6 +32,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -329,6 +330,69 @@ private slots:
         // The first layer's cells are the old picture's.
         const QRect first = overview.cellRect(0, 0).toAlignedRect();
         QCOMPARE(after.copy(first), before.copy(first));
+    }
+
+    /** The chosen cell's outline covers nothing: no label, header or legend, and no other cell. */
+    void theChosenCellsOutlineCoversNoText_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("small") << QSize(420, 480);
+        QTest::addRow("dock") << QSize(560, 700);
+        QTest::addRow("large") << QSize(1100, 900);
+    }
+
+    void theChosenCellsOutlineCoversNoText()
+    {
+        QFETCH(QSize, size);
+        render::AttentionGrid grid;
+        grid.layers = 3;
+        grid.heads = 3;
+        grid.causal = true;
+        core::Matrix uniform = core::Matrix::Zero(6, 6);  // each query spread evenly over the keys it sees
+        for (int i = 0; i < 6; ++i) {
+            grid.tokens << QString(QChar(u'a' + i));
+            uniform.row(i).head(i + 1).setConstant(1.0 / (i + 1));
+        }
+        for (int k = 0; k < 9; ++k) {
+            grid.cells.push_back(uniform);
+            grid.descriptors.push_back(core::describeHead(uniform, true));
+        }
+        const auto shared = std::make_shared<const render::AttentionGrid>(grid);
+        ui::Document document;
+        ui::OverviewWidget overview(&document);
+        overview.setGridSource([shared]() -> ui::OverviewWidget::GridJob { return [shared] { return shared; }; });
+        overview.resize(size);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        QTRY_VERIFY(overview.grid());
+        overview.finishPreparing();
+        QVERIFY(render::headPatternLabel(grid.descriptors.front().pattern).contains(QStringLiteral("uniform")));
+        overview.setCurrent(-1, -1);
+        const QImage plain = overview.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        overview.setCurrent(1, 1);
+        const QImage chosen = overview.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(plain.size(), chosen.size());
+        const qreal ratio = plain.devicePixelRatio();
+        const QRgb base = overview.palette().color(QPalette::Base).rgb();
+        std::vector<QRect> cells;
+        for (int l = 0; l < grid.layers; ++l)
+            for (int h = 0; h < grid.heads; ++h) {
+                const QRectF c = overview.cellRect(l, h);
+                cells.push_back(QRectF(c.topLeft() * ratio, c.size() * ratio).toAlignedRect());
+            }
+        int changed = 0, covered = 0;
+        for (int y = 0; y < plain.height(); ++y)
+            for (int x = 0; x < plain.width(); ++x) {
+                if (plain.pixel(x, y) == chosen.pixel(x, y))
+                    continue;
+                ++changed;
+                // Under the outline there was only the background: no ink of a label, a header or a cell.
+                const bool inCell = std::any_of(cells.begin(), cells.end(), [&](const QRect& c) { return c.contains(x, y); });
+                if (inCell || distance(plain.pixel(x, y), base) > 16)
+                    ++covered;
+            }
+        QVERIFY(changed > 0);
+        QCOMPARE(covered, 0);
     }
 
     void windowShowsTheClickedHead()

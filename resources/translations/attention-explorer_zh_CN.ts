@@ -3194,6 +3194,14 @@ Click to show this head.</source>
             <translation>正在计算…</translation>
         </message>
         <message>
+            <source>No prediction: the forward pass overflowed float32 in layer %1, whose output is no longer made of finite numbers. Undo the edit or give a smaller value.</source>
+            <translation>无法预测：前向计算在第 %1 层超出了 float32 的范围，该层的输出已不全是有限数。请撤销修改，或改用较小的值。</translation>
+        </message>
+        <message>
+            <source>No prediction: the forward pass overflowed float32 in the logits after token %1, which are no longer finite numbers. Undo the edit or give a smaller value.</source>
+            <translation>无法预测：前向计算在词元 %1 之后的 logits 中超出了 float32 的范围，它们已不是有限数。请撤销修改，或改用较小的值。</translation>
+        </message>
+        <message>
             <source>After token %1 (the checkpoint, no edits).</source>
             <translation>词元 %1 之后（检查点原样，未修改）。</translation>
         </message>

@@ -371,6 +371,10 @@ void Document::applyEdit(Edit& edit, bool forward)
     const ModelEditResult result = edit.applyToModel(*m_modelState, m_session.model, m_tokenText, forward);
     if (m_tokenText != text)
         emit tokenTextChanged();
+    if (m_predictionPosition >= int(m_modelState->ids.size())) {
+        m_predictionPosition = -1;  // the chosen token is gone: the last one, until another is chosen
+        emit predictionPositionChanged(m_predictionPosition);
+    }
     if (result.change)
         announce(*result.change);
     runModel(result.relayer);
@@ -633,6 +637,7 @@ void Document::setPredictionPosition(int position)
     if (position == m_predictionPosition)
         return;
     m_predictionPosition = position;
+    emit predictionPositionChanged(position);
     if (m_modelState)
         runModel(false);
 }

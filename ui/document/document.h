@@ -132,7 +132,9 @@ public:
     /** A model session's every layer × head from the latest pass (null before the first, or for a plain
      *  session); it comes with predictionChanged. */
     std::shared_ptr<const render::AttentionGrid> modelGrid() const { return m_modelGrid; }
-    /** Which position's next token prediction() is of: −1 the last one (the default), else 0-based. */
+    /** Which position's next token prediction() is of: −1 the last one (the default), else 0-based. A chosen
+     *  position that a new text (an edit, undo or redo) no longer has becomes −1, and stays so when the text
+     *  grows again. Not an undo step. */
     void setPredictionPosition(int position);
     int predictionPosition() const { return m_predictionPosition; }
     /** True while the forward pass of the current state has not been delivered. */
@@ -184,6 +186,8 @@ signals:
     void tokenTextResult(const QString& text, const QString& error);
     /** A new prediction() (model sessions), or none any more. */
     void predictionChanged();
+    /** predictionPosition() changed: chosen, or fallen back to the last one (−1) with a text that no longer has it. */
+    void predictionPositionChanged(int position);
     /** A model session's text changed (an edit, undo, redo or load): the token line shows tokenText(). The tokens
      *  follow with modelChanged once the forward pass has run. */
     void tokenTextChanged();

@@ -168,6 +168,8 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
     result.prediction.edited = edited;
     result.prediction.comparing = comparing;
     const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
+    if (top.empty())  // the logits overflowed float32
+        result.prediction.overflowLayer = forward.overflowLayer(position);
     std::vector<int> ids;
     for (const core::Gpt2Candidate& c : top)
         ids.push_back(c.id);

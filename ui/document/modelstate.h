@@ -80,7 +80,11 @@ struct Prediction {
         double probability = 0;   ///< with the edits
         double unedited = 0;      ///< the same token's probability in the checkpoint without edits (once compared)
     };
-    std::vector<Entry> entries;  ///< the most probable first
+    std::vector<Entry> entries;  ///< the most probable first; none when the pass overflowed
+    /** The pass overflowed float32 (its logits have a NaN or +∞, core::topCandidates): the first layer (0-based)
+     *  whose output up to the position is not all finite, or the model's layer count when only the logits are not
+     *  (core::Gpt2Forward::overflowLayer). */
+    std::optional<int> overflowLayer;
     bool edited = false;         ///< the pass had edits
     /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
      *  new text shows the edited pass first, and the comparison follows). */

@@ -31,11 +31,33 @@ QString displayNumber(double v, char format, int precision, Minus minus, const Q
     return s;
 }
 
-QString displayPercentage(double p, const QLocale& locale)
+int percentageDecimals(double p)
 {
     const double value = 100.0 * p;
-    const int decimals = value > 0 && value < 0.01 ? std::min(12, 1 - int(std::floor(std::log10(value)))) : 2;
-    return displayNumber(value, 'f', decimals, Minus::Hyphen, locale);
+    return value > 0 && value < 0.01 ? std::min(12, 1 - int(std::floor(std::log10(value)))) : 2;
+}
+
+QString displayPercentage(double p, const QLocale& locale)
+{
+    return displayNumber(100.0 * p, 'f', percentageDecimals(p), Minus::Hyphen, locale);
+}
+
+PercentageChange displayPercentageChange(double before, double after, const QLocale& locale)
+{
+    if (!std::isfinite(before) || !std::isfinite(after))
+        return {};
+    // Rounded by the same formatting as the displayed text, so that equal texts give equal numbers.
+    const auto rounded = [](double p, int decimals) { return QString::number(100.0 * p, 'f', decimals).toDouble(); };
+    const int beforeDecimals = percentageDecimals(before), afterDecimals = percentageDecimals(after);
+    if (rounded(before, beforeDecimals) == rounded(after, afterDecimals))
+        return {};
+    int decimals = afterDecimals;
+    double change = rounded(after, decimals) - rounded(before, decimals);
+    if (QString::number(std::abs(change), 'f', decimals).toDouble() == 0) {
+        decimals = std::max(beforeDecimals, afterDecimals);
+        change = rounded(after, decimals) - rounded(before, decimals);
+    }
+    return {change > 0 ? 1 : -1, displayNumber(std::abs(change), 'f', decimals, Minus::Hyphen, locale)};
 }
 
 }  // namespace render

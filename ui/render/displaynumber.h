@@ -29,5 +29,17 @@ QString displayNumber(double v, char format, int precision, Minus minus = Minus:
  *  below 0.01 (a checkpoint with random weights spreads its next tokens near 0.002 %), so that nothing with a chance
  *  reads as 0.00. */
 QString displayPercentage(double p, const QLocale& locale = QLocale());
+/** The decimals displayPercentage() writes p with. */
+int percentageDecimals(double p);
+
+/** A probability's change from before to after as the two read in displayPercentage(). */
+struct PercentageChange {
+    int direction = 0;  ///< 0: the two read as the same number; 1 up; −1 down
+    QString points;     ///< the size of the change in percentage points, without a sign; empty when direction is 0
+};
+/** The change from before to after: none when their displayed numbers are equal, else the difference of the two
+ *  rounded as after is displayed, in its decimals (or in before's, when those are finer and after's would read
+ *  0.00); in locale's number format. None when either is not finite. */
+PercentageChange displayPercentageChange(double before, double after, const QLocale& locale = QLocale());
 
 }  // namespace render

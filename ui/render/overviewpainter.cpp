@@ -56,7 +56,8 @@ OverviewPainter::Layout OverviewPainter::metrics(double scale) const
     l.headerFont = fontOfPixels(m_style.font, 0.9 * l.em, true);
     l.labelFont = fontOfPixels(m_style.font, 0.85 * l.em, false);
     l.legendFont = fontOfPixels(m_style.font, 0.85 * l.em, false);
-    l.labelH = QFontMetricsF(l.labelFont).height() + 0.2 * l.em;
+    l.ring = 0.35 * l.em;
+    l.labelH = QFontMetricsF(l.labelFont).height() + 0.2 * l.em + l.ring;
     // Each cell is coloured by the style's range: weights 0 … 1, or each row's or each cell's own range.
     switch (m_style.colourRange) {
     case ColourRange::Fixed:
@@ -76,7 +77,7 @@ OverviewPainter::Layout OverviewPainter::metrics(double scale) const
     l.barW = 0.9 * l.em;
     l.legendW = 1.5 * l.em + colourBarWidth(l.barW, l.em, l.legendFont, l.ticks);
     const QFontMetricsF header(l.headerFont);
-    l.headerH = header.height() + 0.2 * l.em;
+    l.headerH = header.height() + 0.2 * l.em + l.ring;
     l.headerW = header.horizontalAdvance(QCoreApplication::translate("Overview", "layer %1").arg(m_grid->layers)) + l.gap;
     if (m_style.showTitle) {
         l.titleH = QFontMetricsF(l.titleFont).height();
@@ -130,6 +131,17 @@ QRectF OverviewPainter::cellRect(int layer, int head, const QRectF& target) cons
 QRectF OverviewPainter::cellIn(const Layout& l, int layer, int head)
 {
     return QRectF(l.origin.x() + head * (l.side + l.gap), l.origin.y() + layer * (l.side + l.labelH + l.gap), l.side, l.side);
+}
+
+OverviewPainter::Outline OverviewPainter::outline(int layer, int head, const QRectF& target) const
+{
+    if (layer < 0 || head < 0 || layer >= m_grid->layers || head >= m_grid->heads)
+        return {};
+    const Layout l = layout(target);
+    // From 0.1 em (a whole pixel at least: none of the cell's edge pixels) to 0.3 em outside the cell, inside the
+    // ring of 0.35 em that keeps the label and the header clear; the gaps beside and between the cells are wider.
+    const double width = 0.2 * l.em, offset = std::max(1.0, 0.1 * l.em) + 0.5 * width;
+    return {cellIn(l, layer, head).adjusted(-offset, -offset, offset, offset), width};
 }
 
 QRectF OverviewPainter::colourBarRect(const QRectF& target) const
@@ -230,7 +242,7 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
         QString text = QCoreApplication::translate("Overview", "head %1").arg(h + 1);
         if (hfm.horizontalAdvance(text) > room)
             text = QString::number(h + 1);
-        p->drawText(QRectF(cell.left() - 0.5 * l.gap, cell.top() - l.headerH, room, l.headerH),
+        p->drawText(QRectF(cell.left() - 0.5 * l.gap, cell.top() - l.headerH, room, l.headerH - l.ring),
                     Qt::AlignHCenter | Qt::AlignVCenter | Qt::TextSingleLine, hfm.elidedText(text, Qt::ElideRight, room));
     }
     for (int layer = 0; layer < m_grid->layers; ++layer) {
@@ -271,7 +283,8 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
             continue;
         for (int h = 0; h < m_grid->heads; ++h) {
             const QRectF cell = cellIn(l, layer, h);
-            const QRectF labelBox(cell.left() - 0.4 * l.gap, cell.bottom(), cell.width() + 0.8 * l.gap, l.labelH);
+            const QRectF labelBox(cell.left() - 0.4 * l.gap, cell.bottom() + l.ring, cell.width() + 0.8 * l.gap,
+                                  l.labelH - l.ring);
             // Whole pixels cleared first, so that a layer drawn again over an older picture blends its edges
             // with the background exactly as a first drawing does.
             p->save();

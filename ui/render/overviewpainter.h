@@ -44,6 +44,14 @@ public:
     void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
     /** The square of cell (layer, head) when painted into target; empty outside the grid. */
     QRectF cellRect(int layer, int head, const QRectF& target) const;
+    /** The outline that marks a chosen cell: its centre line and pen width. */
+    struct Outline {
+        QRectF rect;
+        double width = 0;
+    };
+    /** The outline around cell (layer, head) when painted into target, in the room the layout keeps around every
+     *  cell: clear of its label, the headers and the neighbours. Empty outside the grid. */
+    Outline outline(int layer, int head, const QRectF& target) const;
     /** The colour bar right of the grid when painted into target (bottom t = 0, top t = 1); empty when the grid
      *  has no room. */
     QRectF colourBarRect(const QRectF& target) const;
@@ -60,6 +68,7 @@ public:
 private:
     struct Layout {
         double em = 13, pad = 0, gap = 0, side = 0, labelH = 0, headerW = 0, headerH = 0, titleH = 0, captionH = 0;
+        double ring = 0;  ///< the room kept between a cell and its label and header, for the chosen cell's outline
         double barW = 0, legendW = 0;  ///< the colour bar, and all it takes right of the grid with its labels
         QPointF origin;  ///< top left of cell (0, 0)
         QRectF bar;      ///< the colour bar (once the cells have their size)

@@ -135,12 +135,14 @@ void HeadViewWidget::rebuildControls()
         m_layerBox->clear();
         for (int l = 0; l < layers; ++l)
             m_layerBox->addItem(tr("%1 of %2").arg(l + 1).arg(layers));
+        m_layerBox->setCurrentIndex(-1);  // the first item added became current: updateView() chooses
     }
     if (m_headBox->count() != heads + 1) {
         m_headBox->clear();
         m_headBox->addItem(tr("All heads"));
         for (int h = 0; h < heads; ++h)
             m_headBox->addItem(tr("Head %1").arg(h + 1));
+        m_headBox->setCurrentIndex(-1);
     }
     m_layerLabel->setVisible(layers > 1);
     m_layerBox->setVisible(layers > 1);
@@ -176,10 +178,16 @@ int HeadViewWidget::head() const
 
 void HeadViewWidget::showHead(int layer, int head)
 {
-    const int layers = m_grid ? m_grid->layers : 0, heads = m_grid ? m_grid->heads : 0;
-    m_layerBox->setCurrentIndex(std::clamp(layer, 0, std::max(0, layers - 1)));
-    m_headBox->setCurrentIndex(std::clamp(head + 1, 0, heads));
+    m_wantedLayer = layer;
+    m_wantedHead = head;
+    m_layerBox->setCurrentIndex(-1);
+    m_headBox->setCurrentIndex(-1);
     updateView();
+}
+
+void HeadViewWidget::followShown(int layer, int head)
+{
+    showHead(layer, m_wantedHead < 0 ? -1 : head);
 }
 
 void HeadViewWidget::setHeadVisible(int head, bool on)
@@ -196,10 +204,11 @@ void HeadViewWidget::setHeadVisible(int head, bool on)
 void HeadViewWidget::updateView()
 {
     const int heads = m_grid ? m_grid->heads : 0;
+    // Boxes filled anew (a grid of another shape, another language) show what was asked last, as near as they can.
     if (m_headBox->currentIndex() < 0 && m_headBox->count() > 0)
-        m_headBox->setCurrentIndex(0);
+        m_headBox->setCurrentIndex(std::clamp(m_wantedHead + 1, 0, m_headBox->count() - 1));
     if (m_layerBox->currentIndex() < 0 && m_layerBox->count() > 0)
-        m_layerBox->setCurrentIndex(0);
+        m_layerBox->setCurrentIndex(std::clamp(m_wantedLayer, 0, m_layerBox->count() - 1));
     m_view.layer = std::max(0, m_layerBox->currentIndex());
     m_view.heads.clear();
     const int alone = head();

@@ -26,8 +26,11 @@ public:
 
     void setGrid(std::shared_ptr<const render::AttentionGrid> grid);
     std::shared_ptr<const render::AttentionGrid> grid() const { return m_grid; }
-    /** Shows layer (from 0) and head (from 0; −1: all heads). */
+    /** Shows layer (from 0) and head (from 0; −1: all heads); kept when a new grid has them, else the nearest. */
     void showHead(int layer, int head);
+    /** Follows the window's shown layer and head: shows layer, and head when one head is shown alone (all heads
+     *  overlaid stay so), until the user picks another here or the window shows another. */
+    void followShown(int layer, int head);
     int layer() const { return m_view.layer; }
     /** The head shown alone, or −1 when all (toggled on) are overlaid. */
     int head() const;
@@ -49,6 +52,7 @@ private:
     std::shared_ptr<const render::AttentionGrid> m_grid;
     render::HeadLinesView m_view;
     std::vector<bool> m_visible;  ///< per head, while all are overlaid
+    int m_wantedLayer = 0, m_wantedHead = -1;  ///< as last asked (showHead), whatever the grid has
     QLabel* m_layerLabel;
     QComboBox* m_layerBox;
     QLabel* m_headLabel;

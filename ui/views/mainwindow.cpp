@@ -231,6 +231,11 @@ void MainWindow::createDocks()
                                         Qt::RightDockWidgetArea);
     tabifyDockWidget(m_overviewDock, headViewDock);
     connect(m_overview, &OverviewWidget::gridChanged, m_headView, &HeadViewWidget::setGrid);
+    // The head view shows the shown layer (and head) as the heatmap does, until the user picks another in it.
+    connect(m_document, &Document::shownLayerChanged, m_headView,
+            [this](int layer) { m_headView->followShown(layer, m_viewState->head()); });
+    connect(m_viewState, &ViewState::headChanged, m_headView,
+            [this](int head) { m_headView->followShown(m_document->shownLayer(), head); });
     m_overview->addViewer(m_headView);
     stepsDock->raise();
 

@@ -318,12 +318,13 @@ void OverviewWidget::paintEvent(QPaintEvent*)
         p.setRenderHint(QPainter::SmoothPixmapTransform);
         p.drawImage(QRectF(rect()), m_image);
     }
-    const QRectF current = cellRect(m_currentLayer, m_currentHead);
-    if (!current.isEmpty()) {
+    const render::OverviewPainter::Outline current =
+        m_painter ? m_painter->outline(m_currentLayer, m_currentHead, QRectF(rect())) : render::OverviewPainter::Outline{};
+    if (!current.rect.isEmpty()) {
         p.setRenderHint(QPainter::Antialiasing);
         p.setBrush(Qt::NoBrush);
-        p.setPen(QPen(palette().color(QPalette::Highlight), 3));
-        p.drawRect(current.adjusted(-2.5, -2.5, 2.5, 2.5));
+        p.setPen(QPen(palette().color(QPalette::Highlight), current.width));
+        p.drawRect(current.rect);
     }
     if (m_hover)
         paintEnlarged(&p, m_hover->first, m_hover->second);

@@ -15,8 +15,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <cmath>
-
 namespace ui {
 
 namespace {
@@ -73,6 +71,7 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
         if (change.kind == ModelChange::Kind::Model || change.kind == ModelChange::Kind::Tokens)
             syncPositions();
     });
+    connect(document, &Document::predictionPositionChanged, this, &PredictionPanel::showChosenPosition);
     connect(document, &Document::predictionChanged, this, &PredictionPanel::showPrediction);
     i18n::onLanguageChange(this, [this, positionLabel] {
         positionLabel->setText(tr("&Next token after"));
@@ -96,6 +95,11 @@ void PredictionPanel::syncPositions()
     m_position->addItem(tr("the last token"));
     for (std::size_t i = 0; i < tokens.size(); ++i)
         m_position->addItem(tr("token %1 “%2”").arg(i + 1).arg(QString::fromStdString(tokens[i])));
+    showChosenPosition();
+}
+
+void PredictionPanel::showChosenPosition()
+{
     const int chosen = m_document->predictionPosition();
     m_position->setCurrentIndex(chosen >= 0 && chosen + 1 < m_position->count() ? chosen + 1 : 0);
 }
@@ -103,15 +107,23 @@ void PredictionPanel::syncPositions()
 void PredictionPanel::showPrediction()
 {
     const bool model = m_document->isModelSession();
+    const Prediction& p = m_document->prediction();
     m_empty->setVisible(!model);
-    m_table->setVisible(model);
+    m_table->setVisible(model && !p.overflowLayer);
     m_status->setVisible(model);
     m_position->setEnabled(model);
     if (!model)
         return;
-    const Prediction& p = m_document->prediction();
     const int edits = m_document->editCount();
-    if (p.entries.empty())
+    if (p.overflowLayer && *p.overflowLayer < m_document->layerCount())
+        m_status->setText(tr("No prediction: the forward pass overflowed float32 in layer %1, whose output is no "
+                             "longer made of finite numbers. Undo the edit or give a smaller value.")
+                              .arg(*p.overflowLayer + 1));
+    else if (p.overflowLayer)
+        m_status->setText(tr("No prediction: the forward pass overflowed float32 in the logits after token %1, which "
+                             "are no longer finite numbers. Undo the edit or give a smaller value.")
+                              .arg(p.position + 1));
+    else if (p.entries.empty())
         m_status->setText(tr("Computing…"));
     else if (edits == 0)
         m_status->setText(tr("After token %1 (the checkpoint, no edits).").arg(p.position + 1));
@@ -146,17 +158,18 @@ void PredictionPanel::showPrediction()
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
         set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
         const bool compared = has && !p.comparing;
-        const double change = 100.0 * (e.probability - e.unedited);
-        // Changes below a hundredth of a point round to nothing: shown as unchanged.
-        const bool moved = compared && std::abs(change) >= 0.005;
+        // "=" when the probability beside it reads as the checkpoint's does, else the change as the two read.
+        const render::PercentageChange change =
+            compared ? render::displayPercentageChange(e.unedited, e.probability) : render::PercentageChange{};
         QString text;
         if (has)
             text = !compared ? QStringLiteral("…")  // the pass without the edits is still running
-                 : !moved ? QStringLiteral("=")     // the probability beside it is the checkpoint's too
-                 : change > 0 ? tr("▲ +%1 pts").arg(render::displayNumber(change, 'f', 2))
-                              : tr("▼ −%1 pts").arg(render::displayNumber(-change, 'f', 2));
+                 : change.direction == 0 ? QStringLiteral("=")
+                 : change.direction > 0 ? tr("▲ +%1 pts").arg(change.points)
+                                        : tr("▼ −%1 pts").arg(change.points);
         QTableWidgetItem* changeItem = set(3, text, Qt::AlignRight);
-        changeItem->setForeground(!moved ? palette().color(QPalette::PlaceholderText) : change > 0 ? up : down);
+        changeItem->setForeground(change.direction == 0 ? palette().color(QPalette::PlaceholderText)
+                                  : change.direction > 0 ? up : down);
         changeItem->setToolTip(!has ? QString()
                                : compared ? tr("Without edits: %1").arg(percent(e.unedited))
                                           : tr("Comparing with the checkpoint without edits…"));

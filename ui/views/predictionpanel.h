@@ -30,6 +30,8 @@ protected:
 
 private:
     void syncPositions();
+    /** The box shows the document's position (predictionPosition()). */
+    void showChosenPosition();
     void showPrediction();
     /** Every column as wide as its contents, the token column also taking the room left: no text is cut, and
      *  a table narrower than its contents scrolls sideways. */
