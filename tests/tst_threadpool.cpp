@@ -158,14 +158,26 @@ private slots:
                                          throw std::runtime_error("task 3");
                                  }));
         QCOMPARE(ran, 4);
-        // On several, every thread stops taking tasks; the pool still serves the next call.
+        // On several, every thread stops taking tasks; the pool still serves the next call. The tasks after task 10
+        // wait until it has thrown and then take a millisecond each, so that the pool's stop, not a race, decides how
+        // many more start: a thread that took task 10 and was descheduled before running it let the others run all
+        // 100 000 in a millisecond (seen under the sanitizers on a busy machine). Tasks are taken in order, so the
+        // thread holding task 10 never waits for a later one.
         std::atomic<int> started{0};
+        std::atomic<bool> thrown{false};
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, parallelFor(100000, 8, [&](int i) {
                                      ++started;
-                                     if (i == 10)
+                                     if (i == 10) {
+                                         thrown = true;
                                          throw std::runtime_error("task 10");
+                                     }
+                                     if (i > 10) {
+                                         while (!thrown)
+                                             std::this_thread::yield();
+                                         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     }
                                  }));
-        QVERIFY(started < 100000);
+        QVERIFY2(started < 10000, qPrintable(QString::number(started)));
         std::atomic<int> runs{0};
         parallelFor(1000, 8, [&](int) { ++runs; });
         QCOMPARE(runs.load(), 1000);
