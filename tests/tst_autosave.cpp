@@ -203,7 +203,11 @@ void TestAutosave::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     testutil::isolateApplication(QStringLiteral("tst_autosave"), m_dir.filePath(QStringLiteral("settings")));
-    QVERIFY(autosaveFolder().contains(QStringLiteral(".qttest")));  // never the user's own folder
+    // Never the user's own folder: under this test's temporary folder, and in test mode.
+    QVERIFY2(autosaveFolder().startsWith(QDir(m_dir.path()).canonicalPath() + QLatin1Char('/'))
+                 || autosaveFolder().startsWith(m_dir.path() + QLatin1Char('/')),
+             qPrintable(autosaveFolder()));
+    QVERIFY(autosaveFolder().contains(QStringLiteral(".qttest")));
 }
 
 void TestAutosave::init()
