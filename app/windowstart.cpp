@@ -19,10 +19,8 @@ void openWindowSource(ui::MainWindow& window, const WindowSource& source)
         if (!session->openFile(source.file, &error))
             title = ui::SessionController::tr("Could not open the session");
     } else if (!source.modelFolder.isEmpty()) {
-        if (!session->openModelFolder(source.modelFolder, &error, source.modelText, source.modelLayer)) {
-            error = withFlagNames(error);
+        if (!session->openModelFolder(source.modelFolder, &error, source.modelText, source.modelLayer))
             title = ui::SessionController::tr("Cannot open the model");
-        }
     }
     if (error.isEmpty())
         return;  // opened, nothing to open, or a model's load cancelled

@@ -3103,6 +3103,18 @@ Click to show this head.</source>
             <source>%1, layer %2</source>
             <translation>%1，第 %2 层</translation>
         </message>
+        <message>
+            <source>Model folder</source>
+            <translation>模型文件夹</translation>
+        </message>
+        <message>
+            <source>Text</source>
+            <translation>文本</translation>
+        </message>
+        <message>
+            <source>Layer</source>
+            <translation>层</translation>
+        </message>
     </context>
     <context>
         <name>ModelLoader</name>

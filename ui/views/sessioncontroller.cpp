@@ -104,7 +104,9 @@ bool SessionController::openFile(const QString& path, QString* error)
 bool SessionController::openModelSession(const core::ModelSession& session, const QString& sessionPath,
                                          QString* error)
 {
-    auto loaded = ModelLoader::load(session, sessionPath, m_dialogParent(), error);
+    // A session file's messages name its keys; a folder opened as it is has none, so the window names its parts.
+    const core::ModelSessionNames names = sessionPath.isEmpty() ? windowModelNames() : core::ModelSessionNames();
+    auto loaded = ModelLoader::load(session, sessionPath, names, m_dialogParent(), error);
     if (!loaded)
         return false;  // refused (error says why) or cancelled (error empty)
     m_document->loadModel(std::move(*loaded), sessionPath);
