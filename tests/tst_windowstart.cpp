@@ -176,9 +176,9 @@ private slots:
         auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
         QVERIFY(box);
         QTRY_VERIFY(box->isVisible());
-        QVERIFY2(box->text().contains(named), qPrintable(box->text()));
-        QVERIFY2(box->text().contains(wrong), qPrintable(box->text()));
-        QVERIFY2(!box->text().contains(QLatin1String("--")), qPrintable(box->text()));
+        QVERIFY2(box->informativeText().contains(named), qPrintable(box->informativeText()));
+        QVERIFY2(box->informativeText().contains(wrong), qPrintable(box->informativeText()));
+        QVERIFY2(!box->informativeText().contains(QLatin1String("--")), qPrintable(box->informativeText()));
         QVERIFY(window.document()->model() == example);
         QVERIFY(!window.document()->isModified());
         QVERIFY(!window.document()->isModelSession());
@@ -198,7 +198,7 @@ private slots:
         app::openWindowSource(window, s);
         auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
         QVERIFY(box);
-        const QString text = box->text();
+        const QString text = box->informativeText();
         box->close();
         QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
         QVERIFY2(text.contains(layer + QStringLiteral(": 9 is past")), qPrintable(text));
