@@ -677,6 +677,19 @@ private slots:
 #endif
     }
 
+    /** --export-steps into a path that names a file says so, and leaves the file as it was. */
+    void stepExportIntoAFileSaysItIsAFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = writeFile(dir, QStringLiteral("steps"), "mine\n");
+        QVERIFY(!file.isEmpty());
+        const Run r = run({QStringLiteral("--export-steps"), file, QStringLiteral("--preset"), QStringLiteral("illustrated")});
+        QCOMPARE(r.status, 1);
+        QCOMPARE(QString::fromUtf8(r.err), QStringLiteral("attention-explorer: %1 is a file, not a folder\n").arg(file));
+        QCOMPARE(folderContents(dir.path()), (QMap<QString, QByteArray>{{QStringLiteral("steps"), "mine\n"}}));
+    }
+
     /** A failed export of the steps leaves the folder exactly as it was: every new file is written
      *  before any old one is replaced. */
     void failedStepExportLeavesTheFolderAsItWas()

@@ -3,7 +3,10 @@
  *  translation, and gives the reason (which names the file) beneath it. */
 
 #include "dialoganswer.h"
+#include "core/attention.h"
+#include "core/presets.h"
 #include "isolation.h"
+#include "ui/export/exportfiles.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -112,6 +115,22 @@ private slots:
         QVERIFY2(box->informativeText().contains(QDir::toNativeSeparators(named)) || box->informativeText().contains(named),
                  qPrintable(box->informativeText()));
         box->close();
+    }
+
+    /** The step matrices exported into a path that names a file: the window's message says so in its language. */
+    void stepExportIntoAFile()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("steps-file"));
+        QVERIFY(writeText(file, "mine\n"));
+        const QString source = QStringLiteral("%1 is a file, not a folder");
+        const QString translated = QCoreApplication::translate("Exports", "%1 is a file, not a folder");
+        QVERIFY2(translated != source, qPrintable(translated));
+        QString error;
+        QVERIFY(!exports::writeStepFiles(core::compute(core::illustratedModel()), file, &error));
+        QCOMPARE(error, translated.arg(file));
+        QFile kept(file);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("mine\n"));
     }
 
 private:

@@ -27,6 +27,10 @@
             <translation>无法创建文件夹“%1”</translation>
         </message>
         <message>
+            <source>%1 is a file, not a folder</source>
+            <translation>%1 是文件，不是文件夹</translation>
+        </message>
+        <message>
             <source>the disk took only part of it (is it full?)</source>
             <translation>磁盘只写入了一部分（磁盘是否已满？）</translation>
         </message>
