@@ -2948,6 +2948,14 @@
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
+        <message>
+            <source>1 cell is 0 or below, which a log scale cannot place; it is drawn in the colour of the scale's lowest end.</source>
+            <translation>有 1 个单元格的值小于或等于 0，对数刻度无法表示它；它以刻度最低端的颜色绘制。</translation>
+        </message>
+        <message>
+            <source>%1 cells are 0 or below, which a log scale cannot place; they are drawn in the colour of the scale's lowest end.</source>
+            <translation>有 %1 个单元格的值小于或等于 0，对数刻度无法表示它们；它们以刻度最低端的颜色绘制。</translation>
+        </message>
     </context>
     <context>
         <name>Overview</name>
