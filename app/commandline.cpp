@@ -254,11 +254,14 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
         core::ModelSession session;
         session.modelPath = QFileInfo(p.value(o.model)).absoluteFilePath().toStdString();
         session.text = p.value(o.text).toStdString();
+        core::ModelSessionNames flags;
+        flags.modelFolder = "--model";
+        flags.text = "--text";
+        flags.layer = "--layer";
         std::string error;
-        auto opened = core::openModelSession(session, {}, error);
-        if (!opened) {
-            throw Failure{ExitRefused, withFlagNames(QString::fromStdString(error))};
-        }
+        auto opened = core::openModelSession(session, {}, error, {}, flags);
+        if (!opened)
+            throw Failure{ExitRefused, QString::fromStdString(error)};
         return modelSource(p, o, std::move(*opened));
     }
     checkOneLayer(p, o, p.isSet(o.tokens) ? QStringLiteral("--tokens") : QStringLiteral("the preset"));
@@ -382,6 +385,9 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
                            .arg(data.values.cols())
                            .arg(drawn.width())
                            .arg(drawn.height()));
+        if (style.colourRange == render::ColourRange::Log)
+            if (const QString note = render::logScaleNote(render::cellsBelowLogScale(data)); !note.isEmpty())
+                printError(QStringLiteral("note: --colour-range log: ") + note);
     }
     QString error;
     if (!render::exportHeatmap(data, style, out, size, &error))
@@ -742,14 +748,6 @@ const Action* chooseAction(const QCommandLineParser& p, const Options& o, const 
 }
 
 }  // namespace
-
-QString withFlagNames(QString message)
-{
-    message.replace(QLatin1String("the session: model.path: "), QLatin1String("--model: "));
-    message.replace(QLatin1String("the session: text: "), QLatin1String("--text: "));
-    message.replace(QLatin1String("the session: model.layer: "), QLatin1String("--layer: "));
-    return message;
-}
 
 QString languageArgument(const QStringList& arguments)
 {

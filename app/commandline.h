@@ -33,10 +33,6 @@ struct WindowSource {
     std::optional<core::Session> session;  ///< --preset NAME or --tokens TEXT
 };
 
-/** A refusal of a model session that the command line made of --model, --text and --layer, its keys named as
- *  those flags ("the session: text: …" is "--text: …"). */
-QString withFlagNames(QString message);
-
 /** Parses the arguments and runs a headless request; returns the exit status.
  *  When the arguments ask for the window instead, returns -1 and sets window to what it opens with;
  *  without window that is refused (exit status 2). */

@@ -251,32 +251,36 @@ std::string modelFolder(const ModelSession& session, const std::string& sessionP
 }
 
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
-                                                   std::string& error, const StopCheck& stop)
+                                                   std::string& error, const StopCheck& stop,
+                                                   const ModelSessionNames& names)
 {
-    const std::string label = sessionPath.empty() ? std::string("the session") : sessionPath;
+    // "<file>: <name>: …", or "<name>: …" for a session that has no file.
+    const auto where = [&sessionPath](const std::string& name) {
+        return (sessionPath.empty() ? std::string() : sessionPath + ": ") + name;
+    };
     OpenedModelSession opened;
     opened.session = session;
     opened.folder = modelFolder(session, sessionPath);
     std::string why;
     auto checkpoint = Gpt2Checkpoint::load(opened.folder, why, stop);
     if (!checkpoint) {
-        error = why == stoppedMessage ? why : label + ": model.path: " + why;
+        error = why == stoppedMessage ? why : where(names.modelFolder) + ": " + why;
         return std::nullopt;
     }
     const Gpt2Config& config = checkpoint->config();
     if (session.layer > config.layers) {
-        error = label + ": model.layer: " + std::to_string(session.layer) + " is past the model's last layer ("
+        error = where(names.layer) + ": " + std::to_string(session.layer) + " is past the model's last layer ("
                 + std::to_string(config.layers) + ", n_layer in " + opened.folder + "/config.json)";
         return std::nullopt;
     }
     opened.forward = std::make_shared<Gpt2Forward>(checkpoint);
     if (!opened.forward->setTokens(checkpoint->tokenizer().encode(session.text), why)) {
-        error = label + ": text: " + why;
+        error = where(names.text) + ": " + why;
         return std::nullopt;
     }
     for (std::size_t i = 0; i < session.edits.size(); ++i) {
         const ModelSessionEdit& e = session.edits[i];
-        const std::string key = label + ": edits[" + std::to_string(i) + "]";
+        const std::string key = where("edits[" + std::to_string(i) + "]");
         if (e.layer > config.layers) {
             error = key + ".layer: " + std::to_string(e.layer) + " is past the model's last layer ("
                     + std::to_string(config.layers) + ")";

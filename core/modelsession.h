@@ -65,14 +65,23 @@ struct OpenedModelSession {
     std::shared_ptr<Gpt2Forward> forward; ///< tokens and edits set, run
 };
 
+/** What openModelSession's messages call the model's folder, the text and the layer: by default the keys of a
+ *  session file (SPEC §5). The command line names its flags ("--model"), the window its own words. */
+struct ModelSessionNames {
+    std::string modelFolder = "model.path";
+    std::string text = "text";
+    std::string layer = "model.layer";
+};
+
 /** Loads the checkpoint of session (read from sessionPath, which messages name), encodes its text and
- *  applies its edits. Refuses with "<sessionPath>: <key>: <what is wrong>" a folder that is missing or not a
- *  checkpoint (the checkpoint's own message follows), a text of more than n_positions tokens or none, a
- *  model.layer past n_layer, and an edit whose layer or cell lies outside the model. stop is asked between the
- *  steps of loading the checkpoint and of its forward pass (Gpt2Checkpoint::load, Gpt2Forward::run): when it
- *  says stop, nothing is returned and error is stoppedMessage. */
+ *  applies its edits. Refuses with "<sessionPath>: <name>: <what is wrong>" (without a file, "<name>: …"), the
+ *  name from names, a folder that is missing or not a checkpoint (the checkpoint's own message follows), a text
+ *  of more than n_positions tokens or none, a layer past n_layer, and an edit ("edits[i]…") whose layer or cell
+ *  lies outside the model. stop is asked between the steps of loading the checkpoint and of its forward pass
+ *  (Gpt2Checkpoint::load, Gpt2Forward::run): when it says stop, nothing is returned and error is stoppedMessage. */
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
-                                                   std::string& error, const StopCheck& stop = {});
+                                                   std::string& error, const StopCheck& stop = {},
+                                                   const ModelSessionNames& names = {});
 
 /** The text read from path (readSessionText) parsed as a model session, then openModelSession; every error
  *  starts with path. */

@@ -495,7 +495,7 @@ void TestAutosave::unwritableFolderSaysWhyOnce()
     QVERIFY2(message.contains(QDir::toNativeSeparators(autosaveFolder())), qPrintable(message));
     auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
     QVERIFY(box);
-    QVERIFY(box->text().contains(QDir::toNativeSeparators(autosaveFolder())));
+    QVERIFY(box->informativeText().contains(QDir::toNativeSeparators(autosaveFolder())));
 
     // Further edits and ticks do not say it again; the document keeps its changes.
     QVERIFY(window.document()->setCell(MatrixId::Query, 0, 1, 3.0));

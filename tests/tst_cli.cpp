@@ -677,6 +677,39 @@ private slots:
 #endif
     }
 
+    /** A log colour scale cannot place scores of 0 and below: a note names how many and how they are drawn. */
+    void logColourRangeNotesCellsItCannotPlace()
+    {
+        // One dimension, Q = K = X = (1, −1): the scores are [[1, −1], [−1, 1]], two of them below 0.
+        const QString session = writeFile(m_dir, QStringLiteral("signs.json"),
+                                          "{\"format\": \"attention-explorer-session\", \"version\": 1, \"tokens\": [\"a\", \"b\"], "
+                                          "\"embeddings\": [[1], [-1]], \"weights\": {\"query\": [[1]], \"key\": [[1]], "
+                                          "\"value\": [[1]]}, \"options\": {\"scale\": false}}");
+        const QString out = m_dir.filePath(QStringLiteral("signs.png"));
+        const QStringList arguments = {QStringLiteral("--export-heatmap"), out, QStringLiteral("--session"), session,
+                                       QStringLiteral("--step"), QStringLiteral("scores")};
+        const Run log = run(arguments + QStringList{QStringLiteral("--colour-range"), QStringLiteral("log")});
+        QCOMPARE(log.status, 0);
+        QVERIFY(QFile::exists(out));
+        QVERIFY2(log.err.startsWith("attention-explorer: note: --colour-range log: 2 cells are 0 or below"), log.err.constData());
+        const Run fixed = run(arguments);  // the fixed range places them all
+        QCOMPARE(fixed.status, 0);
+        QVERIFY2(fixed.err.isEmpty(), fixed.err.constData());
+    }
+
+    /** --export-steps into a path that names a file says so, and leaves the file as it was. */
+    void stepExportIntoAFileSaysItIsAFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = writeFile(dir, QStringLiteral("steps"), "mine\n");
+        QVERIFY(!file.isEmpty());
+        const Run r = run({QStringLiteral("--export-steps"), file, QStringLiteral("--preset"), QStringLiteral("illustrated")});
+        QCOMPARE(r.status, 1);
+        QCOMPARE(QString::fromUtf8(r.err), QStringLiteral("attention-explorer: %1 is a file, not a folder\n").arg(file));
+        QCOMPARE(folderContents(dir.path()), (QMap<QString, QByteArray>{{QStringLiteral("steps"), "mine\n"}}));
+    }
+
     /** A failed export of the steps leaves the folder exactly as it was: every new file is written
      *  before any old one is replaced. */
     void failedStepExportLeavesTheFolderAsItWas()

@@ -98,6 +98,7 @@ private slots:
     void colormapEndpoints_data();
     void colormapEndpoints();
     void colormapNames();
+    void cellsBelowLogScaleCountsZeroAndBelow();
     void colormapClampsAndNaN();
     void sequentialMapsBrightenMonotonically_data();
     void sequentialMapsBrightenMonotonically();
@@ -177,6 +178,21 @@ void TestHeatmapRenderer::colormapEndpoints()
     QVERIFY2(std::abs(middle.red() - 0x21) <= 1 && std::abs(middle.green() - 0x91) <= 1
                  && std::abs(middle.blue() - 0x8c) <= 1,
              qPrintable(middle.name()));
+}
+
+void TestHeatmapRenderer::cellsBelowLogScaleCountsZeroAndBelow()
+{
+    render::HeatmapData data;
+    data.values.resize(3, 3);
+    data.values << 0.5, -1.0, 0.0,
+                   std::nan(""), 2.0, -3.0,
+                   0.0, 1e-300, 4.0;
+    QCOMPARE(render::cellsBelowLogScale(data), Eigen::Index(4));  // −1, 0, −3 and 0; NaN and 1e-300 are not
+    data.causalMask = true;  // hides (0, 1), (0, 2) and (1, 2)
+    QCOMPARE(render::cellsBelowLogScale(data), Eigen::Index(1));
+    QVERIFY(render::logScaleNote(0).isEmpty());
+    QVERIFY(render::logScaleNote(1).startsWith(QStringLiteral("1 cell ")));
+    QVERIFY(render::logScaleNote(4).startsWith(QStringLiteral("4 cells ")));
 }
 
 void TestHeatmapRenderer::colormapNames()

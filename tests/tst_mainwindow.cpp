@@ -199,6 +199,7 @@ private slots:
     void aRecentEntryThatIsGoneLeavesTheList();
     void unsavedChangesPrompt();
     void presetsAndStatusBar();
+    void logScaleSaysWhatItCannotPlace();
     void exportWritesTheShownFigure();
     void layoutIsRestored();
 
@@ -206,6 +207,25 @@ private:
     QTemporaryDir m_dir;
     std::unique_ptr<ui::MainWindow> m_window;
 };
+
+/** Scores of a log colour scale with cells at 0 and below: the status bar says how many and how they are drawn. */
+void TestMainWindow::logScaleSaysWhatItCannotPlace()
+{
+    ui::MainWindow& w = *m_window;
+    // One dimension, Q = K = X = (1, −1): the scores are [[1, −1], [−1, 1]], two of them below 0.
+    const QString path = m_dir.filePath(QStringLiteral("signs.json"));
+    QVERIFY(writeText(path, "{\"format\": \"attention-explorer-session\", \"version\": 1, \"tokens\": [\"a\", \"b\"], "
+                            "\"embeddings\": [[1], [-1]], \"weights\": {\"query\": [[1]], \"key\": [[1]], \"value\": [[1]]}, "
+                            "\"options\": {\"scale\": false}}"));
+    QString error;
+    QVERIFY2(w.openFile(path, &error), qPrintable(error));
+    w.viewState()->setHeatmapStep(core::Step::Scores);
+    QVERIFY(w.document()->waitForTrace(10000));
+    w.heatmap()->setColourRange(render::ColourRange::Log);
+    QTRY_COMPARE(w.statusBar()->currentMessage(), render::logScaleNote(2));
+    QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("2 cells")));
+    w.heatmap()->setColourRange(render::ColourRange::Fixed);
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -828,7 +848,7 @@ void TestMainWindow::brokenFileLeavesTheDocumentUntouched()
     dropFile(&w, path);
     auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorBox"));
     QVERIFY(box);
-    QVERIFY(box->text().contains(QStringLiteral("embeddings")));
+    QVERIFY(box->informativeText().contains(QStringLiteral("embeddings")));
     box->close();
     QVERIFY(w.document()->model() == before);
 }

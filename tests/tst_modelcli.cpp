@@ -266,6 +266,11 @@ private slots:
                                               << QStringLiteral("--layer: expected a number from 1 to 3");
         QTest::newRow("text past n_positions") << model + QStringList{QStringLiteral("--text"), QStringLiteral("a ").repeated(40)}
                                                << QStringLiteral("32");
+        // A refusal of what the flags gave is named by the flag, as the command line always wrote it.
+        QTest::newRow("text past n_positions, by its flag") << model + QStringList{QStringLiteral("--text"), QStringLiteral("a ").repeated(40)}
+                                                            << QStringLiteral("attention-explorer: --text: the text is ");
+        QTest::newRow("missing folder, by its flag") << QStringList{QStringLiteral("--compute"), QStringLiteral("--model"), QStringLiteral("/nonexistent/gpt2"), QStringLiteral("--text"), QStringLiteral("hi")}
+                                                     << QStringLiteral("attention-explorer: --model: /nonexistent/gpt2: is not a folder");
         QTest::newRow("no text") << model << QStringLiteral("--text");
         QTest::newRow("empty text") << model + QStringList{QStringLiteral("--text"), QString()} << QStringLiteral("--text");
         QTest::newRow("missing folder") << QStringList{QStringLiteral("--compute"), QStringLiteral("--model"), QStringLiteral("/nonexistent/gpt2"), QStringLiteral("--text"), QStringLiteral("hi")}

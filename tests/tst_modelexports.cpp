@@ -61,7 +61,7 @@ QStringList triggerAnswering(QAction* action, const QString& path)
         } else if (auto* number = qobject_cast<QInputDialog*>(modal)) {
             number->accept();
         } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
-            others << box->text();
+            others << box->text() + QLatin1Char('\n') + box->informativeText();
             box->reject();
         }
     });
@@ -72,7 +72,7 @@ QStringList triggerAnswering(QAction* action, const QString& path)
         QTest::qWait(20);
     for (QWidget* top : QApplication::topLevelWidgets())
         if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
-            others << box->text();
+            others << box->text() + QLatin1Char('\n') + box->informativeText();
             box->close();
         }
     return others;

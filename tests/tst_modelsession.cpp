@@ -266,6 +266,47 @@ private slots:
             QVERIFY2(error.find("config.json") != std::string::npos, error.c_str());
     }
 
+    /** A session without a file (a folder opened as it is) is refused under the names its caller gives the folder,
+     *  the text and the layer: the command line's flags, the window's words. */
+    void openRefusalsUseTheCallersNames_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<int>("layer");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        const QString tiny = QString::fromStdString(path("tiny"));
+        QTest::addRow("missing folder") << QString::fromStdString(path("no-such-model")) << 1 << QStringLiteral("hi")
+                                        << QStringLiteral("[folder]: ") + QString::fromStdString(path("no-such-model"))
+                                               + QStringLiteral(": is not a folder");
+        QTest::addRow("layer past n_layer") << tiny << 4 << QStringLiteral("hi")
+                                            << QStringLiteral("[layer]: 4 is past the model's last layer (3, n_layer in ");
+        QTest::addRow("text past n_positions") << tiny << 1 << QString(33, QLatin1Char('a'))
+                                               << QStringLiteral("[text]: the text is 33 tokens long");
+    }
+
+    void openRefusalsUseTheCallersNames()
+    {
+        QFETCH(QString, folder);
+        QFETCH(int, layer);
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        core::ModelSession session;
+        session.modelPath = folder.toStdString();
+        session.layer = layer;
+        session.text = text.toStdString();
+        core::ModelSessionNames names;
+        names.modelFolder = "[folder]";
+        names.text = "[text]";
+        names.layer = "[layer]";
+        std::string error;
+        QVERIFY(!core::openModelSession(session, {}, error, {}, names));
+        QVERIFY2(QString::fromStdString(error).startsWith(message), error.c_str());
+        // With a file, the same refusal names the file and its key.
+        QVERIFY(!core::openModelSession(session, path("named.json"), error));
+        QVERIFY2(error.starts_with(path("named.json") + ": "), error.c_str());
+        QVERIFY2(error.find("[") == std::string::npos, error.c_str());
+    }
+
     /** The largest values float32 holds are taken: FLT_MAX, and what rounds to it. */
     void editsUpToFloat32Max()
     {

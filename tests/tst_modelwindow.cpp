@@ -614,7 +614,7 @@ void TestModelWindow::cancelStopsTheLoadAndLeavesTheDocument()
     cancelNextLoad();
     ui::ModelLoader::Outcome outcome;
     QString error = QStringLiteral("not cleared");
-    QVERIFY(!ui::ModelLoader::load(session, QString(), m_window.get(), &error, &outcome));
+    QVERIFY(!ui::ModelLoader::load(session, QString(), ui::windowModelNames(), m_window.get(), &error, &outcome));
     QVERIFY(pressed);
     QVERIFY(outcome.cancelled);
     QVERIFY(outcome.workerStopped);  // the worker asked, stopped and is gone: load() waited for it

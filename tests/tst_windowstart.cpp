@@ -9,6 +9,8 @@
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "ui/document/document.h"
+#include "ui/document/modelstate.h"
+#include "ui/i18n/language.h"
 #include "ui/views/mainwindow.h"
 
 #include <QApplication>
@@ -152,9 +154,11 @@ private slots:
         QTest::addRow("truncated file") << QStringList{m_truncated} << m_truncated << QStringLiteral("not valid JSON");
         QTest::addRow("missing file") << QStringList{m_dir.filePath(QStringLiteral("absent.json"))}
                                       << m_dir.filePath(QStringLiteral("absent.json")) << QString();
+        // The window names the layer in its own words, not as the flag the layer came from.
         QTest::addRow("model past its layers")
             << QStringList{QStringLiteral("--model"), m_folder, QStringLiteral("--layer"), QStringLiteral("9")}
-            << m_folder << QStringLiteral("--layer: 9 is past the model's last layer");
+            << m_folder
+            << QString::fromStdString(ui::windowModelNames().layer) + QStringLiteral(": 9 is past the model's last layer");
     }
 
     void aRefusedFileLeavesTheExampleAndSaysSo()
@@ -172,12 +176,33 @@ private slots:
         auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
         QVERIFY(box);
         QTRY_VERIFY(box->isVisible());
-        QVERIFY2(box->text().contains(named), qPrintable(box->text()));
-        QVERIFY2(box->text().contains(wrong), qPrintable(box->text()));
+        QVERIFY2(box->informativeText().contains(named), qPrintable(box->informativeText()));
+        QVERIFY2(box->informativeText().contains(wrong), qPrintable(box->informativeText()));
+        QVERIFY2(!box->informativeText().contains(QLatin1String("--")), qPrintable(box->informativeText()));
         QVERIFY(window.document()->model() == example);
         QVERIFY(!window.document()->isModified());
         QVERIFY(!window.document()->isModelSession());
         box->close();
+    }
+
+    /** In Chinese, the window's words for a model's parts come from the translation. */
+    void aRefusedModelIsNamedInTheInterfaceLanguage()
+    {
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("zh_CN")));
+        const QString layer = QCoreApplication::translate("ModelState", "Layer");
+        QVERIFY2(layer != QLatin1String("Layer"), qPrintable(layer));
+        ui::MainWindow window;
+        window.show();
+        app::WindowSource s;
+        QCOMPARE(start({QStringLiteral("--model"), m_folder, QStringLiteral("--layer"), QStringLiteral("9")}, &s), -1);
+        app::openWindowSource(window, s);
+        auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+        QVERIFY(box);
+        const QString text = box->informativeText();
+        box->close();
+        QVERIFY(ui::i18n::applyLanguage(QStringLiteral("en")));
+        QVERIFY2(text.contains(layer + QStringLiteral(": 9 is past")), qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("--layer")), qPrintable(text));
     }
 
 private:

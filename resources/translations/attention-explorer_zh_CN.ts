@@ -27,6 +27,10 @@
             <translation>无法创建文件夹“%1”</translation>
         </message>
         <message>
+            <source>%1 is a file, not a folder</source>
+            <translation>%1 是文件，不是文件夹</translation>
+        </message>
+        <message>
             <source>the disk took only part of it (is it full?)</source>
             <translation>磁盘只写入了一部分（磁盘是否已满？）</translation>
         </message>
@@ -2944,6 +2948,14 @@
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
+        <message>
+            <source>1 cell is 0 or below, which a log scale cannot place; it is drawn in the colour of the scale's lowest end.</source>
+            <translation>有 1 个单元格的值小于或等于 0，对数刻度无法表示它；它以刻度最低端的颜色绘制。</translation>
+        </message>
+        <message>
+            <source>%1 cells are 0 or below, which a log scale cannot place; they are drawn in the colour of the scale's lowest end.</source>
+            <translation>有 %1 个单元格的值小于或等于 0，对数刻度无法表示它们；它们以刻度最低端的颜色绘制。</translation>
+        </message>
     </context>
     <context>
         <name>Overview</name>
@@ -3102,6 +3114,18 @@ Click to show this head.</source>
         <message>
             <source>%1, layer %2</source>
             <translation>%1，第 %2 层</translation>
+        </message>
+        <message>
+            <source>Model folder</source>
+            <translation>模型文件夹</translation>
+        </message>
+        <message>
+            <source>Text</source>
+            <translation>文本</translation>
+        </message>
+        <message>
+            <source>Layer</source>
+            <translation>层</translation>
         </message>
     </context>
     <context>

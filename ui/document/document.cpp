@@ -494,7 +494,7 @@ bool Document::openFile(const QString& path, QString* error)
     std::string why;
     if (isModelSessionFile(path)) {
         auto session = core::readModelSessionFile(path.toStdString(), why);
-        auto loaded = session ? loadModelSession(*session, path.toStdString(), why) : std::nullopt;
+        auto loaded = session ? loadModelSession(*session, path.toStdString(), core::ModelSessionNames(), why) : std::nullopt;
         if (!loaded) {
             if (error)
                 *error = QString::fromStdString(why);

@@ -76,10 +76,20 @@ QString modelSessionTitle(const QString& folder, int layer)
     return QCoreApplication::translate("ModelState", "%1, layer %2").arg(modelName(folder)).arg(layer);
 }
 
-std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
-                                            std::string& error, const core::StopCheck& stop)
+core::ModelSessionNames windowModelNames()
 {
-    auto opened = core::openModelSession(session, sessionPath, error, stop);
+    core::ModelSessionNames names;
+    names.modelFolder = QCoreApplication::translate("ModelState", "Model folder").toStdString();
+    names.text = QCoreApplication::translate("ModelState", "Text").toStdString();
+    names.layer = QCoreApplication::translate("ModelState", "Layer").toStdString();
+    return names;
+}
+
+std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
+                                            const core::ModelSessionNames& names, std::string& error,
+                                            const core::StopCheck& stop)
+{
+    auto opened = core::openModelSession(session, sessionPath, error, stop, names);
     if (!opened)
         return std::nullopt;
     if (core::stopNow(stop)) {

@@ -59,10 +59,15 @@ struct LoadedModel {
     core::OpenedModelSession opened;
     core::AttentionModel layer;
 };
-/** core::openModelSession, then the shown layer (shownLayerModel); any thread. Nothing, with error, when refused
- *  or stopped (stop as for core::openModelSession; error then core::stoppedMessage). */
+/** core::openModelSession, its messages naming the folder, the text and the layer as names says, then the shown
+ *  layer (shownLayerModel); any thread. Nothing, with error, when refused or stopped (stop as for
+ *  core::openModelSession; error then core::stoppedMessage). */
 std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
-                                            std::string& error, const core::StopCheck& stop = {});
+                                            const core::ModelSessionNames& names, std::string& error,
+                                            const core::StopCheck& stop = {});
+/** What the window calls a model's folder, its text and its layer in a refusal of a model opened without a session
+ *  file (a file's keys would mean nothing there), in the interface language. */
+core::ModelSessionNames windowModelNames();
 /** True when path is a readable file whose JSON has "version": 2 (a model session rather than a plain one). */
 bool isModelSessionFile(const QString& path);
 /** The name a model is shown by: its folder's name. */

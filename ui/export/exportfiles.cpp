@@ -71,6 +71,8 @@ bool writeStepFiles(const core::Trace& trace, const QString& folder, QString* er
 {
     const QDir dir(folder);
     const bool existed = dir.exists();
+    if (QFileInfo(folder).exists() && !existed)
+        return fail(error, Exports::tr("%1 is a file, not a folder").arg(folder));
     if (!dir.mkpath(QStringLiteral(".")))
         return fail(error, Exports::tr("Cannot create the folder \"%1\"").arg(folder));
     std::vector<render::FolderFile> files;

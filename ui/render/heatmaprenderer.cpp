@@ -1060,4 +1060,26 @@ void paintColourBar(QPainter* p, const QRectF& bar, ColormapId colormap, const Q
     p->restore();
 }
 
+Eigen::Index cellsBelowLogScale(const HeatmapData& data)
+{
+    const CausalMask mask{data.causalMask};
+    Eigen::Index cells = 0;
+    for (Eigen::Index r = 0; r < data.values.rows(); ++r)
+        for (Eigen::Index c = 0; c < mask.liveColumns(r, data.values.cols()); ++c)
+            cells += data.values(r, c) <= 0.0 ? 1 : 0;
+    return cells;
+}
+
+QString logScaleNote(Eigen::Index cells)
+{
+    if (cells <= 0)
+        return {};
+    return cells == 1
+        ? QCoreApplication::translate("HeatmapRenderer", "1 cell is 0 or below, which a log scale cannot place; it is "
+                                                         "drawn in the colour of the scale's lowest end.")
+        : QCoreApplication::translate("HeatmapRenderer", "%1 cells are 0 or below, which a log scale cannot place; "
+                                                         "they are drawn in the colour of the scale's lowest end.")
+              .arg(cells);
+}
+
 }  // namespace render

@@ -366,6 +366,13 @@ void FileActions::importMatrixDialog()
     if (path.isEmpty())
         return;
     rememberFolder(Folder::Import, path);
+    importMatrixFile(path);
+}
+
+void FileActions::importMatrixFile(const QString& path)
+{
+    const MatrixId id = m_matrices->currentMatrix();
+    const core::Matrix& current = m_document->matrix(id);
     QString error;
     const auto matrix = exports::readMatrixFile(path, &error);
     if (!matrix) {

@@ -65,7 +65,11 @@ public:
     void exportStepsDialog();
     void exportCodeDialog();
     void copyCode();
+    /** Asks for a matrix file and imports it (importMatrixFile). */
     void importMatrixDialog();
+    /** Replaces the current editor tab's matrix with the one in path (.npy, .csv, .tsv, .txt) as one undoable
+     *  step; a file that cannot be read, or of another shape, is refused in an error box. */
+    void importMatrixFile(const QString& path);
     void exportMatrixDialog();
 
     /** Which last-used folder a dialog starts in. */

@@ -18,6 +18,7 @@
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/i18n/language.h"
+#include "ui/render/heatmaprenderer.h"
 #include "walkthroughpanel.h"
 
 #include <QCloseEvent>
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &Document::predictionChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::shownLayerChanged, this, &MainWindow::updateStatus);
     connect(m_document, &Document::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(m_heatmap->canvas(), &HeatmapCanvas::figureChanged, this, &MainWindow::noteLogScale);
     connect(m_heatmap->canvas(), &HeatmapCanvas::figureFailed, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connect(m_document->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
@@ -313,6 +315,16 @@ void MainWindow::updateTitle()
 {
     setWindowTitle(m_session->windowTitle());
     setWindowModified(m_document->isModified());
+}
+
+void MainWindow::noteLogScale()
+{
+    const qint64 cells = m_heatmap->colourRange() == render::ColourRange::Log && m_heatmap->hasFigure()
+        ? render::cellsBelowLogScale(m_heatmap->figureData())
+        : 0;
+    if (cells != m_cellsBelowLogScale && cells > 0)
+        statusBar()->showMessage(render::logScaleNote(cells), 10000);
+    m_cellsBelowLogScale = cells;
 }
 
 void MainWindow::updateStatus()

@@ -95,6 +95,8 @@ private:
     void retranslate();
     void updateTitle();
     void updateStatus();
+    /** Says in the status bar how many cells the log colour scale cannot place, when that number changes. */
+    void noteLogScale();
     /** The window dialogs belong to: the teaching slides while they are up, else this one. */
     QWidget* dialogParent();
 
@@ -108,6 +110,7 @@ private:
     ViewState* m_viewState;
     SessionController* m_session = nullptr;
     FileActions* m_files = nullptr;
+    qint64 m_cellsBelowLogScale = 0;  ///< what noteLogScale() last said
     MainMenus* m_menus = nullptr;
     HeatmapWidget* m_heatmap = nullptr;
     TokenBar* m_tokenBar = nullptr;

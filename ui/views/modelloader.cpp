@@ -23,15 +23,16 @@ struct LoadResult {
 }  // namespace
 
 std::optional<LoadedModel> ModelLoader::load(const core::ModelSession& session, const QString& sessionPath,
-                                             QWidget* parent, QString* error, Outcome* outcome)
+                                             const core::ModelSessionNames& names, QWidget* parent, QString* error,
+                                             Outcome* outcome)
 {
     if (outcome)
         *outcome = {};
     // Cancel sets the flag; the worker asks it between its steps and stops there.
     auto stop = std::make_shared<std::atomic<bool>>(false);
-    auto future = runInBackground([session, path = sessionPath.toStdString(), stop] {
+    auto future = runInBackground([session, path = sessionPath.toStdString(), names, stop] {
         auto result = std::make_shared<LoadResult>();
-        result->loaded = loadModelSession(session, path, result->error,
+        result->loaded = loadModelSession(session, path, names, result->error,
                                           [stop] { return stop->load(std::memory_order_relaxed); });
         return result;
     });

@@ -23,13 +23,14 @@ public:
         bool workerStopped = false; ///< the worker stopped at a step before the end (else it had finished)
     };
 
-    /** Loads session (sessionPath: its file, empty for a folder opened as it is) on a worker; a progress
-     *  dialog parented to parent shows while it takes longer than a moment. Nothing when it was refused (error
-     *  says why) or cancelled (error empty). Cancel tells the worker to stop at its next step (between reading
+    /** Loads session (sessionPath: its file, empty for a folder opened as it is) on a worker, as loadModelSession
+     *  does with names; a progress dialog parented to parent shows while it takes longer than a moment. Nothing
+     *  when it was refused (error says why) or cancelled (error empty). Cancel tells the worker to stop at its next step (between reading
      *  tensors, between the forward pass's layers) and waits for it, so nothing of the load outlives the call.
      *  The event loop runs meanwhile (without user input while the worker stops). */
     static std::optional<LoadedModel> load(const core::ModelSession& session, const QString& sessionPath,
-                                           QWidget* parent, QString* error, Outcome* outcome = nullptr);
+                                           const core::ModelSessionNames& names, QWidget* parent, QString* error,
+                                           Outcome* outcome = nullptr);
 
     /** What a model folder lacks or has wrong, one line each, as far as the files' presence tells: no folder,
      *  no config.json, no model.safetensors (a pickled pytorch_model.bin only), no tokenizer (vocab.json with

@@ -104,7 +104,9 @@ bool SessionController::openFile(const QString& path, QString* error)
 bool SessionController::openModelSession(const core::ModelSession& session, const QString& sessionPath,
                                          QString* error)
 {
-    auto loaded = ModelLoader::load(session, sessionPath, m_dialogParent(), error);
+    // A session file's messages name its keys; a folder opened as it is has none, so the window names its parts.
+    const core::ModelSessionNames names = sessionPath.isEmpty() ? windowModelNames() : core::ModelSessionNames();
+    auto loaded = ModelLoader::load(session, sessionPath, names, m_dialogParent(), error);
     if (!loaded)
         return false;  // refused (error says why) or cancelled (error empty)
     m_document->loadModel(std::move(*loaded), sessionPath);
@@ -149,9 +151,19 @@ void SessionController::openModelDialog()
 
 void SessionController::openModelInteractively(const QString& folder)
 {
-    QString error;
-    if (!openModelFolder(folder, &error) && !error.isEmpty())
-        showError(tr("Cannot open the model"), error);
+    openModelFolderOrSay(folder);
+}
+
+bool SessionController::openModelFolderOrSay(const QString& folder, QString* error, const QString& text, int layer)
+{
+    QString why;
+    if (openModelFolder(folder, &why, text, layer))
+        return true;
+    if (!why.isEmpty())
+        showError(tr("Cannot open the model"), why);
+    if (error)
+        *error = why;
+    return false;
 }
 
 QStringList SessionController::recentModels() const
@@ -317,9 +329,19 @@ void SessionController::openInteractively(const QString& path)
 
 void SessionController::openAsked(const QString& path)
 {
-    QString error;
-    if (!openFile(path, &error))
-        showError(tr("Could not open the session"), error);
+    openFileOrSay(path);
+}
+
+bool SessionController::openFileOrSay(const QString& path, QString* error)
+{
+    QString why;
+    if (openFile(path, &why))
+        return true;
+    if (!why.isEmpty())  // else a model's load was cancelled
+        showError(tr("Could not open the session"), why);
+    if (error)
+        *error = why;
+    return false;
 }
 
 bool SessionController::save()
@@ -399,9 +421,10 @@ QString SessionController::windowTitle() const
     return name + QStringLiteral("[*]");
 }
 
-void SessionController::showError(const QString& title, const QString& text)
+void SessionController::showError(const QString& lead, const QString& detail)
 {
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_dialogParent());
+    auto* box = new QMessageBox(QMessageBox::Warning, lead, lead, QMessageBox::Ok, m_dialogParent());
+    box->setInformativeText(detail);
     box->setObjectName(QStringLiteral("errorBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();

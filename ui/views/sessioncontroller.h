@@ -91,8 +91,15 @@ public:
      *  recovery, and the "[*]" of the modified mark. */
     QString windowTitle() const;
 
-    /** Shows a warning box (object name "errorBox") without waiting for it. */
-    void showError(const QString& title, const QString& text);
+    /** Shows a warning box (object name "errorBox") without waiting for it: lead, what the window says went wrong
+     *  (translated), as its title and first line; detail, the reason (often the core's words naming the file and
+     *  the key), beneath it. Every error box of the window is this one. */
+    void showError(const QString& lead, const QString& detail);
+    /** Opens path as openFile does; when it is refused, says so in an error box and gives the reason in error. */
+    bool openFileOrSay(const QString& path, QString* error = nullptr);
+    /** Opens a model folder as openModelFolder does; when it is refused, says so in an error box and gives the
+     *  reason in error (cancelled: no box, error empty). */
+    bool openModelFolderOrSay(const QString& folder, QString* error = nullptr, const QString& text = {}, int layer = 1);
     /** Shows text in the window's status bar for timeoutMs (0: until replaced). */
     void showStatus(const QString& text, int timeoutMs = 6000);
 
