@@ -385,9 +385,8 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
                            .arg(data.values.cols())
                            .arg(drawn.width())
                            .arg(drawn.height()));
-        if (style.colourRange == render::ColourRange::Log)
-            if (const QString note = render::logScaleNote(render::cellsBelowLogScale(data)); !note.isEmpty())
-                printError(QStringLiteral("note: --colour-range log: ") + note);
+        if (const QString note = render::logScaleNote(renderer.colourScale().belowLogScale()); !note.isEmpty())
+            printError(QStringLiteral("note: --colour-range log: ") + note);
     }
     QString error;
     if (!render::exportHeatmap(data, style, out, size, &error))

@@ -16,8 +16,8 @@
 #include <QTest>
 
 #include <cmath>
-#include <vector>
 #include <limits>
+#include <vector>
 
 using render::ColormapId;
 using render::HeatmapData;
@@ -182,14 +182,25 @@ void TestHeatmapRenderer::colormapEndpoints()
 
 void TestHeatmapRenderer::cellsBelowLogScaleCountsZeroAndBelow()
 {
+    using render::ColourRange;
+    using render::ColourScale;
+    core::Matrix m(3, 3);
+    m << 0.5, -1.0, 0.0,
+         std::nan(""), 2.0, -3.0,
+         -std::numeric_limits<double>::infinity(), 1e-300, 4.0;
+    const auto below = [&m](ColourRange mode, bool causal) {
+        return ColourScale::of(m, mode, {0.0, 1.0}, render::CausalMask{causal}, render::ColormapId::Viridis)
+            .belowLogScale();
+    };
+    QCOMPARE(below(ColourRange::Log, false), Eigen::Index(4));  // −1, 0, −3 and −∞; NaN and 1e-300 are not
+    QCOMPARE(below(ColourRange::Log, true), Eigen::Index(1));   // the mask hides (0, 1), (0, 2) and (1, 2)
+    QCOMPARE(below(ColourRange::Matrix, false), Eigen::Index(0));  // only a log scale leaves cells out
+    // The renderer's scale is that one.
     render::HeatmapData data;
-    data.values.resize(3, 3);
-    data.values << 0.5, -1.0, 0.0,
-                   std::nan(""), 2.0, -3.0,
-                   0.0, 1e-300, 4.0;
-    QCOMPARE(render::cellsBelowLogScale(data), Eigen::Index(4));  // −1, 0, −3 and 0; NaN and 1e-300 are not
-    data.causalMask = true;  // hides (0, 1), (0, 2) and (1, 2)
-    QCOMPARE(render::cellsBelowLogScale(data), Eigen::Index(1));
+    data.values = m;
+    render::HeatmapStyle style;
+    style.colourRange = ColourRange::Log;
+    QCOMPARE(render::HeatmapRenderer(data, style).colourScale().belowLogScale(), Eigen::Index(4));
     QVERIFY(render::logScaleNote(0).isEmpty());
     QVERIFY(render::logScaleNote(1).startsWith(QStringLiteral("1 cell ")));
     QVERIFY(render::logScaleNote(4).startsWith(QStringLiteral("4 cells ")));

@@ -62,6 +62,7 @@ ColourScale ColourScale::of(const core::Matrix& values, ColourRange mode, std::p
         double rlo = inf, rhi = -inf;
         for (Eigen::Index c = 0; c < live; ++c) {
             const double v = row[c];
+            s.m_belowLog += v <= 0.0 ? 1 : 0;
             if (!(v - v == 0.0))  // NaN or infinite
                 continue;
             rlo = v < rlo ? v : rlo;
@@ -75,6 +76,8 @@ ColourScale ColourScale::of(const core::Matrix& values, ColourRange mode, std::p
         if (mode == ColourRange::Row)
             s.m_rows.push_back(widened(rlo, rhi, fixedRange));
     }
+    if (mode != ColourRange::Log)
+        s.m_belowLog = 0;
     switch (mode) {
     case ColourRange::Fixed: break;
     case ColourRange::Matrix:

@@ -71,11 +71,16 @@ public:
     void colours(const double* values, Eigen::Index count, int row, const QRgb* lut, QRgb nan, QRgb* out) const;
     /** The value at t (0 … 1) of the whole scale: lo + t·(hi − lo), or geometric for Log. */
     double valueAt(double t) const;
+    /** Log mode: how many cells no causal mask hides are 0 or below (−∞ among them, NaN not), which a log scale
+     *  cannot place and draws at its lowest end; counted in the same pass that finds the range. 0 in the other
+     *  modes. */
+    Eigen::Index belowLogScale() const { return m_belowLog; }
 
 private:
     ColourRange m_mode = ColourRange::Fixed;
     double m_lo = 0.0, m_hi = 1.0;
     std::vector<std::pair<double, double>> m_rows;  ///< Row mode: each row's lo and hi (lo < hi)
+    Eigen::Index m_belowLog = 0;
 };
 
 }  // namespace render

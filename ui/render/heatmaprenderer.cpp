@@ -1060,16 +1060,6 @@ void paintColourBar(QPainter* p, const QRectF& bar, ColormapId colormap, const Q
     p->restore();
 }
 
-Eigen::Index cellsBelowLogScale(const HeatmapData& data)
-{
-    const CausalMask mask{data.causalMask};
-    Eigen::Index cells = 0;
-    for (Eigen::Index r = 0; r < data.values.rows(); ++r)
-        for (Eigen::Index c = 0; c < mask.liveColumns(r, data.values.cols()); ++c)
-            cells += data.values(r, c) <= 0.0 ? 1 : 0;
-    return cells;
-}
-
 QString logScaleNote(Eigen::Index cells)
 {
     if (cells <= 0)

@@ -174,10 +174,7 @@ private:
     mutable std::optional<QSize> m_preferred;  ///< preferredSize(), once measured
 };
 
-/** The cells of data that a log colour scale cannot place: values of 0 and below that no causal mask hides (NaN
- *  is neither). The scale draws them at its lowest end. */
-Eigen::Index cellsBelowLogScale(const HeatmapData& data);
-/** What is said of those cells, in the interface language: how many, and how they are drawn; empty for none. */
+/** What is said of the cells a log colour scale cannot place (ColourScale::belowLogScale()), in the interface language: how many, and how they are drawn; empty for none. */
 QString logScaleNote(Eigen::Index cells);
 
 }  // namespace render

@@ -319,9 +319,9 @@ void MainWindow::updateTitle()
 
 void MainWindow::noteLogScale()
 {
-    const qint64 cells = m_heatmap->colourRange() == render::ColourRange::Log && m_heatmap->hasFigure()
-        ? render::cellsBelowLogScale(m_heatmap->figureData())
-        : 0;
+    // Counted where the figure's colour scale was found; a figure still being prepared says so when it is shown.
+    const render::HeatmapRenderer* renderer = m_heatmap->canvas()->renderer();
+    const qint64 cells = renderer ? renderer->colourScale().belowLogScale() : 0;
     if (cells != m_cellsBelowLogScale && cells > 0)
         statusBar()->showMessage(render::logScaleNote(cells), 10000);
     m_cellsBelowLogScale = cells;
