@@ -168,12 +168,15 @@ void packWeight(const float* b, std::ptrdiff_t ldb, std::ptrdiff_t k, std::ptrdi
     out.depthBlock = blocking(n, n, k).kc;  // any m gives this kc
     out.panelStride = panelStride(n, out.depthBlock);
     const Index panels = out.depthBlock > 0 ? (k + out.depthBlock - 1) / out.depthBlock : 0;
-    out.values.assign(std::size_t(panels * out.panelStride), 0.0f);
+    out.values.clear();
+    out.values.resize(std::size_t(panels * out.panelStride));  // uninitialised: every value is written below
     const Mapper weightsT(b, ldb);  // bᵀ: n × k, column-major
     PackLhs pack;
     for (Index p = 0; p < panels; ++p) {
         const Index k2 = p * out.depthBlock, kc = std::min(out.depthBlock, k - k2);
-        pack(out.values.data() + p * out.panelStride, weightsT.getSubMapper(0, k2), kc, n);
+        float* panel = out.values.data() + p * out.panelStride;
+        pack(panel, weightsT.getSubMapper(0, k2), kc, n);
+        std::fill(panel + n * kc, panel + out.panelStride, 0.0f);  // the padding, never read: zero, not noise
     }
 }
 
@@ -197,12 +200,12 @@ void packedProduct(const float* a, std::ptrdiff_t lda, const PackedWeight& w, co
     }
     for (Index r = 0; r < m; ++r)  // Eigen's product sets its result to zero, then adds each depth block to it
         std::fill(c + r * ldc, c + r * ldc + n, 0.0f);
-    const Mapper inputT(a, lda);   // aᵀ: k × m, column-major
+    const Mapper inputT(a, lda);        // aᵀ: k × m, column-major
     const ResultMapper result(c, ldc);  // cᵀ: n × m, column-major
     PackRhs pack;
     Kernel kernel;
     // the panels of aᵀ, kc × nc: at most a few hundred KiB, kept by each thread for its next product
-    thread_local std::vector<float, PacketAllocator<float>> inputPanels;
+    thread_local std::vector<float, PacketAllocator<float>> inputPanels;  // pack_rhs writes what the kernel reads
     inputPanels.resize(std::max(inputPanels.size(), std::size_t(block.kc * block.nc)));
     float* blockB = inputPanels.data();
     const bool packInputOnce = block.mc != n && block.kc == k && block.nc == m;
@@ -256,7 +259,7 @@ void gelu(float* v, std::ptrdiff_t count)
 
 }  // namespace
 
-const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm,      sgemm, packWeight, packedProduct,
-                                      maxAbs,            copyMaxAbs, gelu};
+const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm,  sgemm,      packWeight,
+                                       packedProduct,     maxAbs, copyMaxAbs, gelu};
 
 }  // namespace core

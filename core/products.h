@@ -15,13 +15,16 @@
 
 #include <cstddef>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace core {
 
 struct ProductKernels;
 
-/** Allocates for std::vector on 64-byte boundaries: the widest packet (AVX-512) of any level's kernels. */
+/** Allocates for std::vector on 64-byte boundaries: the widest packet (AVX-512) of any level's kernels. Leaves
+ *  what resize() adds uninitialised (default-initialised), since packing writes every value anyway: a vector that
+ *  is read must be filled first. */
 template <typename T>
 struct PacketAllocator {
     using value_type = T;
@@ -31,6 +34,10 @@ struct PacketAllocator {
     PacketAllocator(const PacketAllocator<U>&) {}
     T* allocate(std::size_t count) { return static_cast<T*>(::operator new(count * sizeof(T), alignment)); }
     void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
+    template <typename U>
+    void construct(U* p) { ::new (static_cast<void*>(p)) U; }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
     template <typename U>
     bool operator==(const PacketAllocator<U>&) const { return true; }
 };
