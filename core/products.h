@@ -7,7 +7,8 @@
  *  linker; products.cpp picks one at run time with __builtin_cpu_supports. Elsewhere (another processor or
  *  compiler) the same kernels come from the rest of the build's Eigen.
  *
- *  This header includes no Eigen on purpose: only raw pointers cross between the kernels and the engine.
+ *  This header includes no Eigen on purpose: only raw pointers, and weights packed into a plain buffer
+ *  (PackedWeight), cross between the kernels and the engine.
  *  All blocks are row-major: a is m × k (rows lda apart), b is k × n, or n × k when bTransposed (rows ldb
  *  apart), c is m × n (rows ldc apart) and is overwritten. Products on the levels with FMA fuse their
  *  multiply-adds: callers that must see an overflowed product as ±∞ (core::multiply) check the magnitudes
