@@ -1,5 +1,8 @@
 #include "gpt2checkpoint.h"
 
+#include "threadpool.h"
+
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -48,6 +51,14 @@ std::string pickleMessage(const std::string& folder)
 }
 
 } // namespace
+
+PackedWeight packColumnBlock(const FloatMatrixMap& w, int t)
+{
+    const Eigen::Index c0 = Eigen::Index(t) * gpt2ColumnBlock;
+    PackedWeight out;
+    productKernels().packWeight(w.data() + c0, w.cols(), w.rows(), std::min(gpt2ColumnBlock, w.cols() - c0), out);
+    return out;
+}
 
 std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& folder, std::string& error,
                                                            const StopCheck& stop)
@@ -199,6 +210,7 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     // Point at the values: in place, or converted once into the checkpoint's buffer.
     ckpt->m_converted.resize(convertedFloats);
     std::size_t used = 0;
+    std::map<const FloatTensor*, const TensorInfo*> readInPlace;
     for (const Wanted& w : wanted) {
         if (stopped())
             return nullptr;
@@ -208,6 +220,7 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         w.target->cols = t.cols();
         if (inPlace(t)) {
             w.target->data = reinterpret_cast<const float*>(raw.data());
+            readInPlace.emplace(w.target, &t);
         } else {
             float* out = ckpt->m_converted.data() + used;
             convertToFloat(t.dtype, raw.data(), std::size_t(t.elements()), out);
@@ -224,6 +237,22 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
             error = weightsPath + ": tensor " + lmHead->name +
                     " differs from wte: it is not tied to wte, and GPT-2's logits use wte";
             return nullptr;
+        }
+    }
+
+    // Pack the large weights of every layer for the products, their column blocks on the pool's threads; then
+    // give back the mapped file's pages of a weight read in place (they come back from the file when read).
+    for (Gpt2Block& b : ckpt->m_blocks) {
+        for (auto [tensor, packed] : {std::pair{&b.attnWeight, &b.attnPacked}, {&b.attnProjWeight, &b.attnProjPacked},
+                                      {&b.fcWeight, &b.fcPacked}, {&b.mlpProjWeight, &b.mlpProjPacked}}) {
+            if (stopped())
+                return nullptr;
+            const FloatMatrixMap w = tensor->matrix();
+            packed->resize(std::size_t((w.cols() + gpt2ColumnBlock - 1) / gpt2ColumnBlock));
+            parallelFor(int(packed->size()), coreCount(),
+                        [&](int t) { (*packed)[std::size_t(t)] = packColumnBlock(w, t); });
+            if (const auto it = readInPlace.find(tensor); it != readInPlace.end())
+                ckpt->m_weights->releasePages(*it->second);
         }
     }
     return ckpt;

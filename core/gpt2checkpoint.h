@@ -11,11 +11,19 @@
  *  F16 and BF16 ones are converted exactly, once, when the checkpoint is loaded. Nothing is copied to
  *  float64. Matrices use the Conv1D layout GPT-2 stores: in × out, so that y = x·W + b for rows x.
  *
+ *  The four large weights of every layer (c_attn, attn.c_proj, c_fc, mlp.c_proj) are also packed once, at load,
+ *  for the products (products.h: packWeight), in blocks of gpt2ColumnBlock columns: the forward pass multiplies
+ *  by the packed blocks instead of packing the weights again in every product. Once a weight read in place is
+ *  packed, the mapped file's pages of it are given back (MappedFile::releasePages), so that memory holds one
+ *  copy; its FloatTensor stays valid and reads the file again where it is touched (the window showing W_Q, an
+ *  edit copying a layer, a product of one row).
+ *
  *  A loaded checkpoint never changes, so any number of threads may read it (and encode with its
  *  tokenizer) at once; edits belong in an overlay of their own. Its FloatTensor views live as long as it. */
 
 #include "bpe.h"
 #include "gpt2config.h"
+#include "products.h"
 #include "safetensors.h"
 #include "stop.h"
 
@@ -36,6 +44,20 @@ struct FloatTensor {
     FloatMatrixMap matrix() const { return {data, rows, cols}; }
 };
 
+/** Columns of a packed weight block, and of a product's output per task of the forward pass's pool: 384 divides
+ *  GPT-2's widths (768, 2304, 3072) into an even number of blocks (2, 6, 8), so that two threads share every
+ *  product evenly (256 gave c_proj and the MLP's projection three blocks, one thread idle for a third of them; 192
+ *  repacked the left factor twice as often). A constant, not a function of the cores, so that every machine
+ *  rounds the same way. */
+inline constexpr Eigen::Index gpt2ColumnBlock = 384;
+
+/** A weight's blocks of gpt2ColumnBlock columns (the last one narrower when they do not divide it), block t its
+ *  columns [384·t, 384·t + 384), each packed by productKernels(). */
+using PackedColumns = std::vector<PackedWeight>;
+
+/** Column block t of w (rows × cols), packed by productKernels(). */
+PackedWeight packColumnBlock(const FloatMatrixMap& w, int t);
+
 /** One transformer block's weights; d = n_embd. Vectors are 1 × k rows. */
 struct Gpt2Block {
     FloatTensor ln1Weight, ln1Bias; ///< ln_1: 1 × d each
@@ -48,6 +70,8 @@ struct Gpt2Block {
     FloatTensor fcBias;             ///< mlp.c_fc.bias: 1 × 4d
     FloatTensor mlpProjWeight;      ///< mlp.c_proj.weight: 4d × d
     FloatTensor mlpProjBias;        ///< mlp.c_proj.bias: 1 × d
+    /** attnWeight, attnProjWeight, fcWeight and mlpProjWeight packed in column blocks. */
+    PackedColumns attnPacked, attnProjPacked, fcPacked, mlpProjPacked;
 };
 
 class Gpt2Checkpoint {
@@ -57,8 +81,9 @@ public:
      *  or broken, the folder holds only a pickled pytorch_model.bin (the message says how to convert it)
      *  or a sharded checkpoint, a tensor is missing, unknown, duplicated or of a shape config.json does
      *  not allow, lm_head.weight is not tied to wte, or the tokenizer has more tokens than vocab_size.
-     *  stop is asked after config.json, the tokenizer and the weights' header, and before each tensor is read or
-     *  converted; when it says stop, nothing is returned and error is stoppedMessage. */
+     *  stop is asked after config.json, the tokenizer and the weights' header, before each tensor is read or
+     *  converted and before each of the four packed weights of every layer is packed; when it says stop, nothing is
+     *  returned and error is stoppedMessage. */
     static std::shared_ptr<const Gpt2Checkpoint> load(const std::string& folder, std::string& error,
                                                       const StopCheck& stop = {});
 

@@ -18,12 +18,9 @@ namespace {
 using Index = Eigen::Index;
 using FloatRow = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
-/** Columns of a product's output per task of the pool, and the unit an edit of one weight column recomputes:
- *  384 divides GPT-2's widths (768, 2304, 3072) into an even number of blocks (2, 6, 8), so that two threads
- *  share every product evenly (256 gave c_proj and the MLP's projection three blocks, one thread idle for a
- *  third of them; 192 repacked the left factor twice as often). A constant, not a function of the cores, so
- *  that every machine rounds the same way. */
-constexpr Index columnsPerTask = 384;
+/** Columns of a product's output per task of the pool, and the unit an edit of one weight column recomputes and
+ *  repacks: the blocks the checkpoint packed its weights in. */
+constexpr Index columnsPerTask = gpt2ColumnBlock;
 
 /** Column blocks of a product with cols output columns. */
 int blocksOf(Index cols)
@@ -63,37 +60,52 @@ void keepRows(FloatMatrix& m, Index keep, Index rows, Index cols)
         m.topRightCorner(std::min(keep, rows), cols - oldCols).setZero();
 }
 
+/** The column blocks of a weight packed at load (or, for an edited layer, some repacked since), block t at [t]. */
+using PackedBlocks = std::vector<const PackedWeight*>;
+
+PackedBlocks packedBlocks(const PackedColumns& packed)
+{
+    PackedBlocks out;
+    for (const PackedWeight& p : packed)
+        out.push_back(&p);
+    return out;
+}
+
 /** Block t of rows [first, first + a.rows()) of out = a · b + bias (a r × k, b k × m, bias 1 × m, out sized with
  *  m columns): its columns [384·t, 384·t + 384), then gelu_new of them when asked (while they are in cache). The
+ *  product multiplies by packed[t], b's block t packed, and reads b itself only for one row (products.h). The
  *  whole product, the recomputation of one block after an edit and of the last rows after new tokens all go
  *  through here, so a block comes out the same bit for bit every way. */
-void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out, int t,
-                 bool gelu = false, Index first = 0)
+void affineBlock(const FloatMatrix& a, const FloatMatrixMap& b, const PackedBlocks& packed, const FloatMatrixMap& bias,
+                 FloatMatrix& out, int t, bool gelu = false, Index first = 0)
 {
     const Index cols = b.cols(), c0 = Index(t) * columnsPerTask, w = std::min(columnsPerTask, cols - c0);
     auto block = out.block(first, c0, a.rows(), w);
     const ProductKernels& kernels = productKernels();
-    kernels.sgemm(a.data(), a.cols(), b.data() + c0, b.cols(), false, block.data(), out.cols(), a.rows(), w, a.cols());
+    kernels.packedProduct(a.data(), a.cols(), *packed[std::size_t(t)], b.data() + c0, b.cols(), block.data(),
+                          out.cols(), a.rows());
     block.rowwise() += bias.middleCols(c0, w).row(0);
     if (gelu)
         for (Index r = 0; r < block.rows(); ++r)
             kernels.gelu(block.row(r).data(), w);
 }
 
-/** Rows [first, first + a.rows()) of out = a · b + bias (gelu_new of it when asked): a is r × k, b is k × m,
- *  bias 1 × m, out has m columns and is sized; column blocks on the pool's threads. */
-void affineRows(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
-                Index first, bool gelu = false)
+/** Rows [first, first + a.rows()) of out = a · b + bias (gelu_new of it when asked): a is r × k, b is k × m (its
+ *  blocks packed), bias 1 × m, out has m columns and is sized; column blocks on the pool's threads. */
+void affineRows(const FloatMatrix& a, const FloatMatrixMap& b, const PackedBlocks& packed, const FloatMatrixMap& bias,
+                FloatMatrix& out, Index first, bool gelu = false)
 {
-    parallelFor(blocksOf(b.cols()), coreCount(), [&](int t) { affineBlock(a, b, bias, out, t, gelu, first); });
+    parallelFor(blocksOf(b.cols()), coreCount(),
+                [&](int t) { affineBlock(a, b, packed, bias, out, t, gelu, first); });
 }
 
-/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m, bias 1 × m, out n × m. */
-void affine(const FloatMatrix& a, const FloatMatrixMap& b, const FloatMatrixMap& bias, FloatMatrix& out,
-            bool gelu = false)
+/** out = a · b + bias (gelu_new of it when asked): a is n × k, b is k × m (its blocks packed), bias 1 × m, out
+ *  n × m. */
+void affine(const FloatMatrix& a, const FloatMatrixMap& b, const PackedBlocks& packed, const FloatMatrixMap& bias,
+            FloatMatrix& out, bool gelu = false)
 {
     out.resize(a.rows(), b.cols());
-    affineRows(a, b, bias, out, 0, gelu);
+    affineRows(a, b, packed, bias, out, 0, gelu);
 }
 
 /** LayerNorm of every row of x (n × d): mean and biased variance in double, then · weight + bias. */
@@ -255,12 +267,19 @@ Gpt2Forward::Place Gpt2Forward::place(Gpt2Weight weight, int row, int col, int d
 
 Gpt2Forward::LayerWeights Gpt2Forward::weights(int layer) const
 {
-    const auto it = m_editedLayers.find(layer);
-    if (it != m_editedLayers.end())
-        return {rowOf(it->second.attn), rowOf(it->second.attnBias), rowOf(it->second.proj),
-                rowOf(it->second.projBias)};
     const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
-    return {b.attnWeight.matrix(), b.attnBias.matrix(), b.attnProjWeight.matrix(), b.attnProjBias.matrix()};
+    const auto it = m_editedLayers.find(layer);
+    if (it == m_editedLayers.end())
+        return {b.attnWeight.matrix(),    b.attnBias.matrix(),    b.attnProjWeight.matrix(),
+                b.attnProjBias.matrix(),  packedBlocks(b.attnPacked), packedBlocks(b.attnProjPacked)};
+    const EditedLayer& e = it->second;
+    LayerWeights w{rowOf(e.attn),        rowOf(e.attnBias),         rowOf(e.proj),
+                   rowOf(e.projBias),    packedBlocks(b.attnPacked), packedBlocks(b.attnProjPacked)};
+    for (const auto& [t, packed] : e.attnBlocks)
+        w.attnPacked[std::size_t(t)] = &packed;
+    for (const auto& [t, packed] : e.projBlocks)
+        w.projPacked[std::size_t(t)] = &packed;
+    return w;
 }
 
 float Gpt2Forward::originalValue(int layer, Gpt2Weight weight, int row, int col) const
@@ -310,15 +329,39 @@ bool Gpt2Forward::setEdit(int layer, Gpt2Weight weight, int row, int col, float 
         const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
         it = m_editedLayers
                  .emplace(layer, EditedLayer{b.attnWeight.matrix(), b.attnBias.matrix(), b.attnProjWeight.matrix(),
-                                             b.attnProjBias.matrix()})
+                                             b.attnProjBias.matrix(), {}, {}, {}, {}})
                  .first;
     }
     EditedLayer& copy = it->second;
     const Place p = place(weight, row, col, config().dModel);
     FloatMatrix* tensors[] = {&copy.attn, &copy.attnBias, &copy.proj, &copy.projBias};
     (*tensors[p.tensor])(p.row, p.col) = value;
+    if (p.tensor == 0)
+        copy.attnStale.insert(int(p.col / columnsPerTask));
+    else if (p.tensor == 2)
+        copy.projStale.insert(int(p.col / columnsPerTask));
     markEdited(layer, p);
     return true;
+}
+
+void Gpt2Forward::repackEdited(int layer)
+{
+    const auto it = m_editedLayers.find(layer);
+    if (it == m_editedLayers.end())
+        return;
+    EditedLayer& e = it->second;
+    for (auto [copy, blocks, stale] : {std::tuple{&e.attn, &e.attnBlocks, &e.attnStale},
+                                       {&e.proj, &e.projBlocks, &e.projStale}}) {
+        const std::vector<int> list(stale->begin(), stale->end());
+        for (int t : list)
+            (*blocks)[t];  // the map's nodes made here, filled in on the pool's threads
+        const FloatMatrixMap values = rowOf(*copy);
+        parallelFor(int(list.size()), coreCount(), [&](int i) {
+            const int t = list[std::size_t(i)];
+            blocks->find(t)->second = packColumnBlock(values, t);
+        });
+        stale->clear();
+    }
 }
 
 void Gpt2Forward::clearEdit(int layer, Gpt2Weight weight, int row, int col)
@@ -483,6 +526,7 @@ void Gpt2Forward::runHead(int layer, int head, Index first)
 
 void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index first)
 {
+    repackEdited(layer);
     const LayerWeights w = weights(layer);
     FloatMatrix& qkv = m_qkv[std::size_t(layer)];
     FloatMatrix& concat = m_concat[std::size_t(layer)];
@@ -501,7 +545,7 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index f
         const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
         affineRows(layerNorm(m_stream[std::size_t(layer)].bottomRows(rows), b.ln1Weight, b.ln1Bias,
                              config().layerNormEpsilon),
-                   w.attn, w.attnBias, qkv, first);
+                   w.attn, w.attnPacked, w.attnBias, qkv, first);
         heads.resize(std::size_t(config().heads));
         std::iota(heads.begin(), heads.end(), 0);
     } else if (!columns->empty()) {
@@ -517,11 +561,11 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index f
         }
         const FloatMatrix input = layerInput(layer);
         parallelFor(int(blocks.size()), coreCount(),
-                    [&](int i) { affineBlock(input, w.attn, w.attnBias, qkv, blocks[std::size_t(i)]); });
+                    [&](int i) { affineBlock(input, w.attn, w.attnPacked, w.attnBias, qkv, blocks[std::size_t(i)]); });
     }
     parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)], first); });
     FloatMatrix projected;
-    affine(concat.bottomRows(rows), w.proj, w.projBias, projected);
+    affine(concat.bottomRows(rows), w.proj, w.projPacked, w.projBias, projected);
     m_stream[std::size_t(layer) + 1].bottomRows(rows) =
         finishLayer(layer, m_stream[std::size_t(layer)].bottomRows(rows) + projected);
 }
@@ -531,8 +575,8 @@ FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttentio
     const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
     FloatMatrix hidden, out;
     affine(layerNorm(afterAttention, b.ln2Weight, b.ln2Bias, config().layerNormEpsilon), b.fcWeight.matrix(),
-           b.fcBias.matrix(), hidden, true);
-    affine(hidden, b.mlpProjWeight.matrix(), b.mlpProjBias.matrix(), out);
+           packedBlocks(b.fcPacked), b.fcBias.matrix(), hidden, true);
+    affine(hidden, b.mlpProjWeight.matrix(), packedBlocks(b.mlpProjPacked), b.mlpProjBias.matrix(), out);
     return afterAttention + out;
 }
 

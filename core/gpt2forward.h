@@ -16,7 +16,9 @@
  *  and the one head it belongs to, an edited c_proj cell nothing of the attention; then c_proj, the MLP and every
  *  layer after ℓ in full. Partial or whole, every block and head is computed by the same calls, so the result
  *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
- *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back.
+ *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back;
+ *  the products use the weights the checkpoint packed, except the blocks of 384 columns an edit reached, which
+ *  the next run packs again from the copy (one block of d × 384 floats per block edited).
  *
  *  New tokens after a run: position i sees only tokens 0 … i (the attention is causal), so the rows of every kept
  *  matrix before the first token that changed stay as they are, and a run recomputes only the rows from there
@@ -33,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -159,16 +162,26 @@ public:
     int overflowLayer(int position) const;
 
 private:
-    /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy. */
+    /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy, and
+     *  the column blocks of attn and proj packed (the checkpoint's, or those repacked from the copy; valid once
+     *  repackEdited() has run for the layer). */
     struct LayerWeights {
         FloatMatrixMap attn, attnBias, proj, projBias;
+        std::vector<const PackedWeight*> attnPacked, projPacked;
     };
     struct EditedLayer {
         FloatMatrix attn, attnBias, proj, projBias; ///< copies of the checkpoint's, with the edits written in
+        /** The column blocks of attn and proj that edits reached, packed from the copies: they stand for the
+         *  checkpoint's packed blocks; those in attnStale and projStale were edited since, and are repacked before
+         *  the layer runs. */
+        std::map<int, PackedWeight> attnBlocks, projBlocks;
+        std::set<int> attnStale, projStale;
     };
     using Cell = std::tuple<int, Gpt2Weight, int, int>;
 
     LayerWeights weights(int layer) const;
+    /** Packs again the column blocks of layer's edited copy that edits reached since they were last packed. */
+    void repackEdited(int layer);
     /** Where a cell lives: which of the four tensors of LayerWeights (0 attn, 1 attnBias, 2 proj, 3 projBias)
      *  and its row and column there. */
     using Index = Eigen::Index;

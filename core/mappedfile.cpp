@@ -1,6 +1,7 @@
 #include "mappedfile.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <fcntl.h>
@@ -38,6 +39,16 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std:
     }
     ::close(fd);
     return file;
+}
+
+void MappedFile::releasePages(std::string_view part) const
+{
+    const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(part.data()) + page - 1) / page * page;
+    const auto end = (reinterpret_cast<std::uintptr_t>(part.data()) + part.size()) / page * page;
+    // A read-only private mapping of the file never holds pages of its own: dropping them loses nothing.
+    if (m_mapped && end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile()

@@ -22,6 +22,10 @@ public:
     /** The file's bytes, valid as long as this object lives. */
     std::string_view bytes() const { return {m_data, m_size}; }
     const std::string& path() const { return m_path; }
+    /** Lets the system take back this process's memory for the whole pages inside part (a piece of bytes()) that
+     *  it holds, once their values are kept elsewhere: the pages stay mapped and are read again from the file
+     *  when next touched, so part stays valid and reads the same; only what is resident changes. */
+    void releasePages(std::string_view part) const;
 
 private:
     MappedFile() = default;

@@ -7,16 +7,53 @@
  *  linker; products.cpp picks one at run time with __builtin_cpu_supports. Elsewhere (another processor or
  *  compiler) the same kernels come from the rest of the build's Eigen.
  *
- *  This header includes no Eigen on purpose: only raw pointers cross between the kernels and the engine.
+ *  This header includes no Eigen on purpose: only raw pointers, and weights packed into a plain buffer
+ *  (PackedWeight), cross between the kernels and the engine.
  *  All blocks are row-major: a is m × k (rows lda apart), b is k × n, or n × k when bTransposed (rows ldb
  *  apart), c is m × n (rows ldc apart) and is overwritten. Products on the levels with FMA fuse their
  *  multiply-adds: callers that must see an overflowed product as ±∞ (core::multiply) check the magnitudes
  *  first. The same shapes always round the same way on the same level. */
 
 #include <cstddef>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace core {
+
+struct ProductKernels;
+
+/** Allocates for std::vector on 64-byte boundaries: the widest packet (AVX-512) of any level's kernels. Leaves
+ *  what resize() adds uninitialised (default-initialised), since packing writes every value anyway: a vector that
+ *  is read must be filled first. */
+template <typename T>
+struct PacketAllocator {
+    using value_type = T;
+    static constexpr std::align_val_t alignment{64};
+    PacketAllocator() = default;
+    template <typename U>
+    PacketAllocator(const PacketAllocator<U>&) {}
+    T* allocate(std::size_t count) { return static_cast<T*>(::operator new(count * sizeof(T), alignment)); }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
+    template <typename U>
+    void construct(U* p) { ::new (static_cast<void*>(p)) U; }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
+    template <typename U>
+    bool operator==(const PacketAllocator<U>&) const { return true; }
+};
+
+/** A k × n block of float weights (the right factor b of c = a · b), packed once by one level's packWeight() in the
+ *  order that level's product kernel reads it, so that packedProduct() skips the copy sgemm makes of b on every
+ *  call. The layout is the level's own and opaque here: only the table that packed it may read it. A plain value:
+ *  it refers to nothing outside itself. */
+struct PackedWeight {
+    const ProductKernels* level = nullptr; ///< the table that packed it
+    std::ptrdiff_t k = 0, n = 0;           ///< the shape of the weights it holds
+    std::ptrdiff_t depthBlock = 0;         ///< the depth of one panel (the kernel's blocking of k)
+    std::ptrdiff_t panelStride = 0;        ///< floats from one panel to the next
+    std::vector<float, PacketAllocator<float>> values;
+};
 
 struct ProductKernels {
     const char* level;  ///< "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)", "x86-64-v2 (SSE4.2)" or "baseline"
@@ -27,6 +64,14 @@ struct ProductKernels {
     /** c = a · b (or a · bᵀ) in float. */
     void (*sgemm)(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ldb, bool bTransposed,
                   float* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
+    /** Packs b (k × n, rows ldb apart) into out, for this table's packedProduct(). */
+    void (*packWeight)(const float* b, std::ptrdiff_t ldb, std::ptrdiff_t k, std::ptrdiff_t n, PackedWeight& out);
+    /** c = a · w (a m × k, rows lda apart; c m × n, rows ldc apart) with w packed by this table's packWeight(): the
+     *  same bit for bit as sgemm(a, lda, b, ldb, false, c, ldc, m, n, k) with b the weights w was packed from.
+     *  sgemm takes Eigen's matrix-vector kernel when m or n is 1, which reads b unpacked: so does this, b must
+     *  be those weights (k × n, rows ldb apart; not read otherwise, so its pages may be out of memory). */
+    void (*packedProduct)(const float* a, std::ptrdiff_t lda, const PackedWeight& w, const float* b,
+                          std::ptrdiff_t ldb, float* c, std::ptrdiff_t ldc, std::ptrdiff_t m);
     /** The largest |entry| of a rows × cols block (rows ld apart); NaN when an entry is NaN, 0 when empty. */
     double (*maxAbs)(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols);
     /** to = from (count doubles), returning the largest |entry| as maxAbs does: one pass over from. */

@@ -98,6 +98,9 @@ public:
 
     /** The raw bytes of a tensor of the header, inside the mapping. */
     std::string_view rawBytes(const TensorInfo& tensor) const;
+    /** Gives back the resident memory of a tensor's bytes whose values are kept elsewhere
+     *  (MappedFile::releasePages): rawBytes() stays valid and is read again from the file when touched. */
+    void releasePages(const TensorInfo& tensor) const { m_file->releasePages(rawBytes(tensor)); }
 
     /** The tensor converted to float32, rows() × cols() as stored. Empty with error when no tensor of
      *  that name exists. */

@@ -366,16 +366,17 @@ private slots:
     void aStoppedOpenGoesNoFurther()
     {
         // The whole open asks as often as it has steps: after config.json, the tokenizer and the header, before
-        // each of the 40 tensors (4 + 12 per layer) and before the pass's embedding, layers and logits.
+        // each of the 40 tensors (4 + 12 per layer) is read, before each of the 12 large weights (4 per layer) is
+        // packed, and before the pass's embedding, layers and logits.
         std::string error;
         const auto session = core::parseModelSession(tinySession().dump(), error);
         QVERIFY2(session, error.c_str());
         const std::string file = path("stopped.json");
         int asked = 0;
         QVERIFY2(core::openModelSession(*session, file, error, [&] { ++asked; return false; }), error.c_str());
-        QCOMPARE(asked, 3 + 40 + 1 + 3 + 1);
+        QCOMPARE(asked, 3 + 40 + 12 + 1 + 3 + 1);
         // Told to stop at any one of them, it returns nothing, says why and asks no more: no later tensor is read
-        // and no later layer computed.
+        // or packed and no later layer computed.
         for (int at = 1; at <= asked; ++at) {
             int seen = 0;
             error.clear();
