@@ -243,14 +243,17 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     // Pack the large weights of every layer for the products, their column blocks on the pool's threads; then
     // give back the mapped file's pages of a weight read in place (they come back from the file when read).
     for (Gpt2Block& b : ckpt->m_blocks) {
-        for (auto [tensor, packed] : {std::pair{&b.attnWeight, &b.attnPacked}, {&b.attnProjWeight, &b.attnProjPacked},
-                                      {&b.fcWeight, &b.fcPacked}, {&b.mlpProjWeight, &b.mlpProjPacked}}) {
+        for (const auto& weight : {std::pair{&b.attnWeight, &b.attnPacked}, {&b.attnProjWeight, &b.attnProjPacked},
+                                   {&b.fcWeight, &b.fcPacked}, {&b.mlpProjWeight, &b.mlpProjPacked}}) {
+            // Named without a structured binding: the lambda below captures it, which clang 14 refuses.
+            const FloatTensor* tensor = weight.first;
+            PackedColumns& packed = *weight.second;
             if (stopped())
                 return nullptr;
             const FloatMatrixMap w = tensor->matrix();
-            packed->resize(std::size_t((w.cols() + gpt2ColumnBlock - 1) / gpt2ColumnBlock));
-            parallelFor(int(packed->size()), coreCount(),
-                        [&](int t) { (*packed)[std::size_t(t)] = packColumnBlock(w, t); });
+            packed.resize(std::size_t((w.cols() + gpt2ColumnBlock - 1) / gpt2ColumnBlock));
+            parallelFor(int(packed.size()), coreCount(),
+                        [&](int t) { packed[std::size_t(t)] = packColumnBlock(w, t); });
             if (const auto it = readInPlace.find(tensor); it != readInPlace.end())
                 ckpt->m_weights->releasePages(*it->second);
         }

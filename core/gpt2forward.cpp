@@ -350,17 +350,20 @@ void Gpt2Forward::repackEdited(int layer)
     if (it == m_editedLayers.end())
         return;
     EditedLayer& e = it->second;
-    for (auto [copy, blocks, stale] : {std::tuple{&e.attn, &e.attnBlocks, &e.attnStale},
-                                       {&e.proj, &e.projBlocks, &e.projStale}}) {
-        const std::vector<int> list(stale->begin(), stale->end());
+    for (const auto& weight : {std::tuple{&e.attn, &e.attnBlocks, &e.attnStale},
+                               {&e.proj, &e.projBlocks, &e.projStale}}) {
+        // Named without a structured binding: the lambda below captures blocks, which clang 14 refuses.
+        auto& blocks = *std::get<1>(weight);
+        auto& stale = *std::get<2>(weight);
+        const std::vector<int> list(stale.begin(), stale.end());
         for (int t : list)
-            (*blocks)[t];  // the map's nodes made here, filled in on the pool's threads
-        const FloatMatrixMap values = rowOf(*copy);
+            blocks[t];  // the map's nodes made here, filled in on the pool's threads
+        const FloatMatrixMap values = rowOf(*std::get<0>(weight));
         parallelFor(int(list.size()), coreCount(), [&](int i) {
             const int t = list[std::size_t(i)];
-            blocks->find(t)->second = packColumnBlock(values, t);
+            blocks.find(t)->second = packColumnBlock(values, t);
         });
-        stale->clear();
+        stale.clear();
     }
 }
 
