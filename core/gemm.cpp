@@ -69,6 +69,11 @@ void PackedMatrix::refer(MatrixCRef m, bool transposed, double bound)
 void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Matrix> c)
 {
     eigen_assert(a.cols() <= b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
+    if (b.m_panels && a.cols() == b.m_panels->k && fusingIsSafe(boundA, b.m_maxAbs, a.cols())) {
+        productKernels().packedDoubleProduct(a.data(), a.outerStride(), *b.m_panels, b.m_first, c.cols(), b.m_data,
+                                             b.m_stride, c.data(), c.outerStride(), a.rows());
+        return;
+    }
     product(a, boundA, b.m_data, b.m_stride, b.m_transposed, b.m_maxAbs, c);
 }
 

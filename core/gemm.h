@@ -2,6 +2,7 @@
 /** The double products of core::compute, on the fastest product kernels this processor has (products.h). */
 
 #include "matrix.h"
+#include "products.h"
 
 namespace core {
 
@@ -29,6 +30,14 @@ public:
      *  smaller than it, or NaN when an entry is NaN. A bound too large only takes the careful path sooner. */
     void pack(MatrixCRef b, double bound) { refer(b, false, bound); }
     void packTransposed(MatrixCRef bt, double bound) { refer(bt, true, bound); }
+    /** The same for columns [first, first + b.cols()) of a weight packed beforehand into panels (which must
+     *  outlive the products too): the products read the panels instead of b wherever the panels can serve. */
+    PackedMatrix(MatrixCRef b, double bound, const PackedDoubleWeight* panels, Eigen::Index first)
+    {
+        refer(b, false, bound);
+        m_panels = panels;
+        m_first = first;
+    }
 
     Eigen::Index rows() const { return m_transposed ? m_cols : m_rows; }
     Eigen::Index cols() const { return m_transposed ? m_rows : m_cols; }
@@ -41,6 +50,8 @@ private:
     Eigen::Index m_rows = 0, m_cols = 0, m_stride = 0;
     bool m_transposed = false;
     double m_maxAbs = 0;  ///< the largest |entry| (NaN when one is NaN)
+    const PackedDoubleWeight* m_panels = nullptr;  ///< b packed (with the weight's other columns), or none
+    Eigen::Index m_first = 0;                      ///< b's first column in the panels
 };
 
 /** c = a · b, overwriting c: a is m × k, b is k × n, c is m × n, all row-major blocks (rows contiguous).

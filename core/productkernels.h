@@ -122,7 +122,7 @@ void sgemm(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ld
     gemm(a, lda, b, ldb, bTransposed, c, ldc, m, n, k);
 }
 
-/** The pieces of Eigen's float product as sgemm runs them (general_matrix_matrix_product<…>::run in Eigen's
+/** The pieces of Eigen's product as sgemm and dgemm run it (general_matrix_matrix_product<…>::run in Eigen's
  *  GeneralMatrixMatrix.h). Eigen computes a row-major c = a · b as the column-major cᵀ = bᵀ · aᵀ: the weights b, read
  *  as the column-major n × k matrix bᵀ, are its left factor, which it copies into panels (pack_lhs) one depth block
  *  of kc at a time, then multiplies by panels of aᵀ (pack_rhs) with its block-panel kernel (gebp). Packing b once
@@ -130,98 +130,134 @@ void sgemm(const float* a, std::ptrdiff_t lda, const float* b, std::ptrdiff_t ld
 namespace weightPanels {
 
 using Index = std::ptrdiff_t;
-using Traits = Eigen::internal::gebp_traits<float, float>;
-using Mapper = Eigen::internal::const_blas_data_mapper<float, Index, Eigen::ColMajor>;
-using ResultMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
-using PackLhs = Eigen::internal::gemm_pack_lhs<float, Index, Mapper, Traits::mr, Traits::LhsProgress,
-                                               Traits::LhsPacket4Packing, Eigen::ColMajor>;
-using PackRhs = Eigen::internal::gemm_pack_rhs<float, Index, Mapper, Traits::nr, Eigen::ColMajor>;
-using Kernel = Eigen::internal::gebp_kernel<float, float, Index, ResultMapper, Traits::mr, Traits::nr, false, false>;
 
-/** Eigen's blocking of cᵀ = bᵀ · aᵀ (n rows, m columns, depth k), as sgemm's product chooses it: kc depends on k
+template <typename T>
+struct Eigens {
+    using Traits = Eigen::internal::gebp_traits<T, T>;
+    using Mapper = Eigen::internal::const_blas_data_mapper<T, Index, Eigen::ColMajor>;
+    using ResultMapper = Eigen::internal::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+    using PackLhs = Eigen::internal::gemm_pack_lhs<T, Index, Mapper, Traits::mr, Traits::LhsProgress,
+                                                   typename Traits::LhsPacket4Packing, Eigen::ColMajor>;
+    using PackRhs = Eigen::internal::gemm_pack_rhs<T, Index, Mapper, Traits::nr, Eigen::ColMajor>;
+    using Kernel = Eigen::internal::gebp_kernel<T, T, Index, ResultMapper, Traits::mr, Traits::nr, false, false>;
+};
+
+/** Eigen's blocking of cᵀ = bᵀ · aᵀ (n rows, m columns, depth k), as its product chooses it: kc depends on k
  *  alone (and the first-level cache), so panels packed for depth k serve every m. */
 struct Blocking {
     Index kc, mc, nc;
 };
+template <typename T>
 Blocking blocking(Index n, Index m, Index k)
 {
     Index kc = k, mc = n, nc = m;
-    Eigen::internal::computeProductBlockingSizes<float, float, 1>(kc, mc, nc);
+    Eigen::internal::computeProductBlockingSizes<T, T, 1>(kc, mc, nc);
     return {kc, std::min(mc, n), std::min(nc, m)};
 }
 
-/** Floats from one depth panel of w (k × n) to the next: n · kc, rounded up to whole 64-byte lines so that every
+/** Values from one depth panel of w (k × n) to the next: n · kc, rounded up to whole 64-byte lines so that every
  *  panel starts aligned as the kernel's packet loads need. */
+template <typename T>
 Index panelStride(Index n, Index kc)
 {
-    return (n * kc + 15) / 16 * 16;
+    constexpr Index line = Index(64 / sizeof(T));
+    return (n * kc + line - 1) / line * line;
+}
+
+template <typename T>
+void pack(const T* b, Index ldb, Index k, Index n, PackedPanels<T>& out)
+{
+    using E = Eigens<T>;
+    out.level = &AE_PRODUCTS_TABLE;
+    out.k = k;
+    out.n = n;
+    out.depthBlock = blocking<T>(n, n, k).kc;  // any m gives this kc
+    out.panelStride = panelStride<T>(n, out.depthBlock);
+    out.columnGroup = E::Traits::mr;
+    const Index panels = out.depthBlock > 0 ? (k + out.depthBlock - 1) / out.depthBlock : 0;
+    out.values.clear();
+    out.values.resize(std::size_t(panels * out.panelStride));  // uninitialised: every value is written below
+    const typename E::Mapper weightsT(b, ldb);  // bᵀ: n × k, column-major
+    typename E::PackLhs packLhs;
+    for (Index p = 0; p < panels; ++p) {
+        const Index k2 = p * out.depthBlock, kc = std::min(out.depthBlock, k - k2);
+        T* panel = out.values.data() + p * out.panelStride;
+        packLhs(panel, weightsT.getSubMapper(0, k2), kc, n);
+        std::fill(panel + n * kc, panel + out.panelStride, T(0));  // the padding, never read: zero, not noise
+    }
+}
+
+/** c = a · (columns [first, first + cols) of w) on w's panels, as Eigen's product of a by those columns runs:
+ *  false (nothing written) when the panels cannot give the same arithmetic. */
+template <typename T>
+bool product(const T* a, Index lda, const PackedPanels<T>& w, Index first, Index cols, T* c, Index ldc, Index m)
+{
+    using E = Eigens<T>;
+    constexpr Index mr = E::Traits::mr;
+    const Index k = w.k;
+    if (m <= 1 || cols <= 1 || k == 0)  // Eigen's matrix-vector kernel (or nothing to multiply)
+        return false;
+    const Blocking block = blocking<T>(cols, m, k);
+    // The panels hold all n rows of bᵀ at once, in groups of mr rows (then fewer at the end), each group at
+    // row · kc of its panel. Eigen packs the rows it multiplies mc at a time: its groups fall where they fall in
+    // the whole when each block starts at a multiple of mr and ends at one or at the end of the whole. Otherwise
+    // (shallow products of a few rows only), or for panels of another level or depth, the panels cannot serve.
+    if (w.level != &AE_PRODUCTS_TABLE || block.kc != w.depthBlock || first % mr != 0
+        || (first + cols != w.n && cols % mr != 0) || (block.mc < cols && block.mc % mr != 0))
+        return false;
+    for (Index r = 0; r < m; ++r)  // Eigen's product sets its result to zero, then adds each depth block to it
+        std::fill(c + r * ldc, c + r * ldc + cols, T(0));
+    const typename E::Mapper inputT(a, lda);        // aᵀ: k × m, column-major
+    const typename E::ResultMapper result(c, ldc);  // cᵀ: cols × m, column-major
+    typename E::PackRhs packRhs;
+    typename E::Kernel kernel;
+    // the panels of aᵀ, kc × nc: at most a few hundred KiB, kept by each thread for its next product
+    thread_local std::vector<T, PacketAllocator<T>> inputPanels;  // pack_rhs writes what the kernel reads
+    inputPanels.resize(std::max(inputPanels.size(), std::size_t(block.kc * block.nc)));
+    T* blockB = inputPanels.data();
+    const bool packInputOnce = block.mc != cols && block.kc == k && block.nc == m;
+    for (Index i2 = 0; i2 < cols; i2 += block.mc) {
+        const Index mc = std::min(i2 + block.mc, cols) - i2;
+        for (Index k2 = 0; k2 < k; k2 += block.kc) {
+            const Index kc = std::min(k2 + block.kc, k) - k2;
+            const T* blockA = w.values.data() + k2 / block.kc * w.panelStride + (first + i2) * kc;
+            for (Index j2 = 0; j2 < m; j2 += block.nc) {
+                const Index nc = std::min(j2 + block.nc, m) - j2;
+                if (!packInputOnce || i2 == 0)
+                    packRhs(blockB, inputT.getSubMapper(k2, j2), kc, nc);
+                kernel(result.getSubMapper(i2, j2), blockA, blockB, mc, kc, nc, T(1));
+            }
+        }
+    }
+    return true;
 }
 
 }  // namespace weightPanels
 
 void packWeight(const float* b, std::ptrdiff_t ldb, std::ptrdiff_t k, std::ptrdiff_t n, PackedWeight& out)
 {
-    using namespace weightPanels;
-    out.level = &AE_PRODUCTS_TABLE;
-    out.k = k;
-    out.n = n;
-    out.depthBlock = blocking(n, n, k).kc;  // any m gives this kc
-    out.panelStride = panelStride(n, out.depthBlock);
-    const Index panels = out.depthBlock > 0 ? (k + out.depthBlock - 1) / out.depthBlock : 0;
-    out.values.clear();
-    out.values.resize(std::size_t(panels * out.panelStride));  // uninitialised: every value is written below
-    const Mapper weightsT(b, ldb);  // bᵀ: n × k, column-major
-    PackLhs pack;
-    for (Index p = 0; p < panels; ++p) {
-        const Index k2 = p * out.depthBlock, kc = std::min(out.depthBlock, k - k2);
-        float* panel = out.values.data() + p * out.panelStride;
-        pack(panel, weightsT.getSubMapper(0, k2), kc, n);
-        std::fill(panel + n * kc, panel + out.panelStride, 0.0f);  // the padding, never read: zero, not noise
-    }
+    weightPanels::pack(b, ldb, k, n, out);
 }
 
 void packedProduct(const float* a, std::ptrdiff_t lda, const PackedWeight& w, const float* b, std::ptrdiff_t ldb,
                    float* c, std::ptrdiff_t ldc, std::ptrdiff_t m)
 {
-    using namespace weightPanels;
-    const Index n = w.n, k = w.k;
-    if (m <= 1 || n <= 1 || k == 0) {  // Eigen's matrix-vector kernel (or nothing to multiply): sgemm's way
-        sgemm(a, lda, b, ldb, false, c, ldc, m, n, k);
-        return;
-    }
-    const Blocking block = blocking(n, m, k);
-    // The panels hold all n rows of bᵀ at once. Eigen packs bᵀ mc rows at a time; when mc < n its row blocks start
-    // at multiples of mc, and the kernel's row panels (mr rows, then fewer at the end) fall where they fall in the
-    // whole when mc is a multiple of mr. Otherwise (shallow products of a few rows only), or for panels of another
-    // level or depth, the product is sgemm's.
-    if (w.level != &AE_PRODUCTS_TABLE || block.kc != w.depthBlock || (block.mc < n && block.mc % Traits::mr != 0)) {
-        sgemm(a, lda, b, ldb, false, c, ldc, m, n, k);
-        return;
-    }
-    for (Index r = 0; r < m; ++r)  // Eigen's product sets its result to zero, then adds each depth block to it
-        std::fill(c + r * ldc, c + r * ldc + n, 0.0f);
-    const Mapper inputT(a, lda);        // aᵀ: k × m, column-major
-    const ResultMapper result(c, ldc);  // cᵀ: n × m, column-major
-    PackRhs pack;
-    Kernel kernel;
-    // the panels of aᵀ, kc × nc: at most a few hundred KiB, kept by each thread for its next product
-    thread_local std::vector<float, PacketAllocator<float>> inputPanels;  // pack_rhs writes what the kernel reads
-    inputPanels.resize(std::max(inputPanels.size(), std::size_t(block.kc * block.nc)));
-    float* blockB = inputPanels.data();
-    const bool packInputOnce = block.mc != n && block.kc == k && block.nc == m;
-    for (Index i2 = 0; i2 < n; i2 += block.mc) {
-        const Index mc = std::min(i2 + block.mc, n) - i2;
-        for (Index k2 = 0; k2 < k; k2 += block.kc) {
-            const Index kc = std::min(k2 + block.kc, k) - k2;
-            const float* blockA = w.values.data() + k2 / block.kc * w.panelStride + i2 * kc;
-            for (Index j2 = 0; j2 < m; j2 += block.nc) {
-                const Index nc = std::min(j2 + block.nc, m) - j2;
-                if (!packInputOnce || i2 == 0)
-                    pack(blockB, inputT.getSubMapper(k2, j2), kc, nc);
-                kernel(result.getSubMapper(i2, j2), blockA, blockB, mc, kc, nc, 1.0f);
-            }
-        }
-    }
+    if (!weightPanels::product(a, lda, w, 0, w.n, c, ldc, m))
+        sgemm(a, lda, b, ldb, false, c, ldc, m, w.n, w.k);
+}
+
+void packDoubleWeight(const double* b, std::ptrdiff_t ldb, std::ptrdiff_t k, std::ptrdiff_t n, PackedDoubleWeight& out)
+{
+    weightPanels::pack(b, ldb, k, n, out);
+}
+
+void packedDoubleProduct(const double* a, std::ptrdiff_t lda, const PackedDoubleWeight& w, std::ptrdiff_t first,
+                         std::ptrdiff_t cols, const double* b, std::ptrdiff_t ldb, double* c, std::ptrdiff_t ldc,
+                         std::ptrdiff_t m)
+{
+    // a few rows take dgemm's own path, which never packs
+    if (m <= fewRows || !weightPanels::product(a, lda, w, first, cols, c, ldc, m))
+        dgemm(a, lda, b, ldb, false, c, ldc, m, cols, w.k);
 }
 
 double maxAbs(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols)
@@ -259,7 +295,7 @@ void gelu(float* v, std::ptrdiff_t count)
 
 }  // namespace
 
-const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm,  sgemm,      packWeight,
-                                       packedProduct,     maxAbs, copyMaxAbs, gelu};
+const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm,  sgemm,      packWeight,       packedProduct,
+                                       packDoubleWeight,  packedDoubleProduct, maxAbs, copyMaxAbs, gelu};
 
 }  // namespace core

@@ -43,17 +43,24 @@ struct PacketAllocator {
     bool operator==(const PacketAllocator<U>&) const { return true; }
 };
 
-/** A k × n block of float weights (the right factor b of c = a · b), packed once by one level's packWeight() in the
- *  order that level's product kernel reads it, so that packedProduct() skips the copy sgemm makes of b on every
- *  call. The layout is the level's own and opaque here: only the table that packed it may read it. A plain value:
- *  it refers to nothing outside itself. */
-struct PackedWeight {
+/** A k × n block of weights (the right factor b of c = a · b), packed once by one level's packWeight() or
+ *  packDoubleWeight() in the order that level's product kernel reads it, so that its products skip the copy Eigen
+ *  makes of b on every call. The layout is the level's own and opaque here: only the table that packed it may read
+ *  it. A plain value: it refers to nothing outside itself. */
+template <typename T>
+struct PackedPanels {
     const ProductKernels* level = nullptr; ///< the table that packed it
     std::ptrdiff_t k = 0, n = 0;           ///< the shape of the weights it holds
     std::ptrdiff_t depthBlock = 0;         ///< the depth of one panel (the kernel's blocking of k)
-    std::ptrdiff_t panelStride = 0;        ///< floats from one panel to the next
-    std::vector<float, PacketAllocator<float>> values;
+    std::ptrdiff_t panelStride = 0;        ///< values from one panel to the next
+    /** The kernel's group of columns (Eigen's mr): a product of some of the columns starts at a multiple of it. */
+    std::ptrdiff_t columnGroup = 1;
+    std::vector<T, PacketAllocator<T>> values;
 };
+/** GPT-2's float weights, packed at load. */
+using PackedWeight = PackedPanels<float>;
+/** A session's double weights, packed once per model (Trace::packed). */
+using PackedDoubleWeight = PackedPanels<double>;
 
 struct ProductKernels {
     const char* level;  ///< "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)", "x86-64-v2 (SSE4.2)" or "baseline"
@@ -72,6 +79,16 @@ struct ProductKernels {
      *  be those weights (k × n, rows ldb apart; not read otherwise, so its pages may be out of memory). */
     void (*packedProduct)(const float* a, std::ptrdiff_t lda, const PackedWeight& w, const float* b,
                           std::ptrdiff_t ldb, float* c, std::ptrdiff_t ldc, std::ptrdiff_t m);
+    /** Packs b (k × n, rows ldb apart) into out, for this table's packedDoubleProduct(). */
+    void (*packDoubleWeight)(const double* b, std::ptrdiff_t ldb, std::ptrdiff_t k, std::ptrdiff_t n,
+                             PackedDoubleWeight& out);
+    /** c = a · (columns [first, first + cols) of w), a m × k: the same bit for bit as dgemm(a, lda, b, ldb, false, c,
+     *  ldc, m, cols, k) with b those columns of the weights w was packed from (rows ldb apart), which it reads
+     *  instead when the panels cannot serve: a few rows (dgemm's own path), panels of another level, or columns
+     *  that do not start at a multiple of w.columnGroup or end at one (or at w.n). */
+    void (*packedDoubleProduct)(const double* a, std::ptrdiff_t lda, const PackedDoubleWeight& w, std::ptrdiff_t first,
+                                std::ptrdiff_t cols, const double* b, std::ptrdiff_t ldb, double* c, std::ptrdiff_t ldc,
+                                std::ptrdiff_t m);
     /** The largest |entry| of a rows × cols block (rows ld apart); NaN when an entry is NaN, 0 when empty. */
     double (*maxAbs)(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols);
     /** to = from (count doubles), returning the largest |entry| as maxAbs does: one pass over from. */
