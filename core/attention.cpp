@@ -127,6 +127,7 @@ struct Changes {
     std::vector<Index> rows;          ///< rows of X that differ
     std::vector<Index> qCols, kCols;  ///< columns of W_Q and W_K (or of b_Q and b_K) that differ (all heads)
     std::vector<Index> vCols;         ///< columns of W_V (or of b_V) that differ
+    bool woSame = false;              ///< W_O is the same (or both have none)
     bool factor = false;              ///< s / T differs
 };
 
@@ -175,6 +176,7 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
     const AttentionModel& p = *previous.model;
     if (&p == &model) {  // the very same (immutable) model: nothing differs but perhaps s / T
         c.reusable = previous.headCount() == model.heads();
+        c.woSame = true;
         c.factor = previous.scoreFactor != scoreFactor;
         return c;
     }
@@ -190,6 +192,7 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
     c.qCols = differingCols(p.wq, model.wq, p.bq, model.bq);
     c.kCols = differingCols(p.wk, model.wk, p.bk, model.bk);
     c.vCols = differingCols(p.wv, model.wv, p.bv, model.bv);
+    c.woSame = p.wo.has_value() == model.wo.has_value() && (!p.wo || identical(*p.wo, *model.wo));
     c.factor = previous.scoreFactor != scoreFactor;
     return c;
 }
@@ -304,6 +307,7 @@ Trace spareStorage(Trace* recycle, const Trace* previous)
     if (recycle && recycle != previous) {
         t.model = std::move(recycle->model);
         t.magnitudes = recycle->magnitudes;
+        t.packed = std::move(recycle->packed);
         t.encodedX = std::move(recycle->encodedX);
         t.heads = std::move(recycle->heads);
         t.scoreFactor = recycle->scoreFactor;
@@ -469,6 +473,9 @@ public:
     /** Step 2: Q = X·W_Q + b_Q, K = X·W_K + b_K (n × d_k), V = X·W_V + b_V (n × d_v) of every head (each bias
      *  when the model has it), whole or the rows and columns an edit reaches. */
     void projections();
+    /** W_Q, W_K, W_V and W_O packed (Trace::packed) where this pass multiplies all of X by them and the trace did
+     *  not take them over packed already: before projections(). */
+    void packWeights();
     /** Step 3 for a head that redoes only the rows of the scores of some edited tokens: those rows and
      *  columns (a column crosses every block, so this comes before them). */
     void scoresOfEditedTokens();
@@ -527,9 +534,13 @@ private:
         const HeadPlan& plan = m_plans[std::size_t(head)];
         return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
     }
-    /** One task of a projection: one product of a chunk of rows of X with the columns of a part of its heads,
-     *  each head's block copied out of it. */
+    /** One task of a projection: one product of a chunk of rows of X with a part of its columns, each head's
+     *  columns copied out of it. */
     void projectionTask(const Projection& p, int task);
+    /** The first column of part `part` of `parts` of the count columns from first: at a head's first column, or
+     *  with panels at a multiple of their column group, so that each part's product can read them. */
+    Index partColumn(Index first, Index count, int part, int parts, Index width,
+                     const PackedDoubleWeight* panels) const;
 
     /** Query rows per task: a block of scores is still in cache for its softmax and weights·V, and repacking
      *  K and V once per block costs about 1% of the block's products. */
@@ -597,6 +608,17 @@ Pass::Projection Pass::wholeProjection(int which, int threads) const
     return p;
 }
 
+Index Pass::partColumn(Index first, Index count, int part, int parts, Index width,
+                       const PackedDoubleWeight* panels) const
+{
+    if (part == 0 || part == parts)
+        return first + (part == 0 ? 0 : count);
+    if (!panels)
+        return first + count / width * part / parts * width;
+    const Index group = panels->columnGroup;
+    return std::max(first, (first + count * part / parts) / group * group);
+}
+
 void Pass::projectionTask(const Projection& p, int task)
 {
     const int which = p.which;
@@ -605,36 +627,76 @@ void Pass::projectionTask(const Projection& p, int task)
     const Matrix& w = which == 0 ? m_model.wq : which == 1 ? m_model.wk : m_model.wv;
     const std::optional<Matrix>& bias = which == 0 ? m_model.bq : which == 1 ? m_model.bk : m_model.bv;
     const double wMax = which == 0 ? m_magnitudes.wq : which == 1 ? m_magnitudes.wk : m_magnitudes.wv;
+    const PackedDoubleWeight* panels =
+        (which == 0 ? m_t.packed.wq : which == 1 ? m_t.packed.wk : m_t.packed.wv).get();
     auto out = [&](int head) -> Matrix& {
         HeadTrace& ht = m_t.heads[std::size_t(head)];
         return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
     };
     const Index r0 = Index(task / p.parts) * p.chunk, rows = std::min(p.chunk, m_n - r0);
     const int part = task % p.parts;
-    const int h0 = p.first + part * p.heads / p.parts, h1 = p.first + (part + 1) * p.heads / p.parts;  // [h0, h1)
-    const Index c0 = Index(h0) * width, cols = Index(h1 - h0) * width;
+    const Index first = Index(p.first) * width, count = Index(p.heads) * width;
+    const Index c0 = partColumn(first, count, part, p.parts, width, panels);
+    const Index c1 = partColumn(first, count, part + 1, p.parts, width, panels);
+    if (c1 == c0)
+        return;
     // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
-    const PackedMatrix packed(w.middleCols(c0, cols), wMax);
+    const PackedMatrix packed(w.middleCols(c0, c1 - c0), wMax, panels, c0);
     const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
-    if (h1 - h0 == 1) {  // one head: straight into it (a head between others that redo may keep its values)
-        if (redoes(h0))
+    const int h0 = int(c0 / width), h1 = int((c1 + width - 1) / width);  // the heads [h0, h1) it reaches
+    if (c0 == Index(h0) * width && c1 - c0 == width) {  // one head: straight into it (one between heads that
+        if (redoes(h0))                                   // redo may keep its values)
             project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
         return;
     }
     thread_local std::vector<double> scratch;
-    if (scratch.size() < std::size_t(rows * cols))
-        scratch.resize(std::size_t(rows * cols));
-    Eigen::Map<Matrix> all(scratch.data(), rows, cols);
+    if (scratch.size() < std::size_t(rows * (c1 - c0)))
+        scratch.resize(std::size_t(rows * (c1 - c0)));
+    Eigen::Map<Matrix> all(scratch.data(), rows, c1 - c0);
     multiply(xRows, m_magnitudes.x, packed, all);
     for (int head = h0; head < h1; ++head) {
         if (!redoes(head))
             continue;
-        auto block = all.middleCols(Index(head - h0) * width, width);
+        // the head's columns in this part (with panels a part may end inside a head)
+        const Index from = std::max(c0, Index(head) * width), to = std::min(c1, Index(head + 1) * width);
+        auto block = all.middleCols(from - c0, to - from);
+        auto into = out(head).block(r0, from - Index(head) * width, rows, to - from);
         if (bias)
-            out(head).middleRows(r0, rows) = block.rowwise() + bias->row(0).segment(Index(head) * width, width);
+            into = block.rowwise() + bias->row(0).segment(from, to - from);
         else
-            out(head).middleRows(r0, rows) = block;
+            into = block;
     }
+}
+
+/** Weights of more cells are not packed: the panels would double what a very wide model holds. */
+constexpr Index packedCellsMax = Index(1) << 22;  // 32 MiB
+
+void Pass::packWeights()
+{
+    if (m_n <= 4)  // the products of a few rows read the weights as they are (products.h: dgemm)
+        return;
+    std::shared_ptr<const PackedDoubleWeight>* slots[4] = {&m_t.packed.wq, &m_t.packed.wk, &m_t.packed.wv,
+                                                            &m_t.packed.wo};
+    const Matrix* weights[4] = {&m_model.wq, &m_model.wk, &m_model.wv, m_model.wo ? &*m_model.wo : nullptr};
+    int todo[4] = {}, count = 0;
+    Index cells = 0;
+    for (int which = 0; which < 4; ++which) {
+        const bool whole = which < 3 ? wholeProjection(which).tasks > 0 : weights[3] != nullptr;
+        if (whole && !*slots[which] && weights[which]->size() <= packedCellsMax) {
+            todo[count++] = which;
+            cells += weights[which]->size();
+        }
+    }
+    std::shared_ptr<PackedDoubleWeight> made[4];
+    // a copy of the weights: a second thread pays from a few hundred KiB on
+    parallelFor(count, cells >= (Index(1) << 16) ? std::min(count, coreCount()) : 1, [&](int i) {
+        const Matrix& w = *weights[todo[i]];
+        auto panels = std::make_shared<PackedDoubleWeight>();
+        productKernels().packDoubleWeight(w.data(), w.outerStride(), w.rows(), w.cols(), *panels);
+        made[i] = std::move(panels);
+    });
+    for (int i = 0; i < count; ++i)
+        *slots[todo[i]] = std::move(made[i]);
 }
 
 void Pass::projections()
@@ -790,12 +852,18 @@ void Pass::concatAndOutput()
     const int parts = columnParts(threads, int(dOut / 8));  // columns in multiples of 8
     const Index chunk = parts > 1 ? m_n : chunkRows(dOut, threads);
     const double concatMax = parts > 1 ? maxAbs(m_t.concat) : 0.0;
+    const PackedDoubleWeight* panels = m_t.packed.wo.get();
+    // with panels, columns from a multiple of their group, so that each part's product can read them
+    const Index group = panels ? std::max<Index>(panels->columnGroup, 1) : 8;
     parallelFor(int((m_n + chunk - 1) / chunk) * parts, threads, [&](int task) {
         const Index r0 = Index(task / parts) * chunk, rows = std::min(chunk, m_n - r0);
         const int part = task % parts;
-        const Index c0 = part == 0 ? 0 : dOut / 8 * part / parts * 8;
-        const Index c1 = part + 1 == parts ? dOut : dOut / 8 * (part + 1) / parts * 8;
-        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo);  // h·d_v × its columns of d_out
+        const Index c0 = part == 0 ? 0 : dOut / group * part / parts * group;
+        const Index c1 = part + 1 == parts ? dOut : dOut / group * (part + 1) / parts * group;
+        if (c1 == c0)
+            return;
+        // h·d_v × its columns of d_out
+        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo, panels, c0);
         const auto concat = m_t.concat.middleRows(r0, rows);
         project(concat, parts > 1 ? concatMax : maxAbs(concat), wo, m_model.bo, c0,
                 m_t.output.block(r0, c0, rows, c1 - c0));
@@ -843,6 +911,32 @@ StartingPoint startingPoint(const AttentionModel& model, double factor, const Tr
     return s;
 }
 
+/** The packed weights a new trace may take over before its pass: all of those of a trace of that very shared
+ *  (immutable) model, previous or the spare; else each weight that start's changes leave as it was in the trace
+ *  they compare with (previous, or the spare updated in place). */
+PackedWeights lentWeights(const std::shared_ptr<const AttentionModel>& shared, const Trace* previous,
+                          const Trace& spare, const StartingPoint& start)
+{
+    if (shared && previous && previous->model == shared)
+        return previous->packed;
+    if (shared && spare.model == shared)
+        return spare.packed;
+    const Changes& c = start.changes;
+    if (!c.reusable)
+        return {};
+    const PackedWeights& from = start.from ? start.from->packed : spare.packed;
+    PackedWeights kept;
+    if (c.qCols.empty())
+        kept.wq = from.wq;
+    if (c.kCols.empty())
+        kept.wk = from.wk;
+    if (c.vCols.empty())
+        kept.wv = from.wv;
+    if (c.woSame)
+        kept.wo = from.wo;
+    return kept;
+}
+
 /** compute() of model, which the trace shares when `shared` (pointing at model) is given, else copies. */
 Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared,
                    const Trace* previous, Trace* recycle)
@@ -855,10 +949,13 @@ Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionM
 
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
     //    (validate()'s check of every number is made as the trace takes the model)
+    PackedWeights lent = lentWeights(shared, previous, t, start);
     inputX(model, std::move(shared), previous, t);
+    t.packed = std::move(lent);
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
     // what each head redoes; every matrix of every head allocated
     Pass pass(model, t.magnitudes, start.changes, start.from, t);
+    pass.packWeights();
 
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v

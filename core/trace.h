@@ -3,6 +3,7 @@
 
 #include "matrix.h"
 #include "model.h"
+#include "products.h"
 
 #include <memory>
 #include <optional>
@@ -40,11 +41,19 @@ struct Magnitudes {
     double x = 0, wq = 0, wk = 0, wv = 0, wo = 0;
 };
 
+/** W_Q, W_K, W_V and W_O of a trace's model packed for the product kernels (products.h), each once: a later pass of
+ *  the same model, or of one in which that weight is unchanged, multiplies by it without Eigen's copy of the
+ *  weight on every product. Shared and immutable; null for a weight not packed (a few rows of X, or too large). */
+struct PackedWeights {
+    std::shared_ptr<const PackedDoubleWeight> wq, wk, wv, wo;
+};
+
 struct Trace {
     /// The model this trace was computed from, shared with whoever computed it, never copied: immutable, so
     /// the trace describes exactly that model for as long as it lives (an edit makes a new model and trace).
     std::shared_ptr<const AttentionModel> model;
     Magnitudes magnitudes;         ///< of model's X and weights, found once per model (compute() reuses them)
+    PackedWeights packed;          ///< model's weights packed, shared with the traces of the same weights
     Matrix encodedX;               ///< embeddings plus positional encoding; empty when the model has none
     std::vector<HeadTrace> heads;  ///< one per head
     Matrix concat;                 ///< n × (h·d_v), the heads' outputs side by side
