@@ -1,6 +1,7 @@
 /** What the engine's speed must not change: the same result on any number of threads and blocks, a memory
  *  estimate that covers what a trace holds, and a refusal past the memory budget. And what its speed rests on:
- *  a trace shares its model instead of copying it, and a small computation runs on the calling thread alone.
+ *  a trace shares its model instead of copying it, its weights packed once and lent to the traces of the same
+ *  weights (never a pack of a weight since edited), and a small computation runs on the calling thread alone.
  *  No timings here. */
 
 #include "core/attention.h"
@@ -67,6 +68,30 @@ void compareTraces(const Trace& got, const Trace& want, double tol)
     same(got.output, want.output, "output");
 }
 
+/** The letters of W_Q, W_K, W_V and W_O ("QKVO") whose packs t shares with from: the very same panels, lent
+ *  instead of packed again. */
+QByteArray sharedPacks(const Trace& t, const PackedWeights& from)
+{
+    const PackedWeights& own = t.packed;
+    const std::shared_ptr<const PackedDoubleWeight>* mine[] = {&own.wq, &own.wk, &own.wv, &own.wo};
+    const std::shared_ptr<const PackedDoubleWeight>* theirs[] = {&from.wq, &from.wk, &from.wv, &from.wo};
+    QByteArray shared;
+    for (int which = 0; which < 4; ++which)
+        if (*mine[which] && *mine[which] == *theirs[which])
+            shared += "QKVO"[which];
+    return shared;
+}
+
+/** A shared random model of 64 tokens (more than the few rows whose products read the weights unpacked), d_model
+ *  dModel and heads heads of d_model / heads columns each, with a W_O of d_model columns. */
+std::shared_ptr<const AttentionModel> packedModel(int dModel, int heads, unsigned seed)
+{
+    std::mt19937_64 rng(seed);
+    const int width = dModel / heads;
+    return std::make_shared<const AttentionModel>(
+        testutil::randomModel(rng, 64, dModel, heads, width, width, dModel));
+}
+
 }  // namespace
 
 class TestPerformanceInvariants : public QObject {
@@ -88,6 +113,12 @@ private slots:
     void aTraceSharesItsModel();
     void aCopiedModelStaysTheTracesOwn();
     void theWeightsAreMeasuredOncePerModel();
+    void aModelsPacksAreLent_data();
+    void aModelsPacksAreLent();
+    void anEditLendsThePacksOfTheWeightsItKeeps_data();
+    void anEditLendsThePacksOfTheWeightsItKeeps();
+    void aSpareUpdatedInPlaceLendsItsOwnPacks_data();
+    void aSpareUpdatedInPlaceLendsItsOwnPacks();
     void aSmallComputationStartsNoThread();
 };
 
@@ -476,6 +507,104 @@ void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
     // Another model object, even an equal one, is measured.
     const Trace v = compute(std::make_shared<const AttentionModel>(*model), &t);
     QCOMPARE(v.magnitudes.wk, double(model->wk.cwiseAbs().maxCoeff()));
+}
+
+void TestPerformanceInvariants::aModelsPacksAreLent_data()
+{
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<int>("heads");
+    // Heads of 64 columns, as the benchmark's; and of 32, which fall across the panels' column groups more often
+    // still: either way the tasks split a weight's columns inside heads.
+    QTest::addRow("d_model 512, 8 heads") << 512 << 8;
+    QTest::addRow("d_model 96, 3 heads") << 96 << 3;
+}
+
+void TestPerformanceInvariants::aModelsPacksAreLent()
+{
+    // A pass that multiplies all of X by the weights packs each once (Trace::packed). Another pass of the same
+    // shared model, into the first trace as its spare (as the benchmark's forward pass runs) or with it as
+    // previous, takes those very packs over instead of packing again, and gives bit for bit what a fresh
+    // computation does.
+    QFETCH(int, dModel);
+    QFETCH(int, heads);
+    const auto model = packedModel(dModel, heads, 53);
+    const Trace fresh = compute(*model);
+    Trace first = compute(model);
+    const PackedWeights packs = first.packed;
+    QCOMPARE(sharedPacks(first, packs), QByteArray("QKVO"));  // all four packed
+    const Trace second = compute(model, nullptr, &first);
+    QCOMPARE(second.packed.wq.get(), packs.wq.get());
+    QCOMPARE(sharedPacks(second, packs), QByteArray("QKVO"));
+    compareTraces(second, fresh, 0.0);
+    const Trace third = compute(model, &second);
+    QCOMPARE(sharedPacks(third, packs), QByteArray("QKVO"));
+    compareTraces(third, fresh, 0.0);
+}
+
+void TestPerformanceInvariants::anEditLendsThePacksOfTheWeightsItKeeps_data()
+{
+    aModelsPacksAreLent_data();
+}
+
+void TestPerformanceInvariants::anEditLendsThePacksOfTheWeightsItKeeps()
+{
+    // An edit makes a new model; its trace, computed with the one before as previous, takes over the packs of the
+    // weights the edit left as they were, and never the pack of the weight it changed. An edited row of X changes
+    // no weight; an edited cell of a weight changes that weight alone. The numbers are a fresh computation's (to
+    // rounding: an edit redoes a few rows or columns with other products), and the next whole pass of the edited
+    // model, which runs on the packs its trace holds, gives them bit for bit: a stale pack would show there.
+    QFETCH(int, dModel);
+    QFETCH(int, heads);
+    const auto model = packedModel(dModel, heads, 59);
+    const Trace start = compute(model);
+    auto rowEdited = std::make_shared<AttentionModel>(*model);
+    rowEdited->embeddings(5, 7) += 0.25;
+    const Trace afterRow = compute(rowEdited, &start);
+    QCOMPARE(sharedPacks(afterRow, start.packed), QByteArray("QKVO"));
+    compareTraces(afterRow, compute(*rowEdited), 1e-12);
+
+    for (int which = 0; which < 4; ++which) {
+        auto cellEdited = std::make_shared<AttentionModel>(*rowEdited);
+        Matrix& w = which == 0 ? cellEdited->wq : which == 1 ? cellEdited->wk : which == 2 ? cellEdited->wv
+                                                                                           : *cellEdited->wo;
+        w(3, 9) += 0.5;
+        Trace afterCell = compute(cellEdited, &afterRow);
+        QByteArray kept = "QKVO";
+        kept.remove(which, 1);
+        QCOMPARE(sharedPacks(afterCell, afterRow.packed), kept);
+        const Trace fresh = compute(*cellEdited);
+        compareTraces(afterCell, fresh, 1e-12);
+        const Trace whole = compute(cellEdited, nullptr, &afterCell);
+        compareTraces(whole, fresh, 0.0);
+    }
+}
+
+void TestPerformanceInvariants::aSpareUpdatedInPlaceLendsItsOwnPacks_data()
+{
+    aModelsPacksAreLent_data();
+}
+
+void TestPerformanceInvariants::aSpareUpdatedInPlaceLendsItsOwnPacks()
+{
+    // The window's edits: previous is the trace shown, the spare the one before it. Here previous has a cell of
+    // W_Q edited that the new state does not have, the spare only a row of X less: the spare is the start, and
+    // the packs the new trace keeps are the spare's, of W_Q as it is now, not previous's of the edited W_Q.
+    QFETCH(int, dModel);
+    QFETCH(int, heads);
+    const auto model = packedModel(dModel, heads, 61);
+    Trace spare = compute(model);
+    const PackedWeights sparePacks = spare.packed;
+    auto qEdited = std::make_shared<AttentionModel>(*model);
+    qEdited->wq(3, 9) += 0.5;
+    const Trace previous = compute(qEdited, &spare);
+    QCOMPARE(sharedPacks(previous, sparePacks), QByteArray("KVO"));
+    auto rowEdited = std::make_shared<AttentionModel>(*model);
+    rowEdited->embeddings(5, 7) += 0.25;
+    Trace c = compute(rowEdited, &previous, &spare);
+    QCOMPARE(sharedPacks(c, sparePacks), QByteArray("QKVO"));
+    const Trace fresh = compute(*rowEdited);
+    compareTraces(c, fresh, 1e-12);
+    compareTraces(compute(rowEdited, nullptr, &c), fresh, 0.0);
 }
 
 void TestPerformanceInvariants::aSmallComputationStartsNoThread()
