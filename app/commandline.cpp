@@ -333,6 +333,14 @@ render::ColourRange colourRangeOption(const QCommandLineParser& p, const Options
     return *range;
 }
 
+/** Says on standard error what a log colour range could not place (render::logScaleNote and its sibling); nothing
+ *  for an empty note. */
+void printLogScaleNote(const QString& note)
+{
+    if (!note.isEmpty())
+        printError(QStringLiteral("note: --colour-range log: ") + note);
+}
+
 int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = p.value(o.exportHeatmap);
@@ -385,8 +393,7 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
                            .arg(data.values.cols())
                            .arg(drawn.width())
                            .arg(drawn.height()));
-        if (const QString note = render::logScaleNote(renderer.colourScale().belowLogScale()); !note.isEmpty())
-            printError(QStringLiteral("note: --colour-range log: ") + note);
+        printLogScaleNote(render::logScaleNote(renderer.colourScale().belowLogScale()));
     }
     QString error;
     if (!render::exportHeatmap(data, style, out, size, &error))
@@ -421,8 +428,10 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
     const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
     QString error;
-    if (!write(trace, sessionTitle(session), out, &error, range))
+    Eigen::Index belowLogScale = 0;
+    if (!write(trace, sessionTitle(session), out, &error, range, &belowLogScale))
         throw Failure{ExitFailed, error};
+    printLogScaleNote(render::logScaleNoteOfHeatmaps(belowLogScale));
     return ExitOk;
 }
 
@@ -521,9 +530,12 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
     if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
         size *= 2;  // as the heatmap: sharp on slides and in print
     QString error;
-    if (!render::exportFigure([&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); },
-                              style.palette.color(QPalette::Base), painter.grid().title, out, size, &error))
+    Eigen::Index belowLogScale = 0;
+    if (!render::exportFigure(
+            [&painter, &belowLogScale](QPainter* q, const QRectF& target) { belowLogScale = painter.paint(q, target); },
+            style.palette.color(QPalette::Base), painter.grid().title, out, size, &error))
         throw Failure{ExitFailed, error};
+    printLogScaleNote(render::logScaleNoteOfHeatmaps(belowLogScale));
     return ExitOk;
 }
 

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 namespace {
 
@@ -240,6 +241,54 @@ private slots:
             QVERIFY2(pages[QStringLiteral("row")] != pages[QStringLiteral("fixed")], qPrintable(kind));
             QVERIFY2(pages[QStringLiteral("log")] != pages[QStringLiteral("fixed")], qPrintable(kind));
         }
+    }
+
+    /** The overview, the report and the handout say once on standard error how many cells of the heatmaps they draw
+     *  a log colour range cannot place, and nothing when there are none or the range is not log. */
+    void logColourRangeNoteOnEveryExport_data()
+    {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("suffix");
+        QTest::addColumn<bool>("zeros");
+        QTest::addColumn<QString>("range");
+        QTest::addColumn<QString>("note");
+        // One dimension, Q = K = X = (30, −30), unscaled: the scores are [[900, −900], [−900, 900]] and the weights
+        // [[1, 0], [0, 1]] (e^−1800 is 0): 2 cells in the weights, 2 more in each of the scores and scaled scores.
+        const QString none;
+        for (const auto& [flag, suffix, count] : {std::tuple{"overview", "png", "2"}, std::tuple{"report", "pdf", "6"},
+                                                   std::tuple{"handout", "pdf", "2"}}) {
+            const QString note = QStringLiteral("attention-explorer: note: --colour-range log: %1 cells of the heatmaps "
+                                                "drawn are 0 or below, which a log scale cannot place; they are drawn in "
+                                                "the colour of the lowest end of their heatmap's scale.\n")
+                                     .arg(QLatin1String(count));
+            const QString f = QStringLiteral("--export-") + QLatin1String(flag);
+            QTest::addRow("%s zeros log", flag) << f << QString::fromLatin1(suffix) << true << QStringLiteral("log") << note;
+            QTest::addRow("%s zeros fixed", flag) << f << QString::fromLatin1(suffix) << true << QStringLiteral("fixed") << none;
+            QTest::addRow("%s worked example log", flag) << f << QString::fromLatin1(suffix) << false << QStringLiteral("log") << none;
+        }
+    }
+
+    void logColourRangeNoteOnEveryExport()
+    {
+        QFETCH(QString, flag);
+        QFETCH(QString, suffix);
+        QFETCH(bool, zeros);
+        QFETCH(QString, range);
+        QFETCH(QString, note);
+        const QString session = out(QStringLiteral("zero-weights.json"));
+        testutil::writeFile(session.toStdString(),
+                            "{\"format\": \"attention-explorer-session\", \"version\": 1, \"tokens\": [\"a\", \"b\"], "
+                            "\"embeddings\": [[30], [-30]], \"weights\": {\"query\": [[1]], \"key\": [[1]], "
+                            "\"value\": [[1]]}, \"options\": {\"scale\": false}}");
+        const QString path = out(QStringLiteral("lognote") + flag + QLatin1Char('-') + range + QLatin1Char('.') + suffix);
+        QStringList arguments{flag, path, QStringLiteral("--colour-range"), range};
+        if (zeros)
+            arguments << QStringLiteral("--session") << session;  // else the worked example: every weight above 0
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 0);
+        QVERIFY(QFileInfo(path).size() > 0);
+        QCOMPARE(QString::fromUtf8(r.err), note);
+        QVERIFY(r.out.isEmpty());
     }
 
     /** A model's tokens read in every export as the window shows them ("␣cat"); --compute keeps the

@@ -2956,6 +2956,14 @@
             <source>%1 cells are 0 or below, which a log scale cannot place; they are drawn in the colour of the scale's lowest end.</source>
             <translation>有 %1 个单元格的值小于或等于 0，对数刻度无法表示它们；它们以刻度最低端的颜色绘制。</translation>
         </message>
+        <message>
+            <source>1 cell of the heatmaps drawn is 0 or below, which a log scale cannot place; it is drawn in the colour of the lowest end of its heatmap's scale.</source>
+            <translation>所绘热图中有 1 个单元格的值小于或等于 0，对数刻度无法表示它；它以所在热图刻度最低端的颜色绘制。</translation>
+        </message>
+        <message>
+            <source>%1 cells of the heatmaps drawn are 0 or below, which a log scale cannot place; they are drawn in the colour of the lowest end of their heatmap's scale.</source>
+            <translation>所绘热图中有 %1 个单元格的值小于或等于 0，对数刻度无法表示它们；它们以各自热图刻度最低端的颜色绘制。</translation>
+        </message>
     </context>
     <context>
         <name>Overview</name>

@@ -122,6 +122,9 @@ public:
         return m_p.end();
     }
 
+    /** The cells the log colour range could not place, summed over the heatmaps painted. */
+    Eigen::Index belowLogScale() const { return m_belowLogScale; }
+
 private:
     static constexpr double kStepSpacing = 9;
     /** How much larger than its preferred size a heatmap is drawn at most. */
@@ -207,9 +210,11 @@ private:
         for (int head = 0; head < shown; ++head) {
             const QPointF corner(area.left() + (head % columns) * (cell.width() + gap),
                                  top + (head / columns) * (cell.height() + gap));
-            renderers[std::size_t(head)]->paint(
+            const render::HeatmapRenderer& renderer = *renderers[std::size_t(head)];
+            renderer.paint(
                 &m_p,
                 QRectF(corner + QPointF((cell.width() - size.width()) / 2, (cell.height() - size.height()) / 2), size));
+            m_belowLogScale += renderer.colourScale().belowLogScale();
         }
     }
 
@@ -217,6 +222,7 @@ private:
     const core::Trace& m_trace;
     QString m_title;
     render::ColourRange m_range;
+    Eigen::Index m_belowLogScale = 0;  ///< belowLogScale() of the heatmaps painted
     QPainter m_p;
     QRectF m_area;
     QRectF m_body;
@@ -225,7 +231,7 @@ private:
 } // namespace
 
 bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                  render::ColourRange range)
+                  render::ColourRange range, Eigen::Index* belowLogScale)
 {
     const QString name = title.isEmpty() ? Handout::tr("Self-attention") : title;
     QPdfWriter writer(device);
@@ -236,14 +242,17 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
             *error = Handout::tr("The handout could not be painted");
         return false;
     }
+    if (belowLogScale)
+        *belowLogScale = painter.belowLogScale();
     return true;
 }
 
 bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                  render::ColourRange range)
+                  render::ColourRange range, Eigen::Index* belowLogScale)
 {
     return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why, range); }, error);
+        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why, range, belowLogScale); },
+        error);
 }
 
 } // namespace exports

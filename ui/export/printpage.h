@@ -77,9 +77,10 @@ void paintFooter(QPainter* painter, const QRectF& area, const QString& left, con
 render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap, render::ColourRange range = render::ColourRange::Fixed);
 
 /** The report's or the handout's writer into a file (writeReport, writeHandout), as the window and the command
- *  line choose one: the trace, the title, the path, the error, the colour range of its attention heatmaps. */
+ *  line choose one: the trace, the title, the path, the error, the colour range of its attention heatmaps, and
+ *  where to count the cells a log colour range could not place (null for nowhere). */
 using TraceWriter = bool (*)(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                             render::ColourRange range);
+                             render::ColourRange range, Eigen::Index* belowLogScale);
 
 
 } // namespace exports

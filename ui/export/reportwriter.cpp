@@ -234,6 +234,9 @@ public:
         return m_p.end();
     }
 
+    /** The cells the log colour range could not place, summed over the heatmaps painted. */
+    Eigen::Index belowLogScale() const { return m_belowLogScale; }
+
 private:
     /** A part of the report that is never split: a heading, a paragraph, a line of figures. */
     struct Piece {
@@ -658,6 +661,7 @@ private:
         case Item::BesideHeatmap: {
             const render::HeatmapRenderer renderer(f.data, heatmapStyle(f));
             renderer.paint(&m_p, QRectF(at, item.size));
+            m_belowLogScale += renderer.colourScale().belowLogScale();
             break;
         }
         case Item::Heatmap: {
@@ -668,6 +672,7 @@ private:
             const QRectF figure(at.x(), top, item.size.width(), at.y() + item.size.height() - note.height() - 4 - top);
             const render::HeatmapRenderer renderer(f.data, heatmapStyle(f));
             renderer.paint(&m_p, figure);
+            m_belowLogScale += renderer.colourScale().belowLogScale();
             note.paint(&m_p, QPointF(at.x(), figure.bottom() + 4));
             break;
         }
@@ -742,6 +747,7 @@ private:
     std::vector<std::vector<std::pair<double, Piece>>> m_pages; ///< per page: each piece and its top
     std::vector<int> m_stepPages;                               ///< the page (from 1) each step starts on
     double m_y = 0;                                             ///< the layout's cursor on the last page
+    Eigen::Index m_belowLogScale = 0;                           ///< belowLogScale() of the heatmaps painted
 };
 
 } // namespace
@@ -763,7 +769,7 @@ QStringList reportStepFormulas(const core::Trace& trace)
 }
 
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range)
+                 render::ColourRange range, Eigen::Index* belowLogScale)
 {
     const QString name = title.isEmpty() ? Report::tr("Self-attention") : title;
     QPdfWriter writer(device);
@@ -774,14 +780,17 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
             *error = Report::tr("The report could not be painted");
         return false;
     }
+    if (belowLogScale)
+        *belowLogScale = painter.belowLogScale();
     return true;
 }
 
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range)
+                 render::ColourRange range, Eigen::Index* belowLogScale)
 {
     return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range); }, error);
+        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range, belowLogScale); },
+        error);
 }
 
 } // namespace exports

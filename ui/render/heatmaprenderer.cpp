@@ -1072,4 +1072,18 @@ QString logScaleNote(Eigen::Index cells)
               .arg(cells);
 }
 
+QString logScaleNoteOfHeatmaps(Eigen::Index cells)
+{
+    if (cells <= 0)
+        return {};
+    return cells == 1
+        ? QCoreApplication::translate("HeatmapRenderer", "1 cell of the heatmaps drawn is 0 or below, which a log scale "
+                                                         "cannot place; it is drawn in the colour of the lowest end of its "
+                                                         "heatmap's scale.")
+        : QCoreApplication::translate("HeatmapRenderer", "%1 cells of the heatmaps drawn are 0 or below, which a log scale "
+                                                         "cannot place; they are drawn in the colour of the lowest end of "
+                                                         "their heatmap's scale.")
+              .arg(cells);
+}
+
 }  // namespace render

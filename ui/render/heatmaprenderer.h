@@ -176,5 +176,8 @@ private:
 
 /** What is said of the cells a log colour scale cannot place (ColourScale::belowLogScale()), in the interface language: how many, and how they are drawn; empty for none. */
 QString logScaleNote(Eigen::Index cells);
+/** The same said of several heatmaps, each on its own log scale: cells is their count summed over the heatmaps
+ *  drawn; empty for none. */
+QString logScaleNoteOfHeatmaps(Eigen::Index cells);
 
 }  // namespace render

@@ -205,7 +205,7 @@ HeatmapStyle OverviewPainter::cellStyle() const
     return style;
 }
 
-void OverviewPainter::paint(QPainter* p, const QRectF& target) const
+Eigen::Index OverviewPainter::paint(QPainter* p, const QRectF& target) const
 {
     const Layout l = layout(target);
     p->save();
@@ -229,7 +229,7 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
     }
     if (l.side <= 0 || m_grid->empty()) {
         p->restore();
-        return;
+        return 0;
     }
 
     const QFontMetricsF hfm(l.headerFont);
@@ -254,9 +254,10 @@ void OverviewPainter::paint(QPainter* p, const QRectF& target) const
                     QCoreApplication::translate("Overview", "layer %1").arg(layer + 1));
     }
 
-    paintLayers(p, l, {});
+    const Eigen::Index belowLogScale = paintLayers(p, l, {});
     paintColourBar(p, l.bar, m_style.colormap, m_style.palette, l.em, l.legendFont, l.ticks);
     p->restore();
+    return belowLogScale;
 }
 
 void OverviewPainter::paintLayers(QPainter* p, const QRectF& target, const std::vector<bool>& layers) const
@@ -268,10 +269,11 @@ void OverviewPainter::paintLayers(QPainter* p, const QRectF& target, const std::
     p->restore();
 }
 
-void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vector<bool>& layers) const
+Eigen::Index OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vector<bool>& layers) const
 {
     if (l.side <= 0)
-        return;
+        return 0;
+    Eigen::Index belowLogScale = 0;
     const QFontMetricsF lfm(l.labelFont);
     // One renderer for every cell, each painted at the origin of its own translation: the cells share their
     // shape and size, so the layout is measured once rather than once per cell (384 cells in gpt2-medium).
@@ -296,6 +298,7 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
             p->save();
             p->translate(cell.topLeft());
             renderer.paint(p, origin);
+            belowLogScale += renderer.colourScale().belowLogScale();
             p->restore();
             // A label too long for its cell is left to the enlarged cell and the tooltip, not cut.
             const core::HeadPattern pattern = m_grid->descriptor(layer, h).pattern;
@@ -313,6 +316,7 @@ void OverviewPainter::paintLayers(QPainter* p, const Layout& l, const std::vecto
             }
         }
     }
+    return belowLogScale;
 }
 
 }  // namespace render

@@ -37,8 +37,9 @@ public:
 
     /** A good pixel size: cells of 56 to 140 pixels, with the headers and labels. */
     QSize preferredSize() const;
-    /** Paints the whole figure into target, filling it with the palette's Base. */
-    void paint(QPainter* painter, const QRectF& target) const;
+    /** Paints the whole figure into target, filling it with the palette's Base. Returns how many cells the
+     *  log colour scale could not place, summed over the heatmaps painted (ColourScale::belowLogScale()). */
+    Eigen::Index paint(QPainter* painter, const QRectF& target) const;
     /** Paints again only the cells and labels of the layers marked in `layers` (all when it is empty), over a
      *  picture of the same figure in target: after an edit, the layers above the edited one are as they were. */
     void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
@@ -78,7 +79,8 @@ private:
     Layout layout(const QRectF& target) const;
     Layout metrics(double scale) const;
     static QRectF cellIn(const Layout& l, int layer, int head);
-    void paintLayers(QPainter* painter, const Layout& l, const std::vector<bool>& layers) const;
+    /** Returns the cells the log scale could not place, summed over the heatmaps painted. */
+    Eigen::Index paintLayers(QPainter* painter, const Layout& l, const std::vector<bool>& layers) const;
 
     std::shared_ptr<const AttentionGrid> m_grid;
     OverviewStyle m_style;

@@ -267,7 +267,7 @@ bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path,
             *error = m_document->error();
         return false;
     }
-    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange());
+    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange(), nullptr);
 }
 
 void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
