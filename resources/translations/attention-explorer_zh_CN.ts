@@ -1068,11 +1068,6 @@
             <translation>已导出 %1</translation>
         </message>
         <message>
-            <source>%1 — %2</source>
-            <extracomment>An export's message (%1), then what its log colour range could not place (%2).</extracomment>
-            <translation>%1。%2</translation>
-        </message>
-        <message>
             <source>Copied the heatmap (%1 × %2 pixels)</source>
             <translation>已复制热力图（%1 × %2 像素）</translation>
         </message>

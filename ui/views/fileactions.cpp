@@ -129,9 +129,9 @@ void FileActions::showExported(const QString& done, const QString& note)
         m_session->showStatus(done);
         return;
     }
-    // As long as the window's own note of the shown heatmap (MainWindow::noteLogScale): it is a sentence to read.
-    //: An export's message (%1), then what its log colour range could not place (%2).
-    m_session->showStatus(tr("%1 — %2").arg(done, note), 10000);
+    // The note in place of done, as MainWindow::noteLogScale shows it and for as long: done and the note together
+    // are wider than the status bar of a 1280 pixel wide window, and the note is what must be read.
+    m_session->showStatus(note, 10000);
 }
 
 QString FileActions::askFigurePath(const QString& title, const QString& base)

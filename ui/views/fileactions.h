@@ -100,11 +100,11 @@ private:
     bool writeTracePdf(exports::TraceWriter write, const QString& path, QString* error,
                        Eigen::Index* belowLogScale) const;
     /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it
-     *  with write; says failed or done (with %1 the file name) to the user, done followed by what the log
+     *  with write; says failed or done (with %1 the file name) to the user, or instead of done what the log
      *  colour range could not place (render::logScaleNoteOfHeatmaps) when there is any. */
     void exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
                         const QString& failed, const QString& done);
-    /** Says done in the status bar, followed by note (what a log colour range could not place) when there is one. */
+    /** Says done in the status bar, or note (what a log colour range could not place) in its place when there is one. */
     void showExported(const QString& done, const QString& note);
 
     Document* m_document;
