@@ -2,6 +2,7 @@
 
 #include "core/presets.h"
 #include "core/sessionfile.h"
+#include "dialoganswer.h"
 #include "testutil.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
@@ -23,6 +24,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QInputMethodEvent>
 #include <QLabel>
@@ -49,6 +51,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 using testutil::mat;
@@ -200,6 +203,7 @@ private slots:
     void unsavedChangesPrompt();
     void presetsAndStatusBar();
     void logScaleSaysWhatItCannotPlace();
+    void exportsSayWhatTheLogScaleCouldNotPlace();
     void exportWritesTheShownFigure();
     void layoutIsRestored();
 
@@ -224,6 +228,60 @@ void TestMainWindow::logScaleSaysWhatItCannotPlace()
     w.heatmap()->setColourRange(render::ColourRange::Log);
     QTRY_COMPARE(w.statusBar()->currentMessage(), render::logScaleNote(2));
     QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("2 cells")));
+    w.heatmap()->setColourRange(render::ColourRange::Fixed);
+}
+
+/** File › Export Heatmap, Overview, Report and Handout with the log colour range: a finished export whose heatmaps
+ *  had cells at 0 or below says the command line's note of them in the status bar; any other says what it wrote. */
+void TestMainWindow::exportsSayWhatTheLogScaleCouldNotPlace()
+{
+    ui::MainWindow& w = *m_window;
+    auto session = [this](const QString& name, const char* embeddings) {
+        const QString path = m_dir.filePath(name);
+        const QByteArray text = QByteArray("{\"format\": \"attention-explorer-session\", \"version\": 1, "
+                                           "\"tokens\": [\"a\", \"b\"], \"embeddings\": ")
+            + embeddings
+            + ", \"weights\": {\"query\": [[1]], \"key\": [[1]], \"value\": [[1]]}, \"options\": {\"scale\": false}}";
+        return writeText(path, text) ? path : QString();
+    };
+    // Scores ±900: the weights of a token to the other are exactly 0, as are the scores below 0 in the report.
+    const QString zeros = session(QStringLiteral("zero-weights.json"), "[[30], [-30]]");
+    // Scores 1, 2, 2, 4: every heatmap positive.
+    const QString positive = session(QStringLiteral("positive.json"), "[[1], [2]]");
+    QVERIFY(!zeros.isEmpty() && !positive.isEmpty());
+    w.viewState()->setHeatmapStep(core::Step::Weights);
+    w.heatmap()->setColourRange(render::ColourRange::Log);
+    struct Export {
+        const char* action;
+        const char* file;
+        const char* done;
+        bool oneHeatmap;
+    };
+    const Export exports[] = {{"exportHeatmapAction", "heatmap.png", "Exported %1", true},
+                              {"exportOverviewAction", "overview.svg", "Exported %1", false},
+                              {"exportReportAction", "report.pdf", "Wrote the report %1", false},
+                              {"exportHandoutAction", "handout.pdf", "Wrote the handout %1", false}};
+    for (const QString& path : {zeros, positive}) {
+        QString error;
+        QVERIFY2(w.openFile(path, &error), qPrintable(error));
+        QVERIFY(w.document()->waitForTrace(10000));
+        // What each export's heatmaps hold at 0 or below: the weights' two zeros in the heatmap, the overview
+        // and the handout; those and the scores' and scaled scores' two negatives in the report.
+        const bool hasZeros = path == zeros;
+        for (const Export& e : exports) {
+            const Eigen::Index cells = !hasZeros ? 0 : std::strcmp(e.file, "report.pdf") == 0 ? 6 : 2;
+            // A name of its own for each session: no box asks whether to replace the file.
+            const QString file = QFileInfo(path).baseName() + QLatin1Char('-') + QString::fromLatin1(e.file);
+            const QString done = QString::fromUtf8(e.done).arg(file);
+            const QString note = e.oneHeatmap ? render::logScaleNote(cells) : render::logScaleNoteOfHeatmaps(cells);
+            w.statusBar()->clearMessage();
+            const QStringList errors =
+                testutil::triggerAnswering(w.findChild<QAction*>(QLatin1String(e.action)), m_dir.filePath(file));
+            QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+            QVERIFY(QFileInfo::exists(m_dir.filePath(file)));
+            QCOMPARE(w.statusBar()->currentMessage(), hasZeros ? note : done);
+        }
+    }
     w.heatmap()->setColourRange(render::ColourRange::Fixed);
 }
 

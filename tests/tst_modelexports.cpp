@@ -4,6 +4,7 @@
  *  same session saved to a file: another process that opens the checkpoint afresh and runs its own pass. */
 
 #include "core/csvio.h"
+#include "dialoganswer.h"
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "pdftext.h"
@@ -20,14 +21,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QImage>
-#include <QInputDialog>
-#include <QLineEdit>
-#include <QMessageBox>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 #include <QUndoStack>
 
 #include <nlohmann/json.hpp>
@@ -41,42 +37,6 @@ using nlohmann::json;
 namespace {
 
 const std::string kTokenizer = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer";
-
-/** Triggers action as its menu entry would and answers the dialogs it opens: a file dialog with path, a number
- *  asked for with the value offered. Returns the text of any other dialog (an error box), which it closes. */
-QStringList triggerAnswering(QAction* action, const QString& path)
-{
-    QStringList others;
-    QTimer answer;
-    answer.setInterval(20);
-    QObject::connect(&answer, &QTimer::timeout, [&] {
-        QWidget* modal = QApplication::activeModalWidget();
-        if (auto* files = qobject_cast<QFileDialog*>(modal)) {
-            // Typed into the name box, as a person would: the dialog reads it when accepted.
-            auto* name = files->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-            if (!name)
-                return;
-            name->setText(path);
-            static_cast<QDialog*>(files)->accept();  // QFileDialog::accept(), as its Save button calls it
-        } else if (auto* number = qobject_cast<QInputDialog*>(modal)) {
-            number->accept();
-        } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
-            others << box->text() + QLatin1Char('\n') + box->informativeText();
-            box->reject();
-        }
-    });
-    answer.start();
-    action->trigger();
-    // An error box opened without a loop of its own is answered here.
-    for (int i = 0; i < 10; ++i)
-        QTest::qWait(20);
-    for (QWidget* top : QApplication::topLevelWidgets())
-        if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
-            others << box->text() + QLatin1Char('\n') + box->informativeText();
-            box->close();
-        }
-    return others;
-}
 
 json readJson(const QString& path)
 {
@@ -176,7 +136,7 @@ void TestModelExports::cleanupTestCase()
 void TestModelExports::reportNamesModelLayerAndBiases()
 {
     const QString pdf = m_dir.filePath(QStringLiteral("report.pdf"));
-    const QStringList errors = triggerAnswering(action("exportReportAction"), pdf);
+    const QStringList errors = testutil::triggerAnswering(action("exportReportAction"), pdf);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     QVERIFY(QFile::exists(pdf));
     if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
@@ -209,7 +169,7 @@ void TestModelExports::stepFilesAreThoseOfTheCommandLine()
 {
     const QString folder = m_dir.filePath(QStringLiteral("steps-window"));
     QVERIFY(QDir().mkpath(folder));
-    const QStringList errors = triggerAnswering(action("exportStepsAction"), folder);
+    const QStringList errors = testutil::triggerAnswering(action("exportStepsAction"), folder);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     const json written = readJson(QDir(folder).filePath(QStringLiteral("trace.json")));
     QVERIFY(written.is_object());
@@ -260,7 +220,7 @@ void TestModelExports::stepFilesAreThoseOfTheCommandLine()
 void TestModelExports::pytorchCodeReproducesTheLayer()
 {
     const QString code = m_dir.filePath(QStringLiteral("layer2.py"));
-    const QStringList errors = triggerAnswering(action("exportCodeAction"), code);
+    const QStringList errors = testutil::triggerAnswering(action("exportCodeAction"), code);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     QVERIFY(QFile::exists(code));
     if (m_python.isEmpty())
@@ -281,7 +241,7 @@ void TestModelExports::pytorchCodeReproducesTheLayer()
 void TestModelExports::heatmapShowsTheShownHead()
 {
     const QString png = m_dir.filePath(QStringLiteral("heatmap.png"));
-    const QStringList errors = triggerAnswering(action("exportHeatmapAction"), png);
+    const QStringList errors = testutil::triggerAnswering(action("exportHeatmapAction"), png);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
     const QImage image(png);
     QVERIFY(!image.isNull());

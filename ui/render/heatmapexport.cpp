@@ -116,10 +116,12 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
 }
 
 bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
-                   QString* error)
+                   QString* error, Eigen::Index* belowLogScale)
 {
     const HeatmapRenderer renderer(data, style);
     const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
+    if (belowLogScale)
+        *belowLogScale = renderer.colourScale().belowLogScale();
     return exportFigure([&renderer](QPainter* p, const QRectF& target) { renderer.paint(p, target); },
                         style.palette.color(QPalette::Base), data.title, path, size, error);
 }

@@ -26,9 +26,10 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
  *  pixelSize is the figure's size in pixels (the PNG's size, the SVG's viewBox, the PDF page at 96 dpi);
  *  empty means the renderer's preferred size. The file is made in memory and written whole
  *  (writeAtomically): on failure nothing is written and an existing file is left as it was. Returns
- *  false with a message naming the path and the reason in *error (when error is not null). */
+ *  false with a message naming the path and the reason in *error (when error is not null). *belowLogScale (when
+ *  not null) is set to how many cells the figure's log colour scale could not place (ColourScale::belowLogScale()). */
 bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
-                   QString* error);
+                   QString* error, Eigen::Index* belowLogScale = nullptr);
 
 /** Paints a figure into a target rectangle (painter units); the background is the caller's. */
 using FigurePaint = std::function<void(QPainter*, const QRectF&)>;

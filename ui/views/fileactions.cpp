@@ -56,14 +56,14 @@ void FileActions::rememberFolder(Folder kind, const QString& path, bool isFile)
     QSettings().setValue(settingsKey(kind), isFile ? QFileInfo(path).absolutePath() : path);
 }
 
-bool FileActions::exportHeatmap(const QString& path, QString* error, QSize pixelSize) const
+bool FileActions::exportHeatmap(const QString& path, QString* error, QSize pixelSize, Eigen::Index* belowLogScale) const
 {
     if (!m_heatmap->hasFigure()) {
         if (error)
             *error = tr("There is no heatmap to export: %1").arg(m_document->error());
         return false;
     }
-    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize, error);
+    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize, error, belowLogScale);
 }
 
 QSize FileActions::heatmapPreferredSize() const
@@ -115,11 +115,23 @@ void FileActions::exportHeatmapDialog()
         size = QSize(width, std::max(16, int(std::lround(double(width) * preferred.height() / std::max(1, preferred.width())))));
     }
     QString error;
-    if (!exportHeatmap(path, &error, size)) {
+    Eigen::Index belowLogScale = 0;
+    if (!exportHeatmap(path, &error, size, &belowLogScale)) {
         m_session->showError(tr("Could not export the heatmap"), error);
         return;
     }
-    m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
+    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNote(belowLogScale));
+}
+
+void FileActions::showExported(const QString& done, const QString& note)
+{
+    if (note.isEmpty()) {
+        m_session->showStatus(done);
+        return;
+    }
+    // The note in place of done, as MainWindow::noteLogScale shows it and for as long: done and the note together
+    // are wider than the status bar of a 1280 pixel wide window, and the note is what must be read.
+    m_session->showStatus(note, 10000);
 }
 
 QString FileActions::askFigurePath(const QString& title, const QString& base)
@@ -153,20 +165,18 @@ std::shared_ptr<const render::AttentionGrid> FileActions::shownGrid() const
 
 namespace {
 
-/** A figure's painter written at its preferred size (twice that for a PNG, as the command line does). */
-template <typename Painter>
-bool writeFigure(const Painter& painter, const QColor& background, const QString& title, const QString& path, QString* error)
+/** A figure painted by paint written at preferred size (twice that for a PNG, as the command line does). */
+bool writeFigure(const render::FigurePaint& paint, QSize preferred, const QColor& background, const QString& title,
+                 const QString& path, QString* error)
 {
-    QSize size = painter.preferredSize();
     if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0)
-        size *= 2;
-    return render::exportFigure([&painter](QPainter* p, const QRectF& target) { painter.paint(p, target); }, background,
-                                title, path, size, error);
+        preferred *= 2;
+    return render::exportFigure(paint, background, title, path, preferred, error);
 }
 
 }  // namespace
 
-bool FileActions::exportOverview(const QString& path, QString* error) const
+bool FileActions::exportOverview(const QString& path, QString* error, Eigen::Index* belowLogScale) const
 {
     const auto grid = shownGrid();
     if (!grid) {
@@ -175,7 +185,13 @@ bool FileActions::exportOverview(const QString& path, QString* error) const
         return false;
     }
     const render::OverviewPainter painter(grid, m_overview->figureStyle());
-    return writeFigure(painter, m_overview->figureStyle().palette.color(QPalette::Base), grid->title, path, error);
+    const auto paint = [&painter, belowLogScale](QPainter* p, const QRectF& target) {
+        const Eigen::Index cells = painter.paint(p, target);
+        if (belowLogScale)
+            *belowLogScale = cells;
+    };
+    return writeFigure(paint, painter.preferredSize(), m_overview->figureStyle().palette.color(QPalette::Base),
+                       grid->title, path, error);
 }
 
 bool FileActions::exportHeadView(const QString& path, QString* error) const
@@ -197,7 +213,8 @@ bool FileActions::exportHeadView(const QString& path, QString* error) const
             *error = tr("The head view draws up to %1 tokens; this session has %2.").arg(render::gridCellSide).arg(grid->n());
         return false;
     }
-    return writeFigure(painter, style.palette.color(QPalette::Base), painter.title(), path, error);
+    return writeFigure([&painter](QPainter* p, const QRectF& target) { painter.paint(p, target); }, painter.preferredSize(),
+                       style.palette.color(QPalette::Base), painter.title(), path, error);
 }
 
 void FileActions::exportOverviewDialog()
@@ -206,11 +223,12 @@ void FileActions::exportOverviewDialog()
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportOverview(path, &error)) {
+    Eigen::Index belowLogScale = 0;
+    if (!exportOverview(path, &error, &belowLogScale)) {
         m_session->showError(tr("Could not export the overview"), error);
         return;
     }
-    m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
+    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(belowLogScale));
 }
 
 void FileActions::exportHeadViewDialog()
@@ -237,14 +255,14 @@ void FileActions::copyHeatmap()
     m_session->showStatus(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()));
 }
 
-bool FileActions::exportReport(const QString& path, QString* error) const
+bool FileActions::exportReport(const QString& path, QString* error, Eigen::Index* belowLogScale) const
 {
-    return writeTracePdf(&exports::writeReport, path, error);
+    return writeTracePdf(&exports::writeReport, path, error, belowLogScale);
 }
 
-bool FileActions::exportHandout(const QString& path, QString* error) const
+bool FileActions::exportHandout(const QString& path, QString* error, Eigen::Index* belowLogScale) const
 {
-    return writeTracePdf(&exports::writeHandout, path, error);
+    return writeTracePdf(&exports::writeHandout, path, error, belowLogScale);
 }
 
 void FileActions::exportReportDialog()
@@ -259,7 +277,8 @@ void FileActions::exportHandoutDialog()
                    tr("Could not write the handout"), tr("Wrote the handout %1"));
 }
 
-bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path, QString* error) const
+bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path, QString* error,
+                                Eigen::Index* belowLogScale) const
 {
     const auto trace = m_document->trace();
     if (!trace) {
@@ -267,7 +286,7 @@ bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path,
             *error = m_document->error();
         return false;
     }
-    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange(), nullptr);
+    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange(), belowLogScale);
 }
 
 void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
@@ -281,11 +300,12 @@ void FileActions::exportTracePdf(const QString& title, const QString& nameEnding
     if (path.isEmpty())
         return;
     QString error;
-    if (!writeTracePdf(write, path, &error)) {
+    Eigen::Index belowLogScale = 0;
+    if (!writeTracePdf(write, path, &error, &belowLogScale)) {
         m_session->showError(failed, error);
         return;
     }
-    m_session->showStatus(done.arg(QFileInfo(path).fileName()));
+    showExported(done.arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(belowLogScale));
 }
 
 void FileActions::exportSlidesDialog()
