@@ -678,25 +678,25 @@ void Pass::packWeights()
     std::shared_ptr<const PackedDoubleWeight>* slots[4] = {&m_t.packed.wq, &m_t.packed.wk, &m_t.packed.wv,
                                                             &m_t.packed.wo};
     const Matrix* weights[4] = {&m_model.wq, &m_model.wk, &m_model.wv, m_model.wo ? &*m_model.wo : nullptr};
-    int todo[4] = {}, count = 0;
+    int wanted[4] = {}, count = 0;  // the weights this pass packs
     Index cells = 0;
     for (int which = 0; which < 4; ++which) {
         const bool whole = which < 3 ? wholeProjection(which).tasks > 0 : weights[3] != nullptr;
         if (whole && !*slots[which] && weights[which]->size() <= packedCellsMax) {
-            todo[count++] = which;
+            wanted[count++] = which;
             cells += weights[which]->size();
         }
     }
     std::shared_ptr<PackedDoubleWeight> made[4];
     // a copy of the weights: a second thread pays from a few hundred KiB on
     parallelFor(count, cells >= (Index(1) << 16) ? std::min(count, coreCount()) : 1, [&](int i) {
-        const Matrix& w = *weights[todo[i]];
+        const Matrix& w = *weights[wanted[i]];
         auto panels = std::make_shared<PackedDoubleWeight>();
         productKernels().packDoubleWeight(w.data(), w.outerStride(), w.rows(), w.cols(), *panels);
         made[i] = std::move(panels);
     });
     for (int i = 0; i < count; ++i)
-        *slots[todo[i]] = std::move(made[i]);
+        *slots[wanted[i]] = std::move(made[i]);
 }
 
 void Pass::projections()
