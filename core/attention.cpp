@@ -120,15 +120,26 @@ namespace {
 
 // --- planning: what an edit reaches -------------------------------------------------------------------------
 
-/** What differs between the model a trace was computed from and a new one, when the new one can reuse
- *  that trace: same tokens, shapes, mask and positional encoding (scale and temperature may differ). */
+/** What differs between the model a trace was computed from and a new one. Its values are reusable when the
+ *  new one has the same tokens, shapes, mask and positional encoding (scale and temperature may differ); its
+ *  packed weights and their magnitudes whenever a weight is the same, whatever else changed (new tokens, say). */
 struct Changes {
     bool reusable = false;
     std::vector<Index> rows;          ///< rows of X that differ
     std::vector<Index> qCols, kCols;  ///< columns of W_Q and W_K (or of b_Q and b_K) that differ (all heads)
     std::vector<Index> vCols;         ///< columns of W_V (or of b_V) that differ
-    bool woSame = false;              ///< W_O is the same (or both have none)
+    /** W_Q, W_K, W_V (each with its bias) and W_O (both without one counts as the same): the same bits. */
+    bool qSame = false, kSame = false, vSame = false, woSame = false;
     bool factor = false;              ///< s / T differs
+
+    bool weightsSame() const { return qSame && kSame && vSame && woSame; }
+};
+
+/** Where a computation starts: what differs from the trace it starts from, and that trace when what is kept
+ *  must be copied from it (null: the trace being filled already holds it). */
+struct StartingPoint {
+    Changes changes;
+    const Trace* from = nullptr;
 };
 
 std::vector<Index> differingRows(const Matrix& a, const Matrix& b)
@@ -148,12 +159,24 @@ bool identical(const Matrix& a, const Matrix& b)
         && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
 }
 
-/** The columns in which weight a or its bias differs from weight b or its bias (both with or both without). */
+/** True when weight a and its bias hold the same bits as weight b and its bias (or neither has one). */
+bool identicalWeight(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
+                     const std::optional<Matrix>& biasB)
+{
+    return identical(a, b) && biasA.has_value() == biasB.has_value() && (!biasA || identical(*biasA, *biasB));
+}
+
+/** True when both models have no W_O, or the same bits in it. */
+bool identicalOutputWeight(const AttentionModel& a, const AttentionModel& b)
+{
+    return a.wo.has_value() == b.wo.has_value() && (!a.wo || identical(*a.wo, *b.wo));
+}
+
+/** The columns in which weight a or its bias differs from weight b or its bias (both with or both without; they
+ *  are not identicalWeight()). */
 std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::optional<Matrix>& biasA,
                                  const std::optional<Matrix>& biasB)
 {
-    if (identical(a, b) && (!biasA || identical(*biasA, *biasB)))
-        return {};
     std::vector<char> differs(std::size_t(a.cols()), 0);
     for (Index r = 0; r < a.rows(); ++r)
         for (Index c = 0; c < a.cols(); ++c)
@@ -176,10 +199,15 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
     const AttentionModel& p = *previous.model;
     if (&p == &model) {  // the very same (immutable) model: nothing differs but perhaps s / T
         c.reusable = previous.headCount() == model.heads();
-        c.woSame = true;
+        c.qSame = c.kSame = c.vSame = c.woSame = true;
         c.factor = previous.scoreFactor != scoreFactor;
         return c;
     }
+    // One fast pass over each weight: a new text keeps them all, an edit all but one.
+    c.qSame = identicalWeight(p.wq, model.wq, p.bq, model.bq);
+    c.kSame = identicalWeight(p.wk, model.wk, p.bk, model.bk);
+    c.vSame = identicalWeight(p.wv, model.wv, p.bv, model.bv);
+    c.woSame = identicalOutputWeight(p, model);
     if (p.tokens != model.tokens || p.options.heads != model.options.heads || p.options.mask != model.options.mask
         || p.options.positionalEncoding != model.options.positionalEncoding
         || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
@@ -189,10 +217,12 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
         return c;
     c.reusable = true;
     c.rows = differingRows(p.embeddings, model.embeddings);
-    c.qCols = differingCols(p.wq, model.wq, p.bq, model.bq);
-    c.kCols = differingCols(p.wk, model.wk, p.bk, model.bk);
-    c.vCols = differingCols(p.wv, model.wv, p.bv, model.bv);
-    c.woSame = p.wo.has_value() == model.wo.has_value() && (!p.wo || identical(*p.wo, *model.wo));
+    if (!c.qSame)
+        c.qCols = differingCols(p.wq, model.wq, p.bq, model.bq);
+    if (!c.kSame)
+        c.kCols = differingCols(p.wk, model.wk, p.bk, model.bk);
+    if (!c.vSame)
+        c.vCols = differingCols(p.wv, model.wv, p.bv, model.bv);
     c.factor = previous.scoreFactor != scoreFactor;
     return c;
 }
@@ -398,18 +428,22 @@ Magnitudes copyMeasuringModel(const AttentionModel& model, AttentionModel& to)
     return m;
 }
 
-/** The same without a copy, for a model the trace shares: one pass that reads every number. */
-Magnitudes measure(const AttentionModel& model)
+/** The same without a copy, for a model the trace shares: one pass that reads every number, except those of the
+ *  weights (with their biases) that `same` says are those of a trace whose magnitudes are `known`: theirs are
+ *  taken, and they were finite there. */
+Magnitudes measure(const AttentionModel& model, const Changes& same, const Magnitudes& known)
 {
     Magnitudes m;
     m.x = maxAbs(model.embeddings);
-    m.wq = maxAbs(model.wq);
-    m.wk = maxAbs(model.wk);
-    m.wv = maxAbs(model.wv);
-    m.wo = maxAbsOptional(model.wo);
+    m.wq = same.qSame ? known.wq : maxAbs(model.wq);
+    m.wk = same.kSame ? known.wk : maxAbs(model.wk);
+    m.wv = same.vSame ? known.wv : maxAbs(model.wv);
+    m.wo = same.woSame ? known.wo : maxAbsOptional(model.wo);
     bool finite = true;
-    for (const auto* b : {&model.bq, &model.bk, &model.bv, &model.bo})
-        finite = std::isfinite(maxAbsOptional(*b)) && finite;
+    for (const auto& [bias, kept] : {std::pair{&model.bq, same.qSame}, std::pair{&model.bk, same.kSame},
+                                     std::pair{&model.bv, same.vSame}, std::pair{&model.bo, false}})
+        if (!kept)
+            finite = std::isfinite(maxAbsOptional(*bias)) && finite;
     checkFinite(model, m, finite);
     return m;
 }
@@ -423,17 +457,18 @@ struct OwnCopy {
 /** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
  *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
  *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
- *  its magnitudes, and only a model not seen before is read. Without one (shared null), the trace takes a copy
+ *  its magnitudes, and of a model not seen before only what start's changes do not keep is read (a new text
+ *  reads its X alone). Without one (shared null), the trace takes a copy
  *  of model, in the spare's storage when nobody else holds that, measured as it is read. Throws validate()'s
  *  message when a number is ±∞ or NaN. */
 void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared, const Trace* previous,
-            Trace& t)
+            const StartingPoint& start, Trace& t)
 {
     if (shared) {
         if (previous && previous->model == shared)
             t.magnitudes = previous->magnitudes;
-        else if (t.model != shared)
-            t.magnitudes = measure(*shared);
+        else if (t.model != shared)  // compared with start.from, or else with the spare t still holds
+            t.magnitudes = measure(*shared, start.changes, start.from ? start.from->magnitudes : t.magnitudes);
         t.model = std::move(shared);
     } else {
         std::shared_ptr<AttentionModel> copy;
@@ -870,13 +905,6 @@ void Pass::concatAndOutput()
     });
 }
 
-/** Where a computation starts: what differs from the trace it starts from, and that trace when what is kept
- *  must be copied from it (null: the trace being filled already holds it). */
-struct StartingPoint {
-    Changes changes;
-    const Trace* from = nullptr;
-};
-
 /** True when plan `a` computes nothing whole that plan `b` keeps, and at most a few more rows: starting
  *  from a's trace then costs a few rows or columns more than b, against a copy of b's kept matrices. */
 bool noFuller(const HeadPlan& a, const HeadPlan& b)
@@ -913,7 +941,8 @@ StartingPoint startingPoint(const AttentionModel& model, double factor, const Tr
 
 /** The packed weights a new trace may take over before its pass: all of those of a trace of that very shared
  *  (immutable) model, previous or the spare; else each weight that start's changes leave as it was in the trace
- *  they compare with (previous, or the spare updated in place). */
+ *  they compare with (previous, or the spare updated in place), whether or not its values are reusable: a new
+ *  text multiplies by the same weights. */
 PackedWeights lentWeights(const std::shared_ptr<const AttentionModel>& shared, const Trace* previous,
                           const Trace& spare, const StartingPoint& start)
 {
@@ -922,15 +951,13 @@ PackedWeights lentWeights(const std::shared_ptr<const AttentionModel>& shared, c
     if (shared && spare.model == shared)
         return spare.packed;
     const Changes& c = start.changes;
-    if (!c.reusable)
-        return {};
     const PackedWeights& from = start.from ? start.from->packed : spare.packed;
     PackedWeights kept;
-    if (c.qCols.empty())
+    if (c.qSame)
         kept.wq = from.wq;
-    if (c.kCols.empty())
+    if (c.kSame)
         kept.wk = from.wk;
-    if (c.vCols.empty())
+    if (c.vSame)
         kept.wv = from.wv;
     if (c.woSame)
         kept.wo = from.wo;
@@ -950,7 +977,7 @@ Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionM
     // 1. X = the embeddings, plus the positional encoding when it is on                 n × d_model
     //    (validate()'s check of every number is made as the trace takes the model)
     PackedWeights lent = lentWeights(shared, previous, t, start);
-    inputX(model, std::move(shared), previous, t);
+    inputX(model, std::move(shared), previous, start, t);
     t.packed = std::move(lent);
     t.scoreFactor = scoreFactor(model);  // s / T, the scale of step 4
     // what each head redoes; every matrix of every head allocated

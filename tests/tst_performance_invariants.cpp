@@ -10,6 +10,7 @@
 
 #include <QTest>
 
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -117,6 +118,8 @@ private slots:
     void aModelsPacksAreLent();
     void anEditLendsThePacksOfTheWeightsItKeeps_data();
     void anEditLendsThePacksOfTheWeightsItKeeps();
+    void aNewTextLendsThePacksOfItsWeights_data();
+    void aNewTextLendsThePacksOfItsWeights();
     void aSpareUpdatedInPlaceLendsItsOwnPacks_data();
     void aSpareUpdatedInPlaceLendsItsOwnPacks();
     void aSmallComputationStartsNoThread();
@@ -489,9 +492,10 @@ void TestPerformanceInvariants::aCopiedModelStaysTheTracesOwn()
 
 void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
 {
-    // The magnitudes that decide whether a product may fuse are found once per model object: a compute of the
-    // model a spare or previous trace was computed from takes them from that trace instead of reading every
-    // weight again. A mark put into the spare's magnitudes shows which was used.
+    // The magnitudes that decide whether a product may fuse are found once per weight: a compute of the model a
+    // spare or previous trace was computed from takes them from that trace instead of reading every weight
+    // again, and so does one of another model for each weight with the same bits (a new text keeps them all). A
+    // mark put into the spare's magnitudes shows which was used.
     std::mt19937_64 rng(43);
     const auto model = std::make_shared<const AttentionModel>(testutil::randomModel(rng, 7, 16, 2, 4, 4, 8));
     Trace spare = compute(model);
@@ -504,9 +508,27 @@ void TestPerformanceInvariants::theWeightsAreMeasuredOncePerModel()
     const Trace u = compute(model, &t);
     QCOMPARE(u.magnitudes.wk, 1e300);
     compareTraces(u, compute(*model), 1e-12);
-    // Another model object, even an equal one, is measured.
-    const Trace v = compute(std::make_shared<const AttentionModel>(*model), &t);
-    QCOMPARE(v.magnitudes.wk, double(model->wk.cwiseAbs().maxCoeff()));
+    // Another model with the same weights and other tokens takes them too, and its X is measured.
+    auto newText = std::make_shared<AttentionModel>(*model);
+    newText->tokens[0] = "another";
+    newText->embeddings(0, 0) = 40.0;
+    const Trace v = compute(newText, &t);
+    QCOMPARE(v.magnitudes.wk, 1e300);
+    QCOMPARE(v.magnitudes.x, 40.0);
+    compareTraces(v, compute(*newText), 1e-12);
+    // A weight with one cell changed is measured again; the others are still taken.
+    Trace marked = compute(model, &t);
+    marked.magnitudes.wv = 2e300;
+    auto kEdited = std::make_shared<AttentionModel>(*model);
+    kEdited->wk(1, 2) = -30.0;
+    const Trace w = compute(kEdited, &marked);
+    QCOMPARE(w.magnitudes.wk, 30.0);
+    QCOMPARE(w.magnitudes.wv, 2e300);
+    compareTraces(w, compute(*kEdited), 1e-12);
+    // A bias that is not finite is refused, whatever the trace compared with held.
+    auto badBias = std::make_shared<AttentionModel>(*newText);
+    badBias->bo = Matrix::Constant(1, badBias->wo->cols(), std::numeric_limits<double>::infinity());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, compute(badBias, &v));
 }
 
 void TestPerformanceInvariants::aModelsPacksAreLent_data()
@@ -577,6 +599,38 @@ void TestPerformanceInvariants::anEditLendsThePacksOfTheWeightsItKeeps()
         const Trace whole = compute(cellEdited, nullptr, &afterCell);
         compareTraces(whole, fresh, 0.0);
     }
+}
+
+void TestPerformanceInvariants::aNewTextLendsThePacksOfItsWeights_data()
+{
+    aModelsPacksAreLent_data();
+}
+
+void TestPerformanceInvariants::aNewTextLendsThePacksOfItsWeights()
+{
+    // A new text (other tokens, other rows of X, another length) reuses no value of the trace before, but
+    // multiplies by the same weights: its trace takes over their packs, compared bit for bit, and gives bit for
+    // bit what a fresh computation does. A weight changed as well is packed again.
+    QFETCH(int, dModel);
+    QFETCH(int, heads);
+    const auto model = packedModel(dModel, heads, 67);
+    const Trace start = compute(model);
+    std::mt19937_64 rng(71);
+    for (const int n : {64, 40, 90}) {
+        auto newText = std::make_shared<AttentionModel>(*model);
+        newText->tokens.assign(std::size_t(n), "new");
+        newText->embeddings = testutil::randomMatrix(rng, n, dModel, -2, 2);
+        const Trace t = compute(newText, &start);
+        QCOMPARE(sharedPacks(t, start.packed), QByteArray("QKVO"));
+        compareTraces(t, compute(*newText), 0.0);
+    }
+    auto newTextAndV = std::make_shared<AttentionModel>(*model);
+    newTextAndV->tokens[3] = "other";
+    newTextAndV->embeddings(3, 1) += 1.0;
+    newTextAndV->wv(2, 2) += 0.5;
+    const Trace t = compute(newTextAndV, &start);
+    QCOMPARE(sharedPacks(t, start.packed), QByteArray("QKO"));
+    compareTraces(t, compute(*newTextAndV), 0.0);
 }
 
 void TestPerformanceInvariants::aSpareUpdatedInPlaceLendsItsOwnPacks_data()
