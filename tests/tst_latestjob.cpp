@@ -60,6 +60,7 @@ private slots:
     void finishWaitsWithoutEventLoop();
     void nothingAfterDestruction();
     void resultsAreMovedNotCopied();
+    void onlyTheRunningJobNobodyOvertookIsCurrent();
 };
 
 void TestLatestJob::burstDeliversOnlyTheNewest()
@@ -109,6 +110,31 @@ void TestLatestJob::cancelDeliversNothing()
     QTest::qWait(20);
     QCOMPARE(delivered, 0);
     QCOMPARE(discarded, std::vector<int>{5});
+}
+
+void TestLatestJob::onlyTheRunningJobNobodyOvertookIsCurrent()
+{
+    // What a job shows before it ends is wanted only while that very job runs and nothing overtook it.
+    Source source;
+    int delivered = 0;
+    LatestJob<int> job([&] { return source.make(); }, [&](int) { ++delivered; });
+    QVERIFY(!job.isCurrent(1));
+    job.request();
+    QVERIFY(job.isCurrent(1));
+    QVERIFY(!job.isCurrent(0));
+    QVERIFY(!job.isCurrent(2));
+    job.request();  // overtaken: the second job starts once the first is done
+    QVERIFY(!job.isCurrent(1));
+    source.gate->release();
+    QTRY_COMPARE(job.jobsStarted(), quint64(2));
+    QVERIFY(job.isCurrent(2));
+    QVERIFY(!job.isCurrent(1));
+    job.cancel();
+    QVERIFY(!job.isCurrent(2));
+    source.gate->release();
+    QTRY_VERIFY(!job.isRunning());
+    QVERIFY(!job.isCurrent(2));
+    QCOMPARE(delivered, 0);
 }
 
 void TestLatestJob::emptyJobIsNoRequest()

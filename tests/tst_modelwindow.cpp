@@ -12,6 +12,7 @@
 #include "ui/document/background.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
+#include "ui/document/modelstate.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
@@ -116,6 +117,8 @@ private slots:
     void aNewTextOfTheShownLayerRereadsOnlyX();
     void thePredictionTableChangesInOneStep();
     void aNewTextWithEditsShowsTheEditedPassFirst();
+    void theComparisonFollowsInTheSameJob_data();
+    void theComparisonFollowsInTheSameJob();
 
 private:
     ui::Document& doc() { return *m_window->document(); }
@@ -986,6 +989,71 @@ void TestModelWindow::aNewTextWithEditsShowsTheEditedPassFirst()
     }
     QVERIFY(moved);  // the edit moved the prediction: the comparison is not the edited pass again
     disconnect(watch);
+}
+
+void TestModelWindow::theComparisonFollowsInTheSameJob_data()
+{
+    QTest::addColumn<bool>("blocking");
+    QTest::addRow("with the event loop") << false;
+    QTest::addRow("waited for without one") << true;
+}
+
+void TestModelWindow::theComparisonFollowsInTheSameJob()
+{
+    // A new text with edits: one job runs both passes. With the event loop running, the edited pass comes first
+    // (comparing, with the shown layer and the grid), then the comparison (no layer again, the same grid).
+    // Waited for without an event loop, the first result never comes on its own: the last brings the layer with
+    // it, and the first, arriving after, is dropped.
+    QFETCH(bool, blocking);
+    std::string error;
+    const auto checkpoint = core::Gpt2Checkpoint::load(m_folder.toStdString(), error);
+    QVERIFY2(checkpoint, error.c_str());
+    auto forward = std::make_shared<core::Gpt2Forward>(checkpoint);
+    QVERIFY(forward->setTokens(checkpoint->tokenizer().encode("The cat sat."), error));
+    forward->run();
+    ui::ModelRunner::Request request;
+    request.ids = checkpoint->tokenizer().encode("A dog ran far away.");
+    request.edits = {{0, core::Gpt2Weight::Query, 0, 0, 6.5f}, {1, core::Gpt2Weight::Value, 2, 3, -4.0f}};
+    request.layer = 1;
+    request.wantLayer = true;
+    request.modelName = QStringLiteral("tiny");
+    std::vector<ui::ModelRunResult> got;
+    ui::ModelRunner runner([&] { return request; }, [&](ui::ModelRunResult r) { got.push_back(std::move(r)); });
+    runner.reset(forward);
+    runner.request();
+    if (blocking)
+        runner.finish();
+    else
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isPending(), 60000);
+    QCoreApplication::processEvents();  // a first result still on its way is dropped now
+    QCOMPARE(runner.jobsStarted(), quint64(1));
+    QCOMPARE(int(got.size()), blocking ? 1 : 2);
+    const ui::ModelRunResult& last = got.back();
+    QVERIFY(last.prediction.edited && !last.prediction.comparing);
+    QVERIFY(!last.shownFirst);
+    QVERIFY(last.grid);
+    if (blocking) {
+        QVERIFY(last.layer && last.validatedLayer);
+    } else {
+        const ui::ModelRunResult& first = got.front();
+        QVERIFY(first.prediction.edited && first.prediction.comparing);
+        QVERIFY(first.layer && first.validatedLayer);
+        QCOMPARE(first.layer->origin->layer, 2);
+        QVERIFY(!last.layer && !last.validatedLayer);
+        QCOMPARE(last.grid.get(), first.grid.get());
+        QCOMPARE(last.prediction.entries.size(), first.prediction.entries.size());
+        for (std::size_t i = 0; i < first.prediction.entries.size(); ++i)
+            QCOMPARE(last.prediction.entries[i].probability, first.prediction.entries[i].probability);
+    }
+    // The comparison is a fresh pass over the checkpoint's weights.
+    const auto plain = checkpointPass("A dog ran far away.");
+    QVERIFY(plain);
+    std::vector<int> ids;
+    for (const ui::Prediction::Entry& e : last.prediction.entries)
+        ids.push_back(e.id);
+    const std::vector<double> without = core::candidateProbabilities(plain->logits(), ids);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        QVERIFY(std::abs(last.prediction.entries[i].unedited - without[i]) <= 1e-12);
 }
 
 #include "tst_modelwindow.moc"

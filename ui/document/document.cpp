@@ -673,8 +673,8 @@ void Document::modelRunDone(ModelRunResult result)
         m_session.model = std::move(*result.layer);
         announce(change, std::move(result.validatedLayer));
     }
-    if (m_prediction.comparing)
-        m_runner.request();  // the pass without edits, for the comparison (isRunningModel() stays true until then)
+    // A prediction still `comparing` is the edited pass shown first: the same job brings the comparison
+    // (isRunningModel() stays true until then).
     emit predictionChanged();
 }
 

@@ -59,6 +59,10 @@ public:
     bool isRunning() const { return m_running; }
     /** How many jobs were started; for tests and profiling. */
     quint64 jobsStarted() const { return m_started; }
+    /** True while the job-th job started (counted from 1, as jobsStarted()) runs and no request or cancel has
+     *  overtaken it: what it would deliver now is still wanted. For a job that shows part of its result before it
+     *  ends (the make function learns its number as jobsStarted() + 1). */
+    bool isCurrent(quint64 job) const { return m_running && !m_stale && m_wanted && m_started == job; }
     /** Blocks until nothing is wanted any more: the newest request's result is delivered (or its
      *  job came out empty). Runs no event loop. */
     void finish()

@@ -9,6 +9,8 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 
 namespace ui {
 
@@ -104,15 +106,23 @@ std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, c
 
 ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver)
     : m_snapshot(std::move(snapshot)),
+      m_deliver(std::move(deliver)),
       m_job(
           [this]() -> LatestJob<ModelRunResult>::Job {
               if (!m_forward)
                   return {};
-              return [forward = m_forward, unedited = m_unedited, request = m_snapshot()] {
-                  return run(*forward, *unedited, request);
+              // This job's number, as LatestJob counts it once the job starts: what tells its first result, which
+              // arrives while it runs, from one of an older job.
+              const quint64 job = m_job.jobsStarted() + 1;
+              ShowFirst show = [this, job](std::shared_ptr<ShownFirst> shown) {
+                  QMetaObject::invokeMethod(
+                      &m_context, [this, job, shown] { showFirst(job, *shown); }, Qt::QueuedConnection);
+              };
+              return [forward = m_forward, unedited = m_unedited, request = m_snapshot(), show = std::move(show)] {
+                  return run(*forward, *unedited, request, show);
               };
           },
-          std::move(deliver))
+          [this](ModelRunResult result) { delivered(std::move(result)); })
 {
 }
 
@@ -126,7 +136,95 @@ void ModelRunner::reset(std::shared_ptr<core::Gpt2Forward> forward)
     m_unedited = m_forward ? std::make_shared<core::Gpt2Forward>(m_forward->sharedCheckpoint()) : nullptr;
 }
 
-ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request)
+void ModelRunner::showFirst(quint64 job, ShownFirst& shown)
+{
+    // Not when a newer request overtook the job, nor once its last result came (which then took the layer).
+    if (!m_job.isCurrent(job) || shown.taken)
+        return;
+    shown.taken = true;
+    m_deliver(std::move(shown.result));
+}
+
+void ModelRunner::delivered(ModelRunResult result)
+{
+    if (result.shownFirst) {
+        // The first result was never delivered (the last came before the event that carried it): what it had
+        // for the views comes with the last.
+        ShownFirst& shown = *result.shownFirst;
+        if (!shown.taken) {
+            shown.taken = true;
+            result.layer = std::move(shown.result.layer);
+            result.validatedLayer = std::move(shown.result.validatedLayer);
+        }
+        result.shownFirst.reset();
+    }
+    m_deliver(std::move(result));
+}
+
+namespace {
+
+/** The ten most probable tokens of logits (the pass forward's after position), with their probabilities in
+ *  unedited (the same pass's logits without the edits) when given. */
+Prediction predictionOf(const core::Gpt2Forward& forward, const core::FloatMatrix& logits, int position,
+                        bool edited, const core::FloatMatrix* unedited)
+{
+    Prediction p;
+    p.position = position;
+    p.edited = edited;
+    p.comparing = edited && !unedited;
+    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
+    if (top.empty())  // the logits overflowed float32
+        p.overflowLayer = forward.overflowLayer(position);
+    std::vector<int> ids;
+    for (const core::Gpt2Candidate& c : top)
+        ids.push_back(c.id);
+    const std::vector<double> withoutEdits =
+        edited && unedited ? core::candidateProbabilities(*unedited, ids) : std::vector<double>();
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
+        p.entries.push_back({top[i].id, token, top[i].probability,
+                             withoutEdits.empty() ? top[i].probability : withoutEdits[i]});
+    }
+    return p;
+}
+
+/** What the views see of the finished pass forward beside the prediction: the shown layer's model, when the request
+ *  asks for it, checked and copied for the views, and the overview's grid. */
+void addViews(ModelRunResult& result, core::Gpt2Forward& forward, const ModelRunner::Request& request)
+{
+    QStringList tokens;
+    for (int id : forward.tokens())
+        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
+    // The shown layer's model and the overview's grid only read the finished pass, and not each other: built side
+    // by side (about 4 and 3 ms for GPT-2 small at 64 tokens), and then the layer's check and its copy for the
+    // views (about 2 and 3 ms), they no longer add up before the views see the pass.
+    core::parallelFor(2, 2, [&](int task) {
+        if (task == 0) {
+            if (request.wantLayer)
+                result.layer = shownLayerModel(forward, request.layer, request.modelName);
+        } else {
+            result.grid = std::make_shared<const render::AttentionGrid>(
+                render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
+        }
+    });
+    if (result.layer) {
+        bool valid = false;
+        auto copy = std::make_shared<core::AttentionModel>();
+        core::parallelFor(2, 2, [&](int task) {
+            if (task == 0)
+                valid = !core::validate(*result.layer);
+            else
+                *copy = *result.layer;
+        });
+        if (valid)
+            result.validatedLayer = std::move(copy);
+    }
+}
+
+}  // namespace
+
+ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+                                const ShowFirst& showFirst)
 {
     std::string ignored;
     if (forward.tokens() != request.ids)
@@ -155,12 +253,50 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         }
         forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
     }
-    // Without edits the pass without them is this one: it runs only once there are edits to compare with. Of two
-    // passes with work, the edited one runs alone and the comparison waits for the next request; whichever runs
-    // second takes the layers below the lowest edit from the first instead of computing them.
     const bool edited = !request.edits.empty();
-    const bool comparing = edited && !unedited.upToDate() && !forward.upToDate();
-    if (edited && !comparing) {
+    const int n = forward.n();
+    const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    if (edited && !unedited.upToDate() && !forward.upToDate()) {
+        // Both passes have work: the edited one runs first, alone, so that the views need not wait for the other.
+        forward.run();
+        const core::FloatMatrix logits = forward.logitsAt(position);
+        // Shown at once, built on a thread of its own while this one runs the pass without edits, which takes the
+        // layers below the lowest edit from the edited one.
+        auto shown = std::make_shared<ShownFirst>();
+        std::shared_ptr<const render::AttentionGrid> grid;
+        unedited.takeSharedLayers(forward);
+        std::exception_ptr failed;
+        std::thread side([&] {
+            try {
+                ModelRunResult first;
+                first.prediction = predictionOf(forward, logits, position, true, nullptr);
+                addViews(first, forward, request);
+                grid = first.grid;  // the last result carries it too
+                shown->result = std::move(first);
+                showFirst(shown);  // from here on the runner's thread may take shown->result at any time
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        });
+        try {
+            unedited.run();
+        } catch (...) {
+            side.join();
+            throw;
+        }
+        side.join();
+        if (failed)
+            std::rethrow_exception(failed);
+        const core::FloatMatrix before = unedited.logitsAt(position);
+        ModelRunResult result;
+        result.prediction = predictionOf(forward, logits, position, true, &before);
+        result.grid = std::move(grid);
+        result.shownFirst = std::move(shown);
+        return result;
+    }
+    // One pass with work: whichever runs second takes the layers below the lowest edit from the first.
+    if (edited) {
         if (unedited.upToDate())
             forward.takeSharedLayers(unedited);
         else
@@ -168,55 +304,11 @@ ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& u
         unedited.run();
     }
     forward.run();
-
-    ModelRunResult result;
-    const int n = forward.n();
-    const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
     const core::FloatMatrix logits = forward.logitsAt(position);
-    const bool compared = edited && !comparing;
-    const core::FloatMatrix before = compared ? unedited.logitsAt(position) : core::FloatMatrix();
-    result.prediction.position = position;
-    result.prediction.edited = edited;
-    result.prediction.comparing = comparing;
-    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
-    if (top.empty())  // the logits overflowed float32
-        result.prediction.overflowLayer = forward.overflowLayer(position);
-    std::vector<int> ids;
-    for (const core::Gpt2Candidate& c : top)
-        ids.push_back(c.id);
-    const std::vector<double> withoutEdits = compared ? core::candidateProbabilities(before, ids) : std::vector<double>();
-    for (std::size_t i = 0; i < top.size(); ++i) {
-        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
-        result.prediction.entries.push_back(
-            {top[i].id, token, top[i].probability, compared ? withoutEdits[i] : top[i].probability});
-    }
-    QStringList tokens;
-    for (int id : forward.tokens())
-        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
-    // The shown layer's model and the overview's grid only read the finished pass, and not each other: built side
-    // by side (about 4 and 3 ms for GPT-2 small at 64 tokens), and then the layer's check and its copy for the
-    // views (about 2 and 3 ms), they no longer add up before the views see the pass.
-    core::parallelFor(2, 2, [&](int task) {
-        if (task == 0) {
-            if (request.wantLayer)
-                result.layer = shownLayerModel(forward, request.layer, request.modelName);
-        } else {
-            result.grid = std::make_shared<const render::AttentionGrid>(
-                render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
-        }
-    });
-    if (result.layer) {
-        bool valid = false;
-        auto copy = std::make_shared<core::AttentionModel>();
-        core::parallelFor(2, 2, [&](int task) {
-            if (task == 0)
-                valid = !core::validate(*result.layer);
-            else
-                *copy = *result.layer;
-        });
-        if (valid)
-            result.validatedLayer = std::move(copy);
-    }
+    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : core::FloatMatrix();
+    ModelRunResult result;
+    result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
+    addViews(result, forward, request);
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include "core/modelsession.h"
 #include "ui/render/attentiongrid.h"
 
+#include <QObject>
 #include <QString>
 #include <QStringList>
 
@@ -96,6 +97,8 @@ struct Prediction {
     bool comparing = false;
 };
 
+struct ShownFirst;
+
 /** What the worker gives back for a request. */
 struct ModelRunResult {
     std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
@@ -106,15 +109,26 @@ struct ModelRunResult {
     Prediction prediction;
     /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
     std::shared_ptr<const render::AttentionGrid> grid;
+    /** In the last result of a job that showed the edited pass first: that result, for the runner to take the
+     *  layer from when it was never delivered (internal to ModelRunner; the document never sees it). */
+    std::shared_ptr<ShownFirst> shownFirst;
+};
+
+/** The edited pass's result that a job shows before it ends, and whether the runner delivered it. */
+struct ShownFirst {
+    ModelRunResult result;
+    bool taken = false;  ///< delivered (on the runner's thread)
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
  *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
  *  position, and the pass redoes only what changed since its last run.
  *
- *  When both passes have work (new tokens with edits), a request runs only the edited pass and gives a prediction
- *  that is still `comparing`: whatever is shown comes from it, so the views need not wait for the second pass.
- *  The next request runs the pass without edits, from the layers the two share, and completes the comparison. */
+ *  When both passes have work (new tokens with edits), the job runs the edited pass and delivers its result at
+ *  once, with a prediction that is still `comparing`: whatever is shown comes from it, so the views need not wait
+ *  for the second pass. The pass without edits starts as soon as the edited one is done, beside the building of
+ *  what the views see of it (the shown layer, the overview's grid), from the layers the two share; the job's last
+ *  result completes the comparison. */
 class ModelRunner {
 public:
     struct Request {
@@ -142,12 +156,21 @@ public:
     void finish() { m_job.finish(); }
     quint64 jobsStarted() const { return m_job.jobsStarted(); }
 
-    /** Runs request on the passes (the worker's side; public for tests and the bench). */
-    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request);
-
 private:
+    /** Takes the result a job shows before it ends (from the worker; the runner delivers it if still wanted). */
+    using ShowFirst = std::function<void(std::shared_ptr<ShownFirst>)>;
+    /** Runs request on the passes (the worker's side). When both have work, the edited pass's result goes to
+     *  showFirst as soon as it is built, the pass without edits runs meanwhile, and the result returned is the
+     *  comparison (with the grid, and the first result in shownFirst). */
+    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+                              const ShowFirst& showFirst);
+    void showFirst(quint64 job, ShownFirst& shown);
+    void delivered(ModelRunResult result);
+
     std::function<Request()> m_snapshot;
+    std::function<void(ModelRunResult)> m_deliver;
     std::shared_ptr<core::Gpt2Forward> m_forward, m_unedited;
+    QObject m_context;  ///< receives the results shown first (destroyed after the job, which may still post)
     LatestJob<ModelRunResult> m_job;
 };
 
