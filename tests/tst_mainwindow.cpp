@@ -18,6 +18,7 @@
 
 #include <QAbstractScrollArea>
 #include <QApplication>
+#include <QClipboard>
 #include <QCheckBox>
 #include <QContextMenuEvent>
 #include <QDir>
@@ -281,6 +282,14 @@ void TestMainWindow::exportsSayWhatTheLogScaleCouldNotPlace()
             QVERIFY(QFileInfo::exists(m_dir.filePath(file)));
             QCOMPARE(w.statusBar()->currentMessage(), hasZeros ? note : done);
         }
+        // Copy Heatmap Image says it too, of the one heatmap it copies.
+        w.statusBar()->clearMessage();
+        w.findChild<QAction*>(QLatin1String("copyHeatmapAction"))->trigger();
+        QVERIFY(!QGuiApplication::clipboard()->image().isNull());
+        if (hasZeros)
+            QCOMPARE(w.statusBar()->currentMessage(), render::logScaleNote(2));
+        else
+            QVERIFY(w.statusBar()->currentMessage().startsWith(QLatin1String("Copied the heatmap")));
     }
     w.heatmap()->setColourRange(render::ColourRange::Fixed);
 }

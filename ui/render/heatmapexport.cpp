@@ -98,9 +98,11 @@ QStringList heatmapExportFormats()
     return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")};
 }
 
-QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size)
+QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size, Eigen::Index* belowLogScale)
 {
     const HeatmapRenderer renderer(data, style);
+    if (belowLogScale)
+        *belowLogScale = renderer.colourScale().belowLogScale();
     if (size.isEmpty())
         size = renderer.preferredSize();
     if (size.width() > kMaxSide || size.height() > kMaxSide)

@@ -19,8 +19,10 @@ namespace render {
 QStringList heatmapExportFormats();
 
 /** The figure rendered into an image of size pixels (empty size: the renderer's preferred size),
- *  antialiased, on the palette's Base colour. A null image when size is unusable. */
-QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size);
+ *  antialiased, on the palette's Base colour. A null image when size is unusable. *belowLogScale (when not null)
+ *  is set as exportHeatmap() sets it. */
+QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size,
+                          Eigen::Index* belowLogScale = nullptr);
 
 /** Writes the figure to path, in the format named by its ending (.png, .svg, .pdf; any case).
  *  pixelSize is the figure's size in pixels (the PNG's size, the SVG's viewBox, the PDF page at 96 dpi);

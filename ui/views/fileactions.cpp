@@ -248,11 +248,15 @@ void FileActions::copyHeatmap()
 {
     if (!m_heatmap->hasFigure())
         return;
-    const QImage image = render::renderHeatmapImage(m_heatmap->figureData(), m_heatmap->figureStyle(), QSize());
+    Eigen::Index belowLogScale = 0;
+    const QImage image =
+        render::renderHeatmapImage(m_heatmap->figureData(), m_heatmap->figureStyle(), QSize(), &belowLogScale);
     if (image.isNull())
         return;
     QGuiApplication::clipboard()->setImage(image);
-    m_session->showStatus(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()));
+    // A figure pasted into a slide says as little as a file of it: the same note as its export.
+    showExported(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()),
+                 render::logScaleNote(belowLogScale));
 }
 
 bool FileActions::exportReport(const QString& path, QString* error, Eigen::Index* belowLogScale) const
