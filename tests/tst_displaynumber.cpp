@@ -1,6 +1,6 @@
 /** Numbers as people read them (tables, tooltips, editors, figures) and what a person types back. */
 
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/render/displaynumber.h"
 
 #include <QLocale>

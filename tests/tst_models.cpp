@@ -3,7 +3,7 @@
 #include "core/derivation.h"
 #include "core/presets.h"
 #include "testutil.h"
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"

@@ -4,7 +4,7 @@
 
 #include "core/attention.h"
 #include "core/presets.h"
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"

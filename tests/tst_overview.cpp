@@ -11,7 +11,7 @@
 #include "isolation.h"
 #include "pdftext.h"
 #include "ui/document/document.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/headlinespainter.h"
 #include "ui/render/overviewpainter.h"

@@ -4,7 +4,7 @@
 #include "core/presets.h"
 #include "core/sessionfile.h"
 #include "core/tokenizer.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/export/handoutwriter.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"

@@ -1,6 +1,6 @@
 #include "numerictablemodel.h"
 
-#include "cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "viewstate.h"
 
 namespace ui {

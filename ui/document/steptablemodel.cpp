@@ -1,7 +1,7 @@
 #include "steptablemodel.h"
 
-#include "cellstyle.h"
-#include "stepfigure.h"
+#include "ui/render/cellstyle.h"
+#include "ui/render/stepfigure.h"
 #include "viewstate.h"
 
 #include "core/pooling.h"

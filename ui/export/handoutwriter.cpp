@@ -2,7 +2,7 @@
 
 #include "core/numbertext.h"
 #include "printpage.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/render/atomicwrite.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"

@@ -1,7 +1,7 @@
 #include "heatmapcanvas.h"
 
 #include "ui/document/document.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/document/viewstate.h"
 
 #include "core/pooling.h"

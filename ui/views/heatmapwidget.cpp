@@ -5,7 +5,7 @@
 #include "heatmapcanvas.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/document/viewstate.h"
 
 #include <QAction>

@@ -1,8 +1,8 @@
 #include "teachingslides.h"
 
 #include "core/derivation.h"
-#include "ui/document/cellstyle.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/cellstyle.h"
+#include "ui/render/stepfigure.h"
 #include "ui/render/stepwording.h"
 
 #include <QCoreApplication>

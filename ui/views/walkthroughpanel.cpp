@@ -1,13 +1,13 @@
 #include "walkthroughpanel.h"
 
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 
 #include "querychooser.h"
 #include "wrappedlabel.h"
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/i18n/language.h"
 #include "ui/document/document.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/stepwording.h"

@@ -7,6 +7,11 @@
 
 namespace ui {
 
+QString modelSessionTitle(const QString& modelName, int layer)
+{
+    return QCoreApplication::translate("ModelState", "%1, layer %2").arg(modelName).arg(layer);
+}
+
 QString stepTitle(core::Step step)
 {
     using core::Step;

@@ -10,6 +10,10 @@
 
 namespace ui {
 
+/** The title of a model session whose file gives none: "gpt2, layer 5" (the model's name, layer 1-based), in the
+ *  interface language. */
+QString modelSessionTitle(const QString& modelName, int layer);
+
 /** The step's name as a title, e.g. "Attention weights" (translated). */
 QString stepTitle(core::Step step);
 
