@@ -7,8 +7,7 @@
 #include "core/tokenizer.h"
 #include "core/tracejson.h"
 #include "ui/views/presetnames.h"
-#include "ui/document/modelstate.h"
-#include "ui/document/stepfigure.h"
+#include "ui/render/stepfigure.h"
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
 #include "ui/export/handoutwriter.h"
@@ -171,13 +170,13 @@ Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedMo
 {
     const int layer = shownLayer(p, o, opened);
     opened.session.layer = layer;
-    const QString name = ui::modelName(QString::fromStdString(opened.folder));
+    const std::string name = core::modelName(opened.folder);
     Source source;
-    source.session.model = ui::shownLayerModel(*opened.forward, layer - 1, name);
+    source.session.model = core::shownLayerModel(*opened.forward, layer - 1, name);
     const auto title = opened.session.extras.find("title");
     source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
         ? title->get<std::string>()
-        : ui::modelSessionTitle(QString::fromStdString(opened.folder), layer).toStdString();
+        : ui::modelSessionTitle(QString::fromStdString(name), layer).toStdString();
     source.model = std::move(opened);
     return source;
 }
@@ -502,7 +501,7 @@ render::AttentionGrid sourceGrid(const Source& source)
     grid.title = !source.model ? sessionTitle(source.session)
         : title != source.model->session.extras.end() && title->is_string()
         ? QString::fromStdString(title->get<std::string>())
-        : ui::modelName(QString::fromStdString(source.model->folder));
+        : QString::fromStdString(core::modelName(source.model->folder));
     return grid;
 }
 

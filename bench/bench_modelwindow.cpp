@@ -95,7 +95,7 @@ int main(int argc, char** argv)
     QString text;
     for (const QString& w : words.split(QLatin1Char(' '))) {
         const QString longer = text.isEmpty() ? w : text + QLatin1Char(' ') + w;
-        if (int(document.modelState()->checkpoint().tokenizer().encode(longer.toStdString()).size()) > tokens)
+        if (int(document.modelSession()->checkpoint().tokenizer().encode(longer.toStdString()).size()) > tokens)
             break;
         text = longer;
     }
@@ -165,7 +165,7 @@ int main(int argc, char** argv)
             });
             const auto c2 = QObject::connect(&document, &ui::Document::predictionChanged, [&] {
                 predicted = true;
-                complete = !document.prediction().comparing;
+                complete = !document.modelSession()->prediction().comparing;
                 prediction.arm();
             });
             clock.start();

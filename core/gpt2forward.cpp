@@ -284,8 +284,13 @@ Gpt2Forward::LayerWeights Gpt2Forward::weights(int layer) const
 
 float Gpt2Forward::originalValue(int layer, Gpt2Weight weight, int row, int col) const
 {
-    const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
-    const Place p = place(weight, row, col, config().dModel);
+    return gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col);
+}
+
+float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weight weight, int row, int col)
+{
+    const Gpt2Block& b = checkpoint.blocks()[std::size_t(layer)];
+    const auto p = Gpt2Forward::place(weight, row, col, checkpoint.config().dModel);
     const FloatTensor* tensors[] = {&b.attnWeight, &b.attnBias, &b.attnProjWeight, &b.attnProjBias};
     return tensors[p.tensor]->matrix()(p.row, p.col);
 }
@@ -384,6 +389,18 @@ void Gpt2Forward::clearEdits()
     m_editedLayers.clear();
 }
 
+void Gpt2Forward::setAblated(int layer, int head, bool zeroed)
+{
+    const std::pair<int, int> key{layer, head};
+    if (zeroed == (m_ablations.count(key) > 0))
+        return;
+    if (zeroed)
+        m_ablations.insert(key);
+    else
+        m_ablations.erase(key);
+    markDirty(layer);
+}
+
 std::vector<Gpt2Edit> Gpt2Forward::edits() const
 {
     std::vector<Gpt2Edit> out;
@@ -464,7 +481,8 @@ int Gpt2Forward::takeSharedLayers(const Gpt2Forward& other)
         return 0;
     // Below the lowest layer either pass edits, both multiply the same weights with the same tokens.
     const auto lowestEdit = [&](const Gpt2Forward& pass) {
-        return pass.m_editedLayers.empty() ? config().layers : pass.m_editedLayers.begin()->first;
+        const int edited = pass.m_editedLayers.empty() ? config().layers : pass.m_editedLayers.begin()->first;
+        return pass.m_ablations.empty() ? edited : std::min(edited, pass.m_ablations.begin()->first);
     };
     const int below = std::min(lowestEdit(*this), lowestEdit(other));
     if (below <= m_dirtyFrom)
@@ -568,7 +586,16 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index f
     }
     parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)], first); });
     FloatMatrix projected;
-    affine(concat.bottomRows(rows), w.proj, w.projPacked, w.projBias, projected);
+    const auto zeroed = m_ablations.lower_bound({layer, 0});
+    if (zeroed == m_ablations.end() || zeroed->first != layer) {
+        affine(concat.bottomRows(rows), w.proj, w.projPacked, w.projBias, projected);
+    } else {
+        // A zeroed head's rows of W_O count as 0: its columns of concat reach nothing.
+        FloatMatrix reaching = concat.bottomRows(rows);
+        for (auto it = zeroed; it != m_ablations.end() && it->first == layer; ++it)
+            reaching.middleCols(Index(it->second) * dk, dk).setZero();
+        affine(reaching, w.proj, w.projPacked, w.projBias, projected);
+    }
     m_stream[std::size_t(layer) + 1].bottomRows(rows) =
         finishLayer(layer, m_stream[std::size_t(layer)].bottomRows(rows) + projected);
 }
@@ -622,6 +649,8 @@ AttentionModel Gpt2Forward::layerModel(int layer) const
     m.wk = w.attn.middleCols(d, d).cast<double>();
     m.wv = w.attn.middleCols(2 * d, d).cast<double>();
     m.wo = w.proj.cast<double>();
+    for (auto it = m_ablations.lower_bound({layer, 0}); it != m_ablations.end() && it->first == layer; ++it)
+        m.wo->middleRows(Index(it->second) * config().headSize(), config().headSize()).setZero();
     m.bq = w.attnBias.middleCols(0, d).cast<double>();
     m.bk = w.attnBias.middleCols(d, d).cast<double>();
     m.bv = w.attnBias.middleCols(2 * d, d).cast<double>();

@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -65,6 +66,13 @@ int gpt2WeightRows(Gpt2Weight weight, int dModel);
 /** Nothing when (row, col) is a cell of weight in a model of config's width, else what is wrong:
  *  "row 3 is outside 0 … 0 (query_bias has one row)". */
 std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight weight, int row, int col);
+
+/** A weight cell of a checkpoint: layer counted from 0, row and col in the row convention of SPEC §1. */
+using Gpt2Cell = std::tuple<int, Gpt2Weight, int, int>;
+/** Edited cells and their values, ordered by layer, weight, row and column. */
+using Gpt2Edits = std::map<Gpt2Cell, float>;
+/** The cell's value in checkpoint, without edits (the caller checks the cell). */
+float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weight weight, int row, int col);
 
 /** One edited cell; layer counted from 0. */
 struct Gpt2Edit {
@@ -109,6 +117,11 @@ public:
     std::vector<Gpt2Edit> edits() const;
     /** The cell's value with the edits (the caller checks the cell). */
     float weightValue(int layer, Gpt2Weight weight, int row, int col) const;
+    /** Zeroes head (0-based) of layer as a whole, or gives it back: its rows of W_O count as 0 while the edits of
+     *  those rows are kept. Marks layer … L dirty when it changes. The caller checks layer and head. */
+    void setAblated(int layer, int head, bool zeroed);
+    /** The heads zeroed, as (layer, head), ordered. */
+    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
     /** The cell's value in the checkpoint, without the edits (the caller checks the cell). */
     float checkpointValue(int layer, Gpt2Weight weight, int row, int col) const
     {
@@ -177,7 +190,8 @@ private:
         std::map<int, PackedWeight> attnBlocks, projBlocks;
         std::set<int> attnStale, projStale;
     };
-    using Cell = std::tuple<int, Gpt2Weight, int, int>;
+    using Cell = Gpt2Cell;
+    friend float gpt2CheckpointValue(const Gpt2Checkpoint&, int, Gpt2Weight, int, int);
 
     LayerWeights weights(int layer) const;
     /** Packs again the column blocks of layer's edited copy that edits reached since they were last packed. */
@@ -210,6 +224,7 @@ private:
     std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;
     std::vector<int> m_ids;
     std::map<Cell, float> m_edits;
+    std::set<std::pair<int, int>> m_ablations;
     std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_qkv;       ///< layers matrices, n × 3d: ln_1(stream)·c_attn + b

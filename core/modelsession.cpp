@@ -4,6 +4,7 @@
 #include "jsontext.h"
 #include "numbertext.h"
 #include "sessionfile.h"
+#include "tokentext.h"
 
 #include <charconv>
 #include <cmath>
@@ -75,6 +76,19 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
     return edit;
 }
 
+ModelSessionAblation ablationFrom(const json& a, const std::string& key)
+{
+    if (!a.is_object())
+        throw Refusal{key + ": expected an object {layer, head}, got " + describe(a)};
+    for (const char* field : {"layer", "head"})
+        if (!a.contains(field))
+            throw Refusal{key + "." + field + ": missing"};
+    ModelSessionAblation ablation;
+    ablation.layer = wholeNumber(a["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
+    ablation.head = wholeNumber(a["head"], key + ".head", 1, "a whole number from 1 (the first head)");
+    return ablation;
+}
+
 ModelSession sessionFrom(const json& j)
 {
     if (!j.is_object())
@@ -123,9 +137,16 @@ ModelSession sessionFrom(const json& j)
         for (std::size_t i = 0; i < edits.size(); ++i)
             s.edits.push_back(editFrom(edits[i], "edits[" + std::to_string(i) + "]"));
     }
+    if (j.contains("ablations") && !j["ablations"].is_null()) {
+        const json& ablations = j["ablations"];
+        if (!ablations.is_array())
+            throw Refusal{"ablations: expected a list of {layer, head}, got " + describe(ablations)};
+        for (std::size_t i = 0; i < ablations.size(); ++i)
+            s.ablations.push_back(ablationFrom(ablations[i], "ablations[" + std::to_string(i) + "]"));
+    }
 
     json extras = j;
-    for (const char* key : {"format", "version", "model", "text", "edits"})
+    for (const char* key : {"format", "version", "model", "text", "edits", "ablations"})
         extras.erase(key);
     json modelExtras = model;
     modelExtras.erase("path");
@@ -209,6 +230,20 @@ std::optional<ModelSession> readModelSessionFile(const std::string& path, std::s
     return parseModelSessionFileText(*text, path, error);
 }
 
+std::optional<AnySession> readSession(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    if (isModelSessionText(*text)) {
+        if (auto session = parseModelSessionFileText(*text, path, error))
+            return AnySession(std::move(*session));
+    } else if (auto session = parseSessionFileText(*text, path, error)) {
+        return AnySession(std::move(*session));
+    }
+    return std::nullopt;
+}
+
 std::string serializeModelSession(const ModelSession& s)
 {
     nlohmann::ordered_json out;
@@ -231,6 +266,12 @@ std::string serializeModelSession(const ModelSession& s)
                          {"col", e.col},
                          {"value", e.value}});
     out["edits"] = std::move(edits);
+    if (!s.ablations.empty()) {
+        nlohmann::ordered_json ablations = nlohmann::ordered_json::array();
+        for (const ModelSessionAblation& a : s.ablations)
+            ablations.push_back({{"layer", a.layer}, {"head", a.head}});
+        out["ablations"] = std::move(ablations);
+    }
     for (auto it = extras.begin(); it != extras.end(); ++it)
         if (it.key() != "model")
             out[it.key()] = it.value();
@@ -278,19 +319,36 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
         error = where(names.text) + ": " + why;
         return std::nullopt;
     }
+    // An edit's or an ablation's layer past the model's last: refused, naming the key.
+    const auto pastLastLayer = [&](const std::string& key, int layer) {
+        if (layer <= config.layers)
+            return false;
+        error = key + ".layer: " + std::to_string(layer) + " is past the model's last layer ("
+                + std::to_string(config.layers) + ")";
+        return true;
+    };
     for (std::size_t i = 0; i < session.edits.size(); ++i) {
         const ModelSessionEdit& e = session.edits[i];
         const std::string key = where("edits[" + std::to_string(i) + "]");
-        if (e.layer > config.layers) {
-            error = key + ".layer: " + std::to_string(e.layer) + " is past the model's last layer ("
-                    + std::to_string(config.layers) + ")";
+        if (pastLastLayer(key, e.layer))
             return std::nullopt;
-        }
         if (auto problem = checkGpt2Cell(config, e.weight, e.row, e.col)) {
             error = key + ": " + *problem;
             return std::nullopt;
         }
         opened.forward->setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
+    }
+    for (std::size_t i = 0; i < session.ablations.size(); ++i) {
+        const ModelSessionAblation& a = session.ablations[i];
+        const std::string key = where("ablations[" + std::to_string(i) + "]");
+        if (pastLastLayer(key, a.layer))
+            return std::nullopt;
+        if (a.head > config.heads) {
+            error = key + ".head: " + std::to_string(a.head) + " is past the layer's last head ("
+                    + std::to_string(config.heads) + ", n_head)";
+            return std::nullopt;
+        }
+        opened.forward->setAblated(a.layer - 1, a.head - 1, true);
     }
     if (!opened.forward->run(stop)) {
         error = stoppedMessage;
@@ -349,6 +407,25 @@ json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
         top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
     out["next_token"] = {{"logits", std::move(logits)}, {"top", std::move(top)}};
     return out;
+}
+
+std::string modelName(const std::string& folder)
+{
+    std::filesystem::path path = std::filesystem::path(folder).lexically_normal();
+    if (!path.has_filename())  // "models/gpt2/"
+        path = path.parent_path();
+    const std::string name = path.filename().string();
+    return name.empty() ? folder : name;
+}
+
+AttentionModel shownLayerModel(Gpt2Forward& forward, int layer, const std::string& modelName)
+{
+    forward.run();
+    AttentionModel model = forward.layerModel(layer);
+    for (std::string& token : model.tokens)
+        token = readableToken(token);
+    model.origin = AttentionModel::Origin{modelName, layer + 1, forward.config().layers};
+    return model;
 }
 
 } // namespace core

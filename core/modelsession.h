@@ -3,6 +3,7 @@
  *  and the edited weight cells; opening one, and the extras --compute prints for it. */
 
 #include "gpt2forward.h"
+#include "sessionfile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace core {
@@ -25,11 +27,20 @@ struct ModelSessionEdit {
     bool operator==(const ModelSessionEdit&) const = default;
 };
 
+/** One head zeroed as a whole (SPEC §5 "ablations"): its rows of W_O count as 0. Both 1-based. */
+struct ModelSessionAblation {
+    int layer = 1;
+    int head = 1;
+
+    bool operator==(const ModelSessionAblation&) const = default;
+};
+
 struct ModelSession {
     std::string modelPath; ///< model.path as written: relative paths are taken from the session file's folder
     int layer = 1;         ///< model.layer, 1-based
     std::string text;
     std::vector<ModelSessionEdit> edits;
+    std::vector<ModelSessionAblation> ablations;
     /** Keys the program does not interpret, at the top level and inside "model" (as extras["model"]), kept so
      *  that a round trip loses nothing. */
     nlohmann::json extras = nlohmann::json::object();
@@ -41,12 +52,20 @@ bool isModelSessionText(std::string_view json);
 /** Parses a model session. Refuses, with error naming the key and what is wrong, text that is not JSON, a
  *  format other than "attention-explorer-session", a version other than 2, a missing or empty model.path, a
  *  model.layer below 1, a missing text, and an edit that is not {layer ≥ 1, weight (one of query key value
- *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a value finite in float32}. Whether the
- *  layer and cells exist in the model is checked when it is opened. */
+ *  output query_bias key_bias value_bias output_bias), row ≥ 0, col ≥ 0, a value finite in float32}, and an
+ *  ablation that is not {layer ≥ 1, head ≥ 1}. Whether the layer, cells and heads exist in the model is checked
+ *  when it is opened. */
 std::optional<ModelSession> parseModelSession(std::string_view json, std::string& error);
 
 /** Reads a model session file (readSessionText, then parseModelSession); error starts with the path. */
 std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error);
+
+/** A session file of either kind: a plain session (SPEC §2) or a model session (SPEC §5). */
+using AnySession = std::variant<Session, ModelSession>;
+
+/** Reads the session file at path once and parses it as the kind its "version" names; nothing, with error starting
+ *  with path, when it cannot be read or is refused. */
+std::optional<AnySession> readSession(const std::string& path, std::string& error);
 
 /** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
 std::string serializeModelSession(const ModelSession& session);
@@ -90,6 +109,13 @@ std::optional<OpenedModelSession> openModelSessionText(std::string_view text, co
 
 /** readSessionText, then openModelSessionText. */
 std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error);
+
+/** The name a model is shown by: its folder's last part ("gpt2" for "models/gpt2/"), or folder when it has none. */
+std::string modelName(const std::string& folder);
+
+/** Layer (0-based) of the pass as the views show it: Gpt2Forward::layerModel() with the tokens as people read them
+ *  (core::readableToken) and the origin set to modelName. Runs the part of the pass it needs. */
+AttentionModel shownLayerModel(Gpt2Forward& forward, int layer, const std::string& modelName);
 
 /** The tokens of ids as the model's vocabulary writes them ("Ġcat"), as --compute and trace.json name them. */
 std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids);

@@ -145,7 +145,7 @@ int runChild()
         doc->endTypingBurst();
         if (!doc->waitForModel(60000))
             return 1;
-        lost = core::serializeModelSession(doc->currentModelSession(QString()));
+        lost = core::serializeModelSession(doc->modelSession()->fileSession(QString(), QString()));
     } else {
         if (!window.saveFile(original, &error)) {
             std::fprintf(stderr, "child: %s\n", qPrintable(error));
@@ -153,7 +153,7 @@ int runChild()
         }
         if (!editEverything(doc))
             return 1;
-        lost = core::serializeSession(doc->currentSession());
+        lost = core::serializeSession(doc->plainSession()->fileSession());
     }
     autosaveAndWait(window);
     if (!QFile::exists(window.autosave()->filePath()))
@@ -290,8 +290,8 @@ void TestAutosave::killedWindowIsRecoveredAsItWas()
     QCOMPARE((*m.wo)(0, 2), 0.333);
     QVERIFY(m.options == lost->model.options);
     QCOMPARE(m.options.temperature, 0.37);
-    QVERIFY(doc->session().extras == lost->extras);  // the autosave's own key is gone again
-    QCOMPARE(QByteArray::fromStdString(core::serializeSession(doc->currentSession())), lostText);
+    QVERIFY(doc->session().extras() == lost->extras);  // the autosave's own key is gone again
+    QCOMPARE(QByteArray::fromStdString(core::serializeSession(doc->plainSession()->fileSession())), lostText);
 
     // Unsaved, knows where it came from, and says so.
     QVERIFY(doc->isModified());
@@ -337,7 +337,7 @@ void TestAutosave::killedModelSessionIsRecoveredAsItWas()
     ui::Document* doc = window.document();
     QVERIFY(doc->isModelSession());
     QVERIFY(doc->waitForModel(60000));
-    QCOMPARE(QByteArray::fromStdString(core::serializeModelSession(doc->currentModelSession(QString()))), lostText);
+    QCOMPARE(QByteArray::fromStdString(core::serializeModelSession(doc->modelSession()->fileSession(QString(), QString()))), lostText);
     QCOMPARE(doc->matrix(MatrixId::Query)(0, 1), 3.5);
     QVERIFY(doc->isModified());
     QVERIFY(doc->filePath().isEmpty());  // never saved

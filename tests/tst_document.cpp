@@ -679,7 +679,7 @@ void TestDocument::burstsOfEditsMeetTheWorker()
 
     // A NaN only a file can bring (the setters refuse one); a finite cell in its place makes the model
     // valid again, and the cell is then all the worker needs to hear of.
-    core::Session broken = doc.currentSession();
+    core::Session broken = doc.plainSession()->fileSession();
     broken.model.embeddings(3, 3) = std::numeric_limits<double>::quiet_NaN();
     doc.loadSession(broken, QString());
     QVERIFY(!doc.error().isEmpty());
@@ -758,7 +758,7 @@ void TestDocument::changesSayWhatChanged()
     QCOMPARE(int(seen.back().kind), int(Kind::Shape));
     QVERIFY(doc.setDimensions(6, 2, 2, 1));
     QCOMPARE(int(seen.back().kind), int(Kind::Shape));
-    doc.loadSession(doc.currentSession(), QString());
+    doc.loadSession(doc.plainSession()->fileSession(), QString());
     QCOMPARE(int(seen.back().kind), int(Kind::Model));
     QCOMPARE(seen.size(), std::size_t(11));
 }

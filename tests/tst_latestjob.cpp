@@ -61,6 +61,9 @@ private slots:
     void nothingAfterDestruction();
     void resultsAreMovedNotCopied();
     void onlyTheRunningJobNobodyOvertookIsCurrent();
+    void postedPartsComeFirst_data();
+    void postedPartsComeFirst();
+    void partsOfAnOvertakenJobAreDropped();
 };
 
 void TestLatestJob::burstDeliversOnlyTheNewest()
@@ -135,6 +138,66 @@ void TestLatestJob::onlyTheRunningJobNobodyOvertookIsCurrent()
     QTRY_VERIFY(!job.isRunning());
     QVERIFY(!job.isCurrent(2));
     QCOMPARE(delivered, 0);
+}
+
+/** A job that posts 10 + state, waits for the gate, then returns state. */
+LatestJob<int>::PostingJob postingJob(int state, std::shared_ptr<QSemaphore> gate, std::shared_ptr<QSemaphore> posted)
+{
+    return [state, gate, posted](const LatestJob<int>::Post& post) {
+        post(10 + state);
+        posted->release();
+        gate->acquire();
+        return state;
+    };
+}
+
+void TestLatestJob::postedPartsComeFirst_data()
+{
+    QTest::addColumn<bool>("eventLoop");
+    QTest::addRow("with the event loop") << true;
+    QTest::addRow("waited for without one") << false;
+}
+
+void TestLatestJob::postedPartsComeFirst()
+{
+    // A part is delivered while the job runs when the event loop gets to it, and in any case before the result,
+    // never after it.
+    QFETCH(bool, eventLoop);
+    auto gate = std::make_shared<QSemaphore>(), posted = std::make_shared<QSemaphore>();
+    std::vector<int> delivered;
+    LatestJob<int> job([&] { return postingJob(1, gate, posted); }, [&](int v) { delivered.push_back(v); }, {},
+                       LatestJob<int>::Posting{});
+    job.request();
+    QVERIFY(posted->tryAcquire(1, 10000));
+    if (eventLoop) {
+        QTRY_COMPARE(delivered, std::vector<int>{11});
+        QVERIFY(job.isPending());  // the part is not the result
+    }
+    gate->release();
+    if (eventLoop)
+        QTRY_VERIFY(!job.isPending());
+    else
+        job.finish();
+    QCoreApplication::processEvents();  // a part's event still queued must not bring it again
+    QCOMPARE(delivered, (std::vector<int>{11, 1}));
+}
+
+void TestLatestJob::partsOfAnOvertakenJobAreDropped()
+{
+    auto gate = std::make_shared<QSemaphore>(), posted = std::make_shared<QSemaphore>();
+    int state = 1;
+    std::vector<int> delivered, discarded;
+    LatestJob<int> job([&] { return postingJob(state, gate, posted); }, [&](int v) { delivered.push_back(v); },
+                       [&](int v) { discarded.push_back(v); }, LatestJob<int>::Posting{});
+    job.request();
+    QVERIFY(posted->tryAcquire(1, 10000));
+    state = 2;
+    job.request();  // before the event loop delivered the first job's part
+    gate->release(2);
+    QTRY_VERIFY(!job.isPending());
+    QCoreApplication::processEvents();
+    QCOMPARE(delivered, (std::vector<int>{12, 2}));
+    QCOMPARE(discarded, (std::vector<int>{11, 1}));
 }
 
 void TestLatestJob::emptyJobIsNoRequest()

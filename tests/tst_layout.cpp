@@ -495,7 +495,7 @@ private slots:
             const QString text = doc.tokenText();
             bool grabbed = false;
             const auto c = connect(&doc, &ui::Document::predictionChanged, this, [&] {
-                if (doc.prediction().comparing && !grabbed)
+                if (doc.modelSession()->prediction().comparing && !grabbed)
                     grabbed = w.grab().save(QStringLiteral("%1/model-%2-comparing.png").arg(dir, language));
             });
             QVERIFY(doc.setTokenText(QStringLiteral("Once upon a time")));

@@ -133,6 +133,52 @@ private slots:
         QVERIFY2(error.find("no-such-folder/x.json: cannot be written") != std::string::npos, error.c_str());
     }
 
+    /** Zero Head is one record (SPEC §5 "ablations"): it reads and writes as one, and the pass counts that head's
+     *  rows of W_O as 0, the edits of those rows kept beside it: the same pass as one whose rows are 0 cell by cell. */
+    void ablationsAreOneRecord()
+    {
+        json j = tinySession();
+        j["ablations"] = {{{"layer", 1}, {"head", 2}}};
+        j["edits"].push_back({{"layer", 1}, {"weight", "output"}, {"row", 9}, {"col", 3}, {"value", 2.5}});
+        const std::string file = path("ablated.json");
+        testutil::writeFile(file, j.dump());
+        std::string error;
+        const auto opened = core::openModelSessionFile(file, error);
+        QVERIFY2(opened, error.c_str());
+        QCOMPARE(opened->session.ablations, (std::vector<core::ModelSessionAblation>{{1, 2}}));
+        QVERIFY(json::parse(core::serializeModelSession(opened->session)) == j);
+        const core::Gpt2Forward& f = *opened->forward;
+        QVERIFY(f.ablations().count({0, 1}));
+        QVERIFY(f.weightValue(0, Gpt2Weight::Output, 9, 3) == 2.5f);  // kept beside the ablation
+        QVERIFY(f.layerModel(0).wo->middleRows(8, 8).isZero(0));
+        core::Gpt2Forward byHand(f.sharedCheckpoint());
+        QVERIFY(byHand.setTokens(f.tokens(), error));
+        for (const core::Gpt2Edit& e : f.edits())
+            QVERIFY(byHand.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
+        for (int r = 8; r < 16; ++r)
+            for (int c = 0; c < 32; ++c)
+                QVERIFY(byHand.setEdit(0, Gpt2Weight::Output, r, c, 0.0f, error));
+        byHand.run();
+        QVERIFY(byHand.logits() == f.logits());
+        // Given back, the head's edited cell counts again: the pass equals one without the ablation.
+        core::Gpt2Forward restored(f.sharedCheckpoint());
+        QVERIFY(restored.setTokens(f.tokens(), error));
+        for (const core::Gpt2Edit& e : f.edits())
+            QVERIFY(restored.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
+        restored.setAblated(0, 1, true);
+        restored.run();
+        QVERIFY(restored.logits() == f.logits());
+        restored.setAblated(0, 1, false);
+        restored.run();
+        core::Gpt2Forward plain(f.sharedCheckpoint());
+        QVERIFY(plain.setTokens(f.tokens(), error));
+        for (const core::Gpt2Edit& e : f.edits())
+            QVERIFY(plain.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
+        plain.run();
+        QVERIFY(plain.logits() == restored.logits());
+        QVERIFY(plain.logits() != f.logits());
+    }
+
     void refusals_data()
     {
         QTest::addColumn<QByteArray>("text");
@@ -166,6 +212,11 @@ private slots:
             "edits[0].row: expected a whole number from 0, got the number -1");
         row("edit layer 0", [](json& j) { j["edits"][0]["layer"] = 0; }, "edits[0].layer: expected a whole number from 1");
         row("value missing", [](json& j) { j["edits"][0].erase("value"); }, "edits[0].value: missing");
+        row("ablations an object", [](json& j) { j["ablations"] = json::object(); },
+            "ablations: expected a list of {layer, head}");
+        row("ablation head 0", [](json& j) { j["ablations"] = {{{"layer", 1}, {"head", 0}}}; },
+            "ablations[0].head: expected a whole number from 1 (the first head), got the number 0");
+        row("ablation head missing", [](json& j) { j["ablations"] = {{{"layer", 1}}}; }, "ablations[0].head: missing");
         row("value text", [](json& j) { j["edits"][0]["value"] = "1"; },
             "edits[0].value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got the text "
             "\"1\"");
@@ -246,6 +297,10 @@ private slots:
             "edits[0].value: expected a finite number that float32 holds");
         row("value rounding to float32 infinity", [](json& j) { j["edits"][1]["value"] = 0x1.ffffffp+127; },
             "edits[1].value: expected a finite number that float32 holds");
+        row("ablation layer past n_layer", [](json& j) { j["ablations"] = {{{"layer", 4}, {"head", 1}}}; },
+            "ablations[0].layer: 4 is past the model's last layer (3)");
+        row("ablation head past n_head", [](json& j) { j["ablations"] = {{{"layer", 1}, {"head", 5}}}; },
+            "ablations[0].head: 5 is past the layer's last head (4, n_head)");
         row("missing folder", [](json& j) { j["model"]["path"] = "no-such-model"; }, "model.path: ");
         row("not a checkpoint", [](json& j) { j["model"]["path"] = "."; }, "model.path: ");
     }

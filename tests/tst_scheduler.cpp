@@ -63,7 +63,7 @@ struct Computed {
     GatedCompute compute;
     Scheduler scheduler;
     bool ready = false;
-    explicit Computed(unsigned seed) : state(workerSized(seed)), scheduler(state, compute.function())
+    explicit Computed(unsigned seed) : state(workerSized(seed)), scheduler([this]() -> const core::AttentionModel& { return state; }, compute.function())
     {
         compute.gate->release(1000);
         scheduler.changed(ModelChange::of(ModelChange::Kind::Model));
@@ -78,7 +78,7 @@ struct Gated {
     GatedCompute compute;
     Scheduler scheduler;
     std::vector<double> announced;
-    explicit Gated(unsigned seed) : state(workerSized(seed)), scheduler(state, compute.function())
+    explicit Gated(unsigned seed) : state(workerSized(seed)), scheduler([this]() -> const core::AttentionModel& { return state; }, compute.function())
     {
         QObject::connect(&scheduler, &Scheduler::traceReady, &scheduler,
                          [this](const std::shared_ptr<const core::Trace>& t) {

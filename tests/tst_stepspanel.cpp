@@ -2,7 +2,7 @@
 
 #include "core/presets.h"
 #include "testutil.h"
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"
@@ -605,7 +605,7 @@ void TestStepsPanel::editorPasteAndFill()
 void TestStepsPanel::editorPasteCopyAndScaleReachTheBiasRow()
 {
     Document doc;
-    core::Session session = doc.currentSession();
+    core::Session session = doc.plainSession()->fileSession();
     session.model.bq = core::Matrix{{0.5, -1.0, 0.25}};
     doc.loadSession(session, QString());
     doc.waitForTrace();

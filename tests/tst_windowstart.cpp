@@ -9,7 +9,7 @@
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "ui/document/document.h"
-#include "ui/document/modelstate.h"
+#include "ui/document/modelsession.h"
 #include "ui/i18n/language.h"
 #include "ui/views/mainwindow.h"
 

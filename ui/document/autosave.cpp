@@ -1,7 +1,7 @@
 #include "autosave.h"
 
 #include "document.h"
-#include "modelstate.h"
+#include "modelsession.h"
 #include "ui/render/atomicwrite.h"
 
 #include <QCoreApplication>
@@ -136,23 +136,10 @@ LatestJob<QString>::Job Autosave::writing()
         {"saved", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString()},
     };
     m_writingGeneration = m_generation;
-    if (m_document->isModelSession()) {
-        // The text, the layer and the edits on the checkpoint, whose folder is written whole (the autosave lies
-        // in a folder of its own).
-        core::ModelSession session = m_document->currentModelSession(m_path);
-        session.extras[metaKey] = meta;
-        return [path = m_path, session = std::move(session)]() {
-            return writeAtomically(path, core::serializeModelSession(session));
-        };
-    }
-    core::Session session = m_document->currentSession();
-    if (!session.extras.is_object())
-        session.extras = nlohmann::json::object();
-    session.extras[metaKey] = meta;
-    // Serializing a large session takes long: the worker does it, on its own copy (shared, so that
-    // handing the job on copies no session).
-    return [path = m_path, session = std::make_shared<const core::Session>(std::move(session))]() {
-        return writeAtomically(path, core::serializeSession(*session));
+    // Serializing a large session takes long: the worker does it, on the session's own copy. A model's checkpoint
+    // folder is written whole (the autosave lies in a folder of its own).
+    return [path = m_path, text = m_document->session().serializing(m_path, m_document->filePath(), {{metaKey, meta}})]() {
+        return writeAtomically(path, text());
     };
 }
 
@@ -216,17 +203,15 @@ std::vector<RecoverableSession> Autosave::findRecoverable(const QString& folder)
         RecoverableSession r;
         r.path = info.absoluteFilePath();
         r.savedAt = info.lastModified();
+        auto read = core::readSession(file, error);
+        if (!read)
+            continue;  // left where it is; a later version may read it
         nlohmann::json* extras = nullptr;
-        if (isModelSessionFile(r.path)) {
-            r.modelSession = core::readModelSessionFile(file, error);
-            if (!r.modelSession)
-                continue;  // left where it is; a later version may read it
+        if (auto* model = std::get_if<core::ModelSession>(&*read)) {
+            r.modelSession = std::move(*model);
             extras = &r.modelSession->extras;
         } else {
-            auto session = core::readSessionFile(file, error);
-            if (!session)
-                continue;
-            r.session = std::move(*session);
+            r.session = std::get<core::Session>(std::move(*read));
             extras = &r.session.extras;
         }
         if (extras->is_object() && extras->contains(metaKey)) {

@@ -1,7 +1,7 @@
 #include "commands.h"
 
 #include "document.h"
-#include "modelstate.h"
+#include "modelsession.h"
 
 #include <QRect>
 
@@ -37,8 +37,9 @@ public:
         : m_id(id), m_row(row), m_col(col), m_before(before), m_after(after)
     {
     }
-    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
         double* cell = cellOf(model, m_id, m_row, m_col);  // a weight's bias row too
         Q_ASSERT(cell);
         *cell = forward ? m_after : m_before;
@@ -70,8 +71,9 @@ public:
         : m_id(id), m_row(row), m_col(col), m_before(std::move(before)), m_after(std::move(after)), m_whole(whole)
     {
     }
-    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
         core::Matrix* m = matrixOf(model, m_id);
         Q_ASSERT(m && m_row + m_after.rows() <= tableRows(model, m_id) && m_col + m_after.cols() <= m->cols());
         const core::Matrix& to = forward ? m_after : m_before;
@@ -94,8 +96,9 @@ private:
 class OptionsEdit final : public Edit {
 public:
     OptionsEdit(const core::Options& before, const core::Options& after) : m_before(before), m_after(after) {}
-    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
         model.options = forward ? m_after : m_before;
         return ModelChange::of(ModelChange::Kind::Options);
     }
@@ -114,8 +117,9 @@ public:
         : m_removed(std::move(removed)), m_removedBias(std::move(removedBias)), m_rows(rows), m_cols(cols)
     {
     }
-    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
         const bool on = m_removed.has_value() != forward;
         if (!on) {
             model.wo.reset();
@@ -151,8 +155,10 @@ public:
         : m_before(std::move(before)), m_after(std::move(after)), m_keepsModel(keepsModel), m_startsBurst(startsBurst)
     {
     }
-    ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
+        QString& tokenText = session.tokenText();
         const Side& to = forward ? m_after : m_before;
         if (m_keepsModel) {
             model.tokens = to.tokens;
@@ -207,8 +213,9 @@ public:
         int heads = 1;
     };
     ShapeEdit(Side before, Side after) : m_before(std::move(before)), m_after(std::move(after)) {}
-    ModelChange apply(core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
+        core::AttentionModel& model = session.model();
         const Side& to = forward ? m_after : m_before;
         model.embeddings = to.embeddings;
         model.wq = to.wq;
@@ -357,64 +364,34 @@ std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::Attent
     return std::make_shared<ShapeEdit>(std::move(b), std::move(a));
 }
 
-ModelEditResult Edit::applyToModel(ModelState&, core::AttentionModel& model, QString& tokenText, bool forward)
-{
-    return {apply(model, tokenText, forward), false};
-}
-
 namespace {
 
-class Gpt2CellsEdit final : public Edit {
+/** The session of the edits a model session makes: only that session applies them. */
+ModelSession& modelSessionOf(Session& session)
+{
+    Q_ASSERT(dynamic_cast<ModelSession*>(&session));
+    return static_cast<ModelSession&>(session);
+}
+
+class ModelWeightsEdit final : public Edit {
 public:
-    explicit Gpt2CellsEdit(std::vector<Gpt2CellChange> cells) : m_cells(std::move(cells)) {}
-    ModelChange apply(core::AttentionModel&, QString&, bool) override
+    ModelWeightsEdit(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations)
+        : m_cells(std::move(cells)), m_ablations(std::move(ablations))
     {
-        Q_ASSERT_X(false, "Gpt2CellsEdit", "applies to model sessions only");
-        return ModelChange::of(ModelChange::Kind::Model);
     }
-    ModelEditResult applyToModel(ModelState& state, core::AttentionModel& model, QString&, bool forward) override
+    EditResult apply(Session& session, bool forward) override
     {
-        const int d = state.config().dModel;
-        ModelEditResult result;
-        int shown = 0;
-        std::optional<MatrixId> only;  // the one table of the shown layer every shown cell is in
-        bool oneTable = true;
-        QRect box;
-        const Gpt2CellChange* last = nullptr;
-        std::string ignored;
-        for (const Gpt2CellChange& c : m_cells) {
-            const float value = forward ? c.after : c.before;
-            state.overlay.setEdit(c.layer, c.weight, c.row, c.col, value, ignored);
-            if (c.layer < state.layer)
-                result.relayer = true;
-            if (c.layer != state.layer)
-                continue;
-            const MatrixId id = matrixIdOf(c.weight);
-            const int row = tableRowOf(c.weight, c.row, d);
-            if (double* cell = cellOf(model, id, row, c.col))
-                *cell = double(value);
-            oneTable = oneTable && (!only || *only == id);
-            only = id;
-            box |= QRect(c.col, row, 1, 1);
-            last = &c;
-            ++shown;
-        }
-        if (shown == 1) {
-            const double before = double(forward ? last->before : last->after);
-            const double after = double(forward ? last->after : last->before);
-            result.change = ModelChange::cell(*only, tableRowOf(last->weight, last->row, d), last->col, before, after);
-        } else if (shown > 1) {
-            result.change = oneTable ? ModelChange::block(*only, box.top(), box.left(), box.height(), box.width())
-                                     : ModelChange::of(ModelChange::Kind::Model);
-        }
-        return result;
+        return modelSessionOf(session).applyWeights(m_cells, m_ablations, forward);
     }
-    std::size_t heapBytes() const override { return m_cells.capacity() * sizeof(Gpt2CellChange); }
-    int mergeId() const override { return m_cells.size() == 1 ? SetCellId : -1; }
+    std::size_t heapBytes() const override
+    {
+        return m_cells.capacity() * sizeof(Gpt2CellChange) + m_ablations.capacity() * sizeof(AblationChange);
+    }
+    int mergeId() const override { return m_cells.size() == 1 && m_ablations.empty() ? SetCellId : -1; }
     bool merge(const Edit& next) override
     {
-        const auto* o = dynamic_cast<const Gpt2CellsEdit*>(&next);
-        if (!o || m_cells.size() != 1 || o->m_cells.size() != 1)
+        const auto* o = dynamic_cast<const ModelWeightsEdit*>(&next);
+        if (!o || m_cells.size() != 1 || o->m_cells.size() != 1 || !m_ablations.empty() || !o->m_ablations.empty())
             return false;
         Gpt2CellChange& mine = m_cells.front();
         const Gpt2CellChange& theirs = o->m_cells.front();
@@ -425,11 +402,13 @@ public:
     }
     bool isNull() const override
     {
-        return std::all_of(m_cells.begin(), m_cells.end(), [](const Gpt2CellChange& c) { return c.before == c.after; });
+        return std::all_of(m_cells.begin(), m_cells.end(), [](const Gpt2CellChange& c) { return c.before == c.after; })
+            && std::all_of(m_ablations.begin(), m_ablations.end(), [](const AblationChange& a) { return a.before == a.after; });
     }
 
 private:
     std::vector<Gpt2CellChange> m_cells;
+    std::vector<AblationChange> m_ablations;
 };
 
 class ModelTextEdit final : public Edit {
@@ -438,17 +417,9 @@ public:
         : m_before(std::move(before)), m_after(std::move(after)), m_startsBurst(startsBurst)
     {
     }
-    ModelChange apply(core::AttentionModel&, QString&, bool) override
+    EditResult apply(Session& session, bool forward) override
     {
-        Q_ASSERT_X(false, "ModelTextEdit", "applies to model sessions only");
-        return ModelChange::of(ModelChange::Kind::Model);
-    }
-    ModelEditResult applyToModel(ModelState& state, core::AttentionModel&, QString& tokenText, bool forward) override
-    {
-        tokenText = forward ? m_after : m_before;
-        state.text = tokenText.toStdString();
-        state.ids = state.checkpoint().tokenizer().encode(state.text);
-        return {std::nullopt, true};
+        return modelSessionOf(session).applyText(forward ? m_after : m_before);
     }
     std::size_t heapBytes() const override { return bytesOf(m_before) + bytesOf(m_after); }
     int mergeId() const override { return TokenTextId; }
@@ -469,9 +440,9 @@ private:
 
 }  // namespace
 
-std::shared_ptr<Edit> gpt2CellsEdit(std::vector<Gpt2CellChange> cells)
+std::shared_ptr<Edit> modelWeightsEdit(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations)
 {
-    return std::make_shared<Gpt2CellsEdit>(std::move(cells));
+    return std::make_shared<ModelWeightsEdit>(std::move(cells), std::move(ablations));
 }
 
 std::shared_ptr<Edit> modelTextEdit(const QString& before, const QString& after, bool startsBurst)

@@ -4,7 +4,8 @@
  *  changes, and says how many bytes that takes, so that the document can bound the history. */
 
 #include "modelchange.h"
-#include "modelstate.h"
+#include "modelsession.h"
+#include "session.h"
 
 #include "core/gpt2forward.h"
 #include "core/model.h"
@@ -21,26 +22,15 @@ namespace ui {
 
 class Document;
 
-/** What an edit of a model session changed: in the shown layer's model (nothing when only other layers or the
- *  text changed), and whether the forward pass must give the shown layer again (the text changed, or a layer
- *  before the shown one, whose output the shown layer's X is). */
-struct ModelEditResult {
-    std::optional<ModelChange> change;
-    bool relayer = false;
-};
-
 /** Ids for QUndoCommand::id(): commands with the same id may merge. */
 enum CommandId { SetCellId = 1, TokenTextId = 2 };
 
-/** A delta of the model and the token line. */
+/** A delta of a session: made by a session of one kind for that kind. */
 class Edit {
 public:
     virtual ~Edit() = default;
-    /** Applies the edit to model and tokenText (forward) or takes it back; returns what changed. */
-    virtual ModelChange apply(core::AttentionModel& model, QString& tokenText, bool forward) = 0;
-    /** The same in a model session: also applies it to state (its edits or text). By default apply(). */
-    virtual ModelEditResult applyToModel(ModelState& state, core::AttentionModel& model, QString& tokenText,
-                                         bool forward);
+    /** Applies the edit to session (forward) or takes it back; returns what changed. */
+    virtual EditResult apply(Session& session, bool forward) = 0;
     /** Bytes this edit keeps beyond its own object (matrices, tokens, texts). */
     virtual std::size_t heapBytes() const = 0;
     /** Edits with the same id ≥ 0 may merge (QUndoCommand::id()). */
@@ -98,9 +88,9 @@ std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QStrin
 /** New dimensions: every matrix (the biases too) and the head count before and after, not the tokens. */
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after);
 
-/** Model sessions: checkpoint weight cells, before and after (a typed cell, a paste, a scale, a head zeroed, a
- *  reset). One cell alone merges with the next edit of the same cell. */
-std::shared_ptr<Edit> gpt2CellsEdit(std::vector<Gpt2CellChange> cells);
+/** Model sessions: checkpoint weight cells and zeroed heads, before and after (a typed cell, a paste, a scale, a head
+ *  zeroed, a reset). One cell alone merges with the next edit of the same cell. */
+std::shared_ptr<Edit> modelWeightsEdit(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations);
 /** Model sessions: the typed text, before and after; consecutive ones merge unless the later startsBurst. */
 std::shared_ptr<Edit> modelTextEdit(const QString& before, const QString& after, bool startsBurst);
 

@@ -6,8 +6,9 @@
 
 #include "latestjob.h"
 #include "modelchange.h"
-#include "modelstate.h"
+#include "modelsession.h"
 #include "scheduler.h"
+#include "session.h"
 
 #include "core/sessionfile.h"
 #include "core/trace.h"
@@ -33,8 +34,14 @@ public:
     explicit Document(QObject* parent = nullptr);
     ~Document() override;
 
-    const core::Session& session() const { return m_session; }
-    const core::AttentionModel& model() const { return m_session.model; }
+    /** The session the document holds, of either kind. */
+    const Session& session() const { return *m_session; }
+    /** The session when it is a plain one (SPEC §2), else null. */
+    const PlainSession* plainSession() const { return m_session->plainSession(); }
+    /** The session when it is a model's (SPEC §5), else null. */
+    const ModelSession* modelSession() const { return m_session->modelSession(); }
+    bool isModelSession() const { return modelSession() != nullptr; }
+    const core::AttentionModel& model() const { return m_session->model(); }
     /** The matrix behind an editor; W_O is empty when the model has none. */
     const core::Matrix& matrix(MatrixId id) const;
     /** The latest trace that matches the model, or the last good one while a recompute runs;
@@ -46,7 +53,7 @@ public:
     bool isComputing() const { return m_scheduler.isComputing(); }
 
     /** The text of the token line: what the user typed, or the tokens joined by spaces. */
-    QString tokenText() const { return m_tokenText; }
+    QString tokenText() const { return m_session->tokenText(); }
 
     QUndoStack* undoStack() { return &m_undo; }
     QString filePath() const { return m_filePath; }
@@ -104,47 +111,26 @@ public:
      *  when refused (no W_O, or dOut out of range). */
     bool setOutputWidth(int dOut, QString* error = nullptr);
 
-    // Model sessions (SPEC §5): the session is a GPT-2 checkpoint's shown layer; model() is that layer.
-    bool isModelSession() const { return m_modelState != nullptr; }
-    /** The model session's state; null for a plain session. */
-    const ModelState* modelState() const { return m_modelState.get(); }
+    // Model sessions (SPEC §5): the session is a checkpoint's shown layer; model() is that layer.
     /** The shown layer, 0-based (0 for a plain session), and how many there are (1 for a plain session). */
-    int shownLayer() const { return m_modelState ? m_modelState->layer : 0; }
-    int layerCount() const { return m_modelState ? m_modelState->config().layers : 1; }
+    int shownLayer() const { return modelSession() ? modelSession()->layer() : 0; }
+    int layerCount() const { return modelSession() ? modelSession()->config().layers : 1; }
     /** Shows layer (0-based): the views follow once the forward pass has given it. A view choice the file
      *  keeps, not an undo step. */
     void setShownLayer(int layer);
-    /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
-    bool isCellEdited(MatrixId id, int row, int col) const;
-    /** The tokens as the model's vocabulary writes them ("Ġcat" where the views show "␣cat"), as --compute names
-     *  them; empty for a plain session. */
-    std::vector<std::string> vocabularyTokens() const;
-    /** The number of edited cells, in every layer. */
-    int editCount() const;
     /** Sets the shown layer's rows of W_O of head (0-based) to 0, one undo step: the head's output no longer
      *  reaches the residual stream (an ablation). False for a plain session or a head out of range. */
     bool zeroHead(int head);
     /** Gives the shown layer's edited cells, or every layer's, their checkpoint values, one undo step. */
     bool resetLayer();
     bool resetAll();
-    /** The next-token candidates of the newest state computed; empty for a plain session. */
-    const Prediction& prediction() const { return m_prediction; }
-    /** A model session's every layer × head from the latest pass (null before the first, or for a plain
-     *  session); it comes with predictionChanged. */
-    std::shared_ptr<const render::AttentionGrid> modelGrid() const { return m_modelGrid; }
-    /** Which position's next token prediction() is of: −1 the last one (the default), else 0-based. A chosen
-     *  position that a new text (an edit, undo or redo) no longer has becomes −1, and stays so when the text
-     *  grows again. Not an undo step. */
+    /** Which position's next token the model session predicts: −1 the last one (the default), else 0-based. A
+     *  chosen position that a new text no longer has becomes −1. Not an undo step. */
     void setPredictionPosition(int position);
-    int predictionPosition() const { return m_predictionPosition; }
-    /** True while the forward pass of the current state has not been delivered. */
-    bool isRunningModel() const { return m_runner.isPending(); }
+    int predictionPosition() const { return modelSession() ? modelSession()->predictionPosition() : -1; }
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);
-    /** The model session as it would be saved now; only for a model session. */
-    /** savePath: where it will be written (a relative model.path is kept only in the file's own folder). */
-    core::ModelSession currentModelSession(const QString& savePath = QString()) const;
     /** Blocks until the forward pass and the shown layer's trace of the current state are there (tests). */
     bool waitForModel(int timeoutMs = -1);
 
@@ -162,8 +148,6 @@ public:
     bool openFile(const QString& path, QString* error);
     /** Saves atomically; on failure the old file is intact, the document stays modified. */
     bool saveFile(const QString& path, QString* error);
-    /** The session as it would be saved now. */
-    core::Session currentSession() const;
 
     /** Blocks until the current model's trace is ready or the model is refused (tests and the
      *  command line). Returns false when timeoutMs (negative: no limit) ran out first. */
@@ -184,8 +168,8 @@ signals:
     /** The outcome of requestTokenText(text): error empty when the text was applied (or was the
      *  current one), else why it was refused; the document is then unchanged. */
     void tokenTextResult(const QString& text, const QString& error);
-    /** A new prediction() (model sessions), or none any more. */
-    void predictionChanged();
+    /** A model session's new prediction (an empty one when a plain session replaced the model's). */
+    void predictionChanged(const ui::Prediction& prediction);
     /** predictionPosition() changed: chosen, or fallen back to the last one (−1) with a text that no longer has it. */
     void predictionPositionChanged(int position);
     /** A model session's text changed (an edit, undo, redo or load): the token line shows tokenText(). The tokens
@@ -198,59 +182,37 @@ signals:
 
 private:
     friend class DocumentCommand;
-    /** The one way the model changes after a load: an undo command applies its edit (forward on
-     *  redo), then the change is announced and the model recomputed. */
+    /** The one way the session changes after a load: an undo command applies its edit (forward on redo), then
+     *  the change is announced and the session runs what the edit asks for. */
     void applyEdit(Edit& edit, bool forward);
     /** validatedCopy: see Scheduler::changed(). */
     void announce(const ModelChange& change, std::shared_ptr<const core::AttentionModel> validatedCopy = nullptr);
-    /** Pushes edit as one undo step named text, then keeps the history under undoMemoryBound. */
-    void push(std::shared_ptr<Edit> edit, const QString& text);
+    /** Pushes step's edit as one undo step named text (or step's own name); false when step is refused, with error
+     *  set when given. */
+    bool push(Step step, const QString& text = QString(), QString* error = nullptr);
     void trimHistory();
-    /** A new session's start: no undo steps, clean, the file path set (announced when it changed). */
-    void startHistory(const QString& path);
+    /** Replaces the session (a new one's start: no undo steps, clean, the file path set). */
+    void setSession(std::unique_ptr<Session> session, const QString& path);
 
-    /** What the token line's worker returns. */
-    struct TokenJobResult {
-        std::optional<core::AttentionModel> after;  ///< the model with the new tokens
-        QString error;                              ///< why not, when after is empty
-    };
-    void tokenJobFinished(TokenJobResult result);
-    /** Pushes the step that gives the model after's tokens and X, and the token line text. */
-    void pushTokens(core::AttentionModel after, const QString& text);
+    void tokenJobFinished(PreparedText prepared);
+    /** Pushes the token line's step for prepared text. */
+    bool pushText(const PreparedText& prepared, QString* error);
     /** True when the next step of the token line starts a new undo step; burstPushed() after pushing one. */
     bool startsTypingBurst() const;
     void burstPushed();
-    /** A model session's text: refused (false, error) when it has no token or more than n_positions. */
-    bool setModelText(const QString& text, QString* error);
-    /** A model session's change of cell (row, col) of the table of id in the shown layer to value (rounded to
-     *  float32); nothing for X or a value that is not finite as a float. */
-    std::optional<Gpt2CellChange> modelCellChange(MatrixId id, int row, int col, double value) const;
-    /** Pushes the step that changes cells, unless none changes. */
-    bool pushModelCells(std::vector<Gpt2CellChange> cells, const QString& text);
-    /** Asks the worker for the forward pass of the current state; relayer: the shown layer's model too. */
-    void runModel(bool relayer);
-    ModelRunner::Request modelRequest();
-    void modelRunDone(ModelRunResult result);
 
-    core::Session m_session;
-    QString m_tokenText;
+    std::unique_ptr<Session> m_session;
     QString m_filePath;
     QUndoStack m_undo;
     bool m_rebuildingHistory = false;  ///< the history is being rebuilt: its steps apply nothing
     core::Matrix m_noMatrix;
-    Scheduler m_scheduler{m_session.model};
+    Scheduler m_scheduler{[this]() -> const core::AttentionModel& { return m_session->model(); }};
     QString m_tokenRequest;  ///< the newest text asked of the token line's worker
     /** The undo index just after the token line's last step, while its burst may go on; −1: ended. */
     int m_burstIndex = -1;
     QElapsedTimer m_sinceTyping;  ///< since the token line's last step
     std::chrono::milliseconds m_typingPause{1000};
-    LatestJob<TokenJobResult> m_tokenJob;
-    std::unique_ptr<ModelState> m_modelState;
-    bool m_relayerWanted = false;  ///< the forward pass must give the shown layer's model again
-    Prediction m_prediction;
-    std::shared_ptr<const render::AttentionGrid> m_modelGrid;
-    int m_predictionPosition = -1;
-    ModelRunner m_runner{[this] { return modelRequest(); }, [this](ModelRunResult r) { modelRunDone(std::move(r)); }};
+    LatestJob<PreparedText> m_tokenJob;
 };
 
 }  // namespace ui

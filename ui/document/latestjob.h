@@ -8,8 +8,11 @@
 
 #include <QFutureWatcher>
 
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 namespace ui {
@@ -19,12 +22,32 @@ class LatestJob {
 public:
     /** What runs on the worker; it must not touch any QObject. */
     using Job = std::function<T()>;
+    /** Delivers a first part of a job's result while the job goes on (any thread, any number of times). */
+    using Post = std::function<void(T)>;
+    /** A job that may deliver parts of its result before it ends, through the Post it is given. */
+    using PostingJob = std::function<T(const Post&)>;
 
     /** make builds the job from the state of the moment it can start (an empty Job: nothing to do);
      *  deliver takes the result of a job no newer request overtook; discard (optional) takes every
      *  other result, for buffers worth reusing or a file to clean up. All three run on the thread
      *  that owns this object. */
     LatestJob(std::function<Job()> make, std::function<void(T)> deliver, std::function<void(T)> discard = {})
+        : LatestJob(
+              [make = std::move(make)]() -> PostingJob {
+                  Job job = make ? make() : Job();
+                  if (!job)
+                      return {};
+                  return [job = std::move(job)](const Post&) { return job(); };
+              },
+              std::move(deliver), std::move(discard), Posting{})
+    {
+    }
+    /** The same for jobs that post parts: each part is delivered as soon as the owner's thread gets to it while
+     *  no newer request overtook the job; parts still waiting when the job ends are delivered before its result,
+     *  in order, so a part is never lost to a result that came first. */
+    struct Posting {};
+    LatestJob(std::function<PostingJob()> make, std::function<void(T)> deliver, std::function<void(T)> discard,
+              Posting)
         : m_make(std::move(make)), m_deliver(std::move(deliver)), m_discard(std::move(discard))
     {
         QObject::connect(&m_watcher, &QFutureWatcherBase::finished, &m_watcher, [this] { finished(); });
@@ -74,20 +97,56 @@ public:
     }
 
 private:
+    /** The parts a job posted that its owner has not taken yet. */
+    struct Parts {
+        std::mutex mutex;
+        std::deque<T> waiting;
+        std::optional<T> next()
+        {
+            const std::lock_guard lock(mutex);
+            if (waiting.empty())
+                return std::nullopt;
+            T part = std::move(waiting.front());
+            waiting.pop_front();
+            return part;
+        }
+    };
+
     void start()
     {
-        Job job = m_make ? m_make() : Job();
+        PostingJob job = m_make ? m_make() : PostingJob();
         if (!job) {
             m_wanted = false;  // nothing to do for this state
             return;
         }
         m_running = true;
         m_stale = false;
-        ++m_started;
+        const quint64 number = ++m_started;
+        m_parts = std::make_shared<Parts>();
+        Post post = [this, number, parts = m_parts](T part) {
+            {
+                const std::lock_guard lock(parts->mutex);
+                parts->waiting.push_back(std::move(part));
+            }
+            QMetaObject::invokeMethod(
+                &m_watcher, [this, number, parts] { takeParts(number, *parts); }, Qt::QueuedConnection);
+        };
         // The result travels in a shared_ptr so that finished() can move it out instead of copying it (a
         // model session's result holds a whole layer, tens of MB for GPT-2: a copy on the GUI thread was
         // a stall of its own). finished() reads each job's result once.
-        m_watcher.setFuture(runInBackground([job = std::move(job)] { return std::make_shared<T>(job()); }));
+        m_watcher.setFuture(runInBackground(
+            [job = std::move(job), post = std::move(post)] { return std::make_shared<T>(job(post)); }));
+    }
+
+    /** Delivers the parts job posted while it is the current one; they are dropped with a stale job. */
+    void takeParts(quint64 job, Parts& parts)
+    {
+        while (isCurrent(job)) {
+            std::optional<T> part = parts.next();
+            if (!part)
+                return;
+            m_deliver(std::move(*part));
+        }
     }
 
     void finished()
@@ -95,9 +154,13 @@ private:
         // finish() may have taken this result already; the watcher's signal for it still comes.
         if (!m_running || !m_watcher.isFinished())
             return;
+        takeParts(m_started, *m_parts);
         m_running = false;
         T result = std::move(*m_watcher.result());
         if (m_stale || !m_wanted) {
+            while (std::optional<T> part = m_parts->next())
+                if (m_discard)
+                    m_discard(std::move(*part));
             if (m_discard)
                 m_discard(std::move(result));
             if (m_wanted && !m_running)
@@ -108,13 +171,14 @@ private:
         m_deliver(std::move(result));
     }
 
-    std::function<Job()> m_make;
+    std::function<PostingJob()> m_make;
     std::function<void(T)> m_deliver;
     std::function<void(T)> m_discard;
     QFutureWatcher<std::shared_ptr<T>> m_watcher;
     bool m_wanted = false;   ///< a result of the current state is wanted
     bool m_running = false;  ///< a job is on the worker
     bool m_stale = false;    ///< the job on the worker was overtaken by a request or a cancel
+    std::shared_ptr<Parts> m_parts;  ///< the running job's posted parts
     quint64 m_started = 0;
 };
 

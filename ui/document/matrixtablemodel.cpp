@@ -1,6 +1,6 @@
 #include "matrixtablemodel.h"
 
-#include "cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "viewstate.h"
 
 #include "ui/render/displaynumber.h"
@@ -132,7 +132,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
     const bool biasRow = r >= matrix().rows();
     const double v = biasRow ? (*biasOf(m_document->model(), m_id))(0, c) : matrix()(r, c);
     switch (role) {
-    case EditedRole: return m_document->isCellEdited(m_id, r, c);
+    case EditedRole: return isEdited(r, c);
     case Qt::DisplayRole: return formatCell(v, precision());
     case Qt::EditRole:
     case ValueRole: return v;
@@ -148,7 +148,7 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const
                 .arg(r + 1)
                 .arg(c + 1)
                 .arg(number, QString::fromStdString(m_document->model().tokens[std::size_t(r)]));
-        const QString edited = m_document->isCellEdited(m_id, r, c) ? tr(" (edited; the checkpoint's value is kept)")
+        const QString edited = isEdited(r, c) ? tr(" (edited; the checkpoint's value is kept)")
                                                                      : QString();
         if (biasRow)
             return tr("%1(%2) = %3").arg(biasTitle(m_id)).arg(c + 1).arg(number) + edited;
@@ -231,6 +231,12 @@ bool MatrixTableModel::setData(const QModelIndex& index, const QVariant& value, 
         return false;
     }
     return m_document->setCell(m_id, index.row(), index.column(), v);
+}
+
+bool MatrixTableModel::isEdited(int r, int c) const
+{
+    const ModelSession* model = m_document->modelSession();
+    return model && model->isCellEdited(m_id, r, c);
 }
 
 }  // namespace ui

@@ -42,6 +42,8 @@ private:
     double maxAbs() const;
     /** Takes one cell's change; false when it needs the whole matrix looked at again. */
     bool cellChanged(const ModelChange& cell);
+    /** True when cell (r, c) of a model session's shown layer differs from the checkpoint. */
+    bool isEdited(int r, int c) const;
     const core::Matrix& matrix() const { return m_document->matrix(m_id); }
 
     Document* m_document;

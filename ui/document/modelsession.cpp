@@ -1,16 +1,18 @@
-#include "modelstate.h"
+#include "modelsession.h"
 
-#include "core/threadpool.h"
+#include "commands.h"
+#include "document.h"
+
 #include "core/tokentext.h"
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
+#include <QRect>
 
-#include <algorithm>
-#include <exception>
-#include <thread>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 
 namespace ui {
 
@@ -47,35 +49,9 @@ int tableRowOf(core::Gpt2Weight weight, int row, int dModel)
     return core::gpt2WeightRows(weight, dModel) == 1 ? dModel : row;
 }
 
-core::AttentionModel shownLayerModel(core::Gpt2Forward& forward, int layer, const QString& modelName)
-{
-    forward.run();
-    core::AttentionModel model = forward.layerModel(layer);
-    for (std::string& token : model.tokens)
-        token = core::readableToken(token);
-    model.origin = core::AttentionModel::Origin{modelName.toStdString(), layer + 1, forward.config().layers};
-    return model;
-}
-
-bool isModelSessionFile(const QString& path)
-{
-    QFile file(path);
-    // A session file of a model lists only its edits: never near this size (the plain reader has its own limit).
-    constexpr qint64 largest = qint64(512) << 20;
-    if (!file.open(QIODevice::ReadOnly) || file.size() > largest)
-        return false;
-    return core::isModelSessionText(file.readAll().toStdString());
-}
-
 QString modelName(const QString& folder)
 {
-    const QString name = QFileInfo(QDir::cleanPath(folder)).fileName();
-    return name.isEmpty() ? folder : name;
-}
-
-QString modelSessionTitle(const QString& folder, int layer)
-{
-    return QCoreApplication::translate("ModelState", "%1, layer %2").arg(modelName(folder)).arg(layer);
+    return QString::fromStdString(core::modelName(QDir::cleanPath(folder).toStdString()));
 }
 
 core::ModelSessionNames windowModelNames()
@@ -99,217 +75,364 @@ std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, c
         return std::nullopt;
     }
     LoadedModel loaded{std::move(*opened), {}};
-    loaded.layer = shownLayerModel(*loaded.opened.forward, loaded.opened.session.layer - 1,
-                                   modelName(QString::fromStdString(loaded.opened.folder)));
+    loaded.layer = core::shownLayerModel(*loaded.opened.forward, loaded.opened.session.layer - 1,
+                                         core::modelName(loaded.opened.folder));
     return loaded;
-}
-
-ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver)
-    : m_snapshot(std::move(snapshot)),
-      m_deliver(std::move(deliver)),
-      m_job(
-          [this]() -> LatestJob<ModelRunResult>::Job {
-              if (!m_forward)
-                  return {};
-              // This job's number, as LatestJob counts it once the job starts: what tells its first result, which
-              // arrives while it runs, from one of an older job.
-              const quint64 job = m_job.jobsStarted() + 1;
-              ShowFirst show = [this, job](std::shared_ptr<ShownFirst> shown) {
-                  QMetaObject::invokeMethod(
-                      &m_context, [this, job, shown] { showFirst(job, *shown); }, Qt::QueuedConnection);
-              };
-              return [forward = m_forward, unedited = m_unedited, request = m_snapshot(), show = std::move(show)] {
-                  return run(*forward, *unedited, request, show);
-              };
-          },
-          [this](ModelRunResult result) { delivered(std::move(result)); })
-{
-}
-
-ModelRunner::~ModelRunner() = default;
-
-void ModelRunner::reset(std::shared_ptr<core::Gpt2Forward> forward)
-{
-    m_job.cancel();
-    // A job in flight keeps its own passes alive; the next one starts on these.
-    m_forward = std::move(forward);
-    m_unedited = m_forward ? std::make_shared<core::Gpt2Forward>(m_forward->sharedCheckpoint()) : nullptr;
-}
-
-void ModelRunner::showFirst(quint64 job, ShownFirst& shown)
-{
-    // Not when a newer request overtook the job, nor once its last result came (which then took the layer).
-    if (!m_job.isCurrent(job) || shown.taken)
-        return;
-    shown.taken = true;
-    m_deliver(std::move(shown.result));
-}
-
-void ModelRunner::delivered(ModelRunResult result)
-{
-    if (result.shownFirst) {
-        // The first result was never delivered (the last came before the event that carried it): what it had
-        // for the views comes with the last.
-        ShownFirst& shown = *result.shownFirst;
-        if (!shown.taken) {
-            shown.taken = true;
-            result.layer = std::move(shown.result.layer);
-            result.validatedLayer = std::move(shown.result.validatedLayer);
-        }
-        result.shownFirst.reset();
-    }
-    m_deliver(std::move(result));
 }
 
 namespace {
 
-/** The ten most probable tokens of logits (the pass forward's after position), with their probabilities in
- *  unedited (the same pass's logits without the edits) when given. */
-Prediction predictionOf(const core::Gpt2Forward& forward, const core::FloatMatrix& logits, int position,
-                        bool edited, const core::FloatMatrix* unedited)
+bool sameBits(float a, float b)
 {
-    Prediction p;
-    p.position = position;
-    p.edited = edited;
-    p.comparing = edited && !unedited;
-    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
-    if (top.empty())  // the logits overflowed float32
-        p.overflowLayer = forward.overflowLayer(position);
-    std::vector<int> ids;
-    for (const core::Gpt2Candidate& c : top)
-        ids.push_back(c.id);
-    const std::vector<double> withoutEdits =
-        edited && unedited ? core::candidateProbabilities(*unedited, ids) : std::vector<double>();
-    for (std::size_t i = 0; i < top.size(); ++i) {
-        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
-        p.entries.push_back({top[i].id, token, top[i].probability,
-                             withoutEdits.empty() ? top[i].probability : withoutEdits[i]});
-    }
-    return p;
+    return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
 }
 
-/** What the views see of the finished pass forward beside the prediction: the shown layer's model, when the request
- *  asks for it, checked and copied for the views, and the overview's grid. */
-void addViews(ModelRunResult& result, core::Gpt2Forward& forward, const ModelRunner::Request& request)
+/** What a pass's delivered layer changed in the shown model, from before to after. The same layer again (a new
+ *  text, an edit in a layer below it) has the weights shown already: the edits of the shown layer reach its model
+ *  as they are made (ModelSession::applyCells), and a result is delivered only for the current state. Then only X
+ *  changed, and the tokens with a new text. Another layer: anything. */
+ModelChange layerChange(const core::AttentionModel& before, const core::AttentionModel& after)
 {
-    QStringList tokens;
-    for (int id : forward.tokens())
-        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
-    // The shown layer's model and the overview's grid only read the finished pass, and not each other: built side
-    // by side (about 4 and 3 ms for GPT-2 small at 64 tokens), and then the layer's check and its copy for the
-    // views (about 2 and 3 ms), they no longer add up before the views see the pass.
-    core::parallelFor(2, 2, [&](int task) {
-        if (task == 0) {
-            if (request.wantLayer)
-                result.layer = shownLayerModel(forward, request.layer, request.modelName);
-        } else {
-            result.grid = std::make_shared<const render::AttentionGrid>(
-                render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
-        }
-    });
-    if (result.layer) {
-        bool valid = false;
-        auto copy = std::make_shared<core::AttentionModel>();
-        core::parallelFor(2, 2, [&](int task) {
-            if (task == 0)
-                valid = !core::validate(*result.layer);
-            else
-                *copy = *result.layer;
-        });
-        if (valid)
-            result.validatedLayer = std::move(copy);
-    }
+    const bool sameLayer = before.origin && after.origin && before.origin->model == after.origin->model
+        && before.origin->layer == after.origin->layer && before.origin->layers == after.origin->layers;
+    if (!sameLayer)
+        return ModelChange::of(ModelChange::Kind::Model);
+    Q_ASSERT(before.wq == after.wq && before.wk == after.wk && before.wv == after.wv && before.wo == after.wo
+             && before.bq == after.bq && before.bk == after.bk && before.bv == after.bv && before.bo == after.bo
+             && before.options == after.options);
+    return before.tokens == after.tokens ? ModelChange::wholeMatrix(MatrixId::Embeddings)
+                                         : ModelChange::of(ModelChange::Kind::Tokens);
 }
 
 }  // namespace
 
-ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
-                                const ShowFirst& showFirst)
+ModelSession::ModelSession(LoadedModel loaded, const QString&)
+    : Session(std::move(loaded.layer), QString::fromStdString(loaded.opened.session.text),
+              loaded.opened.session.extras),
+      m_checkpoint(loaded.opened.forward->sharedCheckpoint()),
+      m_folder(QString::fromStdString(loaded.opened.folder)),
+      m_modelPath(loaded.opened.session.modelPath),
+      m_ids(loaded.opened.forward->tokens()),
+      m_layer(loaded.opened.session.layer - 1)
 {
-    std::string ignored;
-    if (forward.tokens() != request.ids)
-        forward.setTokens(request.ids, ignored);
-    if (unedited.tokens() != request.ids)
-        unedited.setTokens(request.ids, ignored);
-    // The first edit after a pass without any: that pass is the one without edits, taken instead of run again.
-    if (!request.edits.empty() && forward.upToDate() && !unedited.upToDate() && forward.edits().empty()) {
-        unedited.takeSharedLayers(forward);
-        unedited.run();
+    for (const core::Gpt2Edit& e : loaded.opened.forward->edits())
+        m_edits[{e.layer, e.weight, e.row, e.col}] = e.value;
+    m_ablations = loaded.opened.forward->ablations();
+    m_runner.reset(loaded.opened.forward);
+    run(false);
+}
+
+ModelSession::~ModelSession()
+{
+    m_runner.cancel();
+}
+
+float ModelSession::weightValue(int layer, core::Gpt2Weight weight, int row, int col) const
+{
+    const auto it = m_edits.find({layer, weight, row, col});
+    return it != m_edits.end() ? it->second : core::gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col);
+}
+
+bool ModelSession::isCellEdited(MatrixId id, int row, int col) const
+{
+    const int d = config().dModel;
+    const auto weight = gpt2WeightOf(id, row, d);
+    if (!weight || row < 0 || row > d || col < 0 || col >= d)
+        return false;
+    return m_edits.count({m_layer, *weight, row == d ? 0 : row, col}) > 0;
+}
+
+std::vector<std::string> ModelSession::vocabularyTokens() const
+{
+    return core::vocabularyTokens(*m_checkpoint, m_ids);
+}
+
+core::ModelSession ModelSession::fileSession(const QString& savePath, const QString& filePath) const
+{
+    core::ModelSession session;
+    // A relative model.path is kept while the file stays in its folder; saved elsewhere, the folder is written
+    // as it was found.
+    const bool relative = !m_modelPath.empty() && QDir::isRelativePath(QString::fromStdString(m_modelPath));
+    const bool sameFolder = !filePath.isEmpty() && !savePath.isEmpty()
+        && QFileInfo(savePath).absoluteDir() == QFileInfo(filePath).absoluteDir();
+    session.modelPath = relative && (sameFolder || savePath.isEmpty()) ? m_modelPath
+                                                                        : QDir(m_folder).absolutePath().toStdString();
+    session.layer = m_layer + 1;
+    session.text = m_tokenText.toStdString();
+    session.extras = m_extras;
+    for (const auto& [cell, value] : m_edits) {
+        const auto& [layer, weight, row, col] = cell;
+        session.edits.push_back({layer + 1, weight, row, col, double(value)});
     }
-    // Bring the pass's edits to the request's: both lists are ordered by layer, weight, row and column.
-    const std::vector<core::Gpt2Edit> have = forward.edits();
-    const auto key = [](const core::Gpt2Edit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
-    std::size_t i = 0, j = 0;
-    while (i < have.size() || j < request.edits.size()) {
-        if (j == request.edits.size() || (i < have.size() && key(have[i]) < key(request.edits[j]))) {
-            const core::Gpt2Edit& e = have[i++];
-            forward.clearEdit(e.layer, e.weight, e.row, e.col);
-            continue;
+    for (const auto& [layer, head] : m_ablations)
+        session.ablations.push_back({layer + 1, head + 1});
+    return session;
+}
+
+std::function<std::string()> ModelSession::serializing(const QString& savePath, const QString& filePath,
+                                                       const nlohmann::json& extra) const
+{
+    auto session = std::make_shared<core::ModelSession>(fileSession(savePath, filePath));
+    session->extras.update(extra);
+    return [session] { return core::serializeModelSession(*session); };
+}
+
+std::function<PreparedText()> ModelSession::prepareText(const QString& text) const
+{
+    return [text, checkpoint = m_checkpoint, name = modelName(m_folder)]() {
+        PreparedText prepared;
+        const std::size_t count = checkpoint->tokenizer().encode(text.toStdString()).size();
+        const int limit = checkpoint->config().positions;
+        if (count == 0)
+            prepared.error = Document::tr("Type at least one token: attention needs something to attend to.");
+        else if (int(count) > limit)
+            prepared.error = Document::tr("The text is %1 tokens; %2 reads at most %3 (its n_positions). The text is "
+                                          "kept as it was.")
+                                 .arg(count)
+                                 .arg(name)
+                                 .arg(limit);
+        if (!prepared.error.isEmpty())
+            return prepared;
+        prepared.step = [text](const Session& session, bool startsBurst) {
+            Step step;
+            if (text == session.tokenText())
+                return step;
+            step.edit = modelTextEdit(session.tokenText(), text, startsBurst);
+            step.name = Document::tr("Changed the text to “%1”")
+                            .arg((text.size() > 40 ? text.left(39) + QStringLiteral("…") : text).simplified());
+            return step;
+        };
+        return prepared;
+    };
+}
+
+Step ModelSession::weightsStep(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations) const
+{
+    std::erase_if(cells, [](const Gpt2CellChange& c) { return sameBits(c.before, c.after); });
+    std::erase_if(ablations, [](const AblationChange& a) { return a.before == a.after; });
+    if (cells.empty() && ablations.empty())
+        return {};
+    return {modelWeightsEdit(std::move(cells), std::move(ablations)), {}, {}};
+}
+
+double ModelSession::shownOutputValue(int row, int col) const
+{
+    if (isAblated(m_layer, row / config().headSize()))
+        return 0;
+    return double(weightValue(m_layer, core::Gpt2Weight::Output, row, col));
+}
+
+Step ModelSession::cellStep(MatrixId id, int row, int col, double value) const
+{
+    const int d = config().dModel;
+    const auto weight = gpt2WeightOf(id, row, d);
+    const float v = float(value);
+    if (!weight || !std::isfinite(v) || !cellOf(m_model, id, row, col))
+        return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
+    const int weightRow = row == d ? 0 : row;  // a bias is one row
+    return weightsStep({{m_layer, *weight, weightRow, col, weightValue(m_layer, *weight, weightRow, col), v}});
+}
+
+Step ModelSession::matrixStep(MatrixId id, const core::Matrix& value) const
+{
+    if (id == MatrixId::Embeddings)
+        return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
+    const int d = config().dModel;
+    std::vector<Gpt2CellChange> cells;
+    for (int r = 0; r < int(value.rows()); ++r)
+        for (int c = 0; c < int(value.cols()); ++c) {
+            const auto weight = gpt2WeightOf(id, r, d);
+            const float v = float(value(r, c));
+            if (!weight || !std::isfinite(v))
+                return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
+            const int weightRow = r == d ? 0 : r;
+            if (double(v) != *cellOf(m_model, id, r, c))
+                cells.push_back({m_layer, *weight, weightRow, c, weightValue(m_layer, *weight, weightRow, c), v});
         }
-        const core::Gpt2Edit& want = request.edits[j++];
-        if (i < have.size() && key(have[i]) == key(want)) {
-            if (have[i++].value == want.value)
-                continue;
-        }
-        forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
+    return weightsStep(std::move(cells));
+}
+
+Step ModelSession::optionsStep(const core::Options& options) const
+{
+    if (options == m_model.options)
+        return {};
+    return Step::refusal(Document::tr("The checkpoint fixes the options of a model session."));
+}
+
+Step ModelSession::shapeStep(core::AttentionModel) const
+{
+    return Step::refusal(Document::tr("The checkpoint fixes the dimensions of a model session."));
+}
+
+Step ModelSession::outputProjectionStep(bool on) const
+{
+    if (on == m_model.wo.has_value())
+        return {};
+    return Step::refusal(Document::tr("The checkpoint fixes the dimensions of a model session."));
+}
+
+Step ModelSession::zeroHeadStep(int head) const
+{
+    if (head < 0 || head >= config().heads)
+        return Step::refusal(Document::tr("There is no such head."));
+    Step step = weightsStep({}, {{m_layer, head, isAblated(m_layer, head), true}});
+    step.name = Document::tr("Zeroed head %1 of layer %2").arg(head + 1).arg(m_layer + 1);
+    return step;
+}
+
+Step ModelSession::resetStep(bool everyLayer) const
+{
+    std::vector<Gpt2CellChange> cells;
+    for (const auto& [cell, value] : m_edits) {
+        const auto& [layer, weight, row, col] = cell;
+        if (everyLayer || layer == m_layer)
+            cells.push_back({layer, weight, row, col, value, core::gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col)});
     }
-    const bool edited = !request.edits.empty();
-    const int n = forward.n();
-    const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
-    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
-    if (edited && !unedited.upToDate() && !forward.upToDate()) {
-        // Both passes have work: the edited one runs first, alone, so that the views need not wait for the other.
-        forward.run();
-        const core::FloatMatrix logits = forward.logitsAt(position);
-        // Shown at once, built on a thread of its own while this one runs the pass without edits, which takes the
-        // layers below the lowest edit from the edited one.
-        auto shown = std::make_shared<ShownFirst>();
-        std::shared_ptr<const render::AttentionGrid> grid;
-        unedited.takeSharedLayers(forward);
-        std::exception_ptr failed;
-        std::thread side([&] {
-            try {
-                ModelRunResult first;
-                first.prediction = predictionOf(forward, logits, position, true, nullptr);
-                addViews(first, forward, request);
-                grid = first.grid;  // the last result carries it too
-                shown->result = std::move(first);
-                showFirst(shown);  // from here on the runner's thread may take shown->result at any time
-            } catch (...) {
-                failed = std::current_exception();
-            }
-        });
-        try {
-            unedited.run();
-        } catch (...) {
-            side.join();
-            throw;
-        }
-        side.join();
-        if (failed)
-            std::rethrow_exception(failed);
-        const core::FloatMatrix before = unedited.logitsAt(position);
-        ModelRunResult result;
-        result.prediction = predictionOf(forward, logits, position, true, &before);
-        result.grid = std::move(grid);
-        result.shownFirst = std::move(shown);
-        return result;
-    }
-    // One pass with work: whichever runs second takes the layers below the lowest edit from the first.
-    if (edited) {
-        if (unedited.upToDate())
-            forward.takeSharedLayers(unedited);
+    std::vector<AblationChange> ablations;
+    for (const auto& [layer, head] : m_ablations)
+        if (everyLayer || layer == m_layer)
+            ablations.push_back({layer, head, true, false});
+    Step step = weightsStep(std::move(cells), std::move(ablations));
+    step.name = everyLayer ? Document::tr("Reset every layer to the checkpoint")
+                           : Document::tr("Reset layer %1 to the checkpoint").arg(m_layer + 1);
+    return step;
+}
+
+EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
+                                      const std::vector<AblationChange>& ablations, bool forward)
+{
+    const int d = config().dModel, dv = config().headSize();
+    EditResult result;
+    int shown = 0;
+    std::optional<MatrixId> only;  // the one table of the shown layer every shown cell is in
+    bool oneTable = true;
+    QRect box;
+    const Gpt2CellChange* last = nullptr;
+    for (const Gpt2CellChange& c : cells) {
+        const float value = forward ? c.after : c.before;
+        const core::Gpt2Cell cell{c.layer, c.weight, c.row, c.col};
+        if (sameBits(value, core::gpt2CheckpointValue(*m_checkpoint, c.layer, c.weight, c.row, c.col)))
+            m_edits.erase(cell);
         else
-            unedited.takeSharedLayers(forward);
-        unedited.run();
+            m_edits[cell] = value;
+        if (c.layer < m_layer)
+            result.rerun = true;  // the shown layer's X changes too
+        if (c.layer != m_layer)
+            continue;
+        const MatrixId id = matrixIdOf(c.weight);
+        const int row = tableRowOf(c.weight, c.row, d);
+        const bool zeroed = c.weight == core::Gpt2Weight::Output && isAblated(c.layer, c.row / dv);
+        if (double* shownCell = cellOf(m_model, id, row, c.col); shownCell && !zeroed)
+            *shownCell = double(value);
+        oneTable = oneTable && (!only || *only == id);
+        only = id;
+        box |= QRect(c.col, row, 1, 1);
+        last = &c;
+        ++shown;
     }
-    forward.run();
-    const core::FloatMatrix logits = forward.logitsAt(position);
-    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : core::FloatMatrix();
-    ModelRunResult result;
-    result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
-    addViews(result, forward, request);
+    for (const AblationChange& a : ablations) {
+        const bool zeroed = forward ? a.after : a.before;
+        if (zeroed)
+            m_ablations.insert({a.layer, a.head});
+        else
+            m_ablations.erase({a.layer, a.head});
+        if (a.layer < m_layer)
+            result.rerun = true;
+        if (a.layer != m_layer)
+            continue;
+        for (int r = a.head * dv; r < (a.head + 1) * dv; ++r)
+            for (int c = 0; c < d; ++c)
+                (*m_model.wo)(r, c) = shownOutputValue(r, c);
+        oneTable = oneTable && (!only || *only == MatrixId::Output);
+        only = MatrixId::Output;
+        box |= QRect(0, a.head * dv, d, dv);
+        shown += 2;  // a block, never one cell
+    }
+    if (shown == 1) {
+        const double before = double(forward ? last->before : last->after);
+        const double after = double(forward ? last->after : last->before);
+        result.change = ModelChange::cell(*only, tableRowOf(last->weight, last->row, d), last->col, before, after);
+    } else if (shown > 1) {
+        result.change = oneTable ? ModelChange::block(*only, box.top(), box.left(), box.height(), box.width())
+                                 : ModelChange::of(ModelChange::Kind::Model);
+    }
     return result;
+}
+
+EditResult ModelSession::applyText(const QString& text)
+{
+    m_tokenText = text;
+    m_ids = m_checkpoint->tokenizer().encode(text.toStdString());
+    emit tokenTextChanged();
+    return {std::nullopt, true};
+}
+
+void ModelSession::edited(const EditResult& result)
+{
+    if (m_predictionPosition >= int(m_ids.size())) {
+        m_predictionPosition = -1;  // the chosen token is gone: the last one, until another is chosen
+        emit predictionPositionChanged(m_predictionPosition);
+    }
+    run(result.rerun);
+}
+
+bool ModelSession::setLayer(int layer)
+{
+    if (layer < 0 || layer >= config().layers || layer == m_layer)
+        return false;
+    m_layer = layer;
+    emit layerChanged(layer);
+    run(true);
+    return true;
+}
+
+void ModelSession::setPredictionPosition(int position)
+{
+    if (position == m_predictionPosition)
+        return;
+    m_predictionPosition = position;
+    emit predictionPositionChanged(position);
+    run(false);
+}
+
+void ModelSession::run(bool relayer)
+{
+    m_relayerWanted = m_relayerWanted || relayer;
+    m_runner.request();
+}
+
+ModelRunner::Request ModelSession::request()
+{
+    ModelRunner::Request r;
+    r.ids = m_ids;
+    r.edits.reserve(m_edits.size());
+    for (const auto& [cell, value] : m_edits) {
+        const auto& [layer, weight, row, col] = cell;
+        r.edits.push_back({layer, weight, row, col, value});
+    }
+    r.ablations = m_ablations;
+    r.layer = m_layer;
+    r.position = m_predictionPosition;
+    r.wantLayer = m_relayerWanted;
+    r.modelName = core::modelName(m_folder.toStdString());
+    r.grid = m_grid;
+    return r;
+}
+
+void ModelSession::delivered(ModelRunResult result)
+{
+    m_prediction = std::move(result.prediction);
+    if (result.grid)
+        m_grid = std::move(result.grid);
+    if (result.layer) {
+        m_relayerWanted = false;
+        const ModelChange change = layerChange(m_model, *result.layer);
+        m_model = std::move(*result.layer);
+        emit shownModelChanged(change, std::move(result.validatedLayer));
+    }
+    // A prediction still `comparing` is the edited pass posted first: the same job brings the comparison
+    // (isRunning() stays true until then).
+    emit predictionChanged(m_prediction);
 }
 
 }  // namespace ui

@@ -1,48 +1,34 @@
 #pragma once
-/** A model session in the document (SPEC §5): the checkpoint, the text, the shown layer and the edited weight
- *  cells, and ModelRunner, which runs the forward pass for it on a worker. */
+/** ModelSession: a session of a checkpoint (SPEC §5): the checkpoint, the text and its tokens, the shown layer, one
+ *  sorted map of the edited weight cells, and the runner that gives the shown layer and the prediction. */
 
-#include "latestjob.h"
-#include "modelchange.h"
+#include "modelrunner.h"
+#include "session.h"
 
-#include "core/gpt2forward.h"
 #include "core/modelsession.h"
-#include "ui/render/attentiongrid.h"
 
-#include <QObject>
 #include <QString>
-#include <QStringList>
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace ui {
 
-/** What the document keeps of a model session beside the shown layer's AttentionModel. */
-struct ModelState {
-    explicit ModelState(std::shared_ptr<const core::Gpt2Checkpoint> checkpoint) : overlay(std::move(checkpoint)) {}
-
-    const core::Gpt2Checkpoint& checkpoint() const { return overlay.checkpoint(); }
-    const core::Gpt2Config& config() const { return overlay.config(); }
-
-    QString folder;            ///< the checkpoint's folder, resolved
-    std::string modelPath;     ///< model.path as the file wrote it (kept on save), or the folder
-    std::string text;          ///< the typed text, UTF-8
-    std::vector<int> ids;      ///< its tokens
-    int layer = 0;             ///< the shown layer, 0-based
-    /** The edits as an overlay of the checkpoint's weights; it is never run (the worker has its own pass). */
-    core::Gpt2Forward overlay;
-    nlohmann::json extras = nlohmann::json::object();  ///< the file's keys the program does not read
-};
-
-/** One checkpoint weight cell a model session's step changes (layer 0-based), float32 as the weights are. */
+/** One checkpoint weight cell an edit changes (layer 0-based), float32 as the weights are. */
 struct Gpt2CellChange {
     int layer = 0;
     core::Gpt2Weight weight = core::Gpt2Weight::Query;
     int row = 0, col = 0;
     float before = 0, after = 0;
+};
+
+/** One head zeroed as a whole or given back (0-based), before and after. */
+struct AblationChange {
+    int layer = 0, head = 0;
+    bool before = false, after = false;
 };
 
 /** The checkpoint weight behind cell (row, col) of the table of id (its bias at row d_model), or nothing (X). */
@@ -51,17 +37,13 @@ std::optional<core::Gpt2Weight> gpt2WeightOf(MatrixId id, int row, int dModel);
 MatrixId matrixIdOf(core::Gpt2Weight weight);
 int tableRowOf(core::Gpt2Weight weight, int row, int dModel);
 
-/** The shown layer of state as the views see it: layerModel() with the tokens as people read them and the
- *  origin set. Runs the part of the pass it needs on forward (any thread that owns forward). */
-core::AttentionModel shownLayerModel(core::Gpt2Forward& forward, int layer, const QString& modelName);
-
 /** A model session loaded on a worker: the checkpoint, the pass run, and its shown layer for the views. */
 struct LoadedModel {
     core::OpenedModelSession opened;
     core::AttentionModel layer;
 };
 /** core::openModelSession, its messages naming the folder, the text and the layer as names says, then the shown
- *  layer (shownLayerModel); any thread. Nothing, with error, when refused or stopped (stop as for
+ *  layer (core::shownLayerModel); any thread. Nothing, with error, when refused or stopped (stop as for
  *  core::openModelSession; error then core::stoppedMessage). */
 std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, const std::string& sessionPath,
                                             const core::ModelSessionNames& names, std::string& error,
@@ -69,109 +51,110 @@ std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, c
 /** What the window calls a model's folder, its text and its layer in a refusal of a model opened without a session
  *  file (a file's keys would mean nothing there), in the interface language. */
 core::ModelSessionNames windowModelNames();
-/** True when path is a readable file whose JSON has "version": 2 (a model session rather than a plain one). */
-bool isModelSessionFile(const QString& path);
-/** The name a model is shown by: its folder's name. */
+/** The name a model is shown by: its folder's name (core::modelName). */
 QString modelName(const QString& folder);
-/** The title of a model session whose file gives none: "gpt2, layer 5" (the folder's name, layer 1-based), in the
- *  interface language. */
-QString modelSessionTitle(const QString& folder, int layer);
 
-/** The next-token candidates of one position. */
-struct Prediction {
-    int position = -1;  ///< the position (0-based) whose next token this is
-    struct Entry {
-        int id = 0;
-        std::string token;        ///< as people read it (core::readableToken)
-        double probability = 0;   ///< with the edits
-        double unedited = 0;      ///< the same token's probability in the checkpoint without edits (once compared)
-    };
-    std::vector<Entry> entries;  ///< the most probable first; none when the pass overflowed
-    /** The pass overflowed float32 (its logits have a NaN or +∞, core::topCandidates): the first layer (0-based)
-     *  whose output up to the position is not all finite, or the model's layer count when only the logits are not
-     *  (core::Gpt2Forward::overflowLayer). */
-    std::optional<int> overflowLayer;
-    bool edited = false;         ///< the pass had edits
-    /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
-     *  new text shows the edited pass first, and the comparison follows). */
-    bool comparing = false;
-};
-
-struct ShownFirst;
-
-/** What the worker gives back for a request. */
-struct ModelRunResult {
-    std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
-    /** A copy of layer when it passed core::validate on the worker (else null): the document's scheduler
-     *  computes from it, so that the GUI thread neither validates nor copies the layer (tens of MB for GPT-2;
-     *  that was the window's longest stall). */
-    std::shared_ptr<const core::AttentionModel> validatedLayer;
-    Prediction prediction;
-    /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
-    std::shared_ptr<const render::AttentionGrid> grid;
-    /** In the last result of a job that showed the edited pass first: that result, for the runner to take the
-     *  layer from when it was never delivered (internal to ModelRunner; the document never sees it). */
-    std::shared_ptr<ShownFirst> shownFirst;
-};
-
-/** The edited pass's result that a job shows before it ends, and whether the runner delivered it. */
-struct ShownFirst {
-    ModelRunResult result;
-    bool taken = false;  ///< delivered (on the runner's thread)
-};
-
-/** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
- *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
- *  position, and the pass redoes only what changed since its last run.
- *
- *  When both passes have work (new tokens with edits), the job runs the edited pass and delivers its result at
- *  once, with a prediction that is still `comparing`: whatever is shown comes from it, so the views need not wait
- *  for the second pass. The pass without edits starts as soon as the edited one is done, beside the building of
- *  what the views see of it (the shown layer, the overview's grid), from the layers the two share; the job's last
- *  result completes the comparison. */
-class ModelRunner {
+class ModelSession final : public Session {
+    Q_OBJECT
 public:
-    struct Request {
-        std::vector<int> ids;
-        std::vector<core::Gpt2Edit> edits;
-        int layer = 0;
-        int position = -1;      ///< −1: the last
-        bool wantLayer = false; ///< give the shown layer's model too
-        QString modelName;
-        /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
-        std::shared_ptr<const render::AttentionGrid> grid;
-    };
+    /** Takes a loaded model; path is its session file (empty for a folder opened as it is). */
+    ModelSession(LoadedModel loaded, const QString& path);
+    ~ModelSession() override;
 
-    /** snapshot builds a request from the document's state when a job can start; deliver takes the result. */
-    ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver);
-    ~ModelRunner();
+    const ModelSession* modelSession() const override { return this; }
+    ModelSession* modelSession() override { return this; }
 
-    /** The passes to run on from now on (forward already holds the session's tokens and edits; it may have run). */
-    void reset(std::shared_ptr<core::Gpt2Forward> forward);
-    /** Asks for a result of the current state. */
-    void request() { m_job.request(); }
-    void cancel() { m_job.cancel(); }
-    bool isPending() const { return m_job.isPending(); }
-    /** Blocks until the newest request is delivered (tests). */
-    void finish() { m_job.finish(); }
-    quint64 jobsStarted() const { return m_job.jobsStarted(); }
+    const core::Gpt2Checkpoint& checkpoint() const { return *m_checkpoint; }
+    const core::Gpt2Config& config() const { return m_checkpoint->config(); }
+    /** The checkpoint's folder, resolved. */
+    const QString& folder() const { return m_folder; }
+    /** The text's token ids. */
+    const std::vector<int>& ids() const { return m_ids; }
+    /** The shown layer, 0-based. */
+    int layer() const { return m_layer; }
+    /** The cell's value with the edits (the caller checks the cell). */
+    float weightValue(int layer, core::Gpt2Weight weight, int row, int col) const;
+    /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
+    bool isCellEdited(MatrixId id, int row, int col) const;
+    /** The number of edited cells, in every layer. */
+    int editCount() const { return int(m_edits.size()); }
+    /** The heads zeroed as a whole (Zero Head), as (layer, head) 0-based; their rows of W_O count as 0. */
+    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
+    bool isAblated(int layer, int head) const { return m_ablations.count({layer, head}) > 0; }
+    /** True when anything differs from the checkpoint: an edited cell or a zeroed head. */
+    bool isEdited() const { return !m_edits.empty() || !m_ablations.empty(); }
+    /** The tokens as the model's vocabulary writes them ("Ġcat"), as --compute names them. */
+    std::vector<std::string> vocabularyTokens() const;
+    /** The newest prediction computed (empty before the first). */
+    const Prediction& prediction() const { return m_prediction; }
+    /** Every layer × head of the latest pass (null before the first). */
+    std::shared_ptr<const render::AttentionGrid> grid() const { return m_grid; }
+    /** Which position's next token prediction() is of: −1 the last one, else 0-based. */
+    int predictionPosition() const { return m_predictionPosition; }
+    /** True while the forward pass of the current state has not been delivered. */
+    bool isRunning() const { return m_runner.isPending(); }
+    /** The session as its file writes it, saved to savePath (a relative model.path is kept only in the folder of
+     *  filePath, the file it was opened from). */
+    core::ModelSession fileSession(const QString& savePath, const QString& filePath) const;
+
+    std::function<PreparedText()> prepareText(const QString& text) const override;
+    bool preparesOnWorker(const QString&) const override { return false; }  // well under a millisecond
+    double storedValue(double value) const override { return double(float(value)); }
+    Step cellStep(MatrixId id, int row, int col, double value) const override;
+    Step matrixStep(MatrixId id, const core::Matrix& value) const override;
+    Step optionsStep(const core::Options& options) const override;
+    Step shapeStep(core::AttentionModel resized) const override;
+    Step outputProjectionStep(bool on) const override;
+    std::function<std::string()> serializing(const QString& savePath, const QString& filePath,
+                                             const nlohmann::json& extra) const override;
+
+    /** The step that zeroes head (0-based) of the shown layer as a whole: one record, its rows of W_O counting as
+     *  0 while their edits are kept (an ablation); nothing when it is zeroed already. */
+    Step zeroHeadStep(int head) const;
+    /** The step that gives the shown layer's edited cells and zeroed heads (or every layer's) back to the
+     *  checkpoint. */
+    Step resetStep(bool everyLayer) const;
+
+    /** Shows layer (0-based): the views follow once the pass has given it. False when out of range or shown. */
+    bool setLayer(int layer);
+    /** Chooses the position whose next token is predicted (−1: the last). */
+    void setPredictionPosition(int position);
+    /** Applies cells and ablations (their after values, or before when not forward) to the edit map, the zeroed
+     *  heads and the shown layer. */
+    EditResult applyWeights(const std::vector<Gpt2CellChange>& cells, const std::vector<AblationChange>& ablations,
+                            bool forward);
+    /** Sets the text (its tokens follow with the pass). */
+    EditResult applyText(const QString& text);
+    void edited(const EditResult& result) override;
+    /** Blocks until the newest pass is delivered, without an event loop (tests). */
+    void finishRun() { m_runner.finish(); }
+
+signals:
+    void predictionChanged(const ui::Prediction& prediction);
+    void predictionPositionChanged(int position);
+    void layerChanged(int layer);
 
 private:
-    /** Takes the result a job shows before it ends (from the worker; the runner delivers it if still wanted). */
-    using ShowFirst = std::function<void(std::shared_ptr<ShownFirst>)>;
-    /** Runs request on the passes (the worker's side). When both have work, the edited pass's result goes to
-     *  showFirst as soon as it is built, the pass without edits runs meanwhile, and the result returned is the
-     *  comparison (with the grid, and the first result in shownFirst). */
-    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
-                              const ShowFirst& showFirst);
-    void showFirst(quint64 job, ShownFirst& shown);
+    /** Asks for the pass of the current state; relayer: the shown layer's model too. */
+    void run(bool relayer);
+    ModelRunner::Request request();
     void delivered(ModelRunResult result);
+    Step weightsStep(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations = {}) const;
+    /** The shown value of W_O row (row) and column col: 0 in a zeroed head's rows. */
+    double shownOutputValue(int row, int col) const;
 
-    std::function<Request()> m_snapshot;
-    std::function<void(ModelRunResult)> m_deliver;
-    std::shared_ptr<core::Gpt2Forward> m_forward, m_unedited;
-    QObject m_context;  ///< receives the results shown first (destroyed after the job, which may still post)
-    LatestJob<ModelRunResult> m_job;
+    std::shared_ptr<const core::Gpt2Checkpoint> m_checkpoint;
+    QString m_folder;
+    std::string m_modelPath;  ///< model.path as the file wrote it (kept on save), or the folder
+    std::vector<int> m_ids;
+    int m_layer = 0;
+    core::Gpt2Edits m_edits;  ///< the one record of the edited cells
+    std::set<std::pair<int, int>> m_ablations;
+    bool m_relayerWanted = false;
+    Prediction m_prediction;
+    std::shared_ptr<const render::AttentionGrid> m_grid;
+    int m_predictionPosition = -1;
+    ModelRunner m_runner{[this] { return request(); }, [this](ModelRunResult r) { delivered(std::move(r)); }};
 };
 
 }  // namespace ui

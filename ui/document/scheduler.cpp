@@ -29,8 +29,8 @@ Scheduler::Compute Scheduler::attention()
     };
 }
 
-Scheduler::Scheduler(const core::AttentionModel& state, Compute compute, QObject* parent)
-    : QObject(parent), m_state(state), m_compute(std::move(compute)),
+Scheduler::Scheduler(std::function<const core::AttentionModel&()> state, Compute compute, QObject* parent)
+    : QObject(parent), m_state(std::move(state)), m_compute(std::move(compute)),
       m_job([this] { return makeJob(); }, [this](std::shared_ptr<const core::Trace> t) { delivered(std::move(t)); },
             [this](std::shared_ptr<const core::Trace> t) { keepAsSpare(std::move(t)); })
 {
@@ -62,7 +62,7 @@ void Scheduler::changed(const ModelChange& change, std::shared_ptr<const core::A
     }
     // Validation reads every number for NaN; a finite cell in a valid state only needs itself checked.
     const bool finiteCell = cell && std::isfinite(change.after);
-    auto e = validated || (finiteCell && m_valid) ? std::nullopt : core::validate(m_state);
+    auto e = validated || (finiteCell && m_valid) ? std::nullopt : core::validate(m_state());
     m_valid = !e;
     if (e) {
         // Nothing to show that matches the state: say why, and let the views clear.
@@ -76,13 +76,13 @@ void Scheduler::changed(const ModelChange& change, std::shared_ptr<const core::A
         return;
     }
     setError(QString());
-    if (work(m_state) <= synchronousWork) {
+    if (work(m_state()) <= synchronousWork) {
         m_job.cancel();  // a result of an older state would be stale
         ++m_started;
         m_computing = false;
         std::shared_ptr<const core::Trace> result;
         try {
-            result = m_compute(std::make_shared<const core::AttentionModel>(m_state), nullptr, nullptr);
+            result = m_compute(std::make_shared<const core::AttentionModel>(m_state()), nullptr, nullptr);
         } catch (const std::exception&) {
             result = nullptr;  // validated before; only memory can run out here
         }
@@ -107,7 +107,7 @@ void Scheduler::setTrace(std::shared_ptr<const core::Trace> trace, quint64 stamp
 void Scheduler::announce()
 {
     if (!m_trace)
-        setError(tr("Not enough memory to compute %1 tokens.").arg(m_state.n()));
+        setError(tr("Not enough memory to compute %1 tokens.").arg(m_state().n()));
     emit traceReady(m_trace);
 }
 
@@ -129,7 +129,7 @@ Scheduler::Job Scheduler::makeJob()
     } else if (m_copy) {
         state = m_copy;  // the caller's copy of this very state
     } else {
-        state = std::make_shared<const core::AttentionModel>(m_state);
+        state = std::make_shared<const core::AttentionModel>(m_state());
     }
     m_copy.reset();
     return [compute = m_compute, state, cells = std::move(cells), previous = m_trace,

@@ -33,8 +33,10 @@ public:
     /** core::computeShared, the compute of a session whose state is the attention model itself. */
     static Compute attention();
 
-    /** Keeps a trace of state, which the caller owns and changes only before calling changed(). */
-    explicit Scheduler(const core::AttentionModel& state, Compute compute = attention(), QObject* parent = nullptr);
+    /** Keeps a trace of the state that state() gives, which the caller owns and changes only before calling
+     *  changed(). */
+    explicit Scheduler(std::function<const core::AttentionModel&()> state, Compute compute = attention(),
+                       QObject* parent = nullptr);
     ~Scheduler() override;
 
     /** The latest trace that matches the state, or the last good one while a computation runs;
@@ -78,7 +80,7 @@ private:
     void keepAsSpare(std::shared_ptr<const core::Trace> spent);
     void setError(const QString& message);
 
-    const core::AttentionModel& m_state;
+    std::function<const core::AttentionModel&()> m_state;
     Compute m_compute;
     QString m_error;
     std::shared_ptr<const core::Trace> m_trace;

@@ -344,7 +344,8 @@ void FileActions::exportStepsDialog()
         return;
     rememberFolder(Folder::Export, folder, false);
     // A model's trace.json names its tokens as --compute does, as the vocabulary writes them.
-    std::vector<std::string> tokens = m_document->vocabularyTokens();
+    std::vector<std::string> tokens =
+        m_document->modelSession() ? m_document->modelSession()->vocabularyTokens() : std::vector<std::string>();
     if (int(tokens.size()) != trace->n())
         tokens.clear();  // the trace is still of the text before
     QString error;

@@ -216,7 +216,8 @@ void MainWindow::createDocks()
         }
         m_overviewFollowsTrace = false;
         m_overview->setGridSource([this]() -> OverviewWidget::GridJob {
-            std::shared_ptr<const render::AttentionGrid> grid = m_document->modelGrid();
+            const ModelSession* model = m_document->modelSession();
+            std::shared_ptr<const render::AttentionGrid> grid = model ? model->grid() : nullptr;
             if (!grid)
                 return {};
             return [grid] { return grid; };
@@ -341,7 +342,7 @@ void MainWindow::updateStatus()
     // Set once, and only when it changed: each new text laid the status bar out again, twice.
     if (m_dimensions->text() != dimensions)
         m_dimensions->setText(dimensions);
-    m_computing->setVisible(m_document->isComputing() || m_document->isRunningModel());
+    m_computing->setVisible(m_document->isComputing() || (m_document->modelSession() && m_document->modelSession()->isRunning()));
     m_menus->setFigureAvailable(m_heatmap->hasFigure());
     if (!m_document->error().isEmpty())
         statusBar()->showMessage(m_document->error());

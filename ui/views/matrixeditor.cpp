@@ -3,7 +3,7 @@
 #include "flowlayout.h"
 #include "labelheaderview.h"
 #include "numberdelegate.h"
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/i18n/language.h"
 #include "ui/document/viewstate.h"
@@ -212,8 +212,9 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
     tools->addWidget(m_modelTools);
     const auto syncModelTools = [this, resetLayer, resetAll] {
         m_modelTools->setVisible(m_document->isModelSession());
-        resetAll->setEnabled(m_document->editCount() > 0);
-        resetLayer->setEnabled(m_document->editCount() > 0);
+        const bool edited = m_document->modelSession() && m_document->modelSession()->isEdited();
+        resetAll->setEnabled(edited);
+        resetLayer->setEnabled(edited);
     };
     connect(document, &Document::modelChanged, this, syncModelTools);
     connect(document, &Document::predictionChanged, this, syncModelTools);

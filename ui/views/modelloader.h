@@ -2,7 +2,7 @@
 /** ModelLoader: loads a model session (a checkpoint folder, its text and edits) on a worker while the window
  *  stays live, with a progress bar and Cancel; and what is wrong with a folder that is not a checkpoint. */
 
-#include "ui/document/modelstate.h"
+#include "ui/document/modelsession.h"
 
 #include <QCoreApplication>
 #include <QString>

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/render/displaynumber.h"
 
 #include <QApplication>

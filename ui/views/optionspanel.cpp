@@ -255,7 +255,7 @@ void OptionsPanel::syncFromDocument()
                "residual stream already.")
                 .arg(m_document->shownLayer() + 1)
                 .arg(m_document->layerCount())
-                .arg(modelName(m_document->modelState()->folder))
+                .arg(modelName(m_document->modelSession()->folder()))
                 .arg(m.dModel())
                 .arg(m.heads())
                 .arg(m.dK()));

@@ -106,15 +106,17 @@ void PredictionPanel::showChosenPosition()
 
 void PredictionPanel::showPrediction()
 {
-    const bool model = m_document->isModelSession();
-    const Prediction& p = m_document->prediction();
+    const ModelSession* session = m_document->modelSession();
+    const bool model = session != nullptr;
+    static const Prediction none;
+    const Prediction& p = model ? session->prediction() : none;
     m_empty->setVisible(!model);
     m_table->setVisible(model && !p.overflowLayer);
     m_status->setVisible(model);
     m_position->setEnabled(model);
     if (!model)
         return;
-    const int edits = m_document->editCount();
+    const int edits = session->editCount() + int(session->ablations().size());
     if (p.overflowLayer && *p.overflowLayer < m_document->layerCount())
         m_status->setText(tr("No prediction: the forward pass overflowed float32 in layer %1, whose output is no "
                              "longer made of finite numbers. Undo the edit or give a smaller value.")

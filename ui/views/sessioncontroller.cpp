@@ -1,5 +1,7 @@
 #include "sessioncontroller.h"
 
+#include "ui/render/stepfigure.h"
+
 #include "core/modelsession.h"
 #include "core/presets.h"
 #include "modelloader.h"
@@ -82,19 +84,16 @@ SessionController::~SessionController()
 
 bool SessionController::openFile(const QString& path, QString* error)
 {
-    if (isModelSessionFile(path)) {
-        // A model session: its checkpoint loads on a worker, the window stays live.
-        std::string why;
-        const auto session = core::readModelSessionFile(path.toStdString(), why);
-        if (!session) {
-            if (error)
-                *error = QString::fromStdString(why);
-            return false;
-        }
-        if (!openModelSession(*session, QFileInfo(path).absoluteFilePath(), error))
-            return false;
-    } else if (!m_document->openFile(path, error)) {
+    auto read = readSessionFile(path, error);
+    if (!read)
         return false;
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    if (auto* model = std::get_if<core::ModelSession>(&*read)) {
+        // A model session: its checkpoint loads on a worker, the window stays live.
+        if (!openModelSession(*model, absolute, error))
+            return false;
+    } else {
+        m_document->loadSession(std::get<core::Session>(*read), absolute);
     }
     addRecentFile(m_document->filePath());
     showStatus(tr("Opened %1").arg(QFileInfo(path).fileName()));
@@ -110,8 +109,7 @@ bool SessionController::openModelSession(const core::ModelSession& session, cons
     if (!loaded)
         return false;  // refused (error says why) or cancelled (error empty)
     m_document->loadModel(std::move(*loaded), sessionPath);
-    addRecentModel(QString::fromStdString(m_document->modelState() ? m_document->modelState()->folder.toStdString()
-                                                                    : std::string()));
+    addRecentModel(m_document->modelSession() ? m_document->modelSession()->folder() : QString());
     return true;
 }
 
@@ -387,16 +385,12 @@ QString SessionController::localFileOf(const QMimeData* mime)
 
 QString SessionController::sessionTitle() const
 {
-    const auto& extras = m_document->session().extras;
+    const nlohmann::json& extras = m_document->session().extras();
     if (extras.is_object() && extras.contains("title") && extras["title"].is_string())
         return sessionTitleForPeople(QString::fromStdString(extras["title"].get<std::string>()));
     // A model session is its model's shown layer: the report, the code and the window say which.
-    if (const ModelState* state = m_document->modelState()) {
-        const auto title = state->extras.find("title");
-        return title != state->extras.end() && title->is_string()
-            ? QString::fromStdString(title->get<std::string>())
-            : modelSessionTitle(state->folder, m_document->shownLayer() + 1);
-    }
+    if (const ModelSession* model = m_document->modelSession())
+        return modelSessionTitle(modelName(model->folder()), model->layer() + 1);
     return {};
 }
 

@@ -1,6 +1,6 @@
 #include "teachingview.h"
 
-#include "ui/document/cellstyle.h"
+#include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/i18n/language.h"

@@ -132,8 +132,8 @@ void TokenBar::syncFromDocument(bool line)
         tokens << QString::fromStdString(t);
     m_chips->setTokens(tokens);
     QList<int> ids;
-    if (const ModelState* state = m_document->modelState(); state && int(state->ids.size()) == tokens.size())
-        ids = QList<int>(state->ids.begin(), state->ids.end());
+    if (const ModelSession* model = m_document->modelSession(); model && int(model->ids().size()) == tokens.size())
+        ids = QList<int>(model->ids().begin(), model->ids().end());
     m_chips->setTokenIds(ids);
     m_count->setText(tokens.size() == 1 ? tr("1 token") : tr("%1 tokens").arg(tokens.size()));
     if (m_viewState->selectedQuery() >= tokens.size())

@@ -1,0 +1,188 @@
+#include "modelrunner.h"
+
+#include "core/modelsession.h"
+#include "core/threadpool.h"
+#include "core/tokentext.h"
+
+#include <QStringList>
+
+#include <tuple>
+
+namespace ui {
+
+ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver)
+    : m_snapshot(std::move(snapshot)),
+      m_job(
+          [this]() -> LatestJob<ModelRunResult>::PostingJob {
+              if (!m_forward)
+                  return {};
+              return [forward = m_forward, unedited = m_unedited, request = m_snapshot()](
+                         const LatestJob<ModelRunResult>::Post& post) { return run(*forward, *unedited, request, post); };
+          },
+          std::move(deliver), {}, LatestJob<ModelRunResult>::Posting{})
+{
+}
+
+void ModelRunner::reset(std::shared_ptr<core::Gpt2Forward> forward)
+{
+    m_job.cancel();
+    // A job in flight keeps its own passes alive; the next one starts on these.
+    m_forward = std::move(forward);
+    m_unedited = m_forward ? std::make_shared<core::Gpt2Forward>(m_forward->sharedCheckpoint()) : nullptr;
+}
+
+namespace {
+
+/** The ten most probable tokens of logits (the pass forward's after position), with their probabilities in
+ *  unedited (the same pass's logits without the edits) when given. */
+Prediction predictionOf(const core::Gpt2Forward& forward, const core::FloatMatrix& logits, int position,
+                        bool edited, const core::FloatMatrix* unedited)
+{
+    Prediction p;
+    p.position = position;
+    p.edited = edited;
+    p.comparing = edited && !unedited;
+    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
+    if (top.empty())  // the logits overflowed float32
+        p.overflowLayer = forward.overflowLayer(position);
+    std::vector<int> ids;
+    for (const core::Gpt2Candidate& c : top)
+        ids.push_back(c.id);
+    const std::vector<double> withoutEdits =
+        edited && unedited ? core::candidateProbabilities(*unedited, ids) : std::vector<double>();
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
+        p.entries.push_back({top[i].id, token, top[i].probability,
+                             withoutEdits.empty() ? top[i].probability : withoutEdits[i]});
+    }
+    return p;
+}
+
+/** What the views see of the finished pass forward beside the prediction: the shown layer's model, when the request
+ *  asks for it, checked and copied for the views, and the overview's grid. */
+void addViews(ModelRunResult& result, core::Gpt2Forward& forward, const ModelRunner::Request& request)
+{
+    QStringList tokens;
+    for (int id : forward.tokens())
+        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
+    // The shown layer's model and the overview's grid only read the finished pass, and not each other: side by
+    // side, and then the layer's check beside its copy for the views.
+    core::parallelFor(2, 2, [&](int task) {
+        if (task == 0) {
+            if (request.wantLayer)
+                result.layer = core::shownLayerModel(forward, request.layer, request.modelName);
+        } else {
+            result.grid = std::make_shared<const render::AttentionGrid>(
+                render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
+        }
+    });
+    if (result.layer) {
+        bool valid = false;
+        auto copy = std::make_shared<core::AttentionModel>();
+        core::parallelFor(2, 2, [&](int task) {
+            if (task == 0)
+                valid = !core::validate(*result.layer);
+            else
+                *copy = *result.layer;
+        });
+        if (valid)
+            result.validatedLayer = std::move(copy);
+    }
+}
+
+/** Brings forward's zeroed heads to wanted. */
+void setAblations(core::Gpt2Forward& forward, const std::set<std::pair<int, int>>& wanted)
+{
+    const std::set<std::pair<int, int>> have = forward.ablations();
+    for (const auto& [layer, head] : have)
+        if (!wanted.count({layer, head}))
+            forward.setAblated(layer, head, false);
+    for (const auto& [layer, head] : wanted)
+        forward.setAblated(layer, head, true);
+}
+
+/** Brings forward's edits to wanted (both ordered by layer, weight, row and column), touching only what differs. */
+void setEdits(core::Gpt2Forward& forward, const std::vector<core::Gpt2Edit>& wanted)
+{
+    const std::vector<core::Gpt2Edit> have = forward.edits();
+    const auto key = [](const core::Gpt2Edit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
+    std::string ignored;
+    std::size_t i = 0, j = 0;
+    while (i < have.size() || j < wanted.size()) {
+        if (j == wanted.size() || (i < have.size() && key(have[i]) < key(wanted[j]))) {
+            const core::Gpt2Edit& e = have[i++];
+            forward.clearEdit(e.layer, e.weight, e.row, e.col);
+            continue;
+        }
+        const core::Gpt2Edit& want = wanted[j++];
+        if (i < have.size() && key(have[i]) == key(want)) {
+            if (have[i++].value == want.value)
+                continue;
+        }
+        forward.setEdit(want.layer, want.weight, want.row, want.col, want.value, ignored);
+    }
+}
+
+}  // namespace
+
+ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+                                const LatestJob<ModelRunResult>::Post& post)
+{
+    std::string ignored;
+    if (forward.tokens() != request.ids)
+        forward.setTokens(request.ids, ignored);
+    if (unedited.tokens() != request.ids)
+        unedited.setTokens(request.ids, ignored);
+    const bool edited = !request.edits.empty() || !request.ablations.empty();
+    // The first edit after a pass without any: that pass is the one without edits, taken instead of run again.
+    if (edited && forward.upToDate() && !unedited.upToDate() && forward.edits().empty() && forward.ablations().empty()) {
+        unedited.takeSharedLayers(forward);
+        unedited.run();
+    }
+    setEdits(forward, request.edits);
+    setAblations(forward, request.ablations);
+    const int n = forward.n();
+    const int position = request.position >= 0 && request.position < n ? request.position : n - 1;
+    // Without edits the pass without them is this one: it runs only once there are edits to compare with.
+    if (edited && !unedited.upToDate() && !forward.upToDate()) {
+        // Both passes have work: the edited one runs first, alone, and what the views see of it is posted while
+        // the pass without edits runs beside it, from the layers below the lowest edit.
+        forward.run();
+        const core::FloatMatrix logits = forward.logitsAt(position);
+        unedited.takeSharedLayers(forward);
+        std::shared_ptr<const render::AttentionGrid> grid;
+        core::parallelFor(2, 2, [&](int task) {
+            if (task == 1) {
+                unedited.run();
+                return;
+            }
+            ModelRunResult first;
+            first.prediction = predictionOf(forward, logits, position, true, nullptr);
+            addViews(first, forward, request);
+            grid = first.grid;  // the comparison carries it too
+            post(std::move(first));
+        });
+        const core::FloatMatrix before = unedited.logitsAt(position);
+        ModelRunResult result;
+        result.prediction = predictionOf(forward, logits, position, true, &before);
+        result.grid = std::move(grid);
+        return result;
+    }
+    // One pass with work: whichever runs second takes the layers below the lowest edit from the first.
+    if (edited) {
+        if (unedited.upToDate())
+            forward.takeSharedLayers(unedited);
+        else
+            unedited.takeSharedLayers(forward);
+        unedited.run();
+    }
+    forward.run();
+    const core::FloatMatrix logits = forward.logitsAt(position);
+    const core::FloatMatrix before = edited ? unedited.logitsAt(position) : core::FloatMatrix();
+    ModelRunResult result;
+    result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
+    addViews(result, forward, request);
+    return result;
+}
+
+}  // namespace ui

@@ -1,0 +1,96 @@
+#pragma once
+/** ModelRunner: a model session's forward pass on a worker, for the newest state only. */
+
+#include "latestjob.h"
+
+#include "core/gpt2forward.h"
+#include "ui/render/attentiongrid.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ui {
+
+/** The next-token candidates of one position. */
+struct Prediction {
+    int position = -1;  ///< the position (0-based) whose next token this is
+    struct Entry {
+        int id = 0;
+        std::string token;        ///< as people read it (core::readableToken)
+        double probability = 0;   ///< with the edits
+        double unedited = 0;      ///< the same token's probability in the checkpoint without edits (once compared)
+    };
+    std::vector<Entry> entries;  ///< the most probable first; none when the pass overflowed
+    /** The pass overflowed float32 (its logits have a NaN or +∞, core::topCandidates): the first layer (0-based)
+     *  whose output up to the position is not all finite, or the model's layer count when only the logits are not
+     *  (core::Gpt2Forward::overflowLayer). */
+    std::optional<int> overflowLayer;
+    bool edited = false;         ///< the pass had edits
+    /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
+     *  new text shows the edited pass first, and the comparison follows). */
+    bool comparing = false;
+};
+
+/** What the worker delivers for a request: once, or twice when a new text with edits shows the edited pass first
+ *  (its prediction `comparing`, with the shown layer) and the comparison follows. */
+struct ModelRunResult {
+    std::optional<core::AttentionModel> layer;  ///< the shown layer, when the request asked for it
+    /** A copy of layer when it passed core::validate on the worker (else null): the document's scheduler
+     *  computes from it, so that the GUI thread neither validates nor copies the layer (tens of MB for GPT-2). */
+    std::shared_ptr<const core::AttentionModel> validatedLayer;
+    Prediction prediction;
+    /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
+    std::shared_ptr<const render::AttentionGrid> grid;
+};
+
+/** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
+ *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
+ *  position, and each pass redoes only what changed since its last run. When both passes have work (a new text
+ *  with edits), the edited pass's result is posted first, and the comparison follows as the job's result. */
+class ModelRunner {
+public:
+    struct Request {
+        std::vector<int> ids;
+        std::vector<core::Gpt2Edit> edits;  ///< ordered by layer, weight, row and column
+        std::set<std::pair<int, int>> ablations;  ///< the heads zeroed, (layer, head) 0-based
+        int layer = 0;
+        int position = -1;      ///< −1: the last
+        bool wantLayer = false; ///< give the shown layer's model too
+        std::string modelName;
+        /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
+        std::shared_ptr<const render::AttentionGrid> grid;
+    };
+
+    /** snapshot builds a request from the session's state when a job can start; deliver takes each result. */
+    ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver);
+
+    /** The passes to run on from now on (forward already holds the session's tokens and edits; it may have run). */
+    void reset(std::shared_ptr<core::Gpt2Forward> forward);
+    /** Asks for a result of the current state. */
+    void request() { m_job.request(); }
+    void cancel() { m_job.cancel(); }
+    bool isPending() const { return m_job.isPending(); }
+    /** Blocks until the newest request is delivered (tests). */
+    void finish() { m_job.finish(); }
+    quint64 jobsStarted() const { return m_job.jobsStarted(); }
+
+private:
+    /** Runs request on the passes (the worker's side); post takes the edited pass's result when the pass without
+     *  edits has work too. */
+    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+                              const LatestJob<ModelRunResult>::Post& post);
+
+    std::function<Request()> m_snapshot;
+    std::shared_ptr<core::Gpt2Forward> m_forward, m_unedited;
+    LatestJob<ModelRunResult> m_job;
+};
+
+}  // namespace ui
+
+Q_DECLARE_METATYPE(ui::Prediction)
