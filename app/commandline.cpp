@@ -1,12 +1,12 @@
 #include "commandline.h"
 
-#include "core/attention.h"
-#include "core/modelsession.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
-#include "core/tokenizer.h"
-#include "core/tracejson.h"
-#include "ui/views/presetnames.h"
+#include "core/attention/attention.h"
+#include "core/session/modelsession.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
+#include "core/text/tokenizer.h"
+#include "core/attention/tracejson.h"
+#include "ui/views/teaching/presetnames.h"
 #include "ui/render/stepfigure.h"
 #include "ui/render/colormap.h"
 #include "ui/export/exportfiles.h"
@@ -17,7 +17,7 @@
 #include "ui/render/headlinespainter.h"
 #include "ui/render/overviewpainter.h"
 #include "ui/render/slidepainter.h"
-#include "ui/views/teachingslides.h"
+#include "ui/views/teaching/teachingslides.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

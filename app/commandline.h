@@ -1,7 +1,7 @@
 #pragma once
 /** The command line of SPEC §3: what runs without a window. */
 
-#include "core/sessionfile.h"
+#include "core/session/sessionfile.h"
 
 #include <QStringList>
 

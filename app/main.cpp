@@ -1,11 +1,11 @@
 #include "commandline.h"
 #include "windowstart.h"
 
-#include "core/allocator.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
+#include "core/tensor/allocator.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
 #include "ui/i18n/language.h"
-#include "ui/views/mainwindow.h"
+#include "ui/views/shell/mainwindow.h"
 
 #include <QApplication>
 #include <QDir>

@@ -1,8 +1,8 @@
 #include "windowstart.h"
 
 #include "ui/document/document.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/sessioncontroller.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/shell/sessioncontroller.h"
 
 #include <cstdio>
 

@@ -4,9 +4,9 @@
  *  bench_engine --peak-memory N H         computes once and prints the process's peak resident memory. */
 
 #include "benchmodel.h"
-#include "core/allocator.h"
-#include "core/attention.h"
-#include "core/gemm.h"
+#include "core/tensor/allocator.h"
+#include "core/attention/attention.h"
+#include "core/tensor/gemm.h"
 
 #include <benchmark/benchmark.h>
 

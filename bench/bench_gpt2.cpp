@@ -8,9 +8,9 @@
  *  run() after setEdit, which ends with the new logits), and the resident memory after all of it. The
  *  repetitions of the three timed kinds are interleaved, so a slow moment of the machine falls on all alike. */
 
-#include "core/gpt2checkpoint.h"
-#include "core/gemm.h"
-#include "core/gpt2forward.h"
+#include "core/models/gpt2checkpoint.h"
+#include "core/tensor/gemm.h"
+#include "core/models/gpt2forward.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,14 +14,14 @@
  *  AE_BENCH_SLOW_EVENTS=ms, every event the GUI thread spent longer on, and every wait over 16 ms, is named on
  *  standard error (as bench_repaint does). */
 
-#include "core/allocator.h"
+#include "core/tensor/allocator.h"
 #include "guiprobe.h"
 #include "ui/document/document.h"
-#include "ui/views/heatmapcanvas.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/predictionpanel.h"
-#include "ui/views/sessioncontroller.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/model/predictionpanel.h"
+#include "ui/views/shell/sessioncontroller.h"
 
 #include <QElapsedTimer>
 #include <QEvent>

@@ -11,11 +11,11 @@
  *  medians and 95th percentiles, also apart for the edits of the last layer (one row of the grid is drawn
  *  again) and of the first (every row). Run with QT_QPA_PLATFORM=offscreen. */
 
-#include "core/gpt2checkpoint.h"
-#include "core/gpt2forward.h"
-#include "core/tokentext.h"
+#include "core/models/gpt2checkpoint.h"
+#include "core/models/gpt2forward.h"
+#include "core/text/tokentext.h"
 #include "ui/document/document.h"
-#include "ui/views/overviewwidget.h"
+#include "ui/views/model/overviewwidget.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

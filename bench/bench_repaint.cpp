@@ -9,13 +9,13 @@
  *  AE_BENCH_SLOW_EVENTS=ms, every event the GUI thread spent longer on, and every wait over 16 ms, is named
  *  on standard error. */
 
-#include "core/allocator.h"
+#include "core/tensor/allocator.h"
 #include "benchmodel.h"
 #include "guiprobe.h"
 #include "ui/document/document.h"
-#include "ui/views/heatmapcanvas.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
 
 #include <QEvent>
 #include <QTemporaryDir>

@@ -1,7 +1,7 @@
 #pragma once
 /** The models the benchmarks compute: n tokens, d_model 512, d_k = d_v = 64 per head. */
 
-#include "core/model.h"
+#include "core/attention/model.h"
 
 #include <cmath>
 #include <random>

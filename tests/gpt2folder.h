@@ -2,7 +2,7 @@
 /** Writing GPT-2 checkpoint folders in a test: config.json, model.safetensors (any tensors, any dtype, raw
  *  bytes given by the test, optionally broken on purpose), vocab.json + merges.txt or tokenizer.json. */
 
-#include "core/bpe.h"
+#include "core/text/bpe.h"
 
 #include <nlohmann/json.hpp>
 

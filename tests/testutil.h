@@ -1,8 +1,8 @@
 #pragma once
 /** Helpers shared by the core tests: matrix literals, tolerant comparison, random models. */
 
-#include "core/matrix.h"
-#include "core/model.h"
+#include "core/tensor/matrix.h"
+#include "core/attention/model.h"
 
 #include <QByteArray>
 #include <QTest>

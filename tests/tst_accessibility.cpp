@@ -4,9 +4,9 @@
 #include "isolation.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
-#include "ui/views/heatmapcanvas.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
 
 #include <QAccessible>
 #include <QDockWidget>

@@ -1,8 +1,8 @@
 /** The computation of SPEC §1 against the worked example of §4 and the invariants of attention. */
 
-#include "core/attention.h"
-#include "core/embedding.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/attention/embedding.h"
+#include "core/session/presets.h"
 #include "testutil.h"
 
 #include <QTest>

@@ -6,15 +6,15 @@
  *  The killed window runs in a child process: this same program, started with
  *  AE_AUTOSAVE_CHILD set, edits a session, autosaves it, says "ready" and waits to be killed. */
 
-#include "core/modelsession.h"
-#include "core/sessionfile.h"
+#include "core/session/modelsession.h"
+#include "core/session/sessionfile.h"
 #include "gpt2folder_random.h"
 #include "isolation.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/sessioncontroller.h"
-#include "ui/views/teachingview.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/shell/sessioncontroller.h"
+#include "ui/views/teaching/teachingview.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -2,7 +2,7 @@
  *  (traced by hand through merges.txt below), round trips of any text, the <|endoftext|> decision, the
  *  tokenizer.json forms, and broken files refused with messages naming them. */
 
-#include "core/bpe.h"
+#include "core/text/bpe.h"
 
 #include <QTest>
 

@@ -3,7 +3,7 @@
  *  BF16 conversion against the formats' definitions; and a table of broken folders, each refused with a
  *  message naming the file and what is wrong. */
 
-#include "core/gpt2checkpoint.h"
+#include "core/models/gpt2checkpoint.h"
 #include "gpt2folder.h"
 
 #include <QTemporaryDir>

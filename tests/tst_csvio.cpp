@@ -1,8 +1,8 @@
-#include "core/csvio.h"
+#include "core/attention/csvio.h"
 
-#include "core/attention.h"
-#include "core/presets.h"
-#include "core/tracejson.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
+#include "core/attention/tracejson.h"
 #include "ui/export/exportfiles.h"
 
 #include "decimalcomma.h"

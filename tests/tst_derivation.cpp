@@ -1,8 +1,8 @@
 /** The arithmetic behind every cell: texts of the worked example and sums that add up. */
 
-#include "core/attention.h"
-#include "core/derivation.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/attention/derivation.h"
+#include "core/session/presets.h"
 #include "testutil.h"
 
 #include <QTest>

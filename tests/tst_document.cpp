@@ -1,8 +1,8 @@
 /** The Document: edits, undo and redo, files and the recompute off the GUI thread. */
 
-#include "core/attention.h"
-#include "core/presets.h"
-#include "core/threadpool.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
+#include "core/tensor/threadpool.h"
 #include "testutil.h"
 #include "ui/document/background.h"
 #include "ui/document/document.h"

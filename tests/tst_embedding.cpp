@@ -1,6 +1,6 @@
 /** Derived token embeddings, the generators under them, weight initialisers and positional encoding. */
 
-#include "core/embedding.h"
+#include "core/attention/embedding.h"
 #include "testutil.h"
 
 #include <QTest>

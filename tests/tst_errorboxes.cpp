@@ -3,16 +3,16 @@
  *  translation, and gives the reason (which names the file) beneath it. */
 
 #include "dialoganswer.h"
-#include "core/attention.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
 #include "isolation.h"
 #include "ui/export/exportfiles.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
-#include "ui/views/fileactions.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/sessioncontroller.h"
+#include "ui/views/shell/fileactions.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/shell/sessioncontroller.h"
 
 #include <QCoreApplication>
 #include <QDir>

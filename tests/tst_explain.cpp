@@ -9,16 +9,16 @@
 #include "ui/i18n/language.h"
 #include "ui/render/displaynumber.h"
 #include "ui/render/heatmaprenderer.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/heatmapzoom.h"
-#include "ui/views/helpdialogs.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/matrixeditor.h"
-#include "ui/views/stepblock.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/tokenbar.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/heatmap/heatmapzoom.h"
+#include "ui/views/teaching/helpdialogs.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/matrixeditor.h"
+#include "ui/views/steps/stepblock.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/steps/tokenbar.h"
 
-#include "core/presets.h"
+#include "core/session/presets.h"
 
 #include <QAction>
 #include <QApplication>

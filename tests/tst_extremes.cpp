@@ -8,12 +8,12 @@
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/stepblock.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/teachingslides.h"
-#include "ui/views/walkthroughpanel.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/stepblock.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/teaching/teachingslides.h"
+#include "ui/views/steps/walkthroughpanel.h"
 
 #include <QRegularExpression>
 #include <QSettings>

@@ -1,9 +1,9 @@
 /** core::multiply and every level of the product kernels this processor runs (products.h) against a plain sum
  *  of products; and core::allFinite. */
 
-#include "core/gemm.h"
-#include "core/safetensors.h"
-#include "core/products.h"
+#include "core/tensor/gemm.h"
+#include "core/formats/safetensors.h"
+#include "core/tensor/products.h"
 #include "testutil.h"
 
 #include <QTest>

@@ -7,8 +7,8 @@
  *  core::compute of the shown layer's AttentionModel reproduces the layer and continues the pass.
  *  With AE_GPT2_DIR naming a real GPT-2 folder, the same comparison on its weights. */
 
-#include "core/attention.h"
-#include "core/gpt2forward.h"
+#include "core/attention/attention.h"
+#include "core/models/gpt2forward.h"
 #include "gpt2folder_random.h"
 #include "gpt2reference.h"
 

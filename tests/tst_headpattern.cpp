@@ -1,6 +1,6 @@
 /** What a head does (core::describeHead) on constructed patterns whose descriptors are known by hand. */
 
-#include "core/headpattern.h"
+#include "core/attention/headpattern.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "core/pooling.h"
+#include "core/tensor/pooling.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/heatmaprenderer.h"

@@ -1,15 +1,15 @@
 /** The heatmap widget: pixels against the colour map, hover derivations, selection, zoom, empty state. */
 
-#include "core/derivation.h"
-#include "core/presets.h"
+#include "core/attention/derivation.h"
+#include "core/session/presets.h"
 #include "testutil.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"
-#include "ui/views/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
 #include "ui/i18n/language.h"
-#include "ui/views/heatmapwidget.h"
+#include "ui/views/heatmap/heatmapwidget.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,11 +1,11 @@
 /** JSON text as the program writes it: every double in the shortest form that reads back to it, in
  *  nlohmann::json's layout, and whole documents the same whether written at once or piece by piece. */
 
-#include "core/jsontext.h"
+#include "core/formats/jsontext.h"
 
-#include "core/attention.h"
-#include "core/presets.h"
-#include "core/tracejson.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
+#include "core/attention/tracejson.h"
 
 #include <QTest>
 

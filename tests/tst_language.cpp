@@ -4,16 +4,16 @@
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/i18n/language.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/optionspanel.h"
-#include "ui/views/presetnames.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/teachingslides.h"
-#include "ui/views/teachingview.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/optionspanel.h"
+#include "ui/views/teaching/presetnames.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/teaching/teachingslides.h"
+#include "ui/views/teaching/teachingview.h"
 #include "ui/render/slidepainter.h"
 
-#include "core/attention.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
 
 #include <QAbstractButton>
 #include <QApplication>

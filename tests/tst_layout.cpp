@@ -2,18 +2,18 @@
  *  another, toolbar controls at their readable width, panels that do not widen the window, and step
  *  labels that are never cut, nor pushed out of sight by a wide layer of a model. */
 
-#include "core/model.h"
+#include "core/attention/model.h"
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/scalingpanel.h"
-#include "ui/views/stepblock.h"
-#include "ui/views/sessioncontroller.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/walkthroughpanel.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/scalingpanel.h"
+#include "ui/views/steps/stepblock.h"
+#include "ui/views/shell/sessioncontroller.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/steps/walkthroughpanel.h"
 
 #include <QAbstractButton>
 #include <QComboBox>

@@ -4,13 +4,13 @@
  *  what is wrong, while the document stays as it was. */
 
 #include "isolation.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
-#include "core/tokenizer.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
+#include "core/text/tokenizer.h"
 #include "ui/document/document.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/optionspanel.h"
-#include "ui/views/tokenbar.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/optionspanel.h"
+#include "ui/views/steps/tokenbar.h"
 
 #include <QApplication>
 #include <QClipboard>

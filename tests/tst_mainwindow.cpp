@@ -1,20 +1,20 @@
 /** The explorer window, driven like a user: typing tokens, editing weights, undo, options, files, drops. */
 
-#include "core/presets.h"
-#include "core/sessionfile.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
 #include "dialoganswer.h"
 #include "testutil.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
-#include "ui/views/heatmapcanvas.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/matrixeditor.h"
-#include "ui/views/optionspanel.h"
-#include "ui/views/sessioncontroller.h"
-#include "ui/views/tokenbar.h"
-#include "ui/views/tokenchips.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/matrixeditor.h"
+#include "ui/views/steps/optionspanel.h"
+#include "ui/views/shell/sessioncontroller.h"
+#include "ui/views/steps/tokenbar.h"
+#include "ui/views/widgets/tokenchips.h"
 
 #include <QAbstractScrollArea>
 #include <QApplication>

@@ -2,7 +2,7 @@
  *  Chinese. Set AE_MENU_DUMP to a file to write the listing there (to compare two builds). */
 
 #include "ui/i18n/language.h"
-#include "ui/views/mainwindow.h"
+#include "ui/views/shell/mainwindow.h"
 
 #include <QFile>
 #include <QMenu>

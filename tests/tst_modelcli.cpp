@@ -5,7 +5,7 @@
  *  biases) and output, and the logits, within 2e-5 of the largest entry; the token ids against the model's
  *  own tokenizer. Broken folders and sessions are refused with exit status 2 and a message naming what. */
 
-#include "core/gpt2checkpoint.h"
+#include "core/models/gpt2checkpoint.h"
 #include "gpt2folder_random.h"
 #include "gpt2reference.h"
 #include "programrun.h"

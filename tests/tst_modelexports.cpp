@@ -3,7 +3,7 @@
  *  with torch) and the heatmap (PNG). Each is held against the command line's --compute and --export-steps of the
  *  same session saved to a file: another process that opens the checkpoint afresh and runs its own pass. */
 
-#include "core/csvio.h"
+#include "core/attention/csvio.h"
 #include "dialoganswer.h"
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
@@ -13,9 +13,9 @@
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/sessioncontroller.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/shell/sessioncontroller.h"
 
 #include <QAction>
 #include <QApplication>

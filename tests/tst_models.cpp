@@ -1,7 +1,7 @@
 /** The table models over the document's matrices and the trace's steps. */
 
-#include "core/derivation.h"
-#include "core/presets.h"
+#include "core/attention/derivation.h"
+#include "core/session/presets.h"
 #include "testutil.h"
 #include "ui/render/cellstyle.h"
 #include "ui/document/document.h"

@@ -3,10 +3,10 @@
  *  the plain session reader refusing version 2 as a model session, the --compute extras, and a
  *  load or pass stopped between its steps (what Cancel does in the window). */
 
-#include "core/gpt2checkpoint.h"
-#include "core/modelsession.h"
-#include "core/numbertext.h"
-#include "core/sessionfile.h"
+#include "core/models/gpt2checkpoint.h"
+#include "core/session/modelsession.h"
+#include "core/formats/numbertext.h"
+#include "core/session/sessionfile.h"
 #include "fifo.h"
 #include "gpt2folder_random.h"
 

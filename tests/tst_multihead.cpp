@@ -2,22 +2,22 @@
  *  of the heads offering d_k = d_v = d_model / h, the weights' columns labelled by head, and the cells
  *  the causal mask hides set apart in every table and on the slides. */
 
-#include "core/attention.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
 #include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/slidepainter.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/matrixeditor.h"
-#include "ui/views/optionspanel.h"
-#include "ui/views/scalingpanel.h"
-#include "ui/views/stepblock.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/teachingslides.h"
-#include "ui/views/teachingview.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/steps/matrixeditor.h"
+#include "ui/views/steps/optionspanel.h"
+#include "ui/views/steps/scalingpanel.h"
+#include "ui/views/steps/stepblock.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/teaching/teachingslides.h"
+#include "ui/views/teaching/teachingview.h"
 #include "ui/i18n/language.h"
 
 #include <QCheckBox>

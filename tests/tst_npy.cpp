@@ -1,4 +1,4 @@
-#include "core/npy.h"
+#include "core/formats/npy.h"
 
 #include "python.h"
 #include "testutil.h"

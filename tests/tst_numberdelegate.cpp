@@ -2,7 +2,7 @@
  *  the cell's rectangle and alignment, for every alignment, after the font changes, and when the number is
  *  too wide for its cell (elided as before). */
 
-#include "ui/views/numberdelegate.h"
+#include "ui/views/widgets/numberdelegate.h"
 
 #include <QApplication>
 #include <QImage>

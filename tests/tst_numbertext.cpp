@@ -1,14 +1,14 @@
 /** Numbers as text for machines and for the core's own texts: shortest, exact, and the same under a
  *  locale with a decimal comma; and the files written from them read back under that locale. */
 
-#include "core/attention.h"
-#include "core/csvio.h"
-#include "core/derivation.h"
-#include "core/numbertext.h"
-#include "core/presets.h"
-#include "core/pytorchexport.h"
-#include "core/sessionfile.h"
-#include "core/tracejson.h"
+#include "core/attention/attention.h"
+#include "core/attention/csvio.h"
+#include "core/attention/derivation.h"
+#include "core/formats/numbertext.h"
+#include "core/session/presets.h"
+#include "core/attention/pytorchexport.h"
+#include "core/session/sessionfile.h"
+#include "core/attention/tracejson.h"
 
 #include "decimalcomma.h"
 #include "testutil.h"

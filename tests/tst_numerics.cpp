@@ -16,7 +16,7 @@
  *    the smallest subnormal temperature. The softmax multiplies by s / T as one double (Trace::scoreFactor);
  *    when that overflows (T subnormal) the weights are the arg-max exactly. */
 
-#include "core/attention.h"
+#include "core/attention/attention.h"
 #include "testutil.h"
 
 #include <QTest>

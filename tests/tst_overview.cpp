@@ -3,10 +3,10 @@
  *  reaches the grid; the head view draws no line to the future under a causal mask and only the hovered
  *  token's lines; masked cells are named in the heatmap's tooltip and accessible name. */
 
-#include "core/attention.h"
-#include "core/gpt2checkpoint.h"
-#include "core/gpt2forward.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/models/gpt2checkpoint.h"
+#include "core/models/gpt2forward.h"
+#include "core/session/presets.h"
 #include "gpt2folder_random.h"
 #include "isolation.h"
 #include "pdftext.h"
@@ -15,13 +15,13 @@
 #include "ui/document/viewstate.h"
 #include "ui/render/headlinespainter.h"
 #include "ui/render/overviewpainter.h"
-#include "ui/views/fileactions.h"
-#include "ui/views/headviewwidget.h"
-#include "ui/views/heatmapaccessible.h"
-#include "ui/views/heatmapcanvas.h"
-#include "ui/views/heatmapwidget.h"
-#include "ui/views/mainwindow.h"
-#include "ui/views/overviewwidget.h"
+#include "ui/views/shell/fileactions.h"
+#include "ui/views/model/headviewwidget.h"
+#include "ui/views/heatmap/heatmapaccessible.h"
+#include "ui/views/heatmap/heatmapcanvas.h"
+#include "ui/views/heatmap/heatmapwidget.h"
+#include "ui/views/shell/mainwindow.h"
+#include "ui/views/model/overviewwidget.h"
 
 #include <QAccessible>
 #include <QDockWidget>

@@ -6,7 +6,7 @@
  *  any range of the packed columns: bit for bit that level's dgemm of those columns, where the panels serve and
  *  where the range does not align with their column groups. */
 
-#include "core/products.h"
+#include "core/tensor/products.h"
 
 #include <QTest>
 

@@ -4,8 +4,8 @@
  *  weights (never a pack of a weight since edited), and a small computation runs on the calling thread alone.
  *  No timings here. */
 
-#include "core/attention.h"
-#include "core/threadpool.h"
+#include "core/attention/attention.h"
+#include "core/tensor/threadpool.h"
 #include "testutil.h"
 
 #include <QTest>

@@ -1,6 +1,6 @@
 /** Block means for figures with more cells than pixels (core::pooled). */
 
-#include "core/pooling.h"
+#include "core/tensor/pooling.h"
 #include "testutil.h"
 
 #include <QTest>

@@ -1,9 +1,9 @@
-#include "core/pytorchexport.h"
+#include "core/attention/pytorchexport.h"
 
-#include "core/attention.h"
-#include "core/embedding.h"
-#include "core/numbertext.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/attention/embedding.h"
+#include "core/formats/numbertext.h"
+#include "core/session/presets.h"
 
 #include "decimalcomma.h"
 #include "python.h"

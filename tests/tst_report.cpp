@@ -1,9 +1,9 @@
 #include "ui/export/reportwriter.h"
 
-#include "core/attention.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
-#include "core/tokenizer.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
+#include "core/text/tokenizer.h"
 #include "ui/render/stepfigure.h"
 #include "ui/export/handoutwriter.h"
 #include "ui/render/colormap.h"

@@ -1,6 +1,6 @@
 /** The "why √d_k" panel: it charts the core's study, live and off the GUI thread. */
 
-#include "ui/views/scalingpanel.h"
+#include "ui/views/steps/scalingpanel.h"
 
 #include <QDir>
 #include <QSignalSpy>

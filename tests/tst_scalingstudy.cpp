@@ -1,4 +1,4 @@
-#include "core/scalingstudy.h"
+#include "core/attention/scalingstudy.h"
 
 #include <QElapsedTimer>
 #include <QTest>

@@ -1,7 +1,7 @@
 /** Scheduler: a model state, the changes made to it and a compute function give traces of the newest
  *  state only; stale results are never announced. It knows no document: these tests drive it alone. */
 
-#include "core/attention.h"
+#include "core/attention/attention.h"
 #include "testutil.h"
 #include "ui/document/scheduler.h"
 

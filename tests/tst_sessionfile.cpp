@@ -1,8 +1,8 @@
 /** The session file of SPEC §2: reading, writing, round trips and refusals. */
 
-#include "core/embedding.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
+#include "core/attention/embedding.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
 #include "testutil.h"
 
 #include <QDir>

@@ -1,13 +1,13 @@
 /** The teaching slides as a class sees them: every text fits its box on screen and on the PDF page,
  *  one number format per slide, the softmax written out in full, concat and W_O for several heads. */
 
-#include "core/attention.h"
-#include "core/presets.h"
-#include "core/tokenizer.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
+#include "core/text/tokenizer.h"
 #include "ui/export/reportwriter.h"
 #include "ui/i18n/language.h"
 #include "ui/render/slidepainter.h"
-#include "ui/views/teachingslides.h"
+#include "ui/views/teaching/teachingslides.h"
 
 #include <QBuffer>
 #include <QImage>

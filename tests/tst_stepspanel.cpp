@@ -1,17 +1,17 @@
 /** The steps panel, the walkthrough of one query and the matrix editor, driven headless. */
 
-#include "core/presets.h"
+#include "core/session/presets.h"
 #include "testutil.h"
 #include "ui/render/cellstyle.h"
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/steptablemodel.h"
 #include "ui/document/viewstate.h"
-#include "ui/views/labelheaderview.h"
-#include "ui/views/matrixeditor.h"
-#include "ui/views/stepblock.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/walkthroughpanel.h"
+#include "ui/views/widgets/labelheaderview.h"
+#include "ui/views/steps/matrixeditor.h"
+#include "ui/views/steps/stepblock.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/steps/walkthroughpanel.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -1,15 +1,15 @@
 /** The one wording of the seven steps: the steps panel, the teaching slides, the PDF report and the
  *  walkthrough say the same title and formula for each step, for every kind of model. */
 
-#include "core/attention.h"
-#include "core/presets.h"
+#include "core/attention/attention.h"
+#include "core/session/presets.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
 #include "ui/export/reportwriter.h"
 #include "ui/render/stepwording.h"
-#include "ui/views/stepspanel.h"
-#include "ui/views/teachingslides.h"
-#include "ui/views/walkthroughpanel.h"
+#include "ui/views/steps/stepspanel.h"
+#include "ui/views/teaching/teachingslides.h"
+#include "ui/views/steps/walkthroughpanel.h"
 
 #include <QRegularExpression>
 #include <QTest>

@@ -1,9 +1,9 @@
 /** The teaching mode: slides of the seven steps, keyboard stepping, live with the document. */
 
-#include "core/presets.h"
+#include "core/session/presets.h"
 #include "ui/document/document.h"
 #include "ui/document/viewstate.h"
-#include "ui/views/teachingview.h"
+#include "ui/views/teaching/teachingview.h"
 
 #include <QDir>
 #include <QSignalSpy>

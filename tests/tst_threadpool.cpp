@@ -2,7 +2,7 @@
  *  workers for every call, failures rethrown, several callers at once, and no worker above its caller's
  *  priority. */
 
-#include "core/threadpool.h"
+#include "core/tensor/threadpool.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 /** Typed text → tokens, and the UTF-8 decoding underneath. */
 
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 #include <QByteArrayList>
 #include <QTest>

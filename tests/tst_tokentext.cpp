@@ -1,8 +1,8 @@
 /** Tokens as people read them (core/tokentext) and the logits of any position (Gpt2Forward::logitsAt). */
 
-#include "core/bpe.h"
-#include "core/gpt2forward.h"
-#include "core/tokentext.h"
+#include "core/text/bpe.h"
+#include "core/models/gpt2forward.h"
+#include "core/text/tokentext.h"
 #include "gpt2folder_random.h"
 
 #include <QTemporaryDir>

@@ -3,15 +3,15 @@
 
 #include "app/commandline.h"
 #include "app/windowstart.h"
-#include "core/presets.h"
-#include "core/sessionfile.h"
-#include "core/tokenizer.h"
+#include "core/session/presets.h"
+#include "core/session/sessionfile.h"
+#include "core/text/tokenizer.h"
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
 #include "ui/document/document.h"
 #include "ui/document/modelsession.h"
 #include "ui/i18n/language.h"
-#include "ui/views/mainwindow.h"
+#include "ui/views/shell/mainwindow.h"
 
 #include <QApplication>
 #include <QFile>

@@ -1,7 +1,7 @@
 /** WrappedLabel keeps its heights per width: every answer must still be the one a plain word-wrapped QLabel
  *  gives for the same text, font, format and margins, through changes of each of them. */
 
-#include "ui/views/wrappedlabel.h"
+#include "ui/views/widgets/wrappedlabel.h"
 
 #include <QApplication>
 #include <QTest>

@@ -3,7 +3,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/edit.h"
+#include "core/attention/edit.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/bpe.h"
+#include "core/text/bpe.h"
 
 #include <cstddef>
 #include <cstdint>

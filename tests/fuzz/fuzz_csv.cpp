@@ -3,7 +3,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/csvio.h"
+#include "core/attention/csvio.h"
 
 #include <cstddef>
 #include <cstdint>

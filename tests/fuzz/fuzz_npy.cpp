@@ -3,7 +3,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/npy.h"
+#include "core/formats/npy.h"
 
 #include <cmath>
 #include <cstddef>

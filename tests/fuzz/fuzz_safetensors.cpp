@@ -3,7 +3,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/safetensors.h"
+#include "core/formats/safetensors.h"
 
 #include <cstddef>
 #include <cstdint>

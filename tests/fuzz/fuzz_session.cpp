@@ -3,7 +3,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/sessionfile.h"
+#include "core/session/sessionfile.h"
 
 #include <cstddef>
 #include <cstdint>

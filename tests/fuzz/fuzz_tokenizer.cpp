@@ -2,7 +2,7 @@
 
 #include "fuzzcheck.h"
 
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 #include <cstddef>
 #include <cstdint>

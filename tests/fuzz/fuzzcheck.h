@@ -2,8 +2,8 @@
 /** Invariant checks shared by the harnesses: a broken one prints why and aborts, which libFuzzer
  *  reports as a crash and saves the input. */
 
-#include "core/attention.h"
-#include "core/model.h"
+#include "core/attention/attention.h"
+#include "core/attention/model.h"
 
 #include <cmath>
 #include <cstdio>

@@ -6,8 +6,8 @@
 
 #include "latestjob.h"
 
-#include "core/modelsession.h"
-#include "core/sessionfile.h"
+#include "core/session/modelsession.h"
+#include "core/session/sessionfile.h"
 
 #include <QDateTime>
 #include <QObject>

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "core/edit.h"
+#include "core/attention/edit.h"
 
 namespace ui {
 

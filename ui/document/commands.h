@@ -7,8 +7,8 @@
 #include "modelsession.h"
 #include "session.h"
 
-#include "core/gpt2forward.h"
-#include "core/model.h"
+#include "core/models/gpt2forward.h"
+#include "core/attention/model.h"
 
 #include <QString>
 #include <QUndoCommand>

@@ -1,9 +1,9 @@
 #include "document.h"
 
 #include "commands.h"
-#include "core/edit.h"
-#include "core/modelsession.h"
-#include "core/presets.h"
+#include "core/attention/edit.h"
+#include "core/session/modelsession.h"
+#include "core/session/presets.h"
 #include "ui/render/atomicwrite.h"
 #include "ui/render/displaynumber.h"
 

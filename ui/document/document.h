@@ -10,8 +10,8 @@
 #include "scheduler.h"
 #include "session.h"
 
-#include "core/sessionfile.h"
-#include "core/trace.h"
+#include "core/session/sessionfile.h"
+#include "core/attention/trace.h"
 
 #include <QElapsedTimer>
 #include <QObject>

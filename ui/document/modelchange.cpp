@@ -1,6 +1,6 @@
 #include "modelchange.h"
 
-#include "core/model.h"
+#include "core/attention/model.h"
 
 #include <QCoreApplication>
 

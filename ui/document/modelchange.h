@@ -2,7 +2,7 @@
 /** ModelChange: what one edit, undo, redo or load changed in the document's model. Undo commands
  *  apply one, the document announces it, and views and the scheduler update only what it reaches. */
 
-#include "core/matrix.h"
+#include "core/tensor/matrix.h"
 
 #include <QMetaType>
 #include <QString>

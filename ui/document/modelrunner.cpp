@@ -1,8 +1,8 @@
 #include "modelrunner.h"
 
-#include "core/modelsession.h"
-#include "core/threadpool.h"
-#include "core/tokentext.h"
+#include "core/session/modelsession.h"
+#include "core/tensor/threadpool.h"
+#include "core/text/tokentext.h"
 
 #include <QStringList>
 

@@ -3,7 +3,7 @@
 
 #include "latestjob.h"
 
-#include "core/gpt2forward.h"
+#include "core/models/gpt2forward.h"
 #include "ui/render/attentiongrid.h"
 
 #include <QMetaType>

@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "document.h"
 
-#include "core/tokentext.h"
+#include "core/text/tokentext.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -5,7 +5,7 @@
 #include "modelrunner.h"
 #include "session.h"
 
-#include "core/modelsession.h"
+#include "core/session/modelsession.h"
 
 #include <QString>
 

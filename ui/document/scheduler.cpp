@@ -1,6 +1,6 @@
 #include "scheduler.h"
 
-#include "core/attention.h"
+#include "core/attention/attention.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

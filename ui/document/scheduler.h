@@ -9,7 +9,7 @@
 #include "latestjob.h"
 #include "modelchange.h"
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 
 #include <QObject>
 #include <QString>

@@ -3,8 +3,8 @@
 #include "commands.h"
 #include "document.h"
 
-#include "core/edit.h"
-#include "core/tokenizer.h"
+#include "core/attention/edit.h"
+#include "core/text/tokenizer.h"
 
 #include <QCoreApplication>
 #include <QStringList>

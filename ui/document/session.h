@@ -5,9 +5,9 @@
 
 #include "modelchange.h"
 
-#include "core/model.h"
-#include "core/modelsession.h"
-#include "core/sessionfile.h"
+#include "core/attention/model.h"
+#include "core/session/modelsession.h"
+#include "core/session/sessionfile.h"
 
 #include <QObject>
 #include <QString>

@@ -4,7 +4,7 @@
 #include "ui/render/stepfigure.h"
 #include "viewstate.h"
 
-#include "core/pooling.h"
+#include "core/tensor/pooling.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 /** StepTableModel: one step of one head of the document's current trace, read-only, as a table. */
 
 #include "document.h"
-#include "core/derivation.h"
+#include "core/attention/derivation.h"
 #include "ui/render/colormap.h"
 
 #include <functional>

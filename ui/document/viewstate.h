@@ -3,7 +3,7 @@
  *  the selected query and head, the step shown in the heatmap, and the cell under the mouse with
  *  the cells it came from. */
 
-#include "core/derivation.h"
+#include "core/attention/derivation.h"
 
 #include <QObject>
 

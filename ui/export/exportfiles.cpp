@@ -1,7 +1,7 @@
 #include "exportfiles.h"
 
-#include "core/csvio.h"
-#include "core/pytorchexport.h"
+#include "core/attention/csvio.h"
+#include "core/attention/pytorchexport.h"
 #include "ui/render/atomicwrite.h"
 
 #include <QCoreApplication>

@@ -3,10 +3,10 @@
  *  trace into a folder, PyTorch code. Every write is atomic (render::writeAtomically): on failure nothing
  *  is changed. */
 
-#include "core/matrix.h"
-#include "core/model.h"
-#include "core/npy.h"
-#include "core/trace.h"
+#include "core/tensor/matrix.h"
+#include "core/attention/model.h"
+#include "core/formats/npy.h"
+#include "core/attention/trace.h"
 
 #include <QByteArray>
 #include <QString>

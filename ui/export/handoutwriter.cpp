@@ -1,6 +1,6 @@
 #include "handoutwriter.h"
 
-#include "core/numbertext.h"
+#include "core/formats/numbertext.h"
 #include "printpage.h"
 #include "ui/render/stepfigure.h"
 #include "ui/render/atomicwrite.h"

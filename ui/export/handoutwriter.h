@@ -3,7 +3,7 @@
  *  of the attention weights (one per head, up to four) and the seven steps with their formulas, all on
  *  one A4 page to hand out in a lecture. The full report (reportwriter.h) has every number. */
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 #include "ui/render/colourscale.h"
 
 #include <QString>

@@ -3,7 +3,7 @@
  *  (real subscripts) painted on the PDF painter, the footer, the printed heatmap's style and the
  *  atomic write of the file. Units are the writer's pixels at 96 dpi, the unit HeatmapRenderer is made for. */
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QColor>

@@ -5,7 +5,7 @@
  *  large to read as numbers as heatmaps with a note of their shape. Steps follow one another on the
  *  page; a step moves to the next page rather than being split, unless it alone is larger than a page. */
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 #include "ui/render/colourscale.h"
 
 #include <QString>

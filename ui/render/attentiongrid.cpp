@@ -2,9 +2,9 @@
 
 #include "displaynumber.h"
 
-#include "core/gpt2forward.h"
-#include "core/pooling.h"
-#include "core/trace.h"
+#include "core/models/gpt2forward.h"
+#include "core/tensor/pooling.h"
+#include "core/attention/trace.h"
 
 #include <QCoreApplication>
 

@@ -3,8 +3,8 @@
  *  overview, the head view and their exports draw. A plain session fills it with its heads as one layer
  *  (1 × h); a real model fills every layer (attentionGridFromModel). It is built off the GUI thread. */
 
-#include "core/headpattern.h"
-#include "core/matrix.h"
+#include "core/attention/headpattern.h"
+#include "core/tensor/matrix.h"
 
 #include <QString>
 #include <QStringList>

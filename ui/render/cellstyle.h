@@ -1,7 +1,7 @@
 #pragma once
 /** How the numeric table models show a number: roles, text and tint, shared by every table. */
 
-#include "core/derivation.h"
+#include "core/attention/derivation.h"
 #include "ui/render/colormap.h"
 
 #include <QColor>

@@ -1,7 +1,7 @@
 #pragma once
 /** Colour maps: numbers in [0, 1] to colours, for the heatmap and its legend. */
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 
 #include <QColor>
 #include <QStringList>

@@ -1,6 +1,6 @@
 #include "colourscale.h"
 
-#include "core/simd.h"
+#include "core/tensor/simd.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
  *  serves the window's heatmap, the overview's cells and every exported heatmap. */
 
 #include "colormap.h"
-#include "core/matrix.h"
+#include "core/tensor/matrix.h"
 
 #include <QString>
 #include <QStringList>

@@ -1,6 +1,6 @@
 #include "displaynumber.h"
 
-#include "core/numbertext.h"
+#include "core/formats/numbertext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "displaynumber.h"
 
-#include "core/pooling.h"
+#include "core/tensor/pooling.h"
 
 #include <QCoreApplication>
 #include <QFontInfo>

@@ -3,7 +3,7 @@
 
 #include "colormap.h"
 #include "colourscale.h"
-#include "core/matrix.h"
+#include "core/tensor/matrix.h"
 
 #include <QFont>
 #include <QImage>

@@ -2,7 +2,7 @@
 /** What a teaching slide shows, without painting: its title, formula, matrices, arithmetic and
  *  explanation, and the one number format every number on it is written in. */
 
-#include "core/matrix.h"
+#include "core/tensor/matrix.h"
 
 #include <QString>
 #include <QStringList>

@@ -2,7 +2,7 @@
 /** What one step of a trace looks like as a figure: its values, token labels and a title.
  *  Shared by the window and the command line, so both show the same figure. */
 
-#include "core/trace.h"
+#include "core/attention/trace.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QString>

@@ -1,6 +1,6 @@
 #include "stepwording.h"
 
-#include "core/derivation.h"
+#include "core/attention/derivation.h"
 
 #include <QHash>
 #include <QRegularExpression>

@@ -3,7 +3,7 @@
  *  the teaching slides and the PDF report all say what a step is called and how it is written from
  *  here, so they agree and are translated once (translation context "StepWording"). */
 
-#include "core/model.h"
+#include "core/attention/model.h"
 
 #include <QCoreApplication>
 #include <QString>

@@ -1,0 +1,251 @@
+#include "core/attention/edit.h"
+
+#include "core/attention/embedding.h"
+#include "core/formats/numbertext.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <queue>
+
+namespace core {
+
+Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::string>& newTokens)
+{
+    const int d = model.dModel() > 0 ? model.dModel() : 4;
+    std::map<std::string, std::queue<Eigen::Index>> given;
+    for (int i = 0; i < model.n() && i < model.embeddings.rows(); ++i) {
+        if (model.embeddings.row(i) != tokenEmbedding(model.tokens[std::size_t(i)], d))
+            given[model.tokens[std::size_t(i)]].push(i);
+    }
+    Matrix e(Eigen::Index(newTokens.size()), d);
+    for (std::size_t i = 0; i < newTokens.size(); ++i) {
+        auto it = given.find(newTokens[i]);
+        if (it != given.end() && !it->second.empty()) {
+            e.row(Eigen::Index(i)) = model.embeddings.row(it->second.front());
+            it->second.pop();
+        } else {
+            e.row(Eigen::Index(i)) = tokenEmbedding(newTokens[i], d);
+        }
+    }
+    return e;
+}
+
+namespace {
+
+/** rows × cols with the overlap of m kept; new cells zero, or 1 on the diagonal when diagonal. */
+Matrix kept(const Matrix& m, Eigen::Index rows, Eigen::Index cols, bool diagonal)
+{
+    Matrix out = Matrix::Zero(rows, cols);
+    const Eigen::Index r = std::min(rows, m.rows()), c = std::min(cols, m.cols());
+    if (diagonal)
+        for (Eigen::Index i = 0; i < std::min(rows, cols); ++i)
+            if (i >= m.rows() || i >= m.cols())
+                out(i, i) = 1.0;
+    out.topLeftCorner(r, c) = m.topLeftCorner(r, c);
+    return out;
+}
+
+/** Per-head column blocks resized from width `from` to `to`, for `heads` → `newHeads` heads. */
+Matrix keptHeads(const Matrix& m, int rows, int oldHeads, int from, int newHeads, int to)
+{
+    Matrix out = Matrix::Zero(rows, Eigen::Index(newHeads) * to);
+    for (int h = 0; h < newHeads; ++h) {
+        Matrix block;
+        if (h < oldHeads && from > 0 && m.cols() >= Eigen::Index(h + 1) * from)
+            block = m.middleCols(Eigen::Index(h) * from, from);
+        out.middleCols(Eigen::Index(h) * to, to) = kept(block, rows, to, true);
+    }
+    return out;
+}
+
+/** A bias's per-head blocks resized like keptHeads(), new entries zero; nothing when there is no bias. */
+std::optional<Matrix> keptBias(const std::optional<Matrix>& bias, int oldHeads, int from, int newHeads, int to)
+{
+    if (!bias)
+        return std::nullopt;
+    Matrix out = Matrix::Zero(1, Eigen::Index(newHeads) * to);
+    for (int h = 0; h < std::min(oldHeads, newHeads); ++h) {
+        const Eigen::Index width = std::min(from, to);
+        if (bias->cols() >= Eigen::Index(h) * from + width)
+            out.middleCols(Eigen::Index(h) * to, width) = bias->middleCols(Eigen::Index(h) * from, width);
+    }
+    return out;
+}
+
+}  // namespace
+
+AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads)
+{
+    AttentionModel m = model;
+    const int oldHeads = model.heads();
+    const int oldDk = model.dK(), oldDv = model.dV();
+    m.options.heads = heads;
+    Matrix e(model.n(), dModel);
+    for (int i = 0; i < model.n(); ++i) {
+        const RowVector derived = tokenEmbedding(model.tokens[std::size_t(i)], dModel);
+        for (int c = 0; c < dModel; ++c)
+            e(i, c) = c < model.embeddings.cols() ? model.embeddings(i, c) : derived(c);
+    }
+    m.embeddings = e;
+    m.wq = keptHeads(model.wq, dModel, oldHeads, oldDk, heads, dk);
+    m.wk = keptHeads(model.wk, dModel, oldHeads, oldDk, heads, dk);
+    m.wv = keptHeads(model.wv, dModel, oldHeads, oldDv, heads, dv);
+    if (model.wo)
+        m.wo = kept(*model.wo, Eigen::Index(heads) * dv, model.wo->cols(), true);
+    m.bq = keptBias(model.bq, oldHeads, oldDk, heads, dk);
+    m.bk = keptBias(model.bk, oldHeads, oldDk, heads, dk);
+    m.bv = keptBias(model.bv, oldHeads, oldDv, heads, dv);
+    // b_O has d_out columns, which resizing keeps: it stays as it is.
+    return m;
+}
+
+std::optional<int> conventionalHeadWidth(int dModel, int heads)
+{
+    if (dModel < 1 || heads < 1 || dModel % heads != 0)
+        return std::nullopt;
+    return dModel / heads;
+}
+
+Matrix defaultOutputProjection(const AttentionModel& model)
+{
+    return Matrix::Identity(model.wv.cols(), model.dModel());
+}
+
+AttentionModel withOutputWidth(const AttentionModel& model, int dOut)
+{
+    AttentionModel m = model;
+    if (!model.wo || dOut < 1)
+        return m;
+    m.wo = kept(*model.wo, model.wo->rows(), dOut, true);
+    if (model.bo)
+        m.bo = kept(*model.bo, 1, dOut, false);
+    return m;
+}
+
+Paste pasted(const Matrix& target, const Matrix& block, int row, int col)
+{
+    Paste out;
+    out.matrix = target;
+    out.rows = std::max<Eigen::Index>(0, std::min(block.rows(), target.rows() - row));
+    out.cols = std::max<Eigen::Index>(0, std::min(block.cols(), target.cols() - col));
+    if (out.rows > 0 && out.cols > 0)
+        out.matrix.block(row, col, out.rows, out.cols) = block.topLeftCorner(out.rows, out.cols);
+    out.clipped = out.rows < block.rows() || out.cols < block.cols();
+    return out;
+}
+
+std::string BlockError::message() const
+{
+    switch (kind) {
+    case Kind::NotANumber:
+        return "row " + std::to_string(row) + ", column " + std::to_string(column) + ": \"" + cell
+            + "\" is not a finite number";
+    case Kind::Ragged:
+        return "row " + std::to_string(row) + " has " + std::to_string(cells) + " cells, the first row "
+            + std::to_string(firstRowCells);
+    case Kind::Empty:
+        break;
+    }
+    return "no numbers to paste";
+}
+
+std::optional<Matrix> parseBlock(const std::string& text, BlockError& error)
+{
+    std::vector<std::vector<double>> rows;
+    std::size_t start = 0;
+    int line = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        std::string row = text.substr(start, end - start);
+        start = end + 1;
+        ++line;
+        if (!row.empty() && row.back() == '\r')
+            row.pop_back();
+        if (row.find_first_of("[]") != std::string::npos) {  // a row as numpy prints it: "[[1. 2.]", " [3. 4.]]"
+            const auto open = row.find_first_not_of(" \t[");
+            const auto close = row.find_last_not_of(" \t]");
+            row = open == std::string::npos || close < open ? std::string() : row.substr(open, close - open + 1);
+        }
+        if (row.find_first_not_of(" \t") == std::string::npos) {
+            if (start > text.size())
+                break;
+            continue;
+        }
+        // Cells by tab, semicolon or comma; else by runs of spaces (numpy, MATLAB, a plain text file).
+        const bool bySpaces = row.find_first_of("\t;,") == std::string::npos;
+        const char separator = row.find('\t') != std::string::npos ? '\t'
+            : row.find(';') != std::string::npos                   ? ';'
+            : bySpaces                                             ? ' '
+                                                                   : ',';
+        if (bySpaces) {  // leading and trailing spaces are no cells, and a run of them is one separator
+            const auto first = row.find_first_not_of(' ');
+            row = row.substr(first, row.find_last_not_of(' ') - first + 1);
+        }
+        std::vector<double> cells;
+        std::size_t p = 0;
+        int column = 0;
+        while (p <= row.size()) {
+            std::size_t q = row.find(separator, p);
+            if (q == std::string::npos)
+                q = row.size();
+            else if (bySpaces)
+                while (q + 1 < row.size() && row[q + 1] == ' ')
+                    ++q;
+            std::string cell = row.substr(p, q - p);
+            p = q + 1;
+            ++column;
+            const auto first = cell.find_first_not_of(" \t\"");
+            const auto last = cell.find_last_not_of(" \t\"");
+            cell = first == std::string::npos ? std::string() : cell.substr(first, last - first + 1);
+            double v = 0;
+            const char* b = cell.data();
+            const char* e = b + cell.size();
+            if (b != e && *b == '+')
+                ++b;
+            const auto [ptr, ec] = std::from_chars(b, e, v);
+            if (cell.empty() || ec != std::errc() || ptr != e || !std::isfinite(v)) {
+                error = BlockError{BlockError::Kind::NotANumber, line, column, 0, 0, cell};
+                return std::nullopt;
+            }
+            cells.push_back(v);
+            if (q == row.size())
+                break;
+        }
+        if (!rows.empty() && cells.size() != rows.front().size()) {
+            error = BlockError{BlockError::Kind::Ragged, line, 0, int(cells.size()), int(rows.front().size()), {}};
+            return std::nullopt;
+        }
+        rows.push_back(std::move(cells));
+        if (start > text.size())
+            break;
+    }
+    if (rows.empty()) {
+        error = BlockError{};
+        return std::nullopt;
+    }
+    Matrix m(Eigen::Index(rows.size()), Eigen::Index(rows.front().size()));
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < rows[r].size(); ++c)
+            m(Eigen::Index(r), Eigen::Index(c)) = rows[r][c];
+    return m;
+}
+
+std::string formatBlock(const MatrixCRef& block)
+{
+    std::string out;
+    for (Eigen::Index r = 0; r < block.rows(); ++r) {
+        for (Eigen::Index c = 0; c < block.cols(); ++c) {
+            if (c)
+                out += '\t';
+            out += machineNumber(block(r, c));
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+}  // namespace core

@@ -1,0 +1,225 @@
+#include "core/attention/pytorchexport.h"
+
+#include "core/formats/numbertext.h"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace core {
+
+namespace {
+
+constexpr std::size_t kLineWidth = 100;
+
+/** Items joined by ", " and wrapped after kLineWidth characters, each line starting with indent. */
+std::string wrapped(const std::vector<std::string>& items, const std::string& indent)
+{
+    std::string out = indent;
+    std::size_t lineLength = indent.size();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+        if (lineLength > indent.size() && lineLength + 1 + item.size() > kLineWidth) {
+            out += "\n" + indent;
+            lineLength = indent.size();
+        } else if (lineLength > indent.size()) {
+            out += ' ';
+            ++lineLength;
+        }
+        out += item;
+        lineLength += item.size();
+    }
+    return out;
+}
+
+/** `name = torch.tensor([...], dtype=torch.float64)  # shape`, one matrix row per bracketed row. */
+std::string tensorLiteral(const std::string& name, const MatrixCRef& m, const std::string& shape)
+{
+    std::string out = name + " = torch.tensor(  # " + shape + ", " + std::to_string(m.rows()) + " × "
+        + std::to_string(m.cols()) + "\n    [\n";
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        std::vector<std::string> cells;
+        cells.reserve(std::size_t(m.cols()));
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            cells.push_back(pythonFloat(m(r, c)));
+        const std::string row = wrapped(cells, std::string(9, ' '));
+        out += "        [" + row.substr(9) + "],\n";
+    }
+    out += "    ],\n    dtype=torch.float64,\n)\n";
+    return out;
+}
+
+/** `name = torch.tensor([...], dtype=torch.float64)  # shape` of a bias (one row, as a vector that adds to every
+ *  row), or `name = None` when the model has none. */
+void biasLiteral(std::string& py, const std::string& name, const std::optional<Matrix>& bias, const std::string& width)
+{
+    if (!bias) {
+        py += name + " = None  # no bias\n";
+        return;
+    }
+    std::vector<std::string> cells;
+    for (Eigen::Index c = 0; c < bias->cols(); ++c)
+        cells.push_back(pythonFloat((*bias)(0, c)));
+    py += name + " = torch.tensor(  # bias, " + width + " = " + std::to_string(bias->cols()) + ", added to every row\n"
+        + "    [\n" + wrapped(cells, "        ") + "\n    ],\n    dtype=torch.float64,\n)\n";
+}
+
+/** A line of text safe inside a Python comment: control characters become spaces. */
+std::string commentText(const std::string& text)
+{
+    std::string out = text;
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = ' ';
+    return out;
+}
+
+std::string pythonString(const std::string& text)
+{
+    // A JSON string literal is a valid Python string literal.
+    return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+const char* pythonBool(bool b)
+{
+    return b ? "True" : "False";
+}
+
+constexpr const char* kFunctions = R"PY(
+
+def sinusoidal_encoding(n, d):
+    """Positional encoding, positions from 0 (Vaswani et al., 2017):
+    PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))."""
+    pe = torch.zeros(n, d, dtype=torch.float64)
+    for pos in range(n):
+        for c in range(d):
+            angle = pos / 10000.0 ** ((c - c % 2) / d)
+            pe[pos, c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def softmax_rows(s, causal):
+    """Softmax of each row, subtracting the row maximum first. Under the causal mask, entry (i, j)
+    with j > i gets weight exactly 0 and the rest of the row is renormalised."""
+    if causal:
+        above = torch.triu(torch.ones(s.shape, dtype=torch.bool), diagonal=1)
+        s = s.masked_fill(above, float("-inf"))
+    e = torch.exp(s - s.max(dim=1, keepdim=True).values)
+    return e / e.sum(dim=1, keepdim=True)
+
+)PY";
+
+constexpr const char* kSteps = R"PY(
+# Step 1 · tokens → X: one row per token
+X = embeddings.clone()  # n × d_model
+if positional_encoding:
+    X = X + sinusoidal_encoding(X.shape[0], X.shape[1])
+
+Q, K, V, scores, scaled_scores, weights, weighted_values, Z = [], [], [], [], [], [], [], []
+for h in range(heads):
+    qk = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q and W_K
+    vc = slice(h * d_v, (h + 1) * d_v)  # this head's columns of W_V
+
+    # Step 2 · queries, keys and values (plus each bias the model has, added to every row)
+    Q.append(X @ W_Q[:, qk] + (b_Q[qk] if b_Q is not None else 0))  # n × d_k, row i = query of token i
+    K.append(X @ W_K[:, qk] + (b_K[qk] if b_K is not None else 0))  # n × d_k, row j = key of token j
+    V.append(X @ W_V[:, vc] + (b_V[vc] if b_V is not None else 0))  # n × d_v, row j = value of token j
+
+    # Step 3 · scores: every query against every key
+    scores.append(Q[h] @ K[h].T)  # n × n, scores[i, j] = q_i · k_j
+
+    # Step 4 · scale: multiply by 1/√d_k (when scaling is on) and divide by the temperature
+    s = 1.0 / math.sqrt(d_k) if scale else 1.0
+    scaled_scores.append(scores[h] * s / temperature)  # n × n
+
+    # Step 5 · softmax of each row: the attention weights
+    weights.append(softmax_rows(scaled_scores[h], causal))  # n × n, every row sums to 1
+
+    # Step 6 · weighted values: weighted_values[i, j] = weights[i, j] · V row j
+    weighted_values.append(weights[h][:, :, None] * V[h][None, :, :])  # n × n × d_v
+
+    # Step 7 · sum the weighted values: Z row i = Σ_j weights[i, j] · V row j
+    Z.append(weighted_values[h].sum(dim=1))  # n × d_v
+
+# The heads side by side, then the output projection W_O (and its bias b_O) when there is one
+concat = torch.cat(Z, dim=1)  # n × (heads · d_v)
+output = concat @ W_O if W_O is not None else concat  # n × d_out
+if b_O is not None:
+    output = output + b_O
+
+)PY";
+
+constexpr const char* kSummary = R"PY(
+if __name__ == "__main__":
+    torch.set_printoptions(precision=4, sci_mode=False)
+    print("tokens:", tokens)
+    print(f"n = {len(tokens)}, d_model = {X.shape[1]}, heads = {heads}, d_k = {d_k}, d_v = {d_v}")
+    for h in range(heads):
+        w = weights[h] if heads > 1 else weights
+        print(f"attention weights, head {h + 1} (rows sum to 1):")
+        print(w)
+    print("output:", tuple(output.shape))
+    print(output)
+)PY";
+
+}  // namespace
+
+std::string pytorchCode(const AttentionModel& model, const std::string& title)
+{
+    const Options& o = model.options;
+    const int h = model.heads();
+    std::string py;
+    py += "#!/usr/bin/env python3\n";
+    py += "# Self-attention step by step, as Attention Explorer computes it.\n";
+    if (!title.empty())
+        py += "# Session: " + commentText(title) + "\n";
+    py += "#\n";
+    py += "# Run it with python3 (it needs PyTorch), or import it and read its variables:\n";
+    py += "#   X, Q, K, V, scores, scaled_scores, weights, weighted_values, Z, concat, output\n";
+    py += h > 1 ? "# Q … Z are lists with one tensor per head.\n" : "# With one head, Q … Z are tensors.\n";
+    py += "# Rows are tokens: X is n × d_model, Q = X · W_Q is n × d_k. All numbers are float64.\n";
+    py += "# n = " + std::to_string(model.n()) + ", d_model = " + std::to_string(model.dModel()) + ", heads = "
+        + std::to_string(h) + ", d_k = " + std::to_string(model.dK()) + ", d_v = " + std::to_string(model.dV())
+        + (model.wo ? ", d_out = " + std::to_string(model.wo->cols()) : std::string()) + "\n\n";
+    py += "import math\n\nimport torch\n\n";
+
+    py += "# The session\n";
+    std::vector<std::string> tokens;
+    for (const std::string& t : model.tokens)
+        tokens.push_back(pythonString(t));
+    py += "tokens = [\n" + wrapped(tokens, "    ") + "\n]\n";
+    py += "heads = " + std::to_string(h) + "\n";
+    py += "d_k = " + std::to_string(model.dK()) + "\n";
+    py += "d_v = " + std::to_string(model.dV()) + "\n";
+    py += std::string("scale = ") + pythonBool(o.scale) + "  # divide the scores by √d_k\n";
+    py += "temperature = " + pythonFloat(o.temperature) + "\n";
+    py += std::string("causal = ") + pythonBool(o.mask == Mask::Causal)
+        + "  # token i attends only to tokens 1 … i\n";
+    py += std::string("positional_encoding = ") + pythonBool(o.positionalEncoding == PositionalEncoding::Sinusoidal)
+        + "  # add the sinusoidal encoding to the embeddings\n\n";
+
+    py += tensorLiteral("embeddings", model.embeddings, "n × d_model, before positional encoding");
+    py += tensorLiteral("W_Q", model.wq, "d_model × (heads · d_k)");
+    py += tensorLiteral("W_K", model.wk, "d_model × (heads · d_k)");
+    py += tensorLiteral("W_V", model.wv, "d_model × (heads · d_v)");
+    if (model.wo)
+        py += tensorLiteral("W_O", *model.wo, "(heads · d_v) × d_out");
+    else
+        py += "W_O = None  # no output projection: output = concat\n";
+    biasLiteral(py, "b_Q", model.bq, "heads · d_k");
+    biasLiteral(py, "b_K", model.bk, "heads · d_k");
+    biasLiteral(py, "b_V", model.bv, "heads · d_v");
+    biasLiteral(py, "b_O", model.bo, "d_out");
+
+    py += kFunctions;
+    py += kSteps;
+    if (h == 1) {
+        py += "# One head: the steps as tensors rather than lists of one\n";
+        py += "Q, K, V, scores, scaled_scores, weights, weighted_values, Z = (\n"
+              "    Q[0], K[0], V[0], scores[0], scaled_scores[0], weights[0], weighted_values[0], Z[0]\n)\n";
+    }
+    py += kSummary;
+    return py;
+}
+
+}  // namespace core

@@ -1,0 +1,156 @@
+#include "core/attention/scalingstudy.h"
+
+#include "core/attention/embedding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace core {
+
+namespace {
+
+/** Standard normals from SplitMix64's uniforms by Box–Muller, using both the cosine and the sine of each
+ *  pair: half the logarithms of SplitMix64::normal(), and just as portable. */
+class NormalPairs {
+public:
+    explicit NormalPairs(std::uint64_t seed) : m_rng(seed) {}
+    double next()
+    {
+        if (m_hasSpare) {
+            m_hasSpare = false;
+            return m_spare;
+        }
+        const double radius = std::sqrt(-2.0 * std::log(1.0 - m_rng.uniform()));
+        const double angle = 2.0 * std::numbers::pi * m_rng.uniform();
+        m_spare = radius * std::sin(angle);
+        m_hasSpare = true;
+        return radius * std::cos(angle);
+    }
+
+private:
+    SplitMix64 m_rng;
+    double m_spare = 0;
+    bool m_hasSpare = false;
+};
+
+/** Running sums of one d_k, for one of the two scalings. */
+struct Sums {
+    double maxWeight = 0;
+    double entropy = 0;
+    double gradient = 0;
+};
+
+/** Adds the softmax of row · factor (n entries) to sums; exps is scratch space of n entries. */
+void measureSoftmax(const std::vector<double>& row, double factor, std::vector<double>& exps, Sums& sums)
+{
+    double max = row[0] * factor;
+    for (double x : row)
+        max = std::max(max, x * factor);
+    // pass 1: a_j = x_j·f − max ≤ 0, e_j = exp(a_j) and Z = Σ e_j; the largest weight is exp(0) / Z
+    double z = 0;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+        exps[j] = std::exp(row[j] * factor - max);
+        z += exps[j];
+    }
+    // pass 2: entropy −Σ p log p = log Z − Σ p_j a_j; ‖diag(p) − p pᵀ‖²_F = Σ p²(1 − p)² + (Σ p²)² − Σ p⁴
+    double pa = 0, p2 = 0, p4 = 0, diagonal = 0;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+        const double p = exps[j] / z;
+        pa += p * (row[j] * factor - max);
+        p2 += p * p;
+        p4 += p * p * p * p;
+        diagonal += p * p * (1 - p) * (1 - p);
+    }
+    sums.maxWeight += 1.0 / z;
+    sums.entropy += std::log(z) - pa;
+    sums.gradient += std::sqrt(std::max(0.0, diagonal + p2 * p2 - p4));
+}
+
+}  // namespace
+
+std::vector<int> defaultScalingDks()
+{
+    std::vector<int> dks = {1};
+    for (int p = 2; p <= 512; p *= 2) {
+        if (p >= 4)
+            dks.push_back(p / 4 * 3);
+        dks.push_back(p);
+    }
+    return dks;
+}
+
+ScalingStudy runScalingStudy(const ScalingStudyOptions& options)
+{
+    std::vector<int> dks = options.dks.empty() ? defaultScalingDks() : options.dks;
+    std::erase_if(dks, [](int d) { return d < 1 || d > 4096; });
+    std::sort(dks.begin(), dks.end());
+    dks.erase(std::unique(dks.begin(), dks.end()), dks.end());
+
+    const int n = std::clamp(options.keys, 2, 4096);
+    const int samples = std::clamp(options.samples, 1, 100000);
+    const int queries = std::clamp(options.queriesPerSample, 1, 100000);
+
+    ScalingStudy study;
+    study.dk = dks;
+    study.keys = n;
+    study.maxEntropy = std::log(double(n));
+    study.rows = samples * queries;
+    if (dks.empty())
+        return study;
+
+    const std::size_t m = dks.size();
+    const int dMax = dks.back();
+    std::vector<double> sum(m, 0.0), sumSquares(m, 0.0);
+    std::vector<Sums> unscaled(m), scaled(m);
+
+    NormalPairs rng(options.seed);
+    std::vector<double> keys(std::size_t(dMax) * std::size_t(n));  // dMax × n: column j = key j
+    std::vector<double> query(static_cast<std::size_t>(dMax));
+    std::vector<double> dots(static_cast<std::size_t>(n));
+    std::vector<double> exps(static_cast<std::size_t>(n));
+    for (int s = 0; s < samples; ++s) {
+        for (double& v : keys)
+            v = rng.next();
+        for (int qi = 0; qi < queries; ++qi) {
+            for (double& v : query)
+                v = rng.next();
+            std::fill(dots.begin(), dots.end(), 0.0);
+            std::size_t next = 0;
+            for (int d = 0; d < dMax; ++d) {
+                // dots_j = Σ_{t ≤ d} q_t · k_jt, the dot products over the first d + 1 dimensions
+                const double q = query[std::size_t(d)];
+                const double* k = keys.data() + std::size_t(d) * std::size_t(n);
+                for (int j = 0; j < n; ++j)
+                    dots[std::size_t(j)] += q * k[j];
+                if (d + 1 != dks[next])
+                    continue;
+                for (double x : dots) {
+                    sum[next] += x;
+                    sumSquares[next] += x * x;
+                }
+                measureSoftmax(dots, 1.0, exps, unscaled[next]);
+                measureSoftmax(dots, 1.0 / std::sqrt(double(d + 1)), exps, scaled[next]);
+                ++next;
+            }
+        }
+    }
+
+    const double rows = double(samples) * double(queries);
+    const double count = rows * double(n);
+    for (std::size_t i = 0; i < m; ++i) {
+        const double mean = sum[i] / count;
+        const double spread = std::sqrt(std::max(0.0, sumSquares[i] / count - mean * mean));
+        study.spreadUnscaled.push_back(spread);
+        study.spreadScaled.push_back(spread / std::sqrt(double(dks[i])));
+        study.maxWeightUnscaled.push_back(unscaled[i].maxWeight / rows);
+        study.maxWeightScaled.push_back(scaled[i].maxWeight / rows);
+        study.entropyUnscaled.push_back(unscaled[i].entropy / rows);
+        study.entropyScaled.push_back(scaled[i].entropy / rows);
+        study.gradientUnscaled.push_back(unscaled[i].gradient / rows);
+        study.gradientScaled.push_back(scaled[i].gradient / rows);
+    }
+    return study;
+}
+
+}  // namespace core

@@ -1,0 +1,86 @@
+#include "core/attention/tracejson.h"
+
+#include <functional>
+#include <map>
+
+namespace core {
+
+using nlohmann::json;
+
+json matrixToJson(const MatrixCRef& m)
+{
+    json rows = json::array();
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        json row = json::array();
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            row.push_back(m(r, c));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+json traceToJson(const Trace& trace)
+{
+    json j;
+    j["tokens"] = trace.model->tokens;
+    j["x"] = matrixToJson(trace.x());
+    json heads = json::array();
+    for (int h = 0; h < trace.headCount(); ++h) {
+        const HeadTrace& ht = trace.heads[std::size_t(h)];
+        json head;
+        head["queries"] = matrixToJson(ht.queries);
+        head["keys"] = matrixToJson(ht.keys);
+        head["values"] = matrixToJson(ht.values);
+        head["scores"] = matrixToJson(ht.scores);
+        head["scaled_scores"] = matrixToJson(trace.scaledScores(h));
+        head["weights"] = matrixToJson(ht.weights);
+        head["outputs"] = matrixToJson(ht.outputs);
+        heads.push_back(std::move(head));
+    }
+    j["heads"] = std::move(heads);
+    j["concat"] = matrixToJson(trace.concat);
+    j["output"] = matrixToJson(trace.output);
+    return j;
+}
+
+std::string traceToJsonText(const Trace& trace, int indent)
+{
+    return writtenText([&trace](JsonWriter& writer) { writeComputeJson(writer, trace); }, indent);
+}
+
+void writeComputeJson(JsonWriter& writer, const Trace& trace, const json& extras)
+{
+    // The keys in nlohmann's order (std::map's), as traceToJson's object prints them.
+    std::map<std::string, std::function<void()>> entries;
+    entries["tokens"] = [&] { writer.value(json(trace.model->tokens)); };
+    entries["x"] = [&] { writer.matrix(trace.x()); };
+    entries["heads"] = [&] {
+        writer.beginArray();
+        for (int h = 0; h < trace.headCount(); ++h) {
+            const HeadTrace& ht = trace.heads[std::size_t(h)];
+            const Matrix scaledScores = trace.scaledScores(h);
+            const std::pair<const char*, MatrixCRef> steps[] = {
+                {"keys", ht.keys},     {"outputs", ht.outputs}, {"queries", ht.queries}, {"scaled_scores", scaledScores},
+                {"scores", ht.scores}, {"values", ht.values},   {"weights", ht.weights}}; // in key order
+            writer.beginObject();
+            for (const auto& [name, matrix] : steps) {
+                writer.key(name);
+                writer.matrix(matrix);
+            }
+            writer.endObject();
+        }
+        writer.endArray();
+    };
+    entries["concat"] = [&] { writer.matrix(trace.concat); };
+    entries["output"] = [&] { writer.matrix(trace.output); };
+    for (auto it = extras.begin(); it != extras.end(); ++it)
+        entries[it.key()] = [&writer, &value = it.value()] { writer.value(value); };
+    writer.beginObject();
+    for (const auto& [key, write] : entries) {
+        writer.key(key);
+        write();
+    }
+    writer.endObject();
+}
+
+}  // namespace core

@@ -1,0 +1,255 @@
+#pragma once
+/** GPT-2's forward pass on a loaded checkpoint (SPEC §5), with a sparse overlay of edited weight cells.
+ *
+ *  X₀ = wte[ids] + wpe[positions]; each layer ℓ: a = ln_1(X_ℓ); per head softmax(causal(q·kᵀ/√d_k))·v with
+ *  q, k, v from c_attn (+ bias); m = X_ℓ + concat·c_proj + b; X_ℓ₊₁ = m + c_proj'(gelu_new(ln_2(m)·c_fc + b)) + b';
+ *  at the end ln_f and logits = h·wteᵀ for the last position.
+ *
+ *  Precision: the products of the weights (c_attn, c_proj, c_fc, the MLP's c_proj, the logits) are float32
+ *  with float accumulation, as the checkpoint stores them; LayerNorm statistics, the scores q·k, the softmax
+ *  and weights·V run in double. The residual stream is float32.
+ *
+ *  Kept between runs: the residual stream entering every layer (layers + 1 matrices n × d, the last one the
+ *  stream before ln_f), every layer's q, k, v (n × 3d), its heads' outputs side by side (n × d) and its attention
+ *  weights; an edit in layer ℓ recomputes ℓ … L from the stream kept before ℓ, and in ℓ itself only what the edit
+ *  reaches: an edited c_attn cell (W_Q, W_K, W_V or their biases) the block of 384 columns of q, k, v around it
+ *  and the one head it belongs to, an edited c_proj cell nothing of the attention; then c_proj, the MLP and every
+ *  layer after ℓ in full. Partial or whole, every block and head is computed by the same calls, so the result
+ *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
+ *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back;
+ *  the products use the weights the checkpoint packed, except the blocks of 384 columns an edit reached, which
+ *  the next run packs again from the copy (one block of d × 384 floats per block edited).
+ *
+ *  New tokens after a run: position i sees only tokens 0 … i (the attention is causal), so the rows of every kept
+ *  matrix before the first token that changed stay as they are, and a run recomputes only the rows from there
+ *  on (from the row block that holds it, so that every row goes through the same kernels as in a whole pass and
+ *  comes out the same bit for bit): a word typed at the end costs a pass over a few rows, a shorter text only the
+ *  last position's logits.
+ *
+ *  Layers are counted from 0 here; session files count them from 1 (modelsession.h). */
+
+#include "core/models/gpt2checkpoint.h"
+#include "core/attention/model.h"
+#include "core/tensor/stop.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace core {
+
+/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b). */
+enum class Gpt2Weight {
+    Query,      ///< c_attn columns 0 … d−1: d × d
+    Key,        ///< c_attn columns d … 2d−1: d × d
+    Value,      ///< c_attn columns 2d … 3d−1: d × d
+    Output,     ///< attn.c_proj: d × d
+    QueryBias,  ///< c_attn.bias 0 … d−1: 1 × d
+    KeyBias,    ///< c_attn.bias d … 2d−1: 1 × d
+    ValueBias,  ///< c_attn.bias 2d … 3d−1: 1 × d
+    OutputBias, ///< attn.c_proj.bias: 1 × d
+};
+
+/** "query", "key", "value", "output", "query_bias", "key_bias", "value_bias", "output_bias". */
+const char* gpt2WeightName(Gpt2Weight weight);
+/** The weight a session file names, if any. */
+std::optional<Gpt2Weight> gpt2WeightFromName(std::string_view name);
+/** Rows of the weight for a model of width d: d, or 1 for a bias. */
+int gpt2WeightRows(Gpt2Weight weight, int dModel);
+
+/** Nothing when (row, col) is a cell of weight in a model of config's width, else what is wrong:
+ *  "row 3 is outside 0 … 0 (query_bias has one row)". */
+std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight weight, int row, int col);
+
+/** A weight cell of a checkpoint: layer counted from 0, row and col in the row convention of SPEC §1. */
+using Gpt2Cell = std::tuple<int, Gpt2Weight, int, int>;
+/** Edited cells and their values, ordered by layer, weight, row and column. */
+using Gpt2Edits = std::map<Gpt2Cell, float>;
+/** The cell's value in checkpoint, without edits (the caller checks the cell). */
+float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weight weight, int row, int col);
+
+/** One edited cell; layer counted from 0. */
+struct Gpt2Edit {
+    int layer = 0;
+    Gpt2Weight weight = Gpt2Weight::Query;
+    int row = 0;
+    int col = 0;
+    float value = 0;
+
+    bool operator==(const Gpt2Edit&) const = default;
+};
+
+/** The next token's most probable candidates. */
+struct Gpt2Candidate {
+    int id = 0;
+    double probability = 0; ///< softmax over the whole vocabulary
+};
+
+class Gpt2Forward {
+public:
+    /** Shares the checkpoint; nothing is computed before run(). */
+    explicit Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint);
+
+    const Gpt2Checkpoint& checkpoint() const { return *m_checkpoint; }
+    const std::shared_ptr<const Gpt2Checkpoint>& sharedCheckpoint() const { return m_checkpoint; }
+    const Gpt2Config& config() const { return m_checkpoint->config(); }
+
+    /** Sets the token ids: the rows from the first id that differs from the last ones are dirty in every layer.
+     *  False with error when there are none, more than n_positions, or an id outside the vocabulary. */
+    bool setTokens(std::vector<int> ids, std::string& error);
+    const std::vector<int>& tokens() const { return m_ids; }
+    int n() const { return int(m_ids.size()); }
+
+    /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit.
+     *  False with error when the layer or cell is outside the model. Marks layer … L dirty. */
+    bool setEdit(int layer, Gpt2Weight weight, int row, int col, float value, std::string& error);
+    /** Gives the cell back its checkpoint value (nothing when it was not edited). */
+    void clearEdit(int layer, Gpt2Weight weight, int row, int col);
+    /** Removes every edit. */
+    void clearEdits();
+    /** The edits, ordered by layer, weight, row and column. */
+    std::vector<Gpt2Edit> edits() const;
+    /** The cell's value with the edits (the caller checks the cell). */
+    float weightValue(int layer, Gpt2Weight weight, int row, int col) const;
+    /** Zeroes head (0-based) of layer as a whole, or gives it back: its rows of W_O count as 0 while the edits of
+     *  those rows are kept. Marks layer … L dirty when it changes. The caller checks layer and head. */
+    void setAblated(int layer, int head, bool zeroed);
+    /** The heads zeroed, as (layer, head), ordered. */
+    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
+    /** The cell's value in the checkpoint, without the edits (the caller checks the cell). */
+    float checkpointValue(int layer, Gpt2Weight weight, int row, int col) const
+    {
+        return originalValue(layer, weight, row, col);
+    }
+
+    /** Recomputes what the tokens or edits changed since the last run, from the lowest dirty layer.
+     *  Requires tokens. stop is asked before each layer and before the logits: when it says stop, run() returns
+     *  false there, and what is left stays dirty for the next run(). */
+    bool run(const StopCheck& stop = {});
+    /** True when run() has nothing to do. */
+    bool upToDate() const { return m_dirtyFrom == clean; }
+    /** Before a run(): takes from other, an up-to-date pass over the same checkpoint and tokens, every layer below
+     *  the lowest one either pass edits, when this pass would compute them again (new tokens, say): computed from
+     *  the same weights and tokens, they are the same bit for bit. A pass with edits takes them from the pass
+     *  without, or the other way round. Returns how many layers it took (0 when it took none). */
+    int takeSharedLayers(const Gpt2Forward& other);
+
+    /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
+    const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
+    /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
+    const FloatMatrix& attention(int layer, int head) const
+    {
+        return m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)];
+    }
+    /** The logits of the token after the last one: 1 × vocab_size. */
+    const FloatMatrix& logits() const { return m_logits; }
+    /** The `count` most probable next tokens, most probable first (softmax over all logits in double). */
+    std::vector<Gpt2Candidate> topTokens(int count = 10) const;
+
+    /** ln_1 of the stream entering layer: the shown layer's X (n × d), as the forward pass uses it. */
+    FloatMatrix layerInput(int layer) const;
+    /** The second half of layer: given m = X_ℓ + attention output (n × d), returns
+     *  m + MLP(ln_2(m)), the stream entering layer + 1, as run() computes it. */
+    FloatMatrix finishLayer(int layer, const FloatMatrix& afterAttention) const;
+
+    /** Layer (0-based) as an AttentionModel (SPEC §5): tokens as the vocabulary writes them, embeddings the
+     *  layer's ln_1 output, W_Q, W_K, W_V, W_O and the four biases with the edits, in double; n_head heads,
+     *  scaled, temperature 1, causal, no positional encoding. core::compute of it gives this layer's
+     *  attention, and its output plus stream(layer) is what finishLayer() takes. */
+    AttentionModel layerModel(int layer) const;
+
+    /** The logits of the token after position (0 … n−1; n−1 gives logits()): ln_f of that row of the stream
+     *  before ln_f, times wteᵀ, computed as the pass computes the last one. 1 × vocab_size. The pass must have
+     *  run. */
+    FloatMatrix logitsAt(int position) const;
+    /** Where float32 overflowed on the way to the logits after position (0 … n−1), for logits that
+     *  topCandidates() cannot rank: the first layer (0-based) whose output is not all finite in the rows
+     *  0 … position (those the position attends to), or config().layers when every layer's is and only ln_f and the
+     *  logits overflowed. It reads those rows of each kept stream. The pass must have run. */
+    int overflowLayer(int position) const;
+
+private:
+    /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy, and
+     *  the column blocks of attn and proj packed (the checkpoint's, or those repacked from the copy; valid once
+     *  repackEdited() has run for the layer). */
+    struct LayerWeights {
+        FloatMatrixMap attn, attnBias, proj, projBias;
+        std::vector<const PackedWeight*> attnPacked, projPacked;
+    };
+    struct EditedLayer {
+        FloatMatrix attn, attnBias, proj, projBias; ///< copies of the checkpoint's, with the edits written in
+        /** The column blocks of attn and proj that edits reached, packed from the copies: they stand for the
+         *  checkpoint's packed blocks; those in attnStale and projStale were edited since, and are repacked before
+         *  the layer runs. */
+        std::map<int, PackedWeight> attnBlocks, projBlocks;
+        std::set<int> attnStale, projStale;
+    };
+    using Cell = Gpt2Cell;
+    friend float gpt2CheckpointValue(const Gpt2Checkpoint&, int, Gpt2Weight, int, int);
+
+    LayerWeights weights(int layer) const;
+    /** Packs again the column blocks of layer's edited copy that edits reached since they were last packed. */
+    void repackEdited(int layer);
+    /** Where a cell lives: which of the four tensors of LayerWeights (0 attn, 1 attnBias, 2 proj, 3 projBias)
+     *  and its row and column there. */
+    using Index = Eigen::Index;
+    struct Place {
+        int tensor;
+        Index row, col;
+    };
+    static Place place(Gpt2Weight weight, int row, int col, int dModel);
+    float originalValue(int layer, Gpt2Weight weight, int row, int col) const;
+    /** Layer and everything after it must be recomputed in full. */
+    void markDirty(int layer);
+    /** Layer's weight cell at place p changed: what reaches only that cell, when nothing before it is dirty. */
+    void markEdited(int layer, const Place& p);
+    /** The first row a run recomputes in layer (−1: the embedding). */
+    Index firstDirtyRow(int layer) const;
+    /** The embedding's rows from first on. */
+    void embed(Index first);
+    /** Recomputes layer's rows from first on; columns, when given, are the only c_attn columns that changed since
+     *  the last run (and the stream entering layer did not; first is then 0). */
+    void runLayer(int layer, const std::vector<Index>* columns, Index first);
+    void runHead(int layer, int head, Index first);
+    void runFinal();
+    /** ln_f of the stream's row, times wteᵀ: the logits after that position (1 × vocab_size). */
+    FloatMatrix logitsOfRow(Eigen::Index row) const;
+
+    std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;
+    std::vector<int> m_ids;
+    std::map<Cell, float> m_edits;
+    std::set<std::pair<int, int>> m_ablations;
+    std::map<int, EditedLayer> m_editedLayers;
+    std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
+    std::vector<FloatMatrix> m_qkv;       ///< layers matrices, n × 3d: ln_1(stream)·c_attn + b
+    std::vector<FloatMatrix> m_concat;    ///< layers matrices, n × d: the heads' outputs side by side
+    std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
+    FloatMatrix m_logits;                 ///< 1 × vocab
+    static constexpr int clean = 1 << 30;
+    int m_dirtyFrom = -1; ///< the lowest layer to recompute (−1: the embedding too); clean when nothing is
+    /** When set, layer m_dirtyFrom's input is unchanged and only these of its c_attn columns (ascending, none for
+     *  an edit of c_proj alone) changed since the last run. */
+    std::optional<std::vector<Index>> m_dirtyColumns;
+    /** When above 0, new tokens left rows 0 … m_dirtyRowsFrom − 1 as they were: the layers from m_dirtyFrom up
+     *  to m_wholeFrom − 1 recompute only the rows from there on, and the layers from m_wholeFrom on every row. */
+    int m_dirtyRowsFrom = 0;
+    int m_wholeFrom = clean;
+};
+
+/** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
+ *  probabilities are the softmax over every entry, in double (as topTokens()). None when an entry is NaN or +∞
+ *  (the pass overflowed float32): such logits have no probabilities and no order (the softmax's sum tells, at no
+ *  cost). */
+std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
+/** The softmax probability of id among every entry of logits (1 × vocab), in double. */
+double candidateProbability(const FloatMatrix& logits, int id);
+/** The same for each of ids (0 for one outside the vocabulary), the softmax's sum taken once. */
+std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
+
+} // namespace core

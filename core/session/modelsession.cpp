@@ -1,0 +1,431 @@
+#include "core/session/modelsession.h"
+
+#include "core/formats/atomicfile.h"
+#include "core/formats/jsontext.h"
+#include "core/formats/numbertext.h"
+#include "core/session/sessionfile.h"
+#include "core/text/tokentext.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+
+namespace core {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* formatName = "attention-explorer-session";
+
+struct Refusal {
+    std::string message;
+};
+
+std::string describe(const json& j)
+{
+    if (j.is_string()) {
+        std::string s = j.get<std::string>();
+        if (s.size() > 40)
+            s = s.substr(0, 40) + "…";
+        return "the text \"" + s + "\"";
+    }
+    if (j.is_boolean())
+        return j.get<bool>() ? "true" : "false";
+    if (j.is_null())
+        return "null";
+    if (j.is_array())
+        return "a list of " + std::to_string(j.size());
+    if (j.is_object())
+        return "an object";
+    return "the number " + j.dump();
+}
+
+/** A whole number ≥ least at key; what is expected is said as expected. */
+int wholeNumber(const json& j, const std::string& key, int least, const std::string& expected)
+{
+    const double v = j.is_number() ? j.get<double>() : NAN;
+    if (!j.is_number() || v != std::floor(v) || v < least || v > double(maxGpt2Size))
+        throw Refusal{key + ": expected " + expected + ", got " + describe(j)};
+    return int(v);
+}
+
+const std::string weightNames = "query, key, value, output, query_bias, key_bias, value_bias or output_bias";
+
+ModelSessionEdit editFrom(const json& e, const std::string& key)
+{
+    if (!e.is_object())
+        throw Refusal{key + ": expected an object {layer, weight, row, col, value}, got " + describe(e)};
+    for (const char* field : {"layer", "weight", "row", "col", "value"})
+        if (!e.contains(field))
+            throw Refusal{key + "." + field + ": missing"};
+    ModelSessionEdit edit;
+    edit.layer = wholeNumber(e["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
+    const auto weight = e["weight"].is_string() ? gpt2WeightFromName(e["weight"].get<std::string>()) : std::nullopt;
+    if (!weight)
+        throw Refusal{key + ".weight: expected " + weightNames + ", got " + describe(e["weight"])};
+    edit.weight = *weight;
+    edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
+    edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
+    // The weights are float32: a value at or past 0x1.ffffffp+127 (FLT_MAX and half its step) rounds to infinity.
+    const json& value = e["value"];
+    if (!value.is_number() || !(std::fabs(value.get<double>()) < 0x1.ffffffp+127))
+        throw Refusal{key + ".value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got "
+                      + describe(value)};
+    edit.value = value.get<double>();
+    return edit;
+}
+
+ModelSessionAblation ablationFrom(const json& a, const std::string& key)
+{
+    if (!a.is_object())
+        throw Refusal{key + ": expected an object {layer, head}, got " + describe(a)};
+    for (const char* field : {"layer", "head"})
+        if (!a.contains(field))
+            throw Refusal{key + "." + field + ": missing"};
+    ModelSessionAblation ablation;
+    ablation.layer = wholeNumber(a["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
+    ablation.head = wholeNumber(a["head"], key + ".head", 1, "a whole number from 1 (the first head)");
+    return ablation;
+}
+
+ModelSession sessionFrom(const json& j)
+{
+    if (!j.is_object())
+        throw Refusal{"expected a JSON object at the top level, got " + describe(j)};
+    if (!j.contains("format"))
+        throw Refusal{"format: missing; expected \"attention-explorer-session\""};
+    if (j["format"] != formatName)
+        throw Refusal{"format: expected \"attention-explorer-session\", got " + describe(j["format"])};
+    if (!j.contains("version"))
+        throw Refusal{"version: missing; expected 2"};
+    const json& version = j["version"];
+    if (!version.is_number_integer() && !version.is_number_unsigned())
+        throw Refusal{"version: expected a whole number, got " + describe(version)};
+    if (auto refusal = newerVersionRefusal(version))
+        throw Refusal{*refusal};
+    if (version.get<long long>() != modelSessionVersion)
+        throw Refusal{"version: expected 2 (a model session), got " + version.dump()
+                      + "; a version 1 session holds its own numbers and opens as a plain session"};
+
+    ModelSession s;
+    if (!j.contains("model"))
+        throw Refusal{"model: missing; expected {\"path\": the model's folder, \"layer\": the layer shown}"};
+    const json& model = j["model"];
+    if (!model.is_object())
+        throw Refusal{"model: expected an object {\"path\", \"layer\"}, got " + describe(model)};
+    if (!model.contains("path"))
+        throw Refusal{"model.path: missing; expected the folder of a GPT-2 checkpoint"};
+    if (!model["path"].is_string() || model["path"].get<std::string>().empty())
+        throw Refusal{"model.path: expected the folder of a GPT-2 checkpoint, got " + describe(model["path"])};
+    s.modelPath = model["path"].get<std::string>();
+    if (model.contains("layer"))
+        s.layer = wholeNumber(model["layer"], "model.layer", 1, "a whole number from 1 (the first layer)");
+
+    if (!j.contains("text"))
+        throw Refusal{"text: missing; expected the text the model reads"};
+    if (!j["text"].is_string())
+        throw Refusal{"text: expected a string, got " + describe(j["text"])};
+    s.text = j["text"].get<std::string>();
+    if (s.text.empty())
+        throw Refusal{"text: expected at least one character, got an empty text"};
+
+    if (j.contains("edits") && !j["edits"].is_null()) {
+        const json& edits = j["edits"];
+        if (!edits.is_array())
+            throw Refusal{"edits: expected a list of edited cells, got " + describe(edits)};
+        for (std::size_t i = 0; i < edits.size(); ++i)
+            s.edits.push_back(editFrom(edits[i], "edits[" + std::to_string(i) + "]"));
+    }
+    if (j.contains("ablations") && !j["ablations"].is_null()) {
+        const json& ablations = j["ablations"];
+        if (!ablations.is_array())
+            throw Refusal{"ablations: expected a list of {layer, head}, got " + describe(ablations)};
+        for (std::size_t i = 0; i < ablations.size(); ++i)
+            s.ablations.push_back(ablationFrom(ablations[i], "ablations[" + std::to_string(i) + "]"));
+    }
+
+    json extras = j;
+    for (const char* key : {"format", "version", "model", "text", "edits", "ablations"})
+        extras.erase(key);
+    json modelExtras = model;
+    modelExtras.erase("path");
+    modelExtras.erase("layer");
+    if (!modelExtras.empty())
+        extras["model"] = std::move(modelExtras);
+    s.extras = std::move(extras);
+    return s;
+}
+
+/** A float32 as the JSON number that prints as its shortest round-trip text ("0.1", not 0.10000000149…). */
+json floatNumber(float v)
+{
+    const std::string text = machineFloatNumber(v);
+    double d = v;
+    std::from_chars(text.data(), text.data() + text.size(), d);
+    return d;
+}
+
+json floatMatrix(const FloatMatrix& m)
+{
+    json rows = json::array();
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        json row = json::array();
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            row.push_back(floatNumber(m(r, c)));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace
+
+bool isModelSessionText(std::string_view text)
+{
+    const json j = json::parse(text, nullptr, false);
+    return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == modelSessionVersion;
+}
+
+std::optional<ModelSession> parseModelSession(std::string_view text, std::string& error)
+{
+    if (text.empty()) {
+        error = "the file is empty; expected a JSON session";
+        return std::nullopt;
+    }
+    try {
+        const json j = json::parse(text, nullptr, false);
+        if (j.is_discarded()) {
+            error = "not valid JSON";
+            return std::nullopt;
+        }
+        return sessionFrom(j);
+    } catch (const Refusal& r) {
+        error = r.message;
+    } catch (const json::exception& e) {
+        error = std::string("not a session: ") + e.what();
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+/** parseModelSession of the text read from path: errors start with path. */
+std::optional<ModelSession> parseModelSessionFileText(std::string_view text, const std::string& path,
+                                                      std::string& error)
+{
+    std::string why;
+    auto session = parseModelSession(text, why);
+    if (!session)
+        error = path + ": " + why;
+    return session;
+}
+
+} // namespace
+
+std::optional<ModelSession> readModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return parseModelSessionFileText(*text, path, error);
+}
+
+std::optional<AnySession> readSession(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    if (isModelSessionText(*text)) {
+        if (auto session = parseModelSessionFileText(*text, path, error))
+            return AnySession(std::move(*session));
+    } else if (auto session = parseSessionFileText(*text, path, error)) {
+        return AnySession(std::move(*session));
+    }
+    return std::nullopt;
+}
+
+std::string serializeModelSession(const ModelSession& s)
+{
+    nlohmann::ordered_json out;
+    out["format"] = formatName;
+    out["version"] = modelSessionVersion;
+    nlohmann::ordered_json model;
+    model["path"] = s.modelPath;
+    model["layer"] = s.layer;
+    const json& extras = s.extras.is_object() ? s.extras : json::object();
+    if (extras.contains("model") && extras["model"].is_object())
+        for (auto it = extras["model"].begin(); it != extras["model"].end(); ++it)
+            model[it.key()] = it.value();
+    out["model"] = std::move(model);
+    out["text"] = s.text;
+    nlohmann::ordered_json edits = nlohmann::ordered_json::array();
+    for (const ModelSessionEdit& e : s.edits)
+        edits.push_back({{"layer", e.layer},
+                         {"weight", gpt2WeightName(e.weight)},
+                         {"row", e.row},
+                         {"col", e.col},
+                         {"value", e.value}});
+    out["edits"] = std::move(edits);
+    if (!s.ablations.empty()) {
+        nlohmann::ordered_json ablations = nlohmann::ordered_json::array();
+        for (const ModelSessionAblation& a : s.ablations)
+            ablations.push_back({{"layer", a.layer}, {"head", a.head}});
+        out["ablations"] = std::move(ablations);
+    }
+    for (auto it = extras.begin(); it != extras.end(); ++it)
+        if (it.key() != "model")
+            out[it.key()] = it.value();
+    return jsonText(out, 2) + "\n";
+}
+
+bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error)
+{
+    return writeFileAtomically(path, serializeModelSession(session), error);
+}
+
+std::string modelFolder(const ModelSession& session, const std::string& sessionPath)
+{
+    const std::filesystem::path model(session.modelPath);
+    if (model.is_absolute() || sessionPath.empty())
+        return model.string();
+    return (std::filesystem::path(sessionPath).parent_path() / model).lexically_normal().string();
+}
+
+std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
+                                                   std::string& error, const StopCheck& stop,
+                                                   const ModelSessionNames& names)
+{
+    // "<file>: <name>: …", or "<name>: …" for a session that has no file.
+    const auto where = [&sessionPath](const std::string& name) {
+        return (sessionPath.empty() ? std::string() : sessionPath + ": ") + name;
+    };
+    OpenedModelSession opened;
+    opened.session = session;
+    opened.folder = modelFolder(session, sessionPath);
+    std::string why;
+    auto checkpoint = Gpt2Checkpoint::load(opened.folder, why, stop);
+    if (!checkpoint) {
+        error = why == stoppedMessage ? why : where(names.modelFolder) + ": " + why;
+        return std::nullopt;
+    }
+    const Gpt2Config& config = checkpoint->config();
+    if (session.layer > config.layers) {
+        error = where(names.layer) + ": " + std::to_string(session.layer) + " is past the model's last layer ("
+                + std::to_string(config.layers) + ", n_layer in " + opened.folder + "/config.json)";
+        return std::nullopt;
+    }
+    opened.forward = std::make_shared<Gpt2Forward>(checkpoint);
+    if (!opened.forward->setTokens(checkpoint->tokenizer().encode(session.text), why)) {
+        error = where(names.text) + ": " + why;
+        return std::nullopt;
+    }
+    // An edit's or an ablation's layer past the model's last: refused, naming the key.
+    const auto pastLastLayer = [&](const std::string& key, int layer) {
+        if (layer <= config.layers)
+            return false;
+        error = key + ".layer: " + std::to_string(layer) + " is past the model's last layer ("
+                + std::to_string(config.layers) + ")";
+        return true;
+    };
+    for (std::size_t i = 0; i < session.edits.size(); ++i) {
+        const ModelSessionEdit& e = session.edits[i];
+        const std::string key = where("edits[" + std::to_string(i) + "]");
+        if (pastLastLayer(key, e.layer))
+            return std::nullopt;
+        if (auto problem = checkGpt2Cell(config, e.weight, e.row, e.col)) {
+            error = key + ": " + *problem;
+            return std::nullopt;
+        }
+        opened.forward->setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
+    }
+    for (std::size_t i = 0; i < session.ablations.size(); ++i) {
+        const ModelSessionAblation& a = session.ablations[i];
+        const std::string key = where("ablations[" + std::to_string(i) + "]");
+        if (pastLastLayer(key, a.layer))
+            return std::nullopt;
+        if (a.head > config.heads) {
+            error = key + ".head: " + std::to_string(a.head) + " is past the layer's last head ("
+                    + std::to_string(config.heads) + ", n_head)";
+            return std::nullopt;
+        }
+        opened.forward->setAblated(a.layer - 1, a.head - 1, true);
+    }
+    if (!opened.forward->run(stop)) {
+        error = stoppedMessage;
+        return std::nullopt;
+    }
+    return opened;
+}
+
+std::optional<OpenedModelSession> openModelSessionText(std::string_view text, const std::string& path,
+                                                       std::string& error)
+{
+    const auto session = parseModelSessionFileText(text, path, error);
+    if (!session)
+        return std::nullopt;
+    return openModelSession(*session, path, error);
+}
+
+std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, std::string& error)
+{
+    const auto text = readSessionText(path, error);
+    if (!text)
+        return std::nullopt;
+    return openModelSessionText(*text, path, error);
+}
+
+std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids)
+{
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    for (int id : ids)
+        tokens.push_back(checkpoint.tokenizer().token(id));
+    return tokens;
+}
+
+json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
+{
+    const Gpt2Checkpoint& ckpt = forward.checkpoint();
+    json out;
+    out["token_ids"] = forward.tokens();
+    out["tokens"] = vocabularyTokens(ckpt, forward.tokens());
+    out["layer"] = layer;
+    json attentions = json::array();
+    for (int l = 0; l < forward.config().layers; ++l) {
+        json heads = json::array();
+        for (int h = 0; h < forward.config().heads; ++h)
+            heads.push_back(floatMatrix(forward.attention(l, h)));
+        attentions.push_back(std::move(heads));
+    }
+    out["attentions"] = std::move(attentions);
+    json logits = json::array();
+    const FloatMatrix& l = forward.logits();
+    for (Eigen::Index v = 0; v < l.cols(); ++v)
+        logits.push_back(floatNumber(l(0, v)));
+    json top = json::array();
+    for (const Gpt2Candidate& c : forward.topTokens(count))
+        top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
+    out["next_token"] = {{"logits", std::move(logits)}, {"top", std::move(top)}};
+    return out;
+}
+
+std::string modelName(const std::string& folder)
+{
+    std::filesystem::path path = std::filesystem::path(folder).lexically_normal();
+    if (!path.has_filename())  // "models/gpt2/"
+        path = path.parent_path();
+    const std::string name = path.filename().string();
+    return name.empty() ? folder : name;
+}
+
+AttentionModel shownLayerModel(Gpt2Forward& forward, int layer, const std::string& modelName)
+{
+    forward.run();
+    AttentionModel model = forward.layerModel(layer);
+    for (std::string& token : model.tokens)
+        token = readableToken(token);
+    model.origin = AttentionModel::Origin{modelName, layer + 1, forward.config().layers};
+    return model;
+}
+
+} // namespace core

@@ -1,0 +1,63 @@
+#pragma once
+/** Reading and writing the session file of SPEC §2. */
+
+#include "core/attention/model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace core {
+
+struct Session {
+    AttentionModel model;
+    /** Everything in the file the program does not interpret (unknown keys at any level, the
+     *  app's own keys such as "title" or "view"), kept so that a round trip loses nothing. */
+    nlohmann::json extras = nlohmann::json::object();
+};
+
+/** The "version" of a plain session (SPEC §2), as this program writes it. */
+constexpr int plainSessionVersion = 1;
+/** The "version" of a model session (SPEC §5): the highest version this program reads. */
+constexpr int modelSessionVersion = 2;
+
+/** The refusal of a session file whose whole-number "version" is higher than this program reads, naming both;
+ *  nothing for any other version. */
+std::optional<std::string> newerVersionRefusal(const nlohmann::json& version);
+
+/** Largest session file accepted. */
+constexpr std::size_t maxSessionFileBytes = std::size_t(64) << 20;
+
+/** The default dimensions for tokens typed without embeddings or weights. */
+constexpr int defaultDModel = 4;
+
+/** Parses a session from JSON text. On failure returns nothing and sets error to a message that
+ *  names the key and the expected and actual value or shape. */
+std::optional<Session> parseSession(std::string_view json, std::string& error);
+
+/** The text of a session file of either kind (SPEC §2 or §5), read once to its end, so that a pipe or a FIFO
+ *  serves as well as a file (at most maxSessionFileBytes). Nothing, and error starting with the file name, when
+ *  it is missing, a folder, unreadable or larger. */
+std::optional<std::string> readSessionText(const std::string& path, std::string& error);
+
+/** parseSession of the text read from path: errors start with the file name. */
+std::optional<Session> parseSessionFileText(std::string_view text, const std::string& path, std::string& error);
+
+/** Reads a session file (readSessionText, then parseSessionFileText). Errors start with the file name. */
+std::optional<Session> readSessionFile(const std::string& path, std::string& error);
+
+/** The session as JSON text (indented, UTF-8, numbers that read back to the same double). */
+std::string serializeSession(const Session& session);
+
+/** Writes atomically: a temporary file beside it, then a rename. False and a message on failure;
+ *  the old file is then untouched. */
+bool writeSessionFile(const std::string& path, const Session& session, std::string& error);
+
+/** A model for typed tokens with the program's defaults: derived embeddings of defaultDModel
+ *  columns and the worked example's W_Q, W_K, W_V. */
+AttentionModel modelForTokens(const std::vector<std::string>& tokens);
+
+}  // namespace core

@@ -1,0 +1,293 @@
+#include "ui/views/steps/walkthroughpanel.h"
+
+#include "ui/render/stepfigure.h"
+
+#include "ui/views/widgets/querychooser.h"
+#include "ui/views/widgets/wrappedlabel.h"
+#include "ui/render/cellstyle.h"
+#include "ui/i18n/language.h"
+#include "ui/document/document.h"
+#include "ui/render/stepfigure.h"
+#include "ui/document/steptablemodel.h"
+#include "ui/document/viewstate.h"
+#include "ui/render/stepwording.h"
+
+#include <QClipboard>
+#include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+
+/** The right-hand side of a derivation's text: "score(1,2) = q₁·k₂ = …" → "q₁·k₂ = …", also when the
+ *  name carries its head ("score(1,2) [head 2] = …"). */
+QString arithmetic(const core::Derivation& d, int precision)
+{
+    const QString text = QString::fromStdString(d.text(precision));
+    const QString name = QString::fromStdString(d.name);
+    const qsizetype equals = text.indexOf(QStringLiteral(" = "));
+    const bool named = text.startsWith(name) && equals >= 0;
+    return localizedDerivation((named ? text.mid(equals + 3) : text).toStdString());
+}
+
+/** A row of numbers as "[a, −b, c]", at most maxShown of them. */
+QString vectorText(const core::RowVector& v, int precision)
+{
+    constexpr int maxShown = 8;
+    QStringList parts;
+    for (Eigen::Index c = 0; c < v.size() && c < maxShown; ++c)
+        parts << QString::fromStdString(core::formatNumber(v(c), precision));
+    if (v.size() > maxShown)
+        parts << WalkthroughPanel::tr("… %1 more").arg(v.size() - maxShown);
+    return minusSigns(QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']'));  // "−" as in the arithmetic
+}
+
+QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(), bool right = false)
+{
+    // A narrow dock wraps the arithmetic at its spaces instead of cutting it.
+    auto* label = new WrappedLabel(text, parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setToolTip(tip);
+    if (right)
+        label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return label;
+}
+
+QLabel* heading(const QString& html, QWidget* parent)
+{
+    auto* label = new WrappedLabel(html, parent);
+    label->setTextFormat(Qt::RichText);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+}  // namespace
+
+WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget* parent)
+    : QWidget(parent), m_document(document), m_view(view),
+      m_weighted(StepTableModel::weightedValues(document, view, this)), m_query(new QComboBox(this)),
+      m_precision(new QSpinBox(this)), m_scroll(new QScrollArea(this))
+{
+    auto* bar = new QHBoxLayout;
+    auto* queryLabel = new QLabel(this);
+    queryLabel->setBuddy(m_query);
+    auto* precisionLabel = new QLabel(this);
+    precisionLabel->setBuddy(m_precision);
+    m_precision->setRange(0, 6);
+    m_precision->setValue(4);
+    bar->addWidget(queryLabel);
+    bar->addWidget(m_query, 1);
+    bar->addSpacing(8);
+    bar->addWidget(precisionLabel);
+    bar->addWidget(m_precision);
+
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_scroll, 1);
+
+    connect(m_query, &QComboBox::activated, this, [this](int index) { m_view->setSelectedQuery(index); });
+    connect(m_precision, &QSpinBox::valueChanged, this, [this](int decimals) {
+        m_weighted->setPrecision(decimals);
+        rebuild();
+    });
+    m_weighted->setPrecision(m_precision->value());
+    // The weighted values model follows the trace, the head and the query; rebuild after it.
+    connect(m_weighted, &QAbstractItemModel::modelReset, this, &WalkthroughPanel::rebuild);
+    connect(m_weighted, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
+                if (roles.isEmpty())
+                    rebuild();
+            });
+    i18n::onLanguageChange(this, [this, queryLabel, precisionLabel] {
+        queryLabel->setText(tr("&Query"));
+        precisionLabel->setText(tr("&Decimals"));
+        m_query->setToolTip(tr("The query token to work through"));
+        m_scroll->setAccessibleName(tr("Walkthrough of one query"));
+        rebuild();
+    });
+}
+
+void WalkthroughPanel::rebuild()
+{
+    // Hidden (a tab behind the steps, a closed dock): build when shown, not on every edit.
+    if (!isVisible() || !m_inView) {
+        m_stale = true;
+        return;
+    }
+    build();
+}
+
+void WalkthroughPanel::build()
+{
+    m_stale = false;
+    const auto trace = m_weighted->trace();
+    const int n = trace ? trace->n() : 0;
+    const int precision = m_precision->value();
+
+    syncQueryCombo(m_query, trace.get(), m_weighted->query());
+
+    auto* page = new QWidget;
+    auto* column = new QVBoxLayout(page);
+    QStringList lines;
+    if (!trace || n == 0) {
+        const QString why = m_document->error().isEmpty() ? tr("Computing…") : m_document->error();
+        column->addWidget(cell(why, page));
+        column->addStretch();
+        m_plainText = why;
+        m_scroll->setWidget(page);
+        return;
+    }
+
+    const int i = m_weighted->query(), h = m_weighted->head();
+    const core::AttentionModel& model = *trace->model;
+    const QString query = QString::fromStdString(model.tokens[std::size_t(i)]);
+    const QString sub = QString::fromStdString(core::subscript(i + 1));
+    const bool scaled = model.options.scale || model.options.temperature != 1.0;
+
+    auto* intro = new WrappedLabel(tr("Query %1 “%2”%3: how its output row <i>z</i><sub>%1</sub> is made.")
+                                 .arg(i + 1)
+                                 .arg(query.toHtmlEscaped())
+                                 .arg(trace->headCount() > 1 ? tr(", head %1").arg(h + 1) : QString()),
+                             page);
+    column->addWidget(intro);
+    lines << intro->text();
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(18);
+    grid->setVerticalSpacing(4);
+    // Each column is one step, numbered and titled as the steps panel does, above its formula for this query.
+    QStringList header{tr("key j")};
+    int col = 0;
+    grid->addWidget(heading(tr("key <i>j</i>"), page), 0, col++);
+    auto addHeading = [&](int step, const QString& formula) {
+        header << render::StepWording::numberedTitle(step, model);
+        grid->addWidget(heading(header.back().toHtmlEscaped() + QStringLiteral("<br>") + formula, page), 0, col++);
+    };
+    addHeading(3, tr("score = <i>q</i><sub>%1</sub>·<i>k</i><sub>j</sub>").arg(i + 1));
+    if (scaled)
+        addHeading(4, model.options.scale ? tr("scaled ÷ √<i>d</i><sub>k</sub>") : tr("scaled ÷ <i>T</i>"));
+    addHeading(5, tr("softmax <i>w</i><sub>%1j</sub>").arg(i + 1));
+    addHeading(6, tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1));
+    lines << header.join(QLatin1Char('\t'));
+
+    const core::HeadTrace& ht = trace->heads[std::size_t(h)];
+    const int shown = std::min(n, maxKeys);
+    for (int j = 0; j < shown; ++j) {
+        const int row = j + 1;
+        col = 0;
+        const QString key = tr("%1 “%2”").arg(j + 1).arg(QString::fromStdString(model.tokens[std::size_t(j)]));
+        QStringList line{key};
+        grid->addWidget(cell(key, page), row, col++);
+
+        const core::Derivation score = core::derive(*trace, {core::Step::Scores, h, i, j});
+        line << arithmetic(score, precision);
+        grid->addWidget(cell(line.back(), page, derivationTip(score.text(precision))), row, col++);
+        if (scaled) {
+            const core::Derivation s = core::derive(*trace, {core::Step::ScaledScores, h, i, j});
+            line << arithmetic(s, precision);
+            grid->addWidget(cell(line.back(), page, derivationTip(s.text(precision))), row, col++);
+        }
+        const core::Derivation w = core::derive(*trace, {core::Step::Weights, h, i, j});
+        line << formatCell(w.value, precision);
+        grid->addWidget(cell(line.back(), page, derivationTip(w.text(precision)), true), row, col++);
+
+        core::RowVector weighted(m_weighted->columnCount());
+        for (int c = 0; c < m_weighted->columnCount(); ++c)
+            weighted(c) = m_weighted->index(j, c).data(ValueRole).toDouble();
+        line << tr("%1 × %2 = %3")
+                    .arg(QString::fromStdString(core::formatNumber(ht.weights(i, j), precision)), vectorText(ht.values.row(j), precision),
+                         vectorText(weighted, precision));
+        grid->addWidget(cell(line.back(), page,
+                             tr("w(%1,%2) · v%3: the value of key %2, weighted by how much query %1 attends to it")
+                                 .arg(i + 1)
+                                 .arg(j + 1)
+                                 .arg(QString::fromStdString(core::subscript(j + 1)))),
+                        row, col++);
+        if (w.masked) {
+            // The causal mask hides this key from the query: its row is greyed and says why.
+            const QString why = maskedCellNote(i + 1, j + 1);
+            for (int c = 0; c < col; ++c)
+                if (auto* label = qobject_cast<QLabel*>(grid->itemAtPosition(row, c)->widget())) {
+                    label->setForegroundRole(QPalette::PlaceholderText);
+                    label->setToolTip(label->toolTip().isEmpty() ? why : why + QLatin1Char('\n') + label->toolTip());
+                }
+            auto* key = qobject_cast<QLabel*>(grid->itemAtPosition(row, 0)->widget());
+            key->setText(tr("%1 (masked)").arg(key->text()));
+            line[0] = key->text();
+        }
+        lines << line.join(QLatin1Char('\t'));
+    }
+    if (n > shown) {
+        const QString more = tr("… and %1 more keys").arg(n - shown);
+        grid->addWidget(cell(more, page), shown + 1, 0, 1, -1);
+        lines << more;
+    }
+    column->addLayout(grid);
+
+    const QString sum = tr("%1: z%2 = Σⱼ w%2ⱼ·vⱼ = %3")
+                            .arg(render::StepWording::numberedTitle(7, model), sub, vectorText(ht.outputs.row(i), precision));
+    auto* total = heading(sum.toHtmlEscaped(), page);
+    total->setToolTip(tr("Row %1 of Z, the output of this head for “%2”").arg(i + 1).arg(query));
+    column->addWidget(total);
+    lines << sum;
+    column->addStretch();
+
+    m_plainText = lines.join(QLatin1Char('\n'));
+    m_scroll->setWidget(page);
+}
+
+QString WalkthroughPanel::plainText() const
+{
+    if (m_stale)
+        const_cast<WalkthroughPanel*>(this)->build();
+    return m_plainText;
+}
+
+bool WalkthroughPanel::event(QEvent* event)
+{
+    // A tab behind another in a dock area stays "visible" to Qt; its dock says when it is in view.
+    if (event->type() == QEvent::ParentChange) {
+        if (auto* dock = qobject_cast<QDockWidget*>(parentWidget()); dock && dock != m_dock) {
+            if (m_dock)
+                disconnect(m_dock, nullptr, this, nullptr);
+            m_dock = dock;
+            connect(dock, &QDockWidget::visibilityChanged, this, [this](bool inView) {
+                m_inView = inView;
+                if (inView && m_stale)
+                    rebuild();
+            });
+        }
+    }
+    return QWidget::event(event);
+}
+
+void WalkthroughPanel::showEvent(QShowEvent* event)
+{
+    if (m_stale)
+        rebuild();
+    QWidget::showEvent(event);
+}
+
+void WalkthroughPanel::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    menu.addAction(tr("&Copy the walkthrough"), this, [this] { QGuiApplication::clipboard()->setText(plainText()); });
+    menu.exec(event->globalPos());
+}
+
+}  // namespace ui
