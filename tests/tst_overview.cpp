@@ -455,6 +455,44 @@ private slots:
         window.document()->undoStack()->setClean();
     }
 
+    /** A dock's tab brought to the front moves the dock, not the overview in it: the overview learns it is seen
+     *  from its first paint, and until the new grid comes it neither shows nor answers a click on the old one. */
+    void overviewParkedAsADockTabFollowsTheDocument()
+    {
+        ui::Document document;
+        QWidget window;
+        window.resize(600, 500);
+        auto* dock = new QWidget(&window);  // parked outside the window, as Qt parks a tab behind another
+        dock->setGeometry(2000, 0, 600, 500);
+        auto* overview = new ui::OverviewWidget(&document, dock);
+        overview->setGeometry(0, 0, 600, 500);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        document.loadSession(*core::preset("multi-head"), QString());
+        document.waitForTrace();
+        overview->prepareNow();
+        QCOMPARE(overview->grid()->heads, 2);
+        document.loadSession(*core::preset("illustrated"), QString());
+        document.waitForTrace();
+        QCoreApplication::processEvents();
+        overview->finishPreparing();
+        QVERIFY(overview->visibleRegion().isEmpty());
+        QCOMPARE(overview->grid()->heads, 2);  // hidden: not made yet
+
+        QSignalSpy chosen(overview, &ui::OverviewWidget::cellChosen);
+        const QPoint oldCell = overview->cellRect(0, 1).center().toPoint();
+        QVERIFY(!oldCell.isNull());
+        QTest::mouseClick(overview, Qt::LeftButton, {}, oldCell);
+        QCOMPARE(chosen.count(), 0);  // the second head of another document
+
+        dock->move(0, 0);  // the tab comes to the front: the overview itself gets no move, show or resize
+        QTRY_COMPARE(overview->grid()->heads, 1);
+        overview->finishPreparing();
+        QCOMPARE(overview->grid()->cell(0, 0), document.trace()->heads[0].weights);
+        QTest::mouseClick(overview, Qt::LeftButton, {}, overview->cellRect(0, 0).center().toPoint());
+        QCOMPARE(chosen.count(), 1);
+    }
+
     void windowExportsTheOverviewAndTheHeadView()
     {
         ui::MainWindow window;
