@@ -74,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
                                  m_scalingDock->raise();
                              },
                              [this] { restoreState(m_defaultState, layoutVersion); }});
+    m_menus->help()->setModelSessionQuery([this] { return m_document->isModelSession(); });
     m_computing = new QLabel;
     m_computing->setObjectName(QStringLiteral("computingLabel"));
     m_computing->hide();
