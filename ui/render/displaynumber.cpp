@@ -42,6 +42,23 @@ QString displayPercentage(double p, const QLocale& locale)
     return displayNumber(100.0 * p, 'f', percentageDecimals(p), Minus::Hyphen, locale);
 }
 
+QStringList displayPercentages(const std::vector<double>& ps, const QLocale& locale)
+{
+    QStringList texts;
+    for (int extra = 0; extra <= 12; ++extra) {
+        texts.clear();
+        for (double p : ps)
+            texts << displayNumber(100.0 * p, 'f', std::min(12, percentageDecimals(p) + extra), Minus::Hyphen, locale);
+        bool apart = true;
+        for (std::size_t i = 0; i < ps.size() && apart; ++i)
+            for (std::size_t j = i + 1; j < ps.size() && apart; ++j)
+                apart = ps[i] == ps[j] || texts[qsizetype(i)] != texts[qsizetype(j)];
+        if (apart)
+            break;
+    }
+    return texts;
+}
+
 PercentageChange displayPercentageChange(double before, double after, const QLocale& locale)
 {
     if (!std::isfinite(before) || !std::isfinite(after))

@@ -4,6 +4,9 @@
 
 #include <QLocale>
 #include <QString>
+#include <QStringList>
+
+#include <vector>
 
 namespace render {
 
@@ -31,6 +34,9 @@ QString displayNumber(double v, char format, int precision, Minus minus = Minus:
 QString displayPercentage(double p, const QLocale& locale = QLocale());
 /** The decimals displayPercentage() writes p with. */
 int percentageDecimals(double p);
+/** The probabilities ps as percentages' numbers as displayPercentage() writes them, with more decimals where two
+ *  that differ would read alike (a random checkpoint's candidates near 0.0020 % each), up to 12. */
+QStringList displayPercentages(const std::vector<double>& ps, const QLocale& locale = QLocale());
 
 /** A probability's change from before to after as the two read in displayPercentage(). */
 struct PercentageChange {

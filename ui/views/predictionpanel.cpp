@@ -15,16 +15,24 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <vector>
+
 namespace ui {
 
 namespace {
 
 constexpr int rows = 10;
 
+/** A percentage's number with its sign, in the interface's format. */
+QString withPercentSign(const QString& number)
+{
+    return PredictionPanel::tr("%1 %").arg(number);
+}
+
 /** A probability as a percentage, in the interface's number format. */
 QString percent(double p)
 {
-    return PredictionPanel::tr("%1 %").arg(render::displayPercentage(p));
+    return withPercentSign(render::displayPercentage(p));
 }
 
 }  // namespace
@@ -140,6 +148,10 @@ void PredictionPanel::showPrediction()
     // view measured every cell again for its columns sized to their contents, sixty times per prediction.
     QAbstractItemModel* cells = m_table->model();
     QSignalBlocker silent(cells);
+    std::vector<double> probabilities;
+    for (const Prediction::Entry& e : p.entries)
+        probabilities.push_back(e.probability);
+    const QStringList percentages = render::displayPercentages(probabilities);
     for (int r = 0; r < rows; ++r) {
         const bool has = r < int(p.entries.size());
         const Prediction::Entry e = has ? p.entries[std::size_t(r)] : Prediction::Entry{};
@@ -156,7 +168,7 @@ void PredictionPanel::showPrediction()
         set(0, has ? QString::number(r + 1) : QString(), Qt::AlignRight);
         QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
-        set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
+        set(2, has ? withPercentSign(percentages.value(r)) : QString(), Qt::AlignRight);
         const bool compared = has && !p.comparing;
         // "=" when the probability beside it reads as the checkpoint's does, else the change as the two read.
         const render::PercentageChange change =
