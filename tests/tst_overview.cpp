@@ -493,6 +493,41 @@ private slots:
         QCOMPARE(chosen.count(), 1);
     }
 
+    /** Six heads' legend wraps onto more lines within the head view's width, at its preferred size (as
+     *  --export-lines draws it) and in a narrow dock; once it ran off the right edge. */
+    void headViewLegendStaysInside()
+    {
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 1;
+        grid->heads = 6;
+        grid->tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        grid->cells.assign(6, core::Matrix::Constant(3, 3, 1.0 / 3));
+        grid->descriptors.resize(6);
+        render::HeadLinesView view;
+        for (int h = 0; h < 6; ++h)
+            view.heads.push_back(h);
+        render::HeadLinesStyle style;
+        style.palette = lightPalette();
+        const render::HeadLinesPainter painter(grid, view, style);
+        for (const QSize size : {painter.preferredSize(), QSize(260, 400), painter.preferredSize() * 2}) {
+            const QImage image = paintLines(grid, view, size);
+            // The legend's swatches, above the first token: each head's colour, none touching the right edge.
+            const int legendBottom = int(painter.tokenRect(0, false, QRectF(QPointF(0, 0), QSizeF(size))).top());
+            for (int h = 0; h < 6; ++h) {
+                const QRgb colour = render::HeadLinesPainter::headColour(h).rgb();
+                int right = -1;
+                for (int y = 0; y < legendBottom; ++y)
+                    for (int x = 0; x < image.width(); ++x)
+                        if (distance(image.pixel(x, y), colour) < 8)
+                            right = std::max(right, x);
+                QVERIFY2(right >= 0, qPrintable(QStringLiteral("head %1's swatch is missing at %2 × %3")
+                                                    .arg(h + 1).arg(size.width()).arg(size.height())));
+                QVERIFY2(right < image.width() - 4, qPrintable(QStringLiteral("head %1's swatch at the edge of %2")
+                                                                   .arg(h + 1).arg(size.width())));
+            }
+        }
+    }
+
     void windowExportsTheOverviewAndTheHeadView()
     {
         ui::MainWindow window;
