@@ -23,16 +23,10 @@ namespace {
 
 constexpr int rows = 10;
 
-/** A percentage's number with its sign, in the interface's format. */
-QString withPercentSign(const QString& number)
+/** A probability as a percentage, in the interface's number format, with extraDecimals more than it needs alone. */
+QString percent(double p, int extraDecimals = 0)
 {
-    return PredictionPanel::tr("%1 %").arg(number);
-}
-
-/** A probability as a percentage, in the interface's number format. */
-QString percent(double p)
-{
-    return withPercentSign(render::displayPercentage(p));
+    return PredictionPanel::tr("%1 %").arg(render::displayPercentage(p, QLocale(), extraDecimals));
 }
 
 }  // namespace
@@ -151,7 +145,8 @@ void PredictionPanel::showPrediction()
     std::vector<double> probabilities;
     for (const Prediction::Entry& e : p.entries)
         probabilities.push_back(e.probability);
-    const QStringList percentages = render::displayPercentages(probabilities);
+    // Decimals enough to tell the candidates apart, the same in every column.
+    const int extra = render::distinguishingDecimals(probabilities);
     for (int r = 0; r < rows; ++r) {
         const bool has = r < int(p.entries.size());
         const Prediction::Entry e = has ? p.entries[std::size_t(r)] : Prediction::Entry{};
@@ -168,11 +163,11 @@ void PredictionPanel::showPrediction()
         set(0, has ? QString::number(r + 1) : QString(), Qt::AlignRight);
         QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
-        set(2, has ? withPercentSign(percentages.value(r)) : QString(), Qt::AlignRight);
+        set(2, has ? percent(e.probability, extra) : QString(), Qt::AlignRight);
         const bool compared = has && !p.comparing;
         // "=" when the probability beside it reads as the checkpoint's does, else the change as the two read.
         const render::PercentageChange change =
-            compared ? render::displayPercentageChange(e.unedited, e.probability) : render::PercentageChange{};
+            compared ? render::displayPercentageChange(e.unedited, e.probability, QLocale(), extra) : render::PercentageChange{};
         QString text;
         if (has)
             text = !compared ? QStringLiteral("…")  // the pass without the edits is still running
@@ -183,7 +178,7 @@ void PredictionPanel::showPrediction()
         changeItem->setForeground(change.direction == 0 ? palette().color(QPalette::PlaceholderText)
                                   : change.direction > 0 ? up : down);
         changeItem->setToolTip(!has ? QString()
-                               : compared ? tr("Without edits: %1").arg(percent(e.unedited))
+                               : compared ? tr("Without edits: %1").arg(percent(e.unedited, extra))
                                           : tr("Comparing with the checkpoint without edits…"));
     }
     silent.unblock();
