@@ -2013,6 +2013,10 @@
     <context>
         <name>ui::OptionsPanel</name>
         <message>
+            <source>Scores and dimensions</source>
+            <translation>分数与维度</translation>
+        </message>
+        <message>
             <source>Divide scores by √d_k</source>
             <translation>分数除以 √d_k</translation>
         </message>

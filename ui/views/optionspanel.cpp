@@ -218,6 +218,7 @@ void OptionsPanel::retranslate()
     m_dOutLabel->setText(tr("d_o&ut"));
     m_dOut->setToolTip(tr("The columns of W_O, and so of the output (usually d_model)"));
     m_heads->setToolTip(tr("Changing the heads sets d_k = d_v = d_model / h when h divides d_model"));
+    m_controlsArea->setAccessibleName(tr("Scores and dimensions"));
     m_scoresTitle->setText(tr("Scores"));
     m_dimsTitle->setText(tr("Dimensions"));
     syncFromDocument();
