@@ -113,8 +113,11 @@ MainWindow::MainWindow(QWidget* parent)
     const QSize wanted(1440, 900);
     const QSize available = screen() ? screen()->availableSize() : wanted;
     resize(wanted.boundedTo(available));
-    // The heatmap is what a room looks at: the tables below it take a quarter of the height, not half.
+    // The heatmap is what a room looks at: the tables below it take a quarter of the height, not half, and the
+    // steps beside it three tenths of a narrow window's width.
     resizeDocks({m_matricesDock}, {std::max(150, height() / 4)}, Qt::Vertical);
+    if (QDockWidget* steps = findChild<QDockWidget*>(QStringLiteral("stepsDock")))
+        resizeDocks({steps}, {std::min(stepsDockWidth, width() * 3 / 10)}, Qt::Horizontal);
     m_defaultState = saveState(layoutVersion);
     if (!readSettings() && fitsScreens() && (available.width() < wanted.width() || available.height() < wanted.height()))
         setWindowState(windowState() | Qt::WindowMaximized);
