@@ -76,8 +76,14 @@ struct Options {
                             QStringLiteral("Heatmap step: scores, scaled_scores or weights (default weights)."),
                             QStringLiteral("STEP"), QStringLiteral("weights")};
     QCommandLineOption head{QStringLiteral("head"),
-                            QStringLiteral("Heatmap head, from 1 (default 1); for --export-lines also all (its default)."),
+                            QStringLiteral("Head, from 1, of the heatmap and the slides (default 1) and of the report's "
+                                           "weighted values (default the first two); for --export-lines also all (its "
+                                           "default)."),
                             QStringLiteral("N"), QStringLiteral("1")};
+    QCommandLineOption query{QStringLiteral("query"),
+                             QStringLiteral("The query the slides and the report walk, from 1 (default 1, or the last "
+                                            "token under a causal mask, where query 1 sees only itself)."),
+                             QStringLiteral("N")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("PNG size in pixels, e.g. 1200x1000 (default chosen from n)."),
                             QStringLiteral("WIDTHxHEIGHT")};
@@ -124,13 +130,14 @@ struct Options {
     /** The options that shape a figure; each action reads some of them (commandActions). */
     QList<const QCommandLineOption*> figureOptions() const
     {
-        return {&step, &head, &size, &colormap, &annotate, &colourRange};
+        return {&step, &head, &query, &size, &colormap, &annotate, &colourRange};
     }
 
     /** The options other than the actions (commandActions has those): the sources, the figure options, --lang. */
     QList<QCommandLineOption> others() const
     {
-        return {session, preset, tokens, model, text, layer, step, head, size, colormap, annotate, colourRange, lang};
+        return {session, preset, tokens, model, text, layer, step, head, query, size, colormap, annotate, colourRange,
+                lang};
     }
 };
 
@@ -417,10 +424,34 @@ QString sessionTitle(const core::Session& session)
         : QString();
 }
 
+/** The head and query (both from 0) the slides and the report walk: --head N and --query N, checked against the
+ *  trace; without --query the last token under a causal mask (query 1 would see only itself), else the first.
+ *  headGiven (when not null) says whether --head was given. */
+std::pair<int, int> walkedHeadAndQuery(const QCommandLineParser& p, const Options& o, const core::Trace& trace,
+                                       bool* headGiven = nullptr)
+{
+    const auto number = [&p](const QCommandLineOption& option, int last) {
+        bool ok = false;
+        const int value = p.value(option).toInt(&ok);
+        if (!ok || value < 1 || value > last)
+            throw Failure{ExitRefused, QStringLiteral("--%1: expected a number from 1 to %2, got \"%3\"")
+                                           .arg(option.names().constFirst())
+                                           .arg(last)
+                                           .arg(p.value(option))};
+        return value - 1;
+    };
+    if (headGiven)
+        *headGiven = p.isSet(o.head);
+    const int head = p.isSet(o.head) ? number(o.head, trace.headCount()) : 0;
+    const bool causal = trace.model->options.mask == core::Mask::Causal;
+    const int query = p.isSet(o.query) ? number(o.query, trace.n()) : causal ? std::max(0, trace.n() - 1) : 0;
+    return {head, query};
+}
+
 /** Writes a PDF of the source's trace to the path given with option (the report or the handout), its
  *  attention heatmaps in --colour-range. */
 int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCommandLineOption& option,
-                       exports::TraceWriter write)
+                       const exports::TraceWriter& write)
 {
     const QString out = outputPath(p, option, QStringLiteral("pdf"));
     const render::ColourRange range = colourRangeOption(p, o);
@@ -462,14 +493,27 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
-/** The slides of the teaching mode for the first head, walking the first query. */
+/** The report with its weighted values walking --query and --head (walkedHeadAndQuery). */
+int exportReportCommand(const QCommandLineParser& p, const Options& o)
+{
+    const exports::TraceWriter write = [&p, &o](const core::Trace& trace, const QString& title, const QString& path,
+                                                QString* error, render::ColourRange range, Eigen::Index* belowLogScale) {
+        bool headGiven = false;
+        const auto [head, query] = walkedHeadAndQuery(p, o, trace, &headGiven);
+        return exports::reportWriter({headGiven ? head : -1, query})(trace, title, path, error, range, belowLogScale);
+    };
+    return exportTraceCommand(p, o, o.exportReport, write);
+}
+
+/** The slides of the teaching mode for --head, walking --query (walkedHeadAndQuery). */
 int exportSlidesCommand(const QCommandLineParser& p, const Options& o)
 {
     const QString out = outputPath(p, o.exportSlides, QStringLiteral("pdf"));
     const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
+    const auto [head, query] = walkedHeadAndQuery(p, o, trace);
     QString error;
-    if (!render::writeSlideDeck(ui::buildSlides(trace, 0, 0), sessionTitle(session), out, &error))
+    if (!render::writeSlideDeck(ui::buildSlides(trace, head, query), sessionTitle(session), out, &error))
         throw Failure{ExitFailed, error};
     return ExitOk;
 }
@@ -586,16 +630,16 @@ struct Action {
  *  given the first of them runs, and every one of them needs no display. */
 QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
 {
-    const QList<const QCommandLineOption*> figureOptions = o.figureOptions();
+    QList<const QCommandLineOption*> heatmapOptions = o.figureOptions();
+    heatmapOptions.removeAll(&o.query);
     return {
         {o.compute, {}, [&] { return computeCommand(p, o); }},
-        {o.exportHeatmap, figureOptions, [&] { return exportHeatmapCommand(p, o); }},
-        {o.exportReport, {&o.colourRange},
-         [&] { return exportTraceCommand(p, o, o.exportReport, &exports::writeReport); }},
+        {o.exportHeatmap, heatmapOptions, [&] { return exportHeatmapCommand(p, o); }},
+        {o.exportReport, {&o.colourRange, &o.head, &o.query}, [&] { return exportReportCommand(p, o); }},
         {o.exportHandout, {&o.colourRange},
-         [&] { return exportTraceCommand(p, o, o.exportHandout, &exports::writeHandout); }},
+         [&] { return exportTraceCommand(p, o, o.exportHandout, exports::handoutWriter()); }},
         {o.exportCode, {}, [&] { return exportCodeCommand(p, o); }},
-        {o.exportSlides, {}, [&] { return exportSlidesCommand(p, o); }},
+        {o.exportSlides, {&o.head, &o.query}, [&] { return exportSlidesCommand(p, o); }},
         {o.exportSteps, {}, [&] { return exportStepsCommand(p, o); }},
         {o.exportOverview, {&o.colourRange, &o.colormap}, [&] { return exportOverviewCommand(p, o); }},
         {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},

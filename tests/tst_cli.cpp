@@ -468,6 +468,48 @@ private slots:
         }
     }
 
+    /** --query and --head choose what the slides and the report's weighted values walk; under a causal mask the
+     *  slides walk the last query unless told (query 1 would see only itself). */
+    void slidesAndReportWalkTheQueryAndHeadAsked()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("pdftotext (poppler-utils) is missing");
+        const QStringList causal{QStringLiteral("--preset"), QStringLiteral("causal-sentence")};
+        const QString slides = m_dir.filePath(QStringLiteral("walk-slides.pdf"));
+        Run r = run(QStringList{QStringLiteral("--export-slides"), slides} + causal);
+        QVERIFY2(r.status == 0, r.err.constData());
+        QString scores = pdftext::pdfText(slides, 3, 3);
+        QVERIFY2(scores.contains(QStringLiteral("query 8 ")), qPrintable(scores));
+        r = run(QStringList{QStringLiteral("--export-slides"), slides, QStringLiteral("--query"), QStringLiteral("3")} + causal);
+        QVERIFY2(r.status == 0, r.err.constData());
+        scores = pdftext::pdfText(slides, 3, 3);
+        QVERIFY2(scores.contains(QStringLiteral("query 3 ")) && !scores.contains(QStringLiteral("query 8 ")),
+                 qPrintable(scores));
+
+        r = run({QStringLiteral("--export-slides"), slides, QStringLiteral("--preset"), QStringLiteral("multi-head"),
+                 QStringLiteral("--head"), QStringLiteral("2")});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString projections = pdftext::pdfText(slides, 2, 2);
+        QVERIFY2(projections.contains(QStringLiteral("head 2")) && !projections.contains(QStringLiteral("head 1")),
+                 qPrintable(projections));
+
+        r = run(QStringList{QStringLiteral("--export-slides"), slides, QStringLiteral("--query"), QStringLiteral("9")} + causal);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("--query: expected a number from 1 to 8, got \"9\""), r.err.constData());
+
+        const QString report = m_dir.filePath(QStringLiteral("walk-report.pdf"));
+        r = run(QStringList{QStringLiteral("--export-report"), report, QStringLiteral("--query"), QStringLiteral("5")} + causal);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString text = pdftext::pdfText(report);
+        QVERIFY2(text.contains(QStringLiteral("query 5 (")) && !text.contains(QStringLiteral("query 1 (")),
+                 qPrintable(text));
+
+        r = run({QStringLiteral("--export-heatmap"), m_dir.filePath(QStringLiteral("walk.svg")), QStringLiteral("--query"),
+                 QStringLiteral("2")});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.err.contains("--query does not apply to --export-heatmap"), r.err.constData());
+    }
+
     void optionsAnActionDoesNotReadAreNoted()
     {
         // The action still runs and succeeds; standard error says which options it left alone.

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 using render::Minus;
 
@@ -154,6 +155,27 @@ private slots:
 
     /** A change reads "=" exactly when the two probabilities read alike, else as the difference of what they read
      *  as, in the precision the new one is shown with. */
+    /** Candidates of a random checkpoint lie close together: each reads apart from any other that differs, as
+     *  close to its value as its decimals say, and equal ones read alike. */
+    void percentagesReadApart()
+    {
+        const std::vector<double> ps{2.0412e-5, 2.0398e-5, 2.0412e-5, 0.4, 0.400001, 1.5e-3};
+        const int extra = render::distinguishingDecimals(ps);
+        QStringList texts;
+        for (double p : ps)
+            texts << render::displayPercentage(p, QLocale::c(), extra);
+        for (std::size_t i = 0; i < ps.size(); ++i) {
+            const QString& t = texts[qsizetype(i)];
+            const qsizetype decimals = t.size() - t.indexOf(QLatin1Char('.')) - 1;
+            QVERIFY2(decimals >= render::percentageDecimals(ps[i]), qPrintable(t));
+            QVERIFY2(std::abs(t.toDouble() - 100 * ps[i]) <= 0.5 * std::pow(10.0, -double(decimals)) * 1.0001, qPrintable(t));
+            for (std::size_t j = i + 1; j < ps.size(); ++j)
+                QVERIFY2((ps[i] == ps[j]) == (t == texts[qsizetype(j)]), qPrintable(t + QStringLiteral(" / ") + texts[qsizetype(j)]));
+        }
+        // Probabilities that read apart already keep displayPercentage()'s decimals.
+        QCOMPARE(render::distinguishingDecimals({0.5, 0.25, 2.1e-5}), 0);
+    }
+
     void percentageChanges_data()
     {
         QTest::addColumn<double>("before");

@@ -118,11 +118,16 @@ private slots:
         QVERIFY(text->text().contains(QStringLiteral("Hover a number")));
         auto* again = quick->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"));
         QCOMPARE(again->text(), QStringLiteral("Don't show again"));
-        QVERIFY(again->isChecked());
+        QVERIFY(!again->isChecked());  // not asked yet
         quick->close();
         QTRY_VERIFY(!w.help()->quickStart());
 
-        // The next start does not show it; Help › Quick Start does.
+        // Left unticked, the next start shows it again; ticked, the start after does not, and Help › Quick Start does.
+        newWindow();
+        QVERIFY(m_window->showQuickStartIfFirst());
+        m_window->help()->quickStart()->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"))->setChecked(true);
+        m_window->help()->quickStart()->close();
+        QTRY_VERIFY(!m_window->help()->quickStart());
         newWindow();
         QVERIFY(!m_window->showQuickStartIfFirst());
         QVERIFY(!m_window->help()->quickStart());
@@ -131,6 +136,7 @@ private slots:
         QVERIFY(help->actions().contains(action(*m_window, "quickStartAction")));
         action(*m_window, "quickStartAction")->trigger();
         QVERIFY(m_window->help()->quickStart() && m_window->help()->quickStart()->isVisible());
+        QVERIFY(m_window->help()->quickStart()->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"))->isChecked());
 
         // Unticking "Don't show again" brings it back at the next start.
         m_window->help()->quickStart()->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"))->setChecked(false);

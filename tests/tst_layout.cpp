@@ -485,6 +485,12 @@ private slots:
                 settle();
                 QTest::qWait(500);  // the overview paints its grid off the GUI thread
                 QVERIFY(w.grab().save(name + QStringLiteral("-overview.png")));
+                for (const char* other : {"walkthroughDock", "headViewDock"}) {
+                    w.findChild<QDockWidget*>(QString::fromLatin1(other))->raise();
+                    settle();
+                    QTest::qWait(300);
+                    QVERIFY(w.grab().save(name + QLatin1Char('-') + QString::fromLatin1(other) + QStringLiteral(".png")));
+                }
             }
             // An edit, then a new text: the window as it shows the edited pass while the comparison runs.
             ui::Document& doc = *w.document();

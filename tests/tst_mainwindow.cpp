@@ -37,6 +37,8 @@
 #include <QPaintEvent>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -185,6 +187,7 @@ private slots:
     void emptyTextIsRefusedInline();
     void lineFollowsUndoWithoutMovingTheCursor();
     void chipClickSelectsTheQuery();
+    void everyChipCanBeScrolledToAndChosen();
     void editingWQChangesEveryStep();
     void aCellEditRepaintsOnlyWhatShowsIt();
     void anEditShowsWhatAWholePaintWould();
@@ -426,6 +429,34 @@ void TestMainWindow::chipClickSelectsTheQuery()
     QCOMPARE(w.viewState()->selectedQuery(), 2);
     QCOMPARE(chips->selected(), 2);
     QCOMPARE(w.heatmap()->canvas()->renderer()->style().selectedRow, 2);
+}
+
+/** A long text's chips scroll: the last one can be brought into view and chosen as the query (the chips once
+ *  stopped at about 49, the rest cut off with no scroll bar). */
+void TestMainWindow::everyChipCanBeScrolledToAndChosen()
+{
+    ui::MainWindow& w = *m_window;
+    QStringList words;
+    for (int i = 0; i < 300; ++i)
+        words << QStringLiteral("w%1").arg(i);
+    QVERIFY(w.document()->setTokenText(words.join(QLatin1Char(' '))));
+    w.document()->waitForTrace();
+    ui::TokenChips* chips = w.tokenBar()->chips();
+    QTRY_COMPARE(chips->tokens().size(), 300);
+    auto* scroll = qobject_cast<QScrollArea*>(chips->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QTRY_VERIFY(!chips->chipRect(299).isEmpty());
+    const QRect last = chips->chipRect(299);
+    QVERIFY2(last.bottom() < chips->height(),
+             qPrintable(QStringLiteral("the last chip at %1 below the chips' %2").arg(last.bottom()).arg(chips->height())));
+    QVERIFY(scroll->verticalScrollBar()->maximum() > 0);
+    scroll->ensureVisible(last.center().x(), last.center().y());
+    QCoreApplication::processEvents();
+    const QPoint inViewport = chips->mapTo(scroll->viewport(), last.center());
+    QVERIFY(scroll->viewport()->rect().contains(inViewport));
+    QTest::mouseClick(chips, Qt::LeftButton, Qt::NoModifier, last.center());
+    QCOMPARE(w.viewState()->selectedQuery(), 299);
+    w.document()->undoStack()->setClean();
 }
 
 void TestMainWindow::editingWQChangesEveryStep()

@@ -455,6 +455,79 @@ private slots:
         window.document()->undoStack()->setClean();
     }
 
+    /** A dock's tab brought to the front moves the dock, not the overview in it: the overview learns it is seen
+     *  from its first paint, and until the new grid comes it neither shows nor answers a click on the old one. */
+    void overviewParkedAsADockTabFollowsTheDocument()
+    {
+        ui::Document document;
+        QWidget window;
+        window.resize(600, 500);
+        auto* dock = new QWidget(&window);  // parked outside the window, as Qt parks a tab behind another
+        dock->setGeometry(2000, 0, 600, 500);
+        auto* overview = new ui::OverviewWidget(&document, dock);
+        overview->setGeometry(0, 0, 600, 500);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        document.loadSession(*core::preset("multi-head"), QString());
+        document.waitForTrace();
+        overview->prepareNow();
+        QCOMPARE(overview->grid()->heads, 2);
+        document.loadSession(*core::preset("illustrated"), QString());
+        document.waitForTrace();
+        QCoreApplication::processEvents();
+        overview->finishPreparing();
+        QVERIFY(overview->visibleRegion().isEmpty());
+        QCOMPARE(overview->grid()->heads, 2);  // hidden: not made yet
+
+        QSignalSpy chosen(overview, &ui::OverviewWidget::cellChosen);
+        const QPoint oldCell = overview->cellRect(0, 1).center().toPoint();
+        QVERIFY(!oldCell.isNull());
+        QTest::mouseClick(overview, Qt::LeftButton, {}, oldCell);
+        QCOMPARE(chosen.count(), 0);  // the second head of another document
+
+        dock->move(0, 0);  // the tab comes to the front: the overview itself gets no move, show or resize
+        QTRY_COMPARE(overview->grid()->heads, 1);
+        overview->finishPreparing();
+        QCOMPARE(overview->grid()->cell(0, 0), document.trace()->heads[0].weights);
+        QTest::mouseClick(overview, Qt::LeftButton, {}, overview->cellRect(0, 0).center().toPoint());
+        QCOMPARE(chosen.count(), 1);
+    }
+
+    /** Six heads' legend wraps onto more lines within the head view's width, at its preferred size (as
+     *  --export-lines draws it) and in a narrow dock; once it ran off the right edge. */
+    void headViewLegendStaysInside()
+    {
+        auto grid = std::make_shared<render::AttentionGrid>();
+        grid->layers = 1;
+        grid->heads = 6;
+        grid->tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+        grid->cells.assign(6, core::Matrix::Constant(3, 3, 1.0 / 3));
+        grid->descriptors.resize(6);
+        render::HeadLinesView view;
+        for (int h = 0; h < 6; ++h)
+            view.heads.push_back(h);
+        render::HeadLinesStyle style;
+        style.palette = lightPalette();
+        const render::HeadLinesPainter painter(grid, view, style);
+        for (const QSize size : {painter.preferredSize(), QSize(260, 400), painter.preferredSize() * 2}) {
+            const QImage image = paintLines(grid, view, size);
+            // The legend's swatches, above the first token: each head's colour, none touching the right edge.
+            const int legendBottom = int(painter.tokenRect(0, false, QRectF(QPointF(0, 0), QSizeF(size))).top());
+            for (int h = 0; h < 6; ++h) {
+                const QRgb colour = render::HeadLinesPainter::headColour(h).rgb();
+                int right = -1;
+                for (int y = 0; y < legendBottom; ++y)
+                    for (int x = 0; x < image.width(); ++x)
+                        if (distance(image.pixel(x, y), colour) < 8)
+                            right = std::max(right, x);
+                QVERIFY2(right >= 0, qPrintable(QStringLiteral("head %1's swatch is missing at %2 × %3")
+                                                    .arg(h + 1).arg(size.width()).arg(size.height())));
+                QVERIFY2(right < image.width() - 4, qPrintable(QStringLiteral("head %1's swatch at the edge of %2")
+                                                                   .arg(h + 1).arg(size.width())));
+            }
+        }
+    }
+
     void windowExportsTheOverviewAndTheHeadView()
     {
         ui::MainWindow window;

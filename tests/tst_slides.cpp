@@ -15,6 +15,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -423,8 +424,64 @@ private slots:
         QVERIFY(slides[8].title.startsWith(QStringLiteral("Step 7 · ")));
         const QStringList report = exports::reportStepTitles(trace);
         QCOMPARE(report.size(), 8);
-        QCOMPARE(report.last(), slides[8].title);
-        QCOMPARE(report.last(), slides[9].title);
+        // Its slides carry the report's heading, told apart: three slides in a row once read "Step 7" alike.
+        QCOMPARE(slides[8].title, report.last() + QStringLiteral(" (1/3)"));
+        QCOMPARE(slides[9].title, report.last() + QStringLiteral(" (2/3)"));
+        QCOMPARE(slides[10].title, report.last() + QStringLiteral(" (3/3)"));
+    }
+
+    /** What a slide leaves out it says: six heads side by side show four, then "…" and a note naming the rest. */
+    void concatOfManyHeadsSaysWhatItLeavesOut()
+    {
+        core::AttentionModel model = eightTokens();
+        const int dModel = model.dModel();
+        model.options.heads = 6;
+        model.wq = core::Matrix::Constant(dModel, 12, 0.1);
+        model.wk = core::Matrix::Constant(dModel, 12, 0.2);
+        model.wv = core::Matrix::Constant(dModel, 12, 0.3);
+        const core::Trace trace = core::compute(model);
+        QCOMPARE(trace.headCount(), 6);
+        const auto slides = ui::buildSlides(trace, 0, 0);
+        const auto concat = std::find_if(slides.begin(), slides.end(), [](const render::Slide& s) {
+            return !s.matrices.empty() && s.matrices.front().name == QStringLiteral("Z₁");
+        });
+        QVERIFY(concat != slides.end());
+        QCOMPARE(int(concat->matrices.size()), 5);  // Z₁ … Z₄ and concat
+        QCOMPARE(concat->operators.last(), QStringLiteral("… →"));
+        QVERIFY2(concat->explanation.contains(QStringLiteral("Z₅ … Z₆")), qPrintable(concat->explanation));
+        QCOMPARE(concat->matrices.back().values, trace.concat);
+    }
+
+    /** The weighted values are summed row by row into z: every row is drawn (up to the painter's ten), never cut
+     *  to the height of z's one row beside them. The Chinese preset once drew one row, then "⋮". */
+    void summedRowsAreNeverCut_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::newRow("chinese") << QStringLiteral("chinese");
+        QTest::newRow("eight") << QStringLiteral("eight");
+        QTest::newRow("thinking-machines") << QStringLiteral("thinking-machines");
+    }
+
+    void summedRowsAreNeverCut()
+    {
+        QFETCH(QString, source);
+        const core::Trace trace = core::compute(sourceModel(source));
+        const auto slides = ui::buildSlides(trace, 0, trace.n() - 1);
+        const render::Slide& sum = slides[6];
+        QCOMPARE(sum.matrices.size(), std::size_t(2));
+        const int rows = int(std::min<Eigen::Index>(sum.matrices[0].values.rows(), 10));
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+            int rowLabels = 0;
+            for (const render::DrawnText& t : paintSlide(sum, size, 7, 8))
+                if (t.part == render::SlidePart::Matrices && sum.matrices[0].rowLabels.contains(t.text))
+                    ++rowLabels;
+            // The weighted values' labels, and z's one (its query's token, among them).
+            QVERIFY2(rowLabels >= rows, qPrintable(QStringLiteral("%1 of %2 rows at %3 × %4")
+                                                       .arg(rowLabels)
+                                                       .arg(rows)
+                                                       .arg(size.width())
+                                                       .arg(size.height())));
+        }
     }
 
     void deckHasOnePagePerSlide()

@@ -787,6 +787,10 @@
     <context>
         <name>Teaching</name>
         <message>
+            <source>%1 (%2 … %3 are not drawn; concat holds every head.)</source>
+            <translation>%1（%2 … %3 未画出；拼接包含每个头。）</translation>
+        </message>
+        <message>
             <source>… and %1 more</source>
             <translation>… 另有 %1 项</translation>
         </message>
@@ -2009,6 +2013,10 @@
     <context>
         <name>ui::OptionsPanel</name>
         <message>
+            <source>Scores and dimensions</source>
+            <translation>分数与维度</translation>
+        </message>
+        <message>
             <source>Divide scores by √d_k</source>
             <translation>分数除以 √d_k</translation>
         </message>
@@ -2603,8 +2611,8 @@
             <translation>分数 = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;%1&lt;/sub&gt;·&lt;i&gt;k&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</translation>
         </message>
         <message>
-            <source>softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</source>
-            <translation>softmax &lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</translation>
+            <source>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</source>
+            <translation>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt;</translation>
         </message>
         <message>
             <source>&lt;i&gt;w&lt;/i&gt;&lt;sub&gt;%1j&lt;/sub&gt; · &lt;i&gt;v&lt;/i&gt;&lt;sub&gt;j&lt;/sub&gt;</source>
@@ -2728,6 +2736,34 @@
     <context>
         <name>ui::HelpDialogs</name>
         <message>
+            <source>Type a text in the Tokens line: the model's tokenizer splits it into tokens (a word may be several), and every number follows as you type.</source>
+            <translation>在“词元”一栏中输入文本：模型的分词器把它切分成词元（一个词可能是几个词元），所有数字随输入即时更新。</translation>
+        </message>
+        <message>
+            <source>The heatmap's Range sets the ends of the colour map: 0 to 1, the matrix's smallest and largest value, each row's own, or a logarithmic scale for weights too small to tell apart; the overview and the exports follow it.</source>
+            <translation>热力图的“范围”决定色图两端代表的值：0 到 1、矩阵的最小值和最大值、每行各自的范围，或用于区分极小权重的对数刻度；总览和导出都随之改变。</translation>
+        </message>
+        <message>
+            <source>Choose what the colours stand for.</source>
+            <translation>选择颜色代表什么。</translation>
+        </message>
+        <message>
+            <source>The Overview panel draws each layer × head as a small heatmap with what its pattern looks like; click one to show it. The Head View joins each query to the keys it attends to by lines as strong as the weights, one colour per head.</source>
+            <translation>“总览”面板把每个层 × 头画成一张小热力图，并说明它的模式；点击其中一张即可显示它。“头视图”用粗细随权重变化的线把每个查询连到它关注的键，每个头一种颜色。</translation>
+        </message>
+        <message>
+            <source>See every layer and head at once.</source>
+            <translation>一次看遍每一层、每个头。</translation>
+        </message>
+        <message>
+            <source>File › Open Model reads a GPT-2-family checkpoint folder: its tokenizer splits your text, every view shows the chosen layer, and the Next Token panel ranks what the model predicts next, with the change your edits of its weights make.</source>
+            <translation>“文件 › 打开模型”读取 GPT-2 系列的检查点文件夹：由它的分词器切分你的文本，每个视图显示所选的层，“下一个词元”面板列出模型预测的下一个词元，以及你对其权重的编辑带来的变化。</translation>
+        </message>
+        <message>
+            <source>Open a real model.</source>
+            <translation>打开真实的模型。</translation>
+        </message>
+        <message>
             <source>Quick Start</source>
             <translation>快速入门</translation>
         </message>
@@ -2812,8 +2848,8 @@
             <translation>用它来教学。</translation>
         </message>
         <message>
-            <source>View › Teaching Mode goes full screen, one step per slide; Right, Left, Page Down, Page Up and Space move, Ctrl + and Ctrl − zoom, Esc leaves. It walks query 1 through the steps in full, then shows every query at once, and follows live edits. File › Export Slides writes the same slides as a PDF deck.</source>
-            <translation>“视图 › 教学模式”进入全屏，每张幻灯片一个步骤；右、左、Page Down、Page Up 和空格键翻页，Ctrl + 和 Ctrl − 缩放，Esc 退出。它先完整演算查询 1 的每一步，再同时展示所有查询，并跟随实时编辑。“文件 › 导出幻灯片”把同样的幻灯片写成 PDF。</translation>
+            <source>View › Teaching Mode goes full screen, one step per slide; Right, Left, Page Down, Page Up and Space move, Ctrl + and Ctrl − zoom, Esc leaves. It walks the chosen query and head through the steps in full, then shows every query at once, and follows live edits. File › Export Slides writes the same slides as a PDF deck.</source>
+            <translation>“视图 › 教学模式”进入全屏，每张幻灯片一个步骤；右、左、Page Down、Page Up 和空格键翻页，Ctrl + 和 Ctrl − 缩放，Esc 退出。它先完整演算所选查询和头的每一步，再同时展示所有查询，并跟随实时编辑。“文件 › 导出幻灯片”把同样的幻灯片写成 PDF。</translation>
         </message>
         <message>
             <source>Show why √d_k.</source>

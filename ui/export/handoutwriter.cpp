@@ -255,4 +255,12 @@ bool writeHandout(const core::Trace& trace, const QString& title, const QString&
         error);
 }
 
+TraceWriter handoutWriter()
+{
+    return [](const core::Trace& trace, const QString& title, const QString& path, QString* error,
+              render::ColourRange range, Eigen::Index* belowLogScale) {
+        return writeHandout(trace, title, path, error, range, belowLogScale);
+    };
+}
+
 } // namespace exports

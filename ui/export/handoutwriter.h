@@ -4,6 +4,7 @@
  *  one A4 page to hand out in a lecture. The full report (reportwriter.h) has every number. */
 
 #include "core/attention/trace.h"
+#include "ui/export/printpage.h"
 #include "ui/render/colourscale.h"
 
 #include <QString>
@@ -27,5 +28,8 @@ bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* dev
  *  is left as it was. The message names the path and the reason. */
 bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
                   render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+
+/** writeHandout into a file, as the window and the command line choose a writer. */
+TraceWriter handoutWriter();
 
 } // namespace exports

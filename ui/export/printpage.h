@@ -79,8 +79,8 @@ render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap, render::Colo
 /** The report's or the handout's writer into a file (writeReport, writeHandout), as the window and the command
  *  line choose one: the trace, the title, the path, the error, the colour range of its attention heatmaps, and
  *  where to count the cells a log colour range could not place (null for nowhere). */
-using TraceWriter = bool (*)(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                             render::ColourRange range, Eigen::Index* belowLogScale);
+using TraceWriter = std::function<bool(const core::Trace& trace, const QString& title, const QString& path,
+                                       QString* error, render::ColourRange range, Eigen::Index* belowLogScale)>;
 
 
 } // namespace exports

@@ -13,6 +13,7 @@
 #include <QPainter>
 #include <QPdfWriter>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -75,6 +76,8 @@ Figure stepFigure(const core::Trace& t, core::Step step, int head, const QString
     f.colormap = render::defaultColormap(step);
     f.withHeatmap = step == core::Step::Scores || step == core::Step::ScaledScores || step == core::Step::Weights;
     f.masked = f.withHeatmap && t.model->options.mask == core::Mask::Causal;
+    // The table hatches the scores the mask will hide; the heatmap beside it hatches the same cells.
+    f.data.causalMask = f.masked;
     return f;
 }
 
@@ -110,8 +113,8 @@ StepSection wordedSection(const core::Trace& t, int number, const QString& name 
     return s;
 }
 
-/** The seven steps and, with several heads or W_O, the eighth. */
-std::vector<StepSection> stepSections(const core::Trace& t)
+/** The seven steps and, with several heads or W_O, the eighth; step 6 walks the query and head of focus. */
+std::vector<StepSection> stepSections(const core::Trace& t, const ReportFocus& focus = {})
 {
     using core::Step;
     const core::AttentionModel& model = *t.model;
@@ -159,10 +162,15 @@ std::vector<StepSection> stepSections(const core::Trace& t)
 
     StepSection s6 = wordedSection(t, 6);
     s6.shape = richSymbols(Report::tr("for each query i: %1 × %2 (n × d_v), one row per key j").arg(n).arg(dv));
+    // A few tokens: every query; more: the one chosen. The first two heads, or the one chosen.
+    const int chosenQuery = std::clamp(focus.query, 0, std::max(0, n - 1));
     const int shownQueries = n <= 4 ? n : 1;
-    const int shownHeads = std::min(h, 2);
-    for (int head = 0; head < shownHeads; ++head)
-        for (int q = 0; q < shownQueries; ++q) {
+    const int firstQuery = n <= 4 ? 0 : chosenQuery;
+    const bool oneHead = focus.head >= 0 && focus.head < h;
+    const int shownHeads = oneHead ? 1 : std::min(h, 2);
+    for (int i = 0; i < shownHeads; ++i)
+        for (int q = firstQuery; q < firstQuery + shownQueries; ++q) {
+            const int head = oneHead ? focus.head : i;
             Figure f;
             f.caption =
                 (Report::tr("query %1 (%2)").arg(q + 1).arg(QString::fromStdString(model.tokens[std::size_t(q)])) +
@@ -172,7 +180,7 @@ std::vector<StepSection> stepSections(const core::Trace& t)
             f.data.rowLabels = ui::tokenLabels(t);
             for (int c = 0; c < dv; ++c)
                 f.data.colLabels << QString::number(c + 1);
-            f.newLine = head > 0 && q == 0;
+            f.newLine = i > 0 && q == firstQuery;
             f.maskedAfterRow = model.options.mask == core::Mask::Causal ? q : -1;
             s6.figures.push_back(std::move(f));
         }
@@ -211,8 +219,9 @@ std::vector<StepSection> stepSections(const core::Trace& t)
 /** Lays the report out into pages, then paints them. Units are the writer's pixels at 96 dpi. */
 class ReportPainter {
 public:
-    ReportPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title, render::ColourRange range)
-        : m_writer(writer), m_trace(trace), m_title(title), m_range(range), m_steps(stepSections(trace))
+    ReportPainter(QPdfWriter& writer, const core::Trace& trace, const QString& title, render::ColourRange range,
+                  const ReportFocus& focus)
+        : m_writer(writer), m_trace(trace), m_title(title), m_range(range), m_steps(stepSections(trace, focus))
     {
         m_area = QRectF(0, 0, m_writer.width(), m_writer.height());
         m_body = m_area.adjusted(0, 0, 0, -footerHeight(&m_writer));
@@ -769,12 +778,12 @@ QStringList reportStepFormulas(const core::Trace& trace)
 }
 
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range, Eigen::Index* belowLogScale)
+                 render::ColourRange range, Eigen::Index* belowLogScale, const ReportFocus& focus)
 {
     const QString name = title.isEmpty() ? Report::tr("Self-attention") : title;
     QPdfWriter writer(device);
     setUpPrintPage(writer, name);
-    ReportPainter painter(writer, trace, name, range);
+    ReportPainter painter(writer, trace, name, range, focus);
     if (!painter.paint()) {
         if (error)
             *error = Report::tr("The report could not be painted");
@@ -786,11 +795,20 @@ bool writeReport(const core::Trace& trace, const QString& title, QIODevice* devi
 }
 
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range, Eigen::Index* belowLogScale)
+                 render::ColourRange range, Eigen::Index* belowLogScale, const ReportFocus& focus)
 {
     return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range, belowLogScale); },
+        path,
+        [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range, belowLogScale, focus); },
         error);
+}
+
+TraceWriter reportWriter(const ReportFocus& focus)
+{
+    return [focus](const core::Trace& trace, const QString& title, const QString& path, QString* error,
+                   render::ColourRange range, Eigen::Index* belowLogScale) {
+        return writeReport(trace, title, path, error, range, belowLogScale, focus);
+    };
 }
 
 } // namespace exports

@@ -6,6 +6,7 @@
  *  page; a step moves to the next page rather than being split, unless it alone is larger than a page. */
 
 #include "core/attention/trace.h"
+#include "ui/export/printpage.h"
 #include "ui/render/colourscale.h"
 
 #include <QString>
@@ -22,6 +23,13 @@ inline constexpr int reportMaxTableRows = 24;
  *  at this size is drawn as a heatmap. */
 inline constexpr double reportMinTablePoints = 7.0;
 
+/** The query and head the report's weighted values walk (both from 0), as the window shows them. With a few
+ *  tokens every query is shown; a head of −1 shows the first two. */
+struct ReportFocus {
+    int head = -1;
+    int query = 0;
+};
+
 /** The titles of the steps in order, e.g. "Step 3 · Scores" (translated): seven steps, and an
  *  eighth (concatenate and project) when the model has several heads or W_O. */
 QStringList reportStepTitles(const core::Trace& trace);
@@ -33,13 +41,19 @@ QStringList reportStepFormulas(const core::Trace& trace);
  *  title names the session on the front page and in the footers; empty gives a default. range is the colour
  *  range of the heatmaps of the scores, scaled scores and weights (their legends name it). *belowLogScale (when
  *  not null) is set to how many cells a log colour range could not place, summed over the heatmaps drawn.
- *  Returns false with a message in *error (when not null) when painting fails. */
+ *  focus is the query and head its weighted values walk. Returns false with a message in *error (when not
+ *  null) when painting fails. */
 bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr,
+                 const ReportFocus& focus = {});
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
 bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr,
+                 const ReportFocus& focus = {});
+
+/** writeReport into a file with focus, as the window and the command line choose a writer. */
+TraceWriter reportWriter(const ReportFocus& focus);
 
 } // namespace exports

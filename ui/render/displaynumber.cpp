@@ -31,24 +31,42 @@ QString displayNumber(double v, char format, int precision, Minus minus, const Q
     return s;
 }
 
-int percentageDecimals(double p)
+int percentageDecimals(double p, int extraDecimals)
 {
     const double value = 100.0 * p;
-    return value > 0 && value < 0.01 ? std::min(12, 1 - int(std::floor(std::log10(value)))) : 2;
+    const int decimals = value > 0 && value < 0.01 ? 1 - int(std::floor(std::log10(value))) : 2;
+    return std::min(12, decimals + extraDecimals);
 }
 
-QString displayPercentage(double p, const QLocale& locale)
+QString displayPercentage(double p, const QLocale& locale, int extraDecimals)
 {
-    return displayNumber(100.0 * p, 'f', percentageDecimals(p), Minus::Hyphen, locale);
+    return displayNumber(100.0 * p, 'f', percentageDecimals(p, extraDecimals), Minus::Hyphen, locale);
 }
 
-PercentageChange displayPercentageChange(double before, double after, const QLocale& locale)
+int distinguishingDecimals(const std::vector<double>& ps)
+{
+    for (int extra = 0; extra < 12; ++extra) {
+        QStringList texts;
+        for (double p : ps)
+            texts << displayPercentage(p, QLocale::c(), extra);
+        bool apart = true;
+        for (std::size_t i = 0; i < ps.size() && apart; ++i)
+            for (std::size_t j = i + 1; j < ps.size() && apart; ++j)
+                apart = ps[i] == ps[j] || texts[qsizetype(i)] != texts[qsizetype(j)];
+        if (apart)
+            return extra;
+    }
+    return 12;
+}
+
+PercentageChange displayPercentageChange(double before, double after, const QLocale& locale, int extraDecimals)
 {
     if (!std::isfinite(before) || !std::isfinite(after))
         return {};
     // Rounded by the same formatting as the displayed text, so that equal texts give equal numbers.
     const auto rounded = [](double p, int decimals) { return QString::number(100.0 * p, 'f', decimals).toDouble(); };
-    const int beforeDecimals = percentageDecimals(before), afterDecimals = percentageDecimals(after);
+    const int beforeDecimals = percentageDecimals(before, extraDecimals);
+    const int afterDecimals = percentageDecimals(after, extraDecimals);
     if (rounded(before, beforeDecimals) == rounded(after, afterDecimals))
         return {};
     int decimals = afterDecimals;

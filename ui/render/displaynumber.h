@@ -4,6 +4,9 @@
 
 #include <QLocale>
 #include <QString>
+#include <QStringList>
+
+#include <vector>
 
 namespace render {
 
@@ -28,9 +31,12 @@ QString displayNumber(double v, char format, int precision, Minus minus = Minus:
 /** A probability p as a percentage's number, for "%1 %": 100·p with two decimals, or with two significant digits
  *  below 0.01 (a checkpoint with random weights spreads its next tokens near 0.002 %), so that nothing with a chance
  *  reads as 0.00. */
-QString displayPercentage(double p, const QLocale& locale = QLocale());
-/** The decimals displayPercentage() writes p with. */
-int percentageDecimals(double p);
+QString displayPercentage(double p, const QLocale& locale = QLocale(), int extraDecimals = 0);
+/** The decimals displayPercentage() writes p with (and extraDecimals more, up to 12). */
+int percentageDecimals(double p, int extraDecimals = 0);
+/** The decimals to add to each of ps (see displayPercentage()) so that any two that differ read differently (a random
+ *  checkpoint's candidates lie near 0.0020 % each); 0 when they do already. */
+int distinguishingDecimals(const std::vector<double>& ps);
 
 /** A probability's change from before to after as the two read in displayPercentage(). */
 struct PercentageChange {
@@ -40,6 +46,7 @@ struct PercentageChange {
 /** The change from before to after: none when their displayed numbers are equal, else the difference of the two
  *  rounded as after is displayed, in its decimals (or in before's, when those are finer and after's would read
  *  0.00); in locale's number format. None when either is not finite. */
-PercentageChange displayPercentageChange(double before, double after, const QLocale& locale = QLocale());
+PercentageChange displayPercentageChange(double before, double after, const QLocale& locale = QLocale(),
+                                         int extraDecimals = 0);
 
 }  // namespace render

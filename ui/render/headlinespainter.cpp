@@ -75,9 +75,39 @@ HeadLinesPainter::Layout HeadLinesPainter::metrics(double scale) const
     if (m_style.showTitle)
         l.titleH = QFontMetricsF(l.titleFont).height() + 0.4 * l.em;
     if (m_view.heads.size() > 1)
-        l.legendH = fm.height() + 0.4 * l.em;
+        l.legendH = legendLineHeight(l);  // one line, until a width says how many
     l.headerH = QFontMetricsF(l.headerFont).height() + 0.3 * l.em;
     return l;
+}
+
+double HeadLinesPainter::legendLineHeight(const Layout& l)
+{
+    return QFontMetricsF(l.tokenFont).height() + 0.4 * l.em;
+}
+
+double HeadLinesPainter::legendEntryWidth(const Layout& l, int head) const
+{
+    const QString name = QCoreApplication::translate("HeadView", "head %1").arg(head + 1);
+    return 0.8 * l.em + 0.3 * l.em + QFontMetricsF(l.tokenFont).horizontalAdvance(name);
+}
+
+std::vector<std::vector<int>> HeadLinesPainter::legendLines(const Layout& l, double width) const
+{
+    std::vector<std::vector<int>> lines;
+    if (m_view.heads.size() < 2)
+        return lines;
+    const double space = 1.2 * l.em;
+    double used = 0;
+    for (int h : m_view.heads) {
+        const double w = legendEntryWidth(l, h);
+        if (lines.empty() || (!lines.back().empty() && used + space + w > width)) {
+            lines.emplace_back();
+            used = -space;
+        }
+        lines.back().push_back(h);
+        used += space + w;
+    }
+    return lines;
 }
 
 QSize HeadLinesPainter::preferredSize() const
@@ -87,13 +117,21 @@ QSize HeadLinesPainter::preferredSize() const
     double width = 2 * l.pad + 2 * (l.textW + 0.5 * l.em) + linesW;
     if (m_style.showTitle)
         width = std::max(width, 2 * l.pad + 1.1 * QFontMetricsF(l.titleFont).horizontalAdvance(title()));
-    const double height = 2 * l.pad + l.titleH + l.legendH + l.headerH + std::max(1, m_grid->n()) * l.pitch;
+    // The legend on one line where that is not much wider than the rest; else on as many as it takes.
+    double legendW = 0;
+    for (int h : m_view.heads)
+        legendW += legendEntryWidth(l, h) + 1.2 * l.em;
+    if (m_view.heads.size() > 1)
+        width = std::max(width, std::min(2 * l.pad + legendW, 1.5 * width));
+    const double legendH = double(legendLines(l, width - 2 * l.pad).size()) * legendLineHeight(l);
+    const double height = 2 * l.pad + l.titleH + legendH + l.headerH + std::max(1, m_grid->n()) * l.pitch;
     return QSize(std::clamp(int(std::ceil(width)), 240, 4000), std::clamp(int(std::ceil(height)), 160, 8000));
 }
 
 HeadLinesPainter::Layout HeadLinesPainter::layout(const QRectF& target) const
 {
     Layout l = metrics(fitScale(target, preferredSize(), 0.6, 3.0));
+    l.legendH = double(legendLines(l, target.width() - 2 * l.pad).size()) * legendLineHeight(l);
     const int n = std::max(1, m_grid->n());
     // Rows share what height there is, never closer than the text.
     const double rowsH = target.height() - 2 * l.pad - l.titleH - l.legendH - l.headerH;
@@ -151,16 +189,16 @@ void HeadLinesPainter::paint(QPainter* p, const QRectF& target) const
                     QFontMetricsF(l.titleFont).elidedText(title(), Qt::ElideRight, width));
         y += l.titleH;
     }
-    if (l.legendH > 0) {
-        // One swatch and name per head, centred.
-        p->setFont(l.tokenFont);
-        const QFontMetricsF fm(l.tokenFont);
-        const double swatch = 0.8 * l.em, space = 1.2 * l.em;
-        double total = 0;
-        for (int h : m_view.heads)
-            total += swatch + 0.3 * l.em + fm.horizontalAdvance(QCoreApplication::translate("HeadView", "head %1").arg(h + 1)) + space;
-        double x = target.left() + std::max(l.pad, 0.5 * (target.width() - total + space));
-        for (int h : m_view.heads) {
+    // One swatch and name per head, each line centred, as many lines as the width takes.
+    p->setFont(l.tokenFont);
+    const QFontMetricsF fm(l.tokenFont);
+    const double swatch = 0.8 * l.em, space = 1.2 * l.em;
+    for (const std::vector<int>& line : legendLines(l, width)) {
+        double total = -space;
+        for (int h : line)
+            total += legendEntryWidth(l, h) + space;
+        double x = target.left() + std::max(l.pad, 0.5 * (target.width() - total));
+        for (int h : line) {
             const QString name = QCoreApplication::translate("HeadView", "head %1").arg(h + 1);
             p->fillRect(QRectF(x, y + 0.5 * (fm.height() - swatch), swatch, swatch), headColour(h));
             x += swatch + 0.3 * l.em;
@@ -168,7 +206,7 @@ void HeadLinesPainter::paint(QPainter* p, const QRectF& target) const
             p->drawText(QRectF(x, y, fm.horizontalAdvance(name) + 1, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, name);
             x += fm.horizontalAdvance(name) + space;
         }
-        y += l.legendH;
+        y += legendLineHeight(l);
     }
     p->setPen(muted);
     p->setFont(l.headerFont);

@@ -63,6 +63,12 @@ private:
     };
     Layout layout(const QRectF& target) const;
     Layout metrics(double scale) const;
+    /** The width of head h's entry in the legend (swatch, gap and name), in l's token font. */
+    double legendEntryWidth(const Layout& l, int head) const;
+    /** The legend's entries (heads shown) in lines no wider than width, as many as it takes. */
+    std::vector<std::vector<int>> legendLines(const Layout& l, double width) const;
+    /** The height of one line of the legend. */
+    static double legendLineHeight(const Layout& l);
 
     std::shared_ptr<const AttentionGrid> m_grid;
     HeadLinesView m_view;

@@ -22,6 +22,7 @@ struct SlideMatrix {
     bool masked = false; ///< grey out and hatch the entries above the diagonal (causal scores and weights)
     int maskedAfterRow = -1; ///< ≥ 0: grey out and hatch the rows after this one (a query's weighted values)
     bool keepColumns = false; ///< never show fewer columns to fit (an n × n step: every key matters)
+    bool keepRows = false;    ///< never cut to the height of the matrices beside it (rows that are summed)
 
     /** The causal mask hides cell (row, col): what the painter greys out and hatches. */
     bool isMasked(int row, int col) const { return (masked && col > row) || (maskedAfterRow >= 0 && row > maskedAfterRow); }

@@ -33,6 +33,20 @@ QString slideNumber(double v, int decimals)
     return s;
 }
 
+/** A matrix as a slide shows it: its shown size and the sizes of its parts. */
+struct MatrixGeometry {
+    int rows = 0, cols = 0; ///< shown (cut) sizes
+    bool moreRows = false, moreCols = false;
+    double cellW = 0, cellH = 0, labelW = 0, labelGap = 0, headerH = 0, nameH = 0;
+    double bodyW() const { return (cols + (moreCols ? 1 : 0)) * cellW; }
+    QSizeF size() const { return {labelW + bodyW(), nameH + headerH + (rows + (moreRows ? 1 : 0)) * cellH}; }
+};
+
+/** The fonts of a slide's matrices. */
+struct MatrixFonts {
+    QFont cells, labels, name;
+};
+
 namespace {
 
 /** Rows and columns shown before a matrix is cut with "…". */
@@ -46,18 +60,6 @@ QFont sized(const QFont& base, double pixels)
     f.setPixelSize(std::max(4, int(std::lround(pixels))));
     return f;
 }
-
-struct MatrixGeometry {
-    int rows = 0, cols = 0; ///< shown (cut) sizes
-    bool moreRows = false, moreCols = false;
-    double cellW = 0, cellH = 0, labelW = 0, labelGap = 0, headerH = 0, nameH = 0;
-    double bodyW() const { return (cols + (moreCols ? 1 : 0)) * cellW; }
-    QSizeF size() const { return {labelW + bodyW(), nameH + headerH + (rows + (moreRows ? 1 : 0)) * cellH}; }
-};
-
-struct MatrixFonts {
-    QFont cells, labels, name;
-};
 
 /** The geometry of m with at most maxRows rows and maxCols columns (shownCells when it keeps its
  *  columns), the rest cut with "…" and "⋮". */
@@ -191,193 +193,217 @@ void SlidePainter::fittedLine(QPainter& p, QFont font, const QRectF& box, int fl
     text(p, box, flags, s);
 }
 
-double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit)
-{
-    if (m_slide.matrices.empty())
-        return 0;
+/** The matrices of a slide laid out: each one's geometry, the operators' widths, the rows of matrices and the scale
+ *  that fits them. */
+struct SlidePainter::MatrixLayout {
     MatrixFonts fonts;
-    fonts.cells = sized(m_base, unit * 1.15);
-    fonts.labels = sized(m_base, unit * 0.9);
-    fonts.name = fonts.cells;
-    fonts.name.setBold(true);
-    QFont operators = sized(m_base, unit * 1.6);
-    operators.setItalic(true);
-
-    const std::size_t count = m_slide.matrices.size();
+    QFont operators;
+    const QStringList* operatorTexts = nullptr;
     std::vector<MatrixGeometry> geoms;
     std::vector<double> opWidths;
-    for (const QString& op : m_slide.operators)
-        opWidths.push_back(std::max(unit * 3, QFontMetricsF(operators, p.device()).horizontalAdvance(op) + unit * 1.5));
-    // A row that continues the one above at an operator starts with it ("= scores"); an arrow would
-    // point from nothing there, so it points down between the two rows instead.
-    const double rowGap = unit * 1.2;
-    auto joinedBy = [&](std::size_t first) {
-        return first > 0 && first - 1 < opWidths.size() ? m_slide.operators[qsizetype(first - 1)] : QString();
-    };
-    auto arrowAbove = [&](std::size_t first) { return joinedBy(first).contains(QChar(0x2192)); };
-    auto gapAbove = [&](std::size_t first) {
-        return arrowAbove(first) ? std::max(rowGap, QFontMetricsF(operators, p.device()).height() * 1.2) : rowGap;
-    };
-    // A row of matrices [first, last): its width (with the operators between them, and the one before
-    // first when the row continues another) and its height.
-    auto rowSize = [&](std::size_t first, std::size_t last) {
+    std::vector<std::pair<std::size_t, std::size_t>> rows;  ///< [first, last) of each row of matrices
+    double scale = 0, rowGap = 0, arrowGap = 0;
+
+    /** The operator a row that starts at first continues the row above with ("= scores"); empty for none. */
+    QString joinedBy(std::size_t first) const
+    {
+        return first > 0 && first - 1 < opWidths.size() ? (*operatorTexts)[qsizetype(first - 1)] : QString();
+    }
+    /** An arrow would point from nothing at the start of a row: it points down between the two rows instead. */
+    bool arrowAbove(std::size_t first) const { return joinedBy(first).contains(QChar(0x2192)); }
+    double gapAbove(std::size_t first) const { return arrowAbove(first) ? arrowGap : rowGap; }
+    /** The width of matrices [first, last) with the operators between them (and the one before first when the row
+     *  continues another), and their height. */
+    QSizeF rowSize(std::size_t first, std::size_t last) const
+    {
         double width = !joinedBy(first).isEmpty() && !arrowAbove(first) ? opWidths[first - 1] : 0, height = 0;
         for (std::size_t i = first; i < last; ++i) {
             width += geoms[i].size().width() + (i + 1 < last && i < opWidths.size() ? opWidths[i] : 0);
             height = std::max(height, geoms[i].size().height());
         }
         return QSizeF(width, height);
-    };
-    // One row, or two when that draws the matrices larger (wide slides use the room below): the split
-    // that gives the largest scale, the second row starting with the operator that joins them (or
-    // below the arrow that does).
-    auto scaleOf = [&](const std::vector<std::pair<std::size_t, std::size_t>>& rows) {
+    }
+    /** The scale at which rows fit width × maxHeight, at most 1. */
+    double scaleOf(const std::vector<std::pair<std::size_t, std::size_t>>& rows, double width, double maxHeight) const
+    {
         double widest = 0, height = 0;
         for (const auto& [first, last] : rows) {
             const QSizeF size = rowSize(first, last);
             widest = std::max(widest, size.width());
             height += size.height() + (first > 0 ? gapAbove(first) : 0);
         }
-        return std::min({1.0, area.width() / std::max(widest, 1.0), maxHeight / std::max(height, 1.0)});
-    };
-    std::vector<std::pair<std::size_t, std::size_t>> rows;
-    double scale = 0;
+        return std::min({1.0, width / std::max(widest, 1.0), maxHeight / std::max(height, 1.0)});
+    }
+};
+
+SlidePainter::MatrixLayout SlidePainter::layOutMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit) const
+{
+    MatrixLayout l;
+    l.fonts.cells = sized(m_base, unit * 1.15);
+    l.fonts.labels = sized(m_base, unit * 0.9);
+    l.fonts.name = l.fonts.cells;
+    l.fonts.name.setBold(true);
+    l.operators = sized(m_base, unit * 1.6);
+    l.operators.setItalic(true);
+    l.operatorTexts = &m_slide.operators;
+    const QFontMetricsF ops(l.operators, p.device());
+    for (const QString& op : m_slide.operators)
+        l.opWidths.push_back(std::max(unit * 3, ops.horizontalAdvance(op) + unit * 1.5));
+    l.rowGap = unit * 1.2;
+    l.arrowGap = std::max(l.rowGap, ops.height() * 1.2);
+
+    const std::size_t count = m_slide.matrices.size();
     // Matrices too wide to read even so show fewer columns before their "…".
     for (int maxCols = shownCells; maxCols >= 4; maxCols -= 2) {
-        geoms.clear();
+        l.geoms.clear();
         for (std::size_t i = 0; i < count; ++i) {
             // Cut as well: a matrix taller than all the others (Kᵀ of a large d_k beside n × n scores) to their height.
             Eigen::Index others = 0;
             for (std::size_t j = 0; j < count; ++j)
                 if (j != i)
                     others = std::max(others, std::min<Eigen::Index>(m_slide.matrices[j].values.rows(), shownCells));
-            const int maxRows = maxCols < shownCells && others > 0 ? int(others) : shownCells;
-            geoms.push_back(measure(m_slide.matrices[i], fonts, p.device(), m_slide.decimals, maxCols, maxRows));
+            const bool cut = maxCols < shownCells && others > 0 && !m_slide.matrices[i].keepRows;
+            const int maxRows = cut ? int(others) : shownCells;
+            l.geoms.push_back(measure(m_slide.matrices[i], l.fonts, p.device(), m_slide.decimals, maxCols, maxRows));
         }
-        rows = {{0, count}};
-        scale = scaleOf(rows);
-        const double oneRow = scale;
-        double best = scale;  // the scale, a little less for a split between two matrices side by side
+        // One row, or two when that draws the matrices larger (wide slides use the room below): the split that
+        // gives the largest scale, the second row starting with the operator that joins them (or below the arrow
+        // that does).
+        l.rows = {{0, count}};
+        l.scale = l.scaleOf(l.rows, area.width(), maxHeight);
+        const double oneRow = l.scale;
+        double best = l.scale;  // the scale, a little less for a split between two matrices side by side
         for (std::size_t split = 1; split < count && oneRow < 0.75; ++split) {
             const std::vector<std::pair<std::size_t, std::size_t>> two{{0, split}, {split, count}};
             // Rather at an operator ("= scores" starts the second row) than between two matrices side by side.
-            const bool atOperator = split - 1 < opWidths.size() && !m_slide.operators[qsizetype(split - 1)].isEmpty();
-            const double s = scaleOf(two);
+            const bool atOperator = split - 1 < l.opWidths.size() && !m_slide.operators[qsizetype(split - 1)].isEmpty();
+            const double s = l.scaleOf(two, area.width(), maxHeight);
             if (const double score = s * (atOperator ? 1.0 : 0.9); score > best && s > oneRow * 1.15) {
-                rows = two;
-                scale = s;
+                l.rows = two;
+                l.scale = s;
                 best = score;
             }
         }
-        if (scale >= readableScale)
+        if (l.scale >= readableScale)
             break;
     }
-    m_matrixScale = scale;
+    return l;
+}
+
+void SlidePainter::paintMatrix(QPainter& p, const SlideMatrix& m, const MatrixGeometry& g, const MatrixFonts& fonts,
+                               double x, double y0)
+{
+    const double left = x + g.labelW;
+    const double top = y0 + g.nameH + g.headerH;
+
+    p.setFont(fonts.name);
+    p.setPen(m_colors.text);
+    text(p, QRectF(left, y0, g.bodyW(), g.nameH), Qt::AlignCenter, m.name);
+
+    // The tokens and indices along the sides, as dark as the numbers: read from the back of a room too.
+    p.setFont(fonts.labels);
+    p.setPen(m_colors.text);
+    for (int c = 0; c < g.cols && c < m.colLabels.size(); ++c)
+        text(p, QRectF(left + c * g.cellW, y0 + g.nameH, g.cellW, g.headerH), Qt::AlignCenter, m.colLabels[c]);
+    for (int r = 0; r < g.rows && r < m.rowLabels.size(); ++r)
+        text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
+             m.rowLabels[r]);
 
     QColor fill = m_colors.highlight;
     fill.setAlphaF(0.22);
+    if (m.highlightRow >= 0 && m.highlightRow < g.rows && !m_dry)
+        p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
+    if (m.highlightCol >= 0 && m.highlightCol < g.cols && !m_dry)
+        p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
+
+    // The cells the causal mask hides: grey and hatched with a few thin lines, their numbers dim.
+    QColor hatch = m_colors.dim;
+    hatch.setAlphaF(0.3);
+    const double spacing = g.cellH / 2.5;
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+            if (m.isMasked(r, c) && !m_dry) {
+                const QRectF cell(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH);
+                p.fillRect(cell, m_colors.masked);
+                p.save();
+                p.setClipRect(cell, Qt::IntersectClip);
+                p.setPen(QPen(hatch, std::max(1.0, g.cellH / 30)));
+                for (double hx = cell.left() - cell.height(); hx < cell.right(); hx += spacing)
+                    p.drawLine(QPointF(hx, cell.bottom()), QPointF(hx + cell.height(), cell.top()));
+                p.restore();
+            }
+
+    p.setFont(fonts.cells);
+    for (int r = 0; r < g.rows; ++r) {
+        for (int c = 0; c < g.cols; ++c) {
+            p.setPen(m.isMasked(r, c) ? m_colors.dim : m_colors.text);
+            text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                 slideNumber(m.values(r, c), m_slide.decimals));
+        }
+        if (g.moreCols)
+            text(p, QRectF(left + g.cols * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
+                 QStringLiteral("…"));
+    }
+    p.setPen(m_colors.text);
+    if (g.moreRows)
+        text(p, QRectF(left, top + g.rows * g.cellH, g.cols * g.cellW, g.cellH), Qt::AlignCenter, QStringLiteral("⋮"));
+
+    // brackets
+    const QRectF body(left, top, g.bodyW(), (g.rows + (g.moreRows ? 1 : 0)) * g.cellH);
+    p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
+    const double b = g.cellW * 0.12;
+    const QRectF r = body.adjusted(-2, 2, 2, -2);
+    if (!m_dry) {
+        p.drawPolyline(
+            QPolygonF({QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
+        p.drawPolyline(QPolygonF(
+            {QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(), QPointF(r.right() - b, r.bottom())}));
+    }
+}
+
+double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit)
+{
+    if (m_slide.matrices.empty())
+        return 0;
+    const MatrixLayout l = layOutMatrices(p, area, maxHeight, unit);
+    m_matrixScale = l.scale;
+
     p.save();
     p.translate(area.center().x(), area.top());
-    p.scale(scale, scale);
+    p.scale(l.scale, l.scale);
     double rowTop = 0;
-    for (const auto& [first, last] : rows) {
-        const double tallest = rowSize(first, last).height();
-        double x = -rowSize(first, last).width() / 2;
+    for (const auto& [first, last] : l.rows) {
+        const double tallest = l.rowSize(first, last).height();
+        double x = -l.rowSize(first, last).width() / 2;
         p.setPen(m_colors.text);
-        p.setFont(operators);
-        if (arrowAbove(first)) {
-            const double gap = gapAbove(first);
-            text(p, QRectF(-opWidths[first - 1] / 2, rowTop, opWidths[first - 1], gap), Qt::AlignCenter,
-                 QString(joinedBy(first)).replace(QChar(0x2192), QChar(0x2193)));
+        p.setFont(l.operators);
+        if (l.arrowAbove(first)) {
+            const double gap = l.gapAbove(first);
+            text(p, QRectF(-l.opWidths[first - 1] / 2, rowTop, l.opWidths[first - 1], gap), Qt::AlignCenter,
+                 QString(l.joinedBy(first)).replace(QChar(0x2192), QChar(0x2193)));
             rowTop += gap;
         } else if (first > 0) {
-            rowTop += rowGap;
-            if (!joinedBy(first).isEmpty()) { // the operator that carries on from the row above
-                text(p, QRectF(x, rowTop, opWidths[first - 1], tallest), Qt::AlignCenter, joinedBy(first));
-                x += opWidths[first - 1];
+            rowTop += l.rowGap;
+            if (!l.joinedBy(first).isEmpty()) { // the operator that carries on from the row above
+                text(p, QRectF(x, rowTop, l.opWidths[first - 1], tallest), Qt::AlignCenter, l.joinedBy(first));
+                x += l.opWidths[first - 1];
             }
         }
         for (std::size_t i = first; i < last; ++i) {
-            const SlideMatrix& m = m_slide.matrices[i];
-            const MatrixGeometry& g = geoms[i];
-            const double y0 = rowTop + (tallest - g.size().height()) / 2;
-            const double left = x + g.labelW;
-            const double top = y0 + g.nameH + g.headerH;
-
-            p.setFont(fonts.name);
-            p.setPen(m_colors.text);
-            text(p, QRectF(left, y0, g.bodyW(), g.nameH), Qt::AlignCenter, m.name);
-
-            p.setFont(fonts.labels);
-            p.setPen(m_colors.dim);
-            for (int c = 0; c < g.cols && c < m.colLabels.size(); ++c)
-                text(p, QRectF(left + c * g.cellW, y0 + g.nameH, g.cellW, g.headerH), Qt::AlignCenter, m.colLabels[c]);
-            for (int r = 0; r < g.rows && r < m.rowLabels.size(); ++r)
-                text(p, QRectF(x, top + r * g.cellH, g.labelW - g.labelGap, g.cellH), Qt::AlignRight | Qt::AlignVCenter,
-                     m.rowLabels[r]);
-
-            if (m.highlightRow >= 0 && m.highlightRow < g.rows && !m_dry)
-                p.fillRect(QRectF(left, top + m.highlightRow * g.cellH, g.cols * g.cellW, g.cellH), fill);
-            if (m.highlightCol >= 0 && m.highlightCol < g.cols && !m_dry)
-                p.fillRect(QRectF(left + m.highlightCol * g.cellW, top, g.cellW, g.rows * g.cellH), fill);
-
-            // The cells the causal mask hides: grey and hatched with a few thin lines, their numbers dim.
-            QColor hatch = m_colors.dim;
-            hatch.setAlphaF(0.3);
-            const double spacing = g.cellH / 2.5;
-            for (int r = 0; r < g.rows; ++r)
-                for (int c = 0; c < g.cols; ++c)
-                    if (m.isMasked(r, c) && !m_dry) {
-                        const QRectF cell(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH);
-                        p.fillRect(cell, m_colors.masked);
-                        p.save();
-                        p.setClipRect(cell, Qt::IntersectClip);
-                        p.setPen(QPen(hatch, std::max(1.0, g.cellH / 30)));
-                        for (double x = cell.left() - cell.height(); x < cell.right(); x += spacing)
-                            p.drawLine(QPointF(x, cell.bottom()), QPointF(x + cell.height(), cell.top()));
-                        p.restore();
-                    }
-
-            p.setFont(fonts.cells);
-            for (int r = 0; r < g.rows; ++r) {
-                for (int c = 0; c < g.cols; ++c) {
-                    p.setPen(m.isMasked(r, c) ? m_colors.dim : m_colors.text);
-                    text(p, QRectF(left + c * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
-                         slideNumber(m.values(r, c), m_slide.decimals));
-                }
-                if (g.moreCols)
-                    text(p, QRectF(left + g.cols * g.cellW, top + r * g.cellH, g.cellW, g.cellH), Qt::AlignCenter,
-                         QStringLiteral("…"));
-            }
-            p.setPen(m_colors.text);
-            if (g.moreRows)
-                text(p, QRectF(left, top + g.rows * g.cellH, g.cols * g.cellW, g.cellH), Qt::AlignCenter,
-                     QStringLiteral("⋮"));
-
-            // brackets
-            const QRectF body(left, top, g.bodyW(), (g.rows + (g.moreRows ? 1 : 0)) * g.cellH);
-            p.setPen(QPen(m_colors.text, std::max(1.5, g.cellH / 18)));
-            const double b = g.cellW * 0.12;
-            const QRectF r = body.adjusted(-2, 2, 2, -2);
-            if (!m_dry) {
-                p.drawPolyline(QPolygonF(
-                    {QPointF(r.left() + b, r.top()), r.topLeft(), r.bottomLeft(), QPointF(r.left() + b, r.bottom())}));
-                p.drawPolyline(QPolygonF({QPointF(r.right() - b, r.top()), r.topRight(), r.bottomRight(),
-                                          QPointF(r.right() - b, r.bottom())}));
-            }
+            const MatrixGeometry& g = l.geoms[i];
+            paintMatrix(p, m_slide.matrices[i], g, l.fonts, x, rowTop + (tallest - g.size().height()) / 2);
             x += g.size().width();
-
-            if (i + 1 < last && i < opWidths.size()) {
+            if (i + 1 < last && i < l.opWidths.size()) {
                 p.setPen(m_colors.text);
-                p.setFont(operators);
-                text(p, QRectF(x, rowTop, opWidths[i], tallest), Qt::AlignCenter, m_slide.operators[qsizetype(i)]);
-                x += opWidths[i];
+                p.setFont(l.operators);
+                text(p, QRectF(x, rowTop, l.opWidths[i], tallest), Qt::AlignCenter, m_slide.operators[qsizetype(i)]);
+                x += l.opWidths[i];
             }
         }
         rowTop += tallest;
     }
     p.restore();
-    return rowTop * scale;
+    return rowTop * l.scale;
 }
 
 SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const

@@ -17,6 +17,9 @@ class QPainter;
 
 namespace render {
 
+struct MatrixGeometry;
+struct MatrixFonts;
+
 /** The colours of a slide: the widget takes them from its palette, the PDF deck uses the defaults. */
 struct SlideColors {
     QColor background = Qt::white;
@@ -78,6 +81,14 @@ private:
     void text(QPainter& p, const QRectF& box, int flags, const QString& s);
     /** A single line in box, its font made smaller (to 55 %) until it fits. */
     void fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s);
+    struct MatrixLayout;
+    /** The matrices' fonts, geometry, rows and scale to fit area's width and maxHeight (unit: the text height). */
+    MatrixLayout layOutMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit) const;
+    /** One matrix of geometry g with its top left at (x, y0): name, labels, highlights, masked cells, numbers,
+     *  "…" and "⋮" where it is cut, brackets. */
+    void paintMatrix(QPainter& p, const SlideMatrix& m, const MatrixGeometry& g, const MatrixFonts& fonts,
+                     double x, double y0);
+    /** The matrices and their operators in one or two rows across area; returns the height they took. */
     double paintMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit);
     /** The font of the arithmetic at full size. */
     QFont monoFont(double unit) const;

@@ -77,7 +77,9 @@ void OverviewWidget::refresh()
     m_gridWanted = true;
     if (!isNeeded()) {
         // Hidden behind another tab: a long session's grid costs a worker's second per edit for no one.
+        // The grid kept is of an older state (perhaps another document): not shown, nor clicked, once it shows.
         m_stale = true;
+        m_outdated = true;
         return;
     }
     m_stale = false;
@@ -109,10 +111,12 @@ bool onScreen(const QWidget* w)
     return w->isVisible() && !w->visibleRegion().isEmpty();
 }
 
-/** The events after which a widget may have come on screen. */
+/** The events after which a widget may have come on screen. A dock's tab brought to the front moves the dock,
+ *  not the widget in it: its first paint is what says so. */
 bool mayHaveAppeared(const QEvent* event)
 {
-    return event->type() == QEvent::Show || event->type() == QEvent::Move || event->type() == QEvent::Resize;
+    return event->type() == QEvent::Show || event->type() == QEvent::Move || event->type() == QEvent::Resize
+        || event->type() == QEvent::Paint;
 }
 
 }  // namespace
@@ -224,6 +228,8 @@ LatestJob<std::shared_ptr<OverviewWidget::Picture>>::Job OverviewWidget::prepari
 void OverviewWidget::prepared(std::shared_ptr<Picture> picture)
 {
     const bool newGrid = picture->grid != m_shownGrid;
+    if (picture->built)
+        m_outdated = false;
     m_shownGrid = picture->grid;
     m_grid = picture->grid;
     m_image = picture->image;
@@ -307,7 +313,7 @@ void OverviewWidget::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
     p.fillRect(rect(), palette().color(QPalette::Base));
-    if (!m_grid) {
+    if (!m_grid || m_outdated) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
                    m_document->error().isEmpty() ? tr("Computing…") : tr("Nothing to show yet"));
@@ -336,7 +342,7 @@ bool OverviewWidget::event(QEvent* event)
         QMetaObject::invokeMethod(this, [this] { if (m_stale) refresh(); }, Qt::QueuedConnection);
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const auto cell = m_painter ? m_painter->cellAt(QPointF(help->pos()), QRectF(rect())) : std::nullopt;
+        const auto cell = m_painter && !m_outdated ? m_painter->cellAt(QPointF(help->pos()), QRectF(rect())) : std::nullopt;
         // The enlarged cell says the same; a tooltip over it would only hide it.
         if (cell && cell != m_hover)
             QToolTip::showText(help->globalPos(), cellText(cell->first, cell->second), this,
@@ -350,13 +356,13 @@ bool OverviewWidget::event(QEvent* event)
 
 void OverviewWidget::mouseMoveEvent(QMouseEvent* event)
 {
-    setHover(m_painter ? m_painter->cellAt(event->position(), QRectF(rect())) : std::nullopt);
+    setHover(m_painter && !m_outdated ? m_painter->cellAt(event->position(), QRectF(rect())) : std::nullopt);
     QWidget::mouseMoveEvent(event);
 }
 
 void OverviewWidget::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() == Qt::LeftButton && m_painter) {
+    if (event->button() == Qt::LeftButton && m_painter && !m_outdated) {
         if (const auto cell = m_painter->cellAt(event->position(), QRectF(rect()))) {
             setCurrent(cell->first, cell->second);
             emit cellChosen(cell->first, cell->second);
@@ -370,7 +376,7 @@ void OverviewWidget::mousePressEvent(QMouseEvent* event)
 void OverviewWidget::keyPressEvent(QKeyEvent* event)
 {
     // The arrows move the outlined cell, Enter shows it.
-    if (m_grid && m_grid->layers > 0 && m_grid->heads > 0) {
+    if (m_grid && !m_outdated && m_grid->layers > 0 && m_grid->heads > 0) {
         int layer = std::max(0, m_currentLayer), head = std::max(0, m_currentHead);
         switch (event->key()) {
         case Qt::Key_Left: head = std::max(0, head - 1); break;

@@ -109,6 +109,7 @@ private:
     bool m_sourceIsDocument = true;  ///< the document's trace: refreshed on each new trace
     bool m_gridWanted = true;  ///< the next picture needs a new grid from the source
     bool m_stale = false;      ///< a refresh came while no one looked: made when one shows
+    bool m_outdated = false;   ///< the grid kept is older than the last refresh that came while hidden
     QList<QWidget*> m_viewers;
     std::shared_ptr<const render::AttentionGrid> m_grid;
     std::shared_ptr<const render::AttentionGrid> m_shownGrid;  ///< the grid gridChanged() last announced

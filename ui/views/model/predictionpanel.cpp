@@ -15,16 +15,18 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <vector>
+
 namespace ui {
 
 namespace {
 
 constexpr int rows = 10;
 
-/** A probability as a percentage, in the interface's number format. */
-QString percent(double p)
+/** A probability as a percentage, in the interface's number format, with extraDecimals more than it needs alone. */
+QString percent(double p, int extraDecimals = 0)
 {
-    return PredictionPanel::tr("%1 %").arg(render::displayPercentage(p));
+    return PredictionPanel::tr("%1 %").arg(render::displayPercentage(p, QLocale(), extraDecimals));
 }
 
 }  // namespace
@@ -142,6 +144,11 @@ void PredictionPanel::showPrediction()
     // view measured every cell again for its columns sized to their contents, sixty times per prediction.
     QAbstractItemModel* cells = m_table->model();
     QSignalBlocker silent(cells);
+    std::vector<double> probabilities;
+    for (const Prediction::Entry& e : p.entries)
+        probabilities.push_back(e.probability);
+    // Decimals enough to tell the candidates apart, the same in every column.
+    const int extra = render::distinguishingDecimals(probabilities);
     for (int r = 0; r < rows; ++r) {
         const bool has = r < int(p.entries.size());
         const Prediction::Entry e = has ? p.entries[std::size_t(r)] : Prediction::Entry{};
@@ -158,11 +165,11 @@ void PredictionPanel::showPrediction()
         set(0, has ? QString::number(r + 1) : QString(), Qt::AlignRight);
         QTableWidgetItem* token = set(1, has ? QString::fromStdString(e.token) : QString(), Qt::AlignLeft);
         token->setToolTip(has ? tr("“%1”, token id %2").arg(QString::fromStdString(e.token)).arg(e.id) : QString());
-        set(2, has ? percent(e.probability) : QString(), Qt::AlignRight);
+        set(2, has ? percent(e.probability, extra) : QString(), Qt::AlignRight);
         const bool compared = has && !p.comparing;
         // "=" when the probability beside it reads as the checkpoint's does, else the change as the two read.
         const render::PercentageChange change =
-            compared ? render::displayPercentageChange(e.unedited, e.probability) : render::PercentageChange{};
+            compared ? render::displayPercentageChange(e.unedited, e.probability, QLocale(), extra) : render::PercentageChange{};
         QString text;
         if (has)
             text = !compared ? QStringLiteral("…")  // the pass without the edits is still running
@@ -173,7 +180,7 @@ void PredictionPanel::showPrediction()
         changeItem->setForeground(change.direction == 0 ? palette().color(QPalette::PlaceholderText)
                                   : change.direction > 0 ? up : down);
         changeItem->setToolTip(!has ? QString()
-                               : compared ? tr("Without edits: %1").arg(percent(e.unedited))
+                               : compared ? tr("Without edits: %1").arg(percent(e.unedited, extra))
                                           : tr("Comparing with the checkpoint without edits…"));
     }
     silent.unblock();

@@ -259,25 +259,31 @@ void FileActions::copyHeatmap()
                  render::logScaleNote(belowLogScale));
 }
 
+exports::TraceWriter FileActions::reportWriter() const
+{
+    // The weighted values of the query and head the window shows.
+    return exports::reportWriter({m_view->head(), m_view->selectedQuery()});
+}
+
 bool FileActions::exportReport(const QString& path, QString* error, Eigen::Index* belowLogScale) const
 {
-    return writeTracePdf(&exports::writeReport, path, error, belowLogScale);
+    return writeTracePdf(reportWriter(), path, error, belowLogScale);
 }
 
 bool FileActions::exportHandout(const QString& path, QString* error, Eigen::Index* belowLogScale) const
 {
-    return writeTracePdf(&exports::writeHandout, path, error, belowLogScale);
+    return writeTracePdf(exports::handoutWriter(), path, error, belowLogScale);
 }
 
 void FileActions::exportReportDialog()
 {
-    exportTracePdf(tr("Export Report"), QString(), &exports::writeReport, tr("Could not write the report"),
+    exportTracePdf(tr("Export Report"), QStringLiteral("-report"), reportWriter(), tr("Could not write the report"),
                    tr("Wrote the report %1"));
 }
 
 void FileActions::exportHandoutDialog()
 {
-    exportTracePdf(tr("Export Handout"), QStringLiteral("-handout"), &exports::writeHandout,
+    exportTracePdf(tr("Export Handout"), QStringLiteral("-handout"), exports::handoutWriter(),
                    tr("Could not write the handout"), tr("Wrote the handout %1"));
 }
 
@@ -319,7 +325,8 @@ void FileActions::exportSlidesDialog()
         m_session->showError(tr("Nothing to export"), m_document->error());
         return;
     }
-    const QString path = askSavePath(tr("Export Slides"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"));
+    const QString path =
+        askSavePath(tr("Export Slides"), QStringLiteral(".pdf"), tr("PDF document (*.pdf)"), QStringLiteral("-slides"));
     if (path.isEmpty())
         return;
     const auto slides = buildSlides(*trace, std::clamp(m_view->head(), 0, trace->headCount() - 1), m_view->selectedQuery());

@@ -97,6 +97,8 @@ private:
     /** Writes a PDF of the current trace to path with write (the report or the handout), in the heatmap's
      *  colour range; false and a message when there is no trace or the write fails. *belowLogScale (when not
      *  null) gets write's count of the cells its log colour scales could not place. */
+    /** The report's writer, its weighted values walking the query and head the window shows. */
+    exports::TraceWriter reportWriter() const;
     bool writeTracePdf(exports::TraceWriter write, const QString& path, QString* error,
                        Eigen::Index* belowLogScale) const;
     /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it

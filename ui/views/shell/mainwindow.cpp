@@ -24,6 +24,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFile>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QResizeEvent>
 #include <QScreen>
@@ -73,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
                                  m_scalingDock->raise();
                              },
                              [this] { restoreState(m_defaultState, layoutVersion); }});
+    m_menus->help()->setModelSessionQuery([this] { return m_document->isModelSession(); });
     m_computing = new QLabel;
     m_computing->setObjectName(QStringLiteral("computingLabel"));
     m_computing->hide();
@@ -106,10 +108,19 @@ MainWindow::MainWindow(QWidget* parent)
         m_undoIndex = index;
     });
 
-    // Never larger than the screen: on a projector's 1024 × 640 the window must fit as it opens.
-    resize(screen() ? QSize(1440, 900).boundedTo(screen()->availableSize()) : QSize(1440, 900));
+    // Never larger than the screen: on a projector's 1024 × 640 the window must fit as it opens, title bar and
+    // all. A screen smaller than the window wants gets it maximized, which the window manager fits frame and all.
+    const QSize wanted(1440, 900);
+    const QSize available = screen() ? screen()->availableSize() : wanted;
+    resize(wanted.boundedTo(available));
+    // The heatmap is what a room looks at: the tables below it take a quarter of the height, not half, and the
+    // steps beside it three tenths of a narrow window's width.
+    resizeDocks({m_matricesDock}, {std::max(150, height() / 4)}, Qt::Vertical);
+    if (QDockWidget* steps = findChild<QDockWidget*>(QStringLiteral("stepsDock")))
+        resizeDocks({steps}, {std::min(stepsDockWidth, width() * 3 / 10)}, Qt::Horizontal);
     m_defaultState = saveState(layoutVersion);
-    readSettings();
+    if (!readSettings() && fitsScreens() && (available.width() < wanted.width() || available.height() < wanted.height()))
+        setWindowState(windowState() | Qt::WindowMaximized);
     updateTitle();
     updateStatus();
 }
@@ -166,7 +177,7 @@ void MainWindow::createDocks()
                                     QStringLiteral("walkthroughDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(stepsDock, walkDock);
     m_matrices = new MatrixEditorPanel(m_document, m_viewState);
-    addDock(m_matrices, QT_TR_NOOP("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
+    m_matricesDock = addDock(m_matrices, QT_TR_NOOP("Matrices"), QStringLiteral("matricesDock"), Qt::BottomDockWidgetArea);
 
     // A model session's next token, beside the steps; a plain session's panel says how to open a model.
     m_prediction = new PredictionPanel(m_document);
@@ -179,17 +190,20 @@ void MainWindow::createDocks()
         if (change.kind != ModelChange::Kind::Model || m_document->isModelSession() == m_showedModel)
             return;
         m_showedModel = m_document->isModelSession();
-        if (m_showedModel) {  // a model was opened: its prediction is what to watch
-            predictionDock->show();
-            predictionDock->raise();
-            // The options are a note now: the chips and the candidates get the room (once the window has its size).
-            QTimer::singleShot(0, this, [this, predictionDock] {
-                const int h = std::max(400, height() - 120);
-                resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock},
-                            {h * 30 / 100, h * 22 / 100, h * 48 / 100}, Qt::Vertical);
-                growDocks();
-            });
+        if (!m_showedModel) {  // back to a plain session: the panel would only say how to open a model
+            predictionDock->hide();
+            return;
         }
+        // A model was opened: its prediction is what to watch.
+        predictionDock->show();
+        predictionDock->raise();
+        // The options are a note now: the chips and the candidates get the room (once the window has its size).
+        QTimer::singleShot(0, this, [this, predictionDock] {
+            const int h = std::max(400, height() - 120);
+            resizeDocks({m_docks[0].dock, m_docks[1].dock, predictionDock}, {h * 30 / 100, h * 22 / 100, h * 48 / 100},
+                        Qt::Vertical);
+            growDocks();
+        });
     });
 
     m_history = new QUndoView(m_document->undoStack());
@@ -267,13 +281,12 @@ void MainWindow::retranslate()
     updateStatus();
 }
 
-void MainWindow::readSettings()
+bool MainWindow::readSettings()
 {
     QSettings settings;
     settings.beginGroup(QStringLiteral("window"));
     const QByteArray geometry = settings.value(QStringLiteral("geometry")).toByteArray();
-    if (!geometry.isEmpty())
-        restoreGeometry(geometry);
+    const bool restored = !geometry.isEmpty() && restoreGeometry(geometry);
     restoreState(settings.value(QStringLiteral("state")).toByteArray(), layoutVersion);
     settings.endGroup();
 
@@ -286,6 +299,7 @@ void MainWindow::readSettings()
     if (step && HeatmapWidget::heatmapSteps().contains(*step))
         m_viewState->setHeatmapStep(*step);
     settings.endGroup();
+    return restored;
 }
 
 void MainWindow::writeSettings() const
@@ -302,6 +316,39 @@ void MainWindow::writeSettings() const
     settings.setValue(QStringLiteral("annotate"), m_heatmap->annotate());
     settings.setValue(QStringLiteral("step"), QString::fromLatin1(core::stepKey(m_viewState->heatmapStep())));
     settings.endGroup();
+}
+
+bool MainWindow::fitsScreens()
+{
+    // The offscreen platform's screen is a nominal 800 × 600 on which windows of any size are drawn.
+    return QGuiApplication::platformName() != QLatin1String("offscreen");
+}
+
+void MainWindow::fitScreen()
+{
+    const QScreen* shown = screen();
+    if (!shown || !fitsScreens() || !isVisible() || (windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen)))
+        return;
+    const QRect available = shown->availableGeometry();
+    const QRect frame = frameGeometry(), inside = geometry();
+    const QMargins margins(inside.left() - frame.left(), inside.top() - frame.top(), frame.right() - inside.right(),
+                           frame.bottom() - inside.bottom());
+    if (frame.width() <= available.width() && frame.height() <= available.height())
+        return;  // it fits; where it stands is the person's choice
+    const QSize size = this->size().boundedTo(available.size().shrunkBy(margins));
+    resize(size);
+    QRect placed(frame.topLeft(), size.grownBy(margins));
+    placed.moveLeft(std::clamp(placed.left(), available.left(), available.right() + 1 - placed.width()));
+    placed.moveTop(std::clamp(placed.top(), available.top(), available.bottom() + 1 - placed.height()));
+    move(placed.topLeft());
+}
+
+bool MainWindow::event(QEvent* event)
+{
+    // The frame the window manager adds comes after the window is shown, with a move or a resize.
+    if (event->type() == QEvent::Show || event->type() == QEvent::Move || event->type() == QEvent::Resize)
+        QTimer::singleShot(0, this, &MainWindow::fitScreen);
+    return QMainWindow::event(event);
 }
 
 QWidget* MainWindow::dialogParent()

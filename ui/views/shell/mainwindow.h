@@ -80,6 +80,7 @@ public:
     bool showQuickStartIfFirst();
 
 protected:
+    bool event(QEvent* event) override;
     void childEvent(QChildEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
@@ -89,7 +90,13 @@ protected:
 private:
     void createDocks();
     QDockWidget* addDock(QWidget* content, const char* title, const QString& name, Qt::DockWidgetArea area);
-    void readSettings();
+    /** Restores the window's settings; true when a saved geometry was restored. */
+    bool readSettings();
+    /** Keeps the window, frame and all, inside its screen's available area: a window (with the frame its window
+     *  manager adds) larger than that is made smaller and moved inside. A maximized window is left to the manager. */
+    void fitScreen();
+    /** Whether windows fit a real screen here (not on the offscreen platform, whose screen is nominal). */
+    static bool fitsScreens();
     void writeSettings() const;
     void startTeaching();
     void retranslate();
@@ -119,6 +126,7 @@ private:
     MatrixEditorPanel* m_matrices = nullptr;
     TeachingView* m_teaching = nullptr;
     QDockWidget* m_scalingDock = nullptr;
+    QDockWidget* m_matricesDock = nullptr;
     QDockWidget* m_overviewDock = nullptr;
     OverviewWidget* m_overview = nullptr;
     bool m_overviewFollowsTrace = true;  ///< the overview shows the trace (a plain session), not a model's grid

@@ -96,90 +96,119 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
       m_message(new QLabel(this))
 {
     for (MatrixId id : allMatrices) {
-        auto* model = new MatrixTableModel(document, id, view, this);
-        auto* table = new QTableView(this);
-        // X's rows are labelled by the tokens: a new text measures only the new ones.
-        table->setHorizontalHeader(new LabelHeaderView(Qt::Horizontal, table));
-        table->setVerticalHeader(new LabelHeaderView(Qt::Vertical, table));
-        table->setModel(model);
-        // One delegate per view: a shared one sends every view each editor's commit, and the views other
-        // than the editor's own warn about it.
-        table->setItemDelegate(new NumberDelegate(table));
-        table->setObjectName(QStringLiteral("matrix_%1").arg(matrixKey(id)));
-        table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
-                               | QAbstractItemView::AnyKeyPressed);
-        table->setSelectionMode(QAbstractItemView::ContiguousSelection);
-        table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-        table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
-        table->setWordWrap(false);
-        table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("−00.0000")) + 8);
-        table->horizontalHeader()->setMinimumSectionSize(24);
-        table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-        table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-        connect(model, &QAbstractItemModel::dataChanged, table,
-                [table](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
-                    widenToFit(table, topLeft, bottomRight);
-                });
-
-        auto* copy = new QAction(table);
-        copy->setShortcut(QKeySequence::Copy);
-        copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        connect(copy, &QAction::triggered, this, &MatrixEditorPanel::copySelection);
-        auto* paste = new QAction(table);
-        paste->setShortcut(QKeySequence::Paste);
-        paste->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        connect(paste, &QAction::triggered, this, &MatrixEditorPanel::paste);
-        table->addAction(copy);
-        table->addAction(paste);
-        i18n::onLanguageChange(copy, [copy, paste] {
-            copy->setText(tr("Copy"));
-            paste->setText(tr("Paste"));
-        });
-        table->setContextMenuPolicy(Qt::ActionsContextMenu);
-
-        connect(model, &MatrixTableModel::refused, this, &MatrixEditorPanel::showMessage);
-        m_models[std::size_t(id)] = model;
-        m_tables[std::size_t(id)] = table;
-
-        if (id == MatrixId::Output) {
-            m_outputStack = new QStackedWidget(this);
-            auto* hint = new QWidget(this);
-            auto* hintLayout = new QVBoxLayout(hint);
-            auto* label = new QLabel(hint);
-            label->setWordWrap(true);
-            auto* add = new QPushButton(hint);
-            i18n::onLanguageChange(add, [label, add] {
-                label->setText(tr("This model has no output projection W_O: the output is the heads' "
-                                  "outputs side by side."));
-                add->setText(tr("Add W_O"));
-                add->setToolTip(tr("Add an output projection, starting as the identity"));
-            });
-            connect(add, &QPushButton::clicked, this, [this] { m_document->setOutputProjection(true); });
-            hintLayout->addWidget(label);
-            hintLayout->addWidget(add, 0, Qt::AlignLeft);
-            hintLayout->addStretch();
-            m_outputStack->addWidget(hint);
-            m_outputStack->addWidget(table);
-            m_tabs->addTab(m_outputStack, QString());
-        } else {
+        QTableView* table = newTable(id);
+        if (id == MatrixId::Output)
+            m_tabs->addTab(outputPage(table), QString());
+        else
             m_tabs->addTab(table, QString());
-        }
     }
 
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->setObjectName(QStringLiteral("matrixEditorMessage"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(toolRow());
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_message);
+
+    connect(document, &Document::modelChanged, this, &MatrixEditorPanel::updateOutputPage);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { showMessage(QString()); });
+    updateBaseColors();
+    showMessage(QString());
+    i18n::onLanguageChange(this, [this] { retranslate(); });
+}
+
+QTableView* MatrixEditorPanel::newTable(MatrixId id)
+{
+    auto* model = new MatrixTableModel(m_document, id, m_view, this);
+    auto* table = new QTableView(this);
+    // X's rows are labelled by the tokens: a new text measures only the new ones.
+    table->setHorizontalHeader(new LabelHeaderView(Qt::Horizontal, table));
+    table->setVerticalHeader(new LabelHeaderView(Qt::Vertical, table));
+    table->setModel(model);
+    // One delegate per view: a shared one sends every view each editor's commit, and the views other
+    // than the editor's own warn about it.
+    table->setItemDelegate(new NumberDelegate(table));
+    table->setObjectName(QStringLiteral("matrix_%1").arg(matrixKey(id)));
+    table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
+                           | QAbstractItemView::AnyKeyPressed);
+    table->setSelectionMode(QAbstractItemView::ContiguousSelection);
+    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    table->setWordWrap(false);
+    table->horizontalHeader()->setDefaultSectionSize(table->fontMetrics().horizontalAdvance(QStringLiteral("−00.0000")) + 8);
+    table->horizontalHeader()->setMinimumSectionSize(24);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    connect(model, &QAbstractItemModel::dataChanged, table,
+            [table](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
+                widenToFit(table, topLeft, bottomRight);
+            });
+
+    auto* copy = new QAction(table);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copy, &QAction::triggered, this, &MatrixEditorPanel::copySelection);
+    auto* paste = new QAction(table);
+    paste->setShortcut(QKeySequence::Paste);
+    paste->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(paste, &QAction::triggered, this, &MatrixEditorPanel::paste);
+    table->addAction(copy);
+    table->addAction(paste);
+    i18n::onLanguageChange(copy, [copy, paste] {
+        copy->setText(tr("Copy"));
+        paste->setText(tr("Paste"));
+    });
+    table->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+    connect(model, &MatrixTableModel::refused, this, &MatrixEditorPanel::showMessage);
+    m_models[std::size_t(id)] = model;
+    m_tables[std::size_t(id)] = table;
+    return table;
+}
+
+QWidget* MatrixEditorPanel::outputPage(QTableView* table)
+{
+    // A model without W_O: a word on what that means and a button to add one, in place of the table.
+    m_outputStack = new QStackedWidget(this);
+    auto* hint = new QWidget(this);
+    auto* hintLayout = new QVBoxLayout(hint);
+    auto* label = new QLabel(hint);
+    label->setWordWrap(true);
+    auto* add = new QPushButton(hint);
+    i18n::onLanguageChange(add, [label, add] {
+        label->setText(tr("This model has no output projection W_O: the output is the heads' "
+                          "outputs side by side."));
+        add->setText(tr("Add W_O"));
+        add->setToolTip(tr("Add an output projection, starting as the identity"));
+    });
+    connect(add, &QPushButton::clicked, this, [this] { m_document->setOutputProjection(true); });
+    hintLayout->addWidget(label);
+    hintLayout->addWidget(add, 0, Qt::AlignLeft);
+    hintLayout->addStretch();
+    m_outputStack->addWidget(hint);
+    m_outputStack->addWidget(table);
+    return m_outputStack;
+}
+
+FlowLayout* MatrixEditorPanel::toolRow()
+{
     // The tool row: fill actions, precision.
     auto* tools = new FlowLayout(nullptr, 12, 4);
-    auto* copyButton = toolButton("copyButton", this);
-    auto* pasteButton = toolButton("pasteButton", this);
-    auto* random = toolButton("randomButton", this);
-    auto* zeros = toolButton("zerosButton", this);
-    auto* identity = toolButton("identityButton", this);
-    auto* scaleButton = toolButton("scaleButton", this);
-    connect(copyButton, &QToolButton::clicked, this, &MatrixEditorPanel::copySelection);
-    connect(pasteButton, &QToolButton::clicked, this, &MatrixEditorPanel::paste);
-    connect(random, &QToolButton::clicked, this, &MatrixEditorPanel::fillRandom);
-    connect(zeros, &QToolButton::clicked, this, &MatrixEditorPanel::fillZeros);
-    connect(identity, &QToolButton::clicked, this, &MatrixEditorPanel::fillIdentity);
-    connect(scaleButton, &QToolButton::clicked, this, &MatrixEditorPanel::scale);
+    m_copyButton = toolButton("copyButton", this);
+    m_pasteButton = toolButton("pasteButton", this);
+    m_randomButton = toolButton("randomButton", this);
+    m_zerosButton = toolButton("zerosButton", this);
+    m_identityButton = toolButton("identityButton", this);
+    m_scaleButton = toolButton("scaleButton", this);
+    connect(m_copyButton, &QToolButton::clicked, this, &MatrixEditorPanel::copySelection);
+    connect(m_pasteButton, &QToolButton::clicked, this, &MatrixEditorPanel::paste);
+    connect(m_randomButton, &QToolButton::clicked, this, &MatrixEditorPanel::fillRandom);
+    connect(m_zerosButton, &QToolButton::clicked, this, &MatrixEditorPanel::fillZeros);
+    connect(m_identityButton, &QToolButton::clicked, this, &MatrixEditorPanel::fillIdentity);
+    connect(m_scaleButton, &QToolButton::clicked, this, &MatrixEditorPanel::scale);
     m_seed->setRange(0, 999999);
     m_seed->setValue(1);
     m_factor->setRange(-1000, 1000);
@@ -192,83 +221,71 @@ MatrixEditorPanel::MatrixEditorPanel(Document* document, ViewState* view, QWidge
             model->setPrecision(decimals);
     });
     // The tool row wraps in a narrow window; a button stays with the box it reads.
-    tools->addWidget(FlowLayout::group({copyButton, pasteButton}, 2));
-    tools->addWidget(FlowLayout::group({random, m_seed}, 2));
-    tools->addWidget(FlowLayout::group({zeros, identity}, 2));
-    tools->addWidget(FlowLayout::group({scaleButton, m_factor}, 2));
+    tools->addWidget(FlowLayout::group({m_copyButton, m_pasteButton}, 2));
+    tools->addWidget(FlowLayout::group({m_randomButton, m_seed}, 2));
+    tools->addWidget(FlowLayout::group({m_zerosButton, m_identityButton}, 2));
+    tools->addWidget(FlowLayout::group({m_scaleButton, m_factor}, 2));
     tools->addWidget(m_precision);
     // A model session's own tools: ablate the head shown, give the checkpoint's values back.
-    auto* zeroHead = toolButton("zeroHeadButton", this);
-    auto* resetLayer = toolButton("resetLayerButton", this);
-    auto* resetAll = toolButton("resetAllButton", this);
-    connect(zeroHead, &QToolButton::clicked, this, [this] {
+    m_zeroHeadButton = toolButton("zeroHeadButton", this);
+    m_resetLayerButton = toolButton("resetLayerButton", this);
+    m_resetAllButton = toolButton("resetAllButton", this);
+    connect(m_zeroHeadButton, &QToolButton::clicked, this, [this] {
         if (!m_document->zeroHead(m_view->head()))
             showMessage(tr("There is no head %1 to zero.").arg(m_view->head() + 1));
     });
-    connect(resetLayer, &QToolButton::clicked, m_document, &Document::resetLayer);
-    connect(resetAll, &QToolButton::clicked, m_document, &Document::resetAll);
-    m_modelTools = FlowLayout::group({zeroHead, resetLayer, resetAll}, 2);
+    connect(m_resetLayerButton, &QToolButton::clicked, m_document, &Document::resetLayer);
+    connect(m_resetAllButton, &QToolButton::clicked, m_document, &Document::resetAll);
+    m_modelTools = FlowLayout::group({m_zeroHeadButton, m_resetLayerButton, m_resetAllButton}, 2);
     m_modelTools->setObjectName(QStringLiteral("modelTools"));
     tools->addWidget(m_modelTools);
-    const auto syncModelTools = [this, resetLayer, resetAll] {
+    const auto syncModelTools = [this] {
         m_modelTools->setVisible(m_document->isModelSession());
         const bool edited = m_document->modelSession() && m_document->modelSession()->isEdited();
-        resetAll->setEnabled(edited);
-        resetLayer->setEnabled(edited);
+        m_resetAllButton->setEnabled(edited);
+        m_resetLayerButton->setEnabled(edited);
     };
-    connect(document, &Document::modelChanged, this, syncModelTools);
-    connect(document, &Document::predictionChanged, this, syncModelTools);
+    connect(m_document, &Document::modelChanged, this, syncModelTools);
+    connect(m_document, &Document::predictionChanged, this, syncModelTools);
     syncModelTools();
+    return tools;
+}
 
-    m_message->setWordWrap(true);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_message->setObjectName(QStringLiteral("matrixEditorMessage"));
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(tools);
-    layout->addWidget(m_tabs, 1);
-    layout->addWidget(m_message);
-
-    connect(document, &Document::modelChanged, this, &MatrixEditorPanel::updateOutputPage);
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { showMessage(QString()); });
-    updateBaseColors();
-    showMessage(QString());
-    i18n::onLanguageChange(this, [=, this] {
-        const std::pair<QToolButton*, QString> buttons[] = {
-            {copyButton, tr("Copy")}, {pasteButton, tr("Paste")}, {random, tr("Random")},
-            {zeros, tr("Zeros")}, {identity, tr("Identity")}, {scaleButton, tr("Scale ×")}};
-        const QString tips[] = {tr("Copy the selected cells, tab-separated (Ctrl+C)"),
-                                tr("Paste a block at the current cell (Ctrl+V)"),
-                                tr("Fill with random numbers from the seed (Glorot uniform)"), tr("Fill with zeros"),
-                                tr("Ones on the diagonal, zeros elsewhere"), tr("Multiply every cell by the factor")};
-        for (int i = 0; i < 6; ++i) {
-            buttons[i].first->setText(buttons[i].second);
-            buttons[i].first->setToolTip(tips[i]);
-        }
-        zeroHead->setText(tr("Zero Head"));
-        zeroHead->setToolTip(tr("Set the shown head's rows of W_O to 0, so that its output no longer reaches the "
-                                "model (an ablation); undo gives them back"));
-        resetLayer->setText(tr("Reset Layer"));
-        resetLayer->setToolTip(tr("Give every edited weight of the shown layer its checkpoint value"));
-        resetAll->setText(tr("Reset All"));
-        resetAll->setToolTip(tr("Give every edited weight of every layer its checkpoint value"));
-        m_seed->setPrefix(tr("seed "));
-        m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
-        m_seed->setAccessibleName(tr("Seed of the random fill"));
-        m_factor->setToolTip(tr("The factor of Scale ×"));
-        m_factor->setAccessibleName(tr("Factor of Scale ×"));
-        m_precision->setAccessibleName(tr("Decimals shown"));
-        m_tabs->setAccessibleName(tr("Matrices"));
-        m_precision->setPrefix(tr("decimals "));
-        m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
-        for (MatrixId id : allMatrices) {
-            m_tabs->setTabText(int(id), tabTitle(id));
-            m_tables[std::size_t(id)]->setAccessibleName(tabTitle(id));
-            m_tabs->setTabToolTip(int(id), tabToolTip(id));
-        }
-        updateOutputPage();
-    });
+void MatrixEditorPanel::retranslate()
+{
+    const std::pair<QToolButton*, QString> buttons[] = {
+        {m_copyButton, tr("Copy")}, {m_pasteButton, tr("Paste")}, {m_randomButton, tr("Random")},
+        {m_zerosButton, tr("Zeros")}, {m_identityButton, tr("Identity")}, {m_scaleButton, tr("Scale ×")}};
+    const QString tips[] = {tr("Copy the selected cells, tab-separated (Ctrl+C)"),
+                            tr("Paste a block at the current cell (Ctrl+V)"),
+                            tr("Fill with random numbers from the seed (Glorot uniform)"), tr("Fill with zeros"),
+                            tr("Ones on the diagonal, zeros elsewhere"), tr("Multiply every cell by the factor")};
+    for (int i = 0; i < 6; ++i) {
+        buttons[i].first->setText(buttons[i].second);
+        buttons[i].first->setToolTip(tips[i]);
+    }
+    m_zeroHeadButton->setText(tr("Zero Head"));
+    m_zeroHeadButton->setToolTip(tr("Set the shown head's rows of W_O to 0, so that its output no longer reaches the "
+                                    "model (an ablation); undo gives them back"));
+    m_resetLayerButton->setText(tr("Reset Layer"));
+    m_resetLayerButton->setToolTip(tr("Give every edited weight of the shown layer its checkpoint value"));
+    m_resetAllButton->setText(tr("Reset All"));
+    m_resetAllButton->setToolTip(tr("Give every edited weight of every layer its checkpoint value"));
+    m_seed->setPrefix(tr("seed "));
+    m_seed->setToolTip(tr("The seed of the random fill: the same seed gives the same numbers"));
+    m_seed->setAccessibleName(tr("Seed of the random fill"));
+    m_factor->setToolTip(tr("The factor of Scale ×"));
+    m_factor->setAccessibleName(tr("Factor of Scale ×"));
+    m_precision->setAccessibleName(tr("Decimals shown"));
+    m_tabs->setAccessibleName(tr("Matrices"));
+    m_precision->setPrefix(tr("decimals "));
+    m_precision->setToolTip(tr("Decimals shown; editing a cell shows its exact value"));
+    for (MatrixId id : allMatrices) {
+        m_tabs->setTabText(int(id), tabTitle(id));
+        m_tables[std::size_t(id)]->setAccessibleName(tabTitle(id));
+        m_tabs->setTabToolTip(int(id), tabToolTip(id));
+    }
+    updateOutputPage();
 }
 
 MatrixId MatrixEditorPanel::currentMatrix() const

@@ -14,6 +14,7 @@ class QSpinBox;
 class QStackedWidget;
 class QTabWidget;
 class QTableView;
+class QToolButton;
 
 namespace core {
 struct BlockError;
@@ -21,6 +22,7 @@ struct BlockError;
 
 namespace ui {
 
+class FlowLayout;
 class MatrixTableModel;
 class ViewState;
 
@@ -60,6 +62,13 @@ private:
     /** Why a text could not be pasted, in the window's language. */
     static QString blockErrorText(const core::BlockError& error);
 
+    /** The table of matrix id with its model, delegate, headers and copy and paste; kept in m_tables. */
+    QTableView* newTable(MatrixId id);
+    /** W_O's page: its table, or in its place a word on a model without W_O and a button to add one. */
+    QWidget* outputPage(QTableView* table);
+    /** The tools above the tables: copy, paste, fills, scale, decimals, and a model session's own. */
+    FlowLayout* toolRow();
+    void retranslate();
     void showMessage(const QString& text);
     void updateOutputPage();
     void updateBaseColors();
@@ -76,6 +85,15 @@ private:
     QSpinBox* m_precision;
     QLabel* m_message;
     QWidget* m_modelTools = nullptr;  ///< Zero Head, Reset Layer, Reset All: model sessions only
+    QToolButton* m_copyButton = nullptr;
+    QToolButton* m_pasteButton = nullptr;
+    QToolButton* m_randomButton = nullptr;
+    QToolButton* m_zerosButton = nullptr;
+    QToolButton* m_identityButton = nullptr;
+    QToolButton* m_scaleButton = nullptr;
+    QToolButton* m_zeroHeadButton = nullptr;
+    QToolButton* m_resetLayerButton = nullptr;
+    QToolButton* m_resetAllButton = nullptr;
 };
 
 /** The name the main window knows the panel by. */

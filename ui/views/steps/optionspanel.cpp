@@ -13,6 +13,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -61,7 +62,15 @@ double OptionsPanel::sliderTemperature(int position)
 OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {
     setObjectName(QStringLiteral("optionsPanel"));
+    createControls();
+    layOut();
+    i18n::onLanguageChange(this, [this] { retranslate(); });
+    connectControls();
+    syncFromDocument();
+}
 
+void OptionsPanel::createControls()
+{
     m_scale = new QCheckBox;
     m_scale->setObjectName(QStringLiteral("scaleBox"));
 
@@ -96,7 +105,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     // What a box takes is an undo step of the document's: Ctrl+Z undoes that step, not the box's typing.
     const std::initializer_list<QAbstractSpinBox*> boxes = {m_temperature, m_heads, m_dModel, m_dk, m_dv, m_dOut};
     for (QAbstractSpinBox* box : boxes)
-        routeUndoToDocument(box, document->undoStack());
+        routeUndoToDocument(box, m_document->undoStack());
     m_dOutLabel = new QLabel;
     m_dOutLabel->setBuddy(m_dOut);
     m_note = new QLabel;
@@ -107,7 +116,10 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
 
     m_message = new InlineMessage;
     m_message->setObjectName(QStringLiteral("optionsMessage"));
+}
 
+QFormLayout* OptionsPanel::scoresForm()
+{
     auto* temperatureRow = new QHBoxLayout;
     temperatureRow->setSpacing(6);
     temperatureRow->addWidget(m_temperatureSlider, 1);
@@ -116,28 +128,35 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     auto* scores = new QFormLayout;
     scores->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     scores->addRow(m_scale);
-    auto* temperatureLabel = new QLabel;
-    temperatureLabel->setBuddy(m_temperature);
-    scores->addRow(temperatureLabel, temperatureRow);
-    auto* maskLabel = new QLabel;
-    maskLabel->setBuddy(m_mask);
-    scores->addRow(maskLabel, m_mask);
-    auto* positionsLabel = new QLabel;
-    positionsLabel->setBuddy(m_encoding);
-    scores->addRow(positionsLabel, m_encoding);
+    m_temperatureLabel = new QLabel;
+    m_temperatureLabel->setBuddy(m_temperature);
+    scores->addRow(m_temperatureLabel, temperatureRow);
+    m_maskLabel = new QLabel;
+    m_maskLabel->setBuddy(m_mask);
+    scores->addRow(m_maskLabel, m_mask);
+    m_positionsLabel = new QLabel;
+    m_positionsLabel->setBuddy(m_encoding);
+    scores->addRow(m_positionsLabel, m_encoding);
+    return scores;
+}
 
+QFormLayout* OptionsPanel::dimensionsForm()
+{
     auto* dims = new QFormLayout;
     dims->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    QLabel* dimLabels[4];
     QSpinBox* dimBoxes[4] = {m_heads, m_dModel, m_dk, m_dv};
     for (int i = 0; i < 4; ++i) {
-        dimLabels[i] = new QLabel;
-        dimLabels[i]->setBuddy(dimBoxes[i]);
-        dims->addRow(dimLabels[i], dimBoxes[i]);
+        m_dimLabels[i] = new QLabel;
+        m_dimLabels[i]->setBuddy(dimBoxes[i]);
+        dims->addRow(m_dimLabels[i], dimBoxes[i]);
     }
     dims->addRow(m_outputProjection);
     dims->addRow(m_dOutLabel, m_dOut);
+    return dims;
+}
 
+void OptionsPanel::layOut()
+{
     // A model session's options are its checkpoint's: a note says so in place of the controls.
     m_controls = new QWidget;
     m_fixedNote = new QLabel;
@@ -145,54 +164,68 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
     m_fixedNote->setWordWrap(true);
     m_fixedNote->setTextFormat(Qt::PlainText);
     m_fixedNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_fixedNote->setContentsMargins(10, 8, 10, 8);
+    // The controls scroll in a low dock: their full height would make the window taller than a 720-pixel screen.
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("optionsScroll"));
+    scroll->setWidget(m_controls);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setBackgroundRole(QPalette::Window);
+    m_controlsArea = scroll;
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(m_controls, 1);
+    outer->addWidget(scroll, 1);
     outer->addWidget(m_fixedNote, 1);
-    m_fixedNote->setContentsMargins(10, 8, 10, 8);
 
     auto* layout = new QVBoxLayout(m_controls);
     layout->setContentsMargins(10, 8, 10, 8);
     layout->setSpacing(6);
-    QLabel* scoresTitle = sectionLabel(QString());
-    layout->addWidget(scoresTitle);
-    layout->addLayout(scores);
+    m_scoresTitle = sectionLabel(QString());
+    layout->addWidget(m_scoresTitle);
+    layout->addLayout(scoresForm());
     layout->addSpacing(8);
-    QLabel* dimsTitle = sectionLabel(QString());
-    layout->addWidget(dimsTitle);
-    layout->addLayout(dims);
+    m_dimsTitle = sectionLabel(QString());
+    layout->addWidget(m_dimsTitle);
+    layout->addLayout(dimensionsForm());
     layout->addWidget(m_note);
     layout->addWidget(m_message);
     layout->addStretch(1);
+}
 
-    i18n::onLanguageChange(this, [=, this] {
-        m_scale->setText(tr("Divide scores by √d_k"));
-        m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
-        m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
-        m_temperature->setAccessibleName(tr("Temperature"));
-        m_temperatureSlider->setAccessibleName(tr("Temperature slider"));
-        m_mask->setItemText(0, tr("None"));
-        m_mask->setItemText(1, tr("Causal (no looking ahead)"));
-        m_encoding->setItemText(0, tr("None"));
-        m_encoding->setItemText(1, tr("Sinusoidal"));
-        m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
-        m_outputProjection->setText(tr("Output projection W_O"));
-        m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
-        temperatureLabel->setText(tr("T&emperature"));
-        maskLabel->setText(tr("&Mask"));
-        positionsLabel->setText(tr("&Positions"));
-        dimLabels[0]->setText(tr("&Heads"));
-        dimLabels[1]->setText(tr("d_m&odel"));
-        dimLabels[2]->setText(tr("d_&k per head"));
-        dimLabels[3]->setText(tr("d_&v per head"));
-        m_dOutLabel->setText(tr("d_o&ut"));
-        m_dOut->setToolTip(tr("The columns of W_O, and so of the output (usually d_model)"));
-        m_heads->setToolTip(tr("Changing the heads sets d_k = d_v = d_model / h when h divides d_model"));
-        scoresTitle->setText(tr("Scores"));
-        dimsTitle->setText(tr("Dimensions"));
-        syncFromDocument();
-    });
+void OptionsPanel::retranslate()
+{
+    m_scale->setText(tr("Divide scores by √d_k"));
+    m_scale->setToolTip(tr("scaled_scores = scores · s / T with s = 1/√d_k when on, else 1"));
+    m_temperatureSlider->setToolTip(tr("Low temperatures sharpen the softmax, high ones flatten it"));
+    m_temperature->setAccessibleName(tr("Temperature"));
+    m_temperatureSlider->setAccessibleName(tr("Temperature slider"));
+    m_mask->setItemText(0, tr("None"));
+    m_mask->setItemText(1, tr("Causal (no looking ahead)"));
+    m_encoding->setItemText(0, tr("None"));
+    m_encoding->setItemText(1, tr("Sinusoidal"));
+    m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
+    m_outputProjection->setText(tr("Output projection W_O"));
+    m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
+    m_temperatureLabel->setText(tr("T&emperature"));
+    m_maskLabel->setText(tr("&Mask"));
+    m_positionsLabel->setText(tr("&Positions"));
+    m_dimLabels[0]->setText(tr("&Heads"));
+    m_dimLabels[1]->setText(tr("d_m&odel"));
+    m_dimLabels[2]->setText(tr("d_&k per head"));
+    m_dimLabels[3]->setText(tr("d_&v per head"));
+    m_dOutLabel->setText(tr("d_o&ut"));
+    m_dOut->setToolTip(tr("The columns of W_O, and so of the output (usually d_model)"));
+    m_heads->setToolTip(tr("Changing the heads sets d_k = d_v = d_model / h when h divides d_model"));
+    m_controlsArea->setAccessibleName(tr("Scores and dimensions"));
+    m_scoresTitle->setText(tr("Scores"));
+    m_dimsTitle->setText(tr("Dimensions"));
+    syncFromDocument();
+}
 
+void OptionsPanel::connectControls()
+{
     connect(m_scale, &QCheckBox::toggled, this, [this](bool on) {
         core::Options o = m_document->model().options;
         o.scale = on;
@@ -216,7 +249,7 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
     connect(m_dOut, &QSpinBox::valueChanged, this, &OptionsPanel::applyOutputWidth);
     connect(m_outputProjection, &QCheckBox::toggled, m_document, &Document::setOutputProjection);
-    connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+    connect(m_document, &Document::modelChanged, this, [this](const ModelChange& change) {
         // New values in a matrix change no option and no dimension: setting every box again to the value it shows
         // repainted the whole dock after each cell edit. The note speaks of the change before, so it goes.
         if (change.kind == ModelChange::Kind::Cell || change.kind == ModelChange::Kind::Block
@@ -226,7 +259,6 @@ OptionsPanel::OptionsPanel(Document* document, QWidget* parent) : QWidget(parent
         }
         syncFromDocument();
     });
-    syncFromDocument();
 }
 
 OptionsPanel::~OptionsPanel() = default;
@@ -246,7 +278,7 @@ void OptionsPanel::syncFromDocument()
     const core::AttentionModel& m = m_document->model();
     m_note->hide();  // it speaks of the change just made, not of any later one
     const bool fixed = m_document->isModelSession();
-    m_controls->setVisible(!fixed);
+    m_controlsArea->setVisible(!fixed);
     m_fixedNote->setVisible(fixed);
     if (fixed)
         m_fixedNote->setText(

@@ -6,7 +6,9 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
+class QScrollArea;
 class QSlider;
 class QSpinBox;
 
@@ -36,6 +38,17 @@ public:
     QString note() const;
 
 private:
+    /** The controls, each with its object name; their texts come with retranslate(). */
+    void createControls();
+    /** The scaling, temperature, mask and positions, each with its label. */
+    QFormLayout* scoresForm();
+    /** The heads, widths and W_O, each with its label. */
+    QFormLayout* dimensionsForm();
+    /** The two sections in a scroll area, and the model session's note in its place. */
+    void layOut();
+    void retranslate();
+    /** Each control's change as an undo step of the document's, and the document's changes back to the controls. */
+    void connectControls();
     void syncFromDocument();
     void setTemperature(double t);
     void sliderMoved(int position);
@@ -60,6 +73,13 @@ private:
     QLabel* m_dOutLabel;
     QLabel* m_note;  ///< what a change of the heads chose for d_k and d_v
     QWidget* m_controls = nullptr;  ///< every option of a plain session
+    QScrollArea* m_controlsArea = nullptr;  ///< m_controls, scrolled
+    QLabel* m_temperatureLabel = nullptr;
+    QLabel* m_maskLabel = nullptr;
+    QLabel* m_positionsLabel = nullptr;
+    QLabel* m_dimLabels[4] = {};  ///< heads, d_model, d_k, d_v
+    QLabel* m_scoresTitle = nullptr;
+    QLabel* m_dimsTitle = nullptr;
     QLabel* m_fixedNote = nullptr;  ///< a model session's: what the checkpoint fixes
     InlineMessage* m_message;
     bool m_dragMacro = false;  ///< a slider drag is being collected into one undo step

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include "ui/document/background.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ui {
@@ -57,9 +58,13 @@ protected:
         const auto& dk = m_study->dk;
         const auto& a = m_study->*m_unscaled;
         const auto& b = m_study->*m_scaled;
-        // Below the plot: tick labels, the axis label, the legend, one line each.
+        // Below the plot: tick labels, the axis label, the legend, one line each (the legend on two when one is
+        // too narrow for it: a dock at 720p once cut its second entry).
+        const double entryW[2] = {em * 1.5 + fm.horizontalAdvance(m_legendUnscaled),
+                                  em * 1.5 + fm.horizontalAdvance(m_legendScaled)};
+        const bool legendOnTwoLines = em * 0.5 + entryW[0] + em * 1.0 + entryW[1] > width();
         const double top = titleBox.height() + em * 0.5;
-        const QRectF plot(em * 3.2, top, width() - em * 4.0, height() - top - em * 3.8);
+        const QRectF plot(em * 3.2, top, width() - em * 4.0, height() - top - em * (legendOnTwoLines ? 5.0 : 3.8));
         if (dk.empty() || a.size() != dk.size() || b.size() != dk.size() || plot.width() < 20 || plot.height() < 20) {
             p.drawText(rect(), Qt::AlignCenter, ScalingPanel::tr("Computing…"));
             return;
@@ -113,16 +118,21 @@ protected:
             p.drawPath(path);
         }
 
-        // legend
-        const double ly = plot.bottom() + em * 2.5;
-        double lx = plot.left();
+        // legend: under the plot where it fits beside it, else from the left edge, else on two lines
+        double ly = plot.bottom() + em * 2.5;
+        const double oneLine = entryW[0] + em * 1.0 + entryW[1];
+        double lx = legendOnTwoLines ? em * 0.5 : std::clamp(width() - em * 0.5 - oneLine, em * 0.5, plot.left());
         for (int s = 0; s < 2; ++s) {
             p.setPen(QPen(s == 0 ? unscaledColour : scaledColour, 3));
             p.drawLine(QPointF(lx, ly + em / 2), QPointF(lx + em * 1.2, ly + em / 2));
             p.setPen(text);
             const QString label = s == 0 ? m_legendUnscaled : m_legendScaled;
             p.drawText(QPointF(lx + em * 1.5, ly + em * 0.85), label);
-            lx += em * 2.5 + fm.horizontalAdvance(label);
+            if (legendOnTwoLines) {
+                ly += em * 1.2;
+            } else {
+                lx += entryW[s] + em * 1.0;
+            }
         }
     }
 

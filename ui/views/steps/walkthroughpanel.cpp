@@ -181,7 +181,7 @@ void WalkthroughPanel::build()
     addHeading(3, tr("score = <i>q</i><sub>%1</sub>·<i>k</i><sub>j</sub>").arg(i + 1));
     if (scaled)
         addHeading(4, model.options.scale ? tr("scaled ÷ √<i>d</i><sub>k</sub>") : tr("scaled ÷ <i>T</i>"));
-    addHeading(5, tr("softmax <i>w</i><sub>%1j</sub>").arg(i + 1));
+    addHeading(5, tr("<i>w</i><sub>%1j</sub>").arg(i + 1));  // the heading above says "Softmax" already
     addHeading(6, tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1));
     lines << header.join(QLatin1Char('\t'));
 

@@ -73,15 +73,30 @@ constexpr Ability abilities[] = {
      QT_TRANSLATE_NOOP("ui::HelpDialogs",
                        "The steps panel shows the seven steps with their formula, shape and matrix; the walkthrough "
                        "lays out one query's scores, softmax, weighted values and sum as the article does.")},
+    {QT_TRANSLATE_NOOP("ui::HelpDialogs", "Open a real model."),
+     QT_TRANSLATE_NOOP("ui::HelpDialogs",
+                       "File › Open Model reads a GPT-2-family checkpoint folder: its tokenizer splits your text, every "
+                       "view shows the chosen layer, and the Next Token panel ranks what the model predicts next, "
+                       "with the change your edits of its weights make.")},
+    {QT_TRANSLATE_NOOP("ui::HelpDialogs", "See every layer and head at once."),
+     QT_TRANSLATE_NOOP("ui::HelpDialogs",
+                       "The Overview panel draws each layer × head as a small heatmap with what its pattern looks like; "
+                       "click one to show it. The Head View joins each query to the keys it attends to by lines as "
+                       "strong as the weights, one colour per head.")},
+    {QT_TRANSLATE_NOOP("ui::HelpDialogs", "Choose what the colours stand for."),
+     QT_TRANSLATE_NOOP("ui::HelpDialogs",
+                       "The heatmap's Range sets the ends of the colour map: 0 to 1, the matrix's smallest and largest "
+                       "value, each row's own, or a logarithmic scale for weights too small to tell apart; the "
+                       "overview and the exports follow it.")},
     {QT_TRANSLATE_NOOP("ui::HelpDialogs", "Ask any number where it came from."),
      QT_TRANSLATE_NOOP("ui::HelpDialogs",
                        "Hover a cell: the tooltip shows its arithmetic and the rows and columns it came from light up.")},
     {QT_TRANSLATE_NOOP("ui::HelpDialogs", "Teach with it."),
      QT_TRANSLATE_NOOP("ui::HelpDialogs",
                        "View › Teaching Mode goes full screen, one step per slide; Right, Left, Page Down, Page Up and "
-                       "Space move, Ctrl + and Ctrl − zoom, Esc leaves. It walks query 1 through the steps in full, "
-                       "then shows every query at once, and follows live edits. File › Export Slides writes the same "
-                       "slides as a PDF deck.")},
+                       "Space move, Ctrl + and Ctrl − zoom, Esc leaves. It walks the chosen query and head through "
+                       "the steps in full, then shows every query at once, and follows live edits. File › Export "
+                       "Slides writes the same slides as a PDF deck.")},
     {QT_TRANSLATE_NOOP("ui::HelpDialogs", "Show why √d_k."),
      QT_TRANSLATE_NOOP("ui::HelpDialogs",
                        "View › Why Divide by √d_k? charts, for random queries and keys, how the spread of the scores, "
@@ -132,13 +147,33 @@ QDialog* HelpDialogs::newDialog(const char* objectName)
 
 bool HelpDialogs::showQuickStartIfFirst()
 {
-    QSettings settings;
-    if (!settings.value(quickStartKey(), true).toBool())
+    // Shown at each start until "Don't show again" is ticked.
+    if (!QSettings().value(quickStartKey(), true).toBool())
         return false;
-    // Seen once is enough, unless "Don't show again" is unticked before it closes.
-    settings.setValue(quickStartKey(), false);
     showQuickStart();
     return true;
+}
+
+void HelpDialogs::fillQuickStart()
+{
+    if (!m_quickStart)
+        return;
+    auto* text = m_quickStart->findChild<QLabel*>(QStringLiteral("quickStartText"));
+    auto* again = m_quickStart->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"));
+    const QAction* teaching = m_window->findChild<QAction*>(QStringLiteral("teachingAction"));
+    m_quickStart->setWindowTitle(tr("Quick Start"));
+    const QString key = teaching ? teaching->shortcut().toString(QKeySequence::NativeText) : QString();
+    text->setText(QStringLiteral("<h3>%1</h3><ol><li>%2</li><li>%3</li><li>%4</li></ol><p>%5</p>")
+                      .arg(tr("Three things to try").toHtmlEscaped(), tokensHint().toHtmlEscaped(),
+                           tr("Hover a number (in the heatmap, the steps or the tables) to see the arithmetic "
+                              "behind it.")
+                               .toHtmlEscaped(),
+                           tr("Press %1 for teaching mode: full screen, one step per slide; Esc leaves.")
+                               .arg(key)
+                               .toHtmlEscaped(),
+                           tr("Help › Quick Start shows this again.").toHtmlEscaped()));
+    text->setAccessibleName(tr("Quick start"));
+    again->setText(tr("Don't show again"));
 }
 
 void HelpDialogs::showQuickStart()
@@ -152,7 +187,6 @@ void HelpDialogs::showQuickStart()
         text->setMinimumWidth(420);
         auto* again = new QCheckBox(dialog);
         again->setObjectName(QStringLiteral("dontShowAgainBox"));
-        again->setChecked(true);  // the quick start opens at the first start only, unless asked for again
         auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
         connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
         connect(dialog, &QDialog::finished, this, [again] { QSettings().setValue(quickStartKey(), !again->isChecked()); });
@@ -160,26 +194,24 @@ void HelpDialogs::showQuickStart()
         layout->addWidget(text);
         layout->addWidget(again);
         layout->addWidget(buttons);
-        const QAction* teaching = m_window->findChild<QAction*>(QStringLiteral("teachingAction"));
-        i18n::onLanguageChange(dialog, [dialog, text, again, teaching] {
-            dialog->setWindowTitle(tr("Quick Start"));
-            const QString key = teaching ? teaching->shortcut().toString(QKeySequence::NativeText) : QString();
-            text->setText(QStringLiteral("<h3>%1</h3><ol><li>%2</li><li>%3</li><li>%4</li></ol><p>%5</p>")
-                              .arg(tr("Three things to try").toHtmlEscaped(),
-                                   tr("Type a sentence in the Tokens line: every word becomes a token, and every "
-                                      "number follows as you type.").toHtmlEscaped(),
-                                   tr("Hover a number (in the heatmap, the steps or the tables) to see the arithmetic "
-                                      "behind it.").toHtmlEscaped(),
-                                   tr("Press %1 for teaching mode: full screen, one step per slide; Esc leaves.")
-                                       .arg(key)
-                                       .toHtmlEscaped(),
-                                   tr("Help › Quick Start shows this again.").toHtmlEscaped()));
-            text->setAccessibleName(tr("Quick start"));
-            again->setText(tr("Don't show again"));
-        });
+        i18n::onLanguageChange(dialog, [this] { fillQuickStart(); });
     }
+    fillQuickStart();  // a model opened since speaks of its tokenizer
+    // Ticked as the person last left it: unticked until they ask not to see it again.
+    m_quickStart->findChild<QCheckBox*>(QStringLiteral("dontShowAgainBox"))
+        ->setChecked(!QSettings().value(quickStartKey(), true).toBool());
     m_quickStart->show();
     m_quickStart->raise();
+}
+
+QString HelpDialogs::tokensHint() const
+{
+    // A model's tokenizer splits words into pieces: "every word becomes a token" is the plain session's rule.
+    if (m_isModelSession && m_isModelSession())
+        return tr("Type a text in the Tokens line: the model's tokenizer splits it into tokens (a word may be "
+                  "several), and every number follows as you type.");
+    return tr("Type a sentence in the Tokens line: every word becomes a token, and every number follows as you "
+              "type.");
 }
 
 QString HelpDialogs::shortcutsHtml() const

@@ -1,11 +1,13 @@
 #pragma once
-/** HelpDialogs: the Help menu's windows. The quick start (shown at the first start, until "Don't show
- *  again" is left ticked), the keyboard shortcuts read from the menus' own actions, and what the
+/** HelpDialogs: the Help menu's windows. The quick start (shown at each start until "Don't show
+ *  again" is ticked), the keyboard shortcuts read from the menus' own actions, and what the
  *  program can do. None is modal: nothing waits for them to close. */
 
 #include <QDialog>
 #include <QObject>
 #include <QPointer>
+
+#include <functional>
 
 class QMainWindow;
 class QString;
@@ -19,7 +21,8 @@ public:
     /** Dialogs over window; the shortcuts are those of window's menu bar. */
     explicit HelpDialogs(QMainWindow* window);
 
-    /** Shows the quick start if the settings say to (true at the first start); returns whether it did. */
+    /** Shows the quick start if the settings say to (true until "Don't show again" is ticked); returns whether
+     *  it did. */
     bool showQuickStartIfFirst();
     /** Shows (or raises) the quick start. */
     void showQuickStart();
@@ -38,16 +41,23 @@ public:
 
     /** The settings key that says whether the quick start opens at start. */
     static QString quickStartKey();
+    /** Tells whether a model session is open, for the quick start's word on tokens. */
+    void setModelSessionQuery(std::function<bool()> isModelSession) { m_isModelSession = std::move(isModelSession); }
 
 private:
     QDialog* newDialog(const char* objectName);
     /** A new dialog of size holding a text browser (returned) over a Close button. */
     QTextBrowser* newTextDialog(const char* objectName, QSize size);
+    /** The quick start's texts in the current language, for the session open. */
+    void fillQuickStart();
+    /** The quick start's first thing to try: what typing does, by the plain session's rule or a model's tokenizer. */
+    QString tokensHint() const;
 
     QMainWindow* m_window;
     QPointer<QDialog> m_quickStart;
     QPointer<QDialog> m_shortcuts;
     QPointer<QDialog> m_whatYouCanDo;
+    std::function<bool()> m_isModelSession;
 };
 
 }  // namespace ui

@@ -31,7 +31,8 @@ constexpr PresetText presetTexts[] = {
                        "The two words of The Illustrated Transformer at a real model's size: d_model 512, "
                        "d_k = d_v = 64"),
      nullptr},
-    {"causal-sentence", QT_TRANSLATE_NOOP("ui::Presets", "A sentence that only looks back"),
+    // The menu names it as its title does: two names for one session read as two sessions.
+    {"causal-sentence", QT_TRANSLATE_NOOP("ui::Presets", "A causal sentence"),
      QT_TRANSLATE_NOOP("ui::Presets",
                        "An 8-token English sentence with a causal mask and sinusoidal positional encoding"),
      QT_TRANSLATE_NOOP("ui::Presets", "A causal sentence")},

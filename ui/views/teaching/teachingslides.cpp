@@ -201,15 +201,21 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
     base.formula = render::plainFormula(render::StepWording::projectionFormula(model));
     base.explanation = render::StepWording::projectionDetails(model);
     const QStringList concatCols = headedIndices(int(trace.concat.cols()), trace.headCount());
+    const std::size_t first = slides.size();
     if (trace.headCount() > 1) {
         Slide s = base;
-        // At most four heads side by side; the concatenation shows every column it can.
+        // At most four heads side by side, then "…" for the others; the concatenation shows every column it can.
         const int shown = std::min(trace.headCount(), 4);
+        const bool more = shown < trace.headCount();
         for (int h = 0; h < shown; ++h) {
             const core::Matrix& z = trace.heads[std::size_t(h)].outputs;
             s.matrices.push_back(matrix(subscripted(QStringLiteral("Z"), h), z, tokens, indices(int(z.cols()))));
-            s.operators << (h + 1 < shown ? QString() : QStringLiteral("→"));
+            s.operators << (h + 1 < shown ? QString() : more ? QStringLiteral("… →") : QStringLiteral("→"));
         }
+        if (more)
+            s.explanation = Teaching::tr("%1 (%2 … %3 are not drawn; concat holds every head.)")
+                                .arg(s.explanation, subscripted(QStringLiteral("Z"), shown),
+                                     subscripted(QStringLiteral("Z"), trace.headCount() - 1));
         SlideMatrix concat = matrix(Teaching::tr("concat"), trace.concat, tokens, concatCols);
         concat.highlightRow = query;
         s.matrices.push_back(concat);
@@ -244,6 +250,10 @@ void appendProjection(std::vector<Slide>& slides, const core::Trace& trace, int 
             slides.push_back(result);
         }
     }
+    // Several slides of the one heading are told apart: "(1/2)", "(2/2)".
+    const std::size_t count = slides.size() - first;
+    for (std::size_t i = first; count > 1 && i < slides.size(); ++i)
+        slides[i].title += QStringLiteral(" (%1/%2)").arg(i - first + 1).arg(count);
 }
 
 } // namespace
@@ -324,6 +334,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         SlideMatrix v = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
         wv.maskedAfterRow = causal ? query : -1;
+        wv.keepRows = true;
         s.matrices = {v, wv};
         s.operators = {QStringLiteral("→")};
         for (int j = 0; j < n && j < shownLines; ++j)
@@ -336,6 +347,7 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         Slide s = worded(7);
         SlideMatrix wv = matrix(Teaching::tr("weighted values"), trace.weightedValues(head, query), tokens, valueCols);
         wv.maskedAfterRow = causal ? query : -1;
+        wv.keepRows = true;  // every row is summed into z: none is cut to z's one row
         SlideMatrix z = matrix(subscripted(QStringLiteral("z"), query), ht.outputs.row(query), {q}, valueCols);
         s.matrices = {wv, z};
         s.operators = {QStringLiteral("Σ →")};

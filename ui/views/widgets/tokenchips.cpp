@@ -35,7 +35,11 @@ TokenChips::TokenChips(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("tokenChips"));
     setMouseTracking(true);
-    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    // The scroll area around the chips gives them their height for its width (and scrolls to the last chip) only
+    // when the size policy says so: hasHeightForWidth() alone left it at one row's minimum, the rest cut off.
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
     setAccessibleName(tr("Tokens"));
 }
 
