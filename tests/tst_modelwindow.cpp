@@ -13,6 +13,7 @@
 #include "ui/document/document.h"
 #include "ui/document/matrixtablemodel.h"
 #include "ui/document/modelsession.h"
+#include "ui/render/attentiongrid.h"
 #include "ui/document/viewstate.h"
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
@@ -518,6 +519,13 @@ void TestModelWindow::zeroingAHeadAndResets()
     const core::ModelSession file = doc().modelSession()->fileSession(QString(), QString());
     QCOMPARE(file.ablations, (std::vector<core::ModelSessionAblation>{{1, 2}}));
     QCOMPARE(int(file.edits.size()), 1);
+    // It shows where heads are named: the overview's cell and the heatmap's head chooser.
+    const std::shared_ptr<const render::AttentionGrid> grid = doc().modelSession()->grid();
+    QVERIFY(grid && grid->isZeroed(0, 1) && !grid->isZeroed(0, 0) && !grid->isZeroed(1, 1));
+    QCOMPARE(render::headCellLabel(*grid, 0, 1), QStringLiteral("zeroed"));
+    auto* headBox = m_window->findChild<QComboBox*>(QStringLiteral("headBox"));
+    QTRY_COMPARE(headBox->itemText(1), QStringLiteral("2 of 4 (zeroed)"));
+    QCOMPARE(headBox->itemText(0), QStringLiteral("1 of 4"));
     // The head's output no longer reaches the stream: the prediction is that of the pass whose rows of W_O for
     // the head are 0 (set cell by cell on a pass of its own), and it moved (a random model's does by far).
     std::string error;

@@ -872,6 +872,22 @@
     </context>
     <context>
         <name>ui::Document</name>
+    <message>
+        <source>The checkpoint fixes the options of a model session.</source>
+        <translation>检查点固定了模型会话的选项。</translation>
+    </message>
+    <message>
+        <source>There is no such cell.</source>
+        <translation>没有这个单元格。</translation>
+    </message>
+    <message>
+        <source>There is no such head.</source>
+        <translation>没有这个头。</translation>
+    </message>
+    <message>
+        <source>X is the layer's LayerNorm output, not a weight.</source>
+        <translation>X 是该层 LayerNorm 的输出，不是权重。</translation>
+    </message>
         <message>
             <source>Type at least one token: attention needs something to attend to.</source>
             <translation>请至少输入一个词元：注意力需要有可以关注的对象。</translation>
@@ -1258,6 +1274,10 @@
     </context>
     <context>
         <name>ui::HeatmapWidget</name>
+    <message>
+        <source>%1 of %2 (zeroed)</source>
+        <translation>第 %1 个（共 %2 个，已置零）</translation>
+    </message>
         <message>
             <source>Viridis</source>
             <translation>Viridis</translation>
@@ -3003,6 +3023,10 @@
     </context>
     <context>
         <name>Overview</name>
+    <message>
+        <source>zeroed</source>
+        <translation>已置零</translation>
+    </message>
         <message>
             <source>cell min</source>
             <translation>格内最小值</translation>

@@ -69,7 +69,19 @@ AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QSt
             }
             addCell(grid, weights, maxSide);
         }
+    if (!forward.ablations().empty()) {
+        grid.zeroed.assign(std::size_t(grid.layers * grid.heads), false);
+        for (const auto& [layer, head] : forward.ablations())
+            grid.zeroed[std::size_t(layer * grid.heads + head)] = true;
+    }
     return grid;
+}
+
+QString headCellLabel(const AttentionGrid& grid, int layer, int head)
+{
+    if (grid.isZeroed(layer, head))
+        return QCoreApplication::translate("Overview", "zeroed");
+    return headPatternLabel(grid.descriptor(layer, head).pattern);
 }
 
 QString headPatternLabel(core::HeadPattern pattern)

@@ -32,6 +32,8 @@ struct AttentionGrid {
     std::vector<core::Matrix> cells;
     /** What each head does, measured on its full weights (not the block means). */
     std::vector<core::HeadDescriptors> descriptors;
+    /** The heads zeroed as a whole (Zero Head: their output reaches nothing), layers × heads; empty: none. */
+    std::vector<bool> zeroed;
     QString title;        ///< what the grid is of, e.g. the session's or the model's name
 
     int n() const { return int(tokens.size()); }
@@ -41,6 +43,7 @@ struct AttentionGrid {
     {
         return descriptors[std::size_t(layer * heads + head)];
     }
+    bool isZeroed(int layer, int head) const { return !zeroed.empty() && zeroed[std::size_t(layer * heads + head)]; }
 };
 
 /** The trace's heads as one layer: 1 × headCount. */
@@ -50,6 +53,9 @@ AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide = gri
  *  measuring them again: after an edit of a late layer, the layers before it are unchanged. */
 AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens,
                                      int maxSide = gridCellSide, const AttentionGrid* previous = nullptr);
+
+/** What a head's cell says under it: its pattern, or that it is zeroed, translated. */
+QString headCellLabel(const AttentionGrid& grid, int layer, int head);
 
 /** The label of a head's pattern ("previous token", "first token / sink", …), translated. */
 QString headPatternLabel(core::HeadPattern pattern);

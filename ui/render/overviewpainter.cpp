@@ -187,7 +187,7 @@ HeatmapData OverviewPainter::labelledCellData(int layer, int head) const
     data.title = QCoreApplication::translate("Overview", "Layer %1 · head %2: %3")
                      .arg(layer + 1)
                      .arg(head + 1)
-                     .arg(headPatternLabel(m_grid->descriptor(layer, head).pattern));
+                     .arg(headCellLabel(*m_grid, layer, head));
     return data;
 }
 
@@ -279,7 +279,7 @@ Eigen::Index OverviewPainter::paintLayers(QPainter* p, const Layout& l, const st
     // shape and size, so the layout is measured once rather than once per cell (384 cells in gpt2-medium).
     HeatmapRenderer renderer(HeatmapData(), cellStyle());
     const QRectF origin(QPointF(0, 0), QSizeF(l.side, l.side));
-    std::map<core::HeadPattern, std::optional<QString>> labels;  // each label, when it fits its cell
+    std::map<QString, std::optional<QString>> labels;  // each label, when it fits its cell
     for (int layer = 0; layer < m_grid->layers; ++layer) {
         if (!layers.empty() && !layers[std::size_t(layer)])
             continue;
@@ -301,14 +301,12 @@ Eigen::Index OverviewPainter::paintLayers(QPainter* p, const Layout& l, const st
             belowLogScale += renderer.colourScale().belowLogScale();
             p->restore();
             // A label too long for its cell is left to the enlarged cell and the tooltip, not cut.
-            const core::HeadPattern pattern = m_grid->descriptor(layer, h).pattern;
-            auto label = labels.find(pattern);
-            if (label == labels.end()) {
-                const QString text = headPatternLabel(pattern);
-                label = labels.emplace(pattern, lfm.horizontalAdvance(text) <= labelBox.width() ? std::optional(text)
-                                                                                                  : std::nullopt)
+            const QString text = headCellLabel(*m_grid, layer, h);
+            auto label = labels.find(text);
+            if (label == labels.end())
+                label = labels.emplace(text, lfm.horizontalAdvance(text) <= labelBox.width() ? std::optional(text)
+                                                                                             : std::nullopt)
                             .first;
-            }
             if (label->second) {
                 p->setFont(l.labelFont);
                 p->setPen(muted(m_style.palette));

@@ -324,10 +324,20 @@ void HeatmapWidget::syncControls()
 
     const auto trace = m_document->trace();
     const int heads = trace ? trace->headCount() : m_document->model().heads();
-    if (m_headBox->count() != heads) {
+    // A head zeroed as a whole (Zero Head) says so in the chooser.
+    const ModelSession* model = m_document->modelSession();
+    QStringList items;
+    for (int h = 0; h < heads; ++h)
+        items << (model && model->isAblated(model->layer(), h) ? tr("%1 of %2 (zeroed)") : tr("%1 of %2"))
+                     .arg(h + 1)
+                     .arg(heads);
+    if (m_headBox->count() != heads)
         m_headBox->clear();
-        for (int h = 0; h < heads; ++h)
-            m_headBox->addItem(tr("%1 of %2").arg(h + 1).arg(heads));
+    for (int h = 0; h < heads; ++h) {
+        if (h >= m_headBox->count())
+            m_headBox->addItem(items[h]);
+        else if (m_headBox->itemText(h) != items[h])
+            m_headBox->setItemText(h, items[h]);
     }
     if (m_viewState->head() >= heads && heads > 0)
         m_viewState->setHead(heads - 1);
