@@ -1,14 +1,13 @@
 #include "attention.h"
 
 #include "gemm.h"
-#include "simd.h"
+#include "softmax.h"
 #include "threadpool.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -24,99 +23,6 @@ namespace core {
 namespace {
 
 using Index = Eigen::Index;
-using RowMap = Eigen::Map<RowVector>;
-using ConstRowMap = Eigen::Map<const RowVector>;
-
-// --- the softmax of one row -----------------------------------------------------------------------------------
-
-/** out = softmax(in · factor) over the first `limit` of `cols` entries, 0 after them; out may be in.
- *  The row maximum is subtracted before scaling, so a tiny temperature cannot overflow the scores into ties
- *  or NaN; the maximum gives exactly exp(0) = 1 and NaN counts as −∞. */
-void softmaxRow(const double* inData, double* outData, Index limit, Index cols, double factor)
-{
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    if (limit < cols)
-        RowMap(outData + limit, cols - limit).setZero();
-    if (limit == 0)
-        return;
-    const ConstRowMap in(inData, limit);
-    RowMap out(outData, limit);
-
-    // pass 1: the row maximum (NaN counts as −∞, so it can never win) and the smallest exponent (NaN when any
-    // entry is)
-    const SimdKernels* kernels = simdKernels();
-    double max = 0, lowest = 0;
-    if (kernels) {
-        const RowRange range = kernels->rowRange(inData, limit);
-        max = range.max;
-        lowest = range.nan ? std::numeric_limits<double>::quiet_NaN() : (range.min - max) * factor;
-    } else {
-        max = in.maxCoeff<Eigen::PropagateNumbers>();
-        lowest = (in.minCoeff<Eigen::PropagateNaN>() - max) * factor;
-    }
-    if (!(std::fabs(max) < inf)) {
-        // Overflowed scores: the softmax's limit puts all weight on the +∞ entries, or, when every entry is
-        // −∞ or NaN, spreads it evenly.
-        const bool top = max == inf;
-        double count = 0;
-        for (Index j = 0; j < limit; ++j) {
-            const bool wins = top ? in(j) == inf : true;
-            out(j) = wins ? 1.0 : 0.0;
-            count += out(j);
-        }
-        out /= count;
-        return;
-    }
-
-    // pass 2: exp((s − max) · factor) and its sum
-    double sum = 0;
-    const bool separate = inData != outData;
-    if (!std::isnan(lowest) && std::isfinite(factor) && (lowest >= vectorExpFloor || separate)) {
-        if (lowest >= vectorExpFloor && kernels) {
-            kernels->scale(outData, limit, 1.0 / kernels->expShifted(inData, outData, limit, max, factor));
-            return;
-        }
-        out = ((in.array() - max) * factor).exp();
-        if (lowest < vectorExpFloor) {
-            // Far below the maximum std::exp goes subnormal, then exactly 0; the vectorised exp does not.
-            for (Index j = 0; j < limit; ++j) {
-                const double arg = (in(j) - max) * factor;
-                if (arg < vectorExpFloor)
-                    out(j) = std::exp(arg);
-            }
-        }
-        sum = out.sum();
-    } else {
-        // NaN, an infinite factor, or far-below-maximum exponents in place: std::exp per entry, so that
-        // those underflow exactly as std::exp does; the maximum gives exactly 1 even when 0 · factor is NaN.
-        for (Index j = 0; j < limit; ++j) {
-            const double s = in(j);
-            double e = 0;
-            if (s == max) {
-                e = 1;
-            } else if (!std::isnan(s)) {
-                const double arg = (s - max) * factor;
-                e = std::isnan(arg) ? 0.0 : std::exp(arg);
-            }
-            out(j) = e;
-            sum += e;
-        }
-    }
-    // pass 3: normalise (the sum is ≥ 1)
-    out /= sum;
-}
-
-}  // namespace
-
-void softmaxRows(Eigen::Ref<Matrix> m, bool causal)
-{
-    for (Index i = 0; i < m.rows(); ++i) {
-        double* row = m.row(i).data();
-        softmaxRow(row, row, causal ? std::min(i + 1, m.cols()) : m.cols(), m.cols(), 1.0);
-    }
-}
-
-namespace {
 
 // --- planning: what an edit reaches -------------------------------------------------------------------------
 
@@ -833,8 +739,8 @@ void Pass::scaledSoftmax(const Block& b)
     if (!m_plans[std::size_t(b.head)].softmax)
         return;
     HeadTrace& ht = m_t.heads[std::size_t(b.head)];
-    for (Index i = b.r0; i < b.r0 + b.rows; ++i)
-        softmaxRow(ht.scores.row(i).data(), ht.weights.row(i).data(), m_causal ? i + 1 : m_n, m_n, m_t.scoreFactor);
+    maskedSoftmaxRows(ht.scores.middleRows(b.r0, b.rows), ht.weights.middleRows(b.r0, b.rows), b.r0, m_causal,
+                      m_t.scoreFactor);
 }
 
 void Pass::weightedValues(const Block& b)

@@ -4,6 +4,7 @@
 
 #include "matrix.h"
 #include "model.h"
+#include "softmax.h"
 #include "trace.h"
 
 #include <memory>
@@ -38,10 +39,5 @@ Trace compute(std::shared_ptr<const AttentionModel> model, const Trace* previous
  *  no view holds it). */
 std::shared_ptr<Trace> computeShared(std::shared_ptr<const AttentionModel> model, const Trace* previous = nullptr,
                                      Trace* recycle = nullptr);
-
-/** Softmax of each row in place, subtracting the row maximum first.
- *  With causal, entry (i, j) with j > i becomes exactly 0 and the rest of the row is renormalised.
- *  No finite input gives NaN or Inf. */
-void softmaxRows(Eigen::Ref<Matrix> m, bool causal);
 
 }  // namespace core

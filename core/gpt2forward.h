@@ -229,12 +229,12 @@ private:
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
  *  probabilities are the softmax over every entry, in double (as topTokens()). None when an entry is NaN or +∞
- *  (the pass overflowed float32): such logits have no probabilities and no order (the softmax's sum tells, at no
- *  cost). */
+ *  (the pass overflowed float32): such logits have no probabilities and no order. */
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
 /** The softmax probability of id among every entry of logits (1 × vocab), in double. */
 double candidateProbability(const FloatMatrix& logits, int id);
-/** The same for each of ids (0 for one outside the vocabulary), the softmax's sum taken once. */
+/** The same for each of ids (0 for one outside the vocabulary, NaN for all when topCandidates() has none), the
+ *  softmax taken once. */
 std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
 } // namespace core
