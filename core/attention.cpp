@@ -179,7 +179,7 @@ HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
 
 /** out = in·w (inMax bounds in's magnitudes), plus the columns [first, first + out.cols()) of bias when there is one: one block of rows of a
  *  projection, the bias added while the block is still in cache (a model without biases does nothing more). */
-void project(const MatrixCRef& in, double inMax, const PackedMatrix& w, const std::optional<Matrix>& bias,
+void project(const MatrixCRef& in, double inMax, const SharedFactor& w, const std::optional<Matrix>& bias,
              Index first, Eigen::Ref<Matrix> out)
 {
     multiply(in, inMax, w, out);
@@ -420,9 +420,9 @@ public:
     /** Step 3 for a head that redoes only the rows of the scores of some edited tokens: those rows and
      *  columns (a column crosses every block, so this comes before them). */
     void scoresOfEditedTokens();
-    /** Kᵀ of each head whose scores are all computed and V of each whose outputs are, packed once for all the
+    /** Kᵀ of each head whose scores are all computed and V of each whose outputs are, measured once for all the
      *  blocks that multiply them; a head whose V has an entry ±∞ or NaN computes all its outputs. */
-    void packKeysAndValues();
+    void shareKeysAndValues();
     /** Calls step(block) for every head and block of query rows whose steps 3–6 the pass computes, on the
      *  pool's threads, the largest blocks of a causal mask first. */
     template <typename Step>
@@ -497,8 +497,8 @@ private:
     const int m_blocks;   ///< blocks of query rows per head
     std::vector<HeadPlan> m_plans;
     std::vector<double> m_valuesMax;  ///< per head: the largest |entry| of V (±∞ or NaN when one is)
-    std::vector<PackedMatrix> m_keysT{static_cast<std::size_t>(m_heads)};       ///< Kᵀ (d_k × n) of each head
-    std::vector<PackedMatrix> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
+    std::vector<SharedFactor> m_keysT{static_cast<std::size_t>(m_heads)};       ///< Kᵀ (d_k × n) of each head
+    std::vector<SharedFactor> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
 };
 
 Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Changes& changes, const Trace* from,
@@ -582,19 +582,19 @@ void Pass::projectionTask(const Projection& p, int task)
     if (c1 == c0)
         return;
     // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
-    const PackedMatrix packed(w.middleCols(c0, c1 - c0), wMax, panels, c0);
+    const SharedFactor factor(w.middleCols(c0, c1 - c0), wMax, panels, c0);
     const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
     const int h0 = int(c0 / width), h1 = int((c1 + width - 1) / width);  // the heads [h0, h1) it reaches
     if (c0 == Index(h0) * width && c1 - c0 == width) {  // one head: straight into it (one between heads that
         if (redoes(h0))                                   // redo may keep its values)
-            project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
+            project(xRows, m_magnitudes.x, factor, bias, c0, out(h0).middleRows(r0, rows));
         return;
     }
     thread_local std::vector<double> scratch;
     if (scratch.size() < std::size_t(rows * (c1 - c0)))
         scratch.resize(std::size_t(rows * (c1 - c0)));
     Eigen::Map<Matrix> all(scratch.data(), rows, c1 - c0);
-    multiply(xRows, m_magnitudes.x, packed, all);
+    multiply(xRows, m_magnitudes.x, factor, all);
     for (int head = h0; head < h1; ++head) {
         if (!redoes(head))
             continue;
@@ -698,21 +698,21 @@ void Pass::scoresOfEditedTokens()
     }
 }
 
-void Pass::packKeysAndValues()
+void Pass::shareKeysAndValues()
 {
     parallelFor(2 * m_heads, m_blockThreads, [&](int task) {
         const int head = task / 2;
         HeadPlan& plan = m_plans[std::size_t(head)];
         const HeadTrace& ht = m_t.heads[std::size_t(head)];
         if (task % 2 == 0 && plan.fullScores)
-            m_keysT[std::size_t(head)].packTransposed(ht.keys);
+            m_keysT[std::size_t(head)].referTransposed(ht.keys);
         if (task % 2 == 1) {
             // A value that overflowed needs step 6's careful path (0 · ∞), which only the whole product takes.
             const double vMax = m_valuesMax[std::size_t(head)] = maxAbs(ht.values);
             if (!std::isfinite(vMax))
                 plan.fullOutputs = true;
             if (plan.fullOutputs)
-                m_values[std::size_t(head)].pack(ht.values, vMax);
+                m_values[std::size_t(head)].refer(ht.values, vMax);
         }
     });
 }
@@ -804,7 +804,7 @@ void Pass::concatAndOutput()
         if (c1 == c0)
             return;
         // h·d_v × its columns of d_out
-        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo, panels, c0);
+        const SharedFactor wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo, panels, c0);
         const auto concat = m_t.concat.middleRows(r0, rows);
         project(concat, parts > 1 ? concatMax : maxAbs(concat), wo, m_model.bo, c0,
                 m_t.output.block(r0, c0, rows, c1 - c0));
@@ -896,7 +896,7 @@ Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionM
     // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its
     // weighted values
     pass.scoresOfEditedTokens();
-    pass.packKeysAndValues();
+    pass.shareKeysAndValues();
     pass.forEachBlock([&pass](const Block& b) {
         pass.scores(b);          // 3. scores = Q·Kᵀ                                         rows × n
         pass.scaledSoftmax(b);   // 4.–5. weights = softmax of each row of scores · s / T    rows × n

@@ -493,8 +493,8 @@ void Gpt2Forward::runHead(int layer, int head, Index first)
     // queries of the rows from first on, keys and values of all (with their biases), d_k columns each
     const Matrix q = qkv.block(first, Index(head) * dk, rows, dk).cast<double>();
     const Matrix k = qkv.middleCols(d + Index(head) * dk, dk).cast<double>();
-    PackedMatrix keysT;
-    keysT.packTransposed(k);
+    SharedFactor keysT;
+    keysT.referTransposed(k);
     const Matrix v = qkv.middleCols(2 * d + Index(head) * dk, dk).cast<double>();
     // scaled scores q·kᵀ/√d_k, then each row's softmax over the keys it may see (j ≤ i)
     Matrix weights(rows, count);
