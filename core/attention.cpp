@@ -360,13 +360,9 @@ struct OwnCopy {
     void operator()(AttentionModel* m) const { delete m; }
 };
 
-/** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
- *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
- *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
- *  its magnitudes, and of a model not seen before only what start's changes do not keep is read (a new text
- *  reads its X alone). Without one (shared null), the trace takes a copy
- *  of model, in the spare's storage when nobody else holds that, measured as it is read. Throws validate()'s
- *  message when a number is ±∞ or NaN. */
+/** Step 1: the trace's model and X (n × d_model), the embeddings plus the positional encoding when it is on.
+ *  A shared model is taken as it is and checked and measured only where start's changes reach; otherwise the
+ *  trace copies model into the spare's storage, measuring as it reads. Throws validate()'s message on ±∞ or NaN. */
 void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared, const Trace* previous,
             const StartingPoint& start, Trace& t)
 {
@@ -819,11 +815,9 @@ bool noFuller(const HeadPlan& a, const HeadPlan& b)
         && (!a.softmax || b.softmax) && (!a.fullOutputs || b.fullOutputs) && a.rows.size() <= 2 * b.rows.size() + 8;
 }
 
-/** After an edit the window passes the trace shown as previous and the one before it, spent, as recycle
- *  (spare holds its buffers and values now). The two differ only by the edits between them, so the spare
- *  is updated in place when that redoes nothing whole the start from previous would keep: a one-cell edit
- *  at 4096 tokens then copies no 128 MiB of scores from previous. Otherwise previous is the start, as
- *  without a spare. Without a previous the spare lends only its storage: a new state is a whole pass. */
+/** Where a pass starts: the spare (the trace before previous) updated in place when that redoes nothing whole
+ *  that starting from previous would keep (no copy of n × n scores for a one-cell edit), else previous; without
+ *  a previous, nothing (the spare lends only its storage). */
 StartingPoint startingPoint(const AttentionModel& model, double factor, const Trace* previous, const Trace& spare)
 {
     StartingPoint s;
