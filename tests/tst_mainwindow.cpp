@@ -123,11 +123,7 @@ QImage shownPixels(QWidget* widget)
         .convertToFormat(QImage::Format_RGB32);
 }
 
-bool writeText(const QString& path, const QByteArray& text)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
+using testutil::writeText;
 
 void dropFile(QWidget* target, const QString& path)
 {
