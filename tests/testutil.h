@@ -136,3 +136,10 @@ inline core::AttentionModel randomModel(std::mt19937_64& rng, int n, int d, int 
         const QByteArray diff_ = testutil::matrixDifference((actual), (expected), (tol));              \
         QVERIFY2(diff_.isEmpty(), diff_.constData());                                                  \
     } while (false)
+
+/** QVERIFY2 that an export's result says it wrote its file, printing its error when it did not. */
+#define VERIFY_WRITTEN(result)                                                                         \
+    do {                                                                                               \
+        const auto result_ = (result);                                                                 \
+        QVERIFY2(result_.written, qPrintable(result_.error));                                          \
+    } while (false)

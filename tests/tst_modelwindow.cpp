@@ -29,6 +29,7 @@
 #include "ui/views/tokenbar.h"
 #include "ui/views/teachingslides.h"
 #include "ui/views/tokenchips.h"
+#include "testutil.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -774,7 +775,7 @@ void TestModelWindow::theHeadViewFollowsTheShownLayer()
     QCOMPARE(heads->layer(), 1);
     QCOMPARE(heads->head(), -1);
     const QString svg = m_dir.filePath(QStringLiteral("headview.svg"));
-    QVERIFY2(w.fileActions()->exportHeadView(svg, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.fileActions()->exportHeadView(svg));
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(QString::fromUtf8(file.readAll()).contains(QStringLiteral("Layer 2 ·")));
@@ -844,8 +845,7 @@ void TestModelWindow::exportsAndSlidesShowTheShownLayer()
     QVERIFY(doc().waitForModel(60000));
     w.viewState()->setHead(2);
     const QString png = m_dir.filePath(QStringLiteral("layer2.png"));
-    QString error;
-    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.exportHeatmap(png));
     QVERIFY(QImage(png).width() > 100);
     // Every slide says which model and layer; those of a head say which head.
     const auto trace = doc().trace();

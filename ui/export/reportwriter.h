@@ -7,6 +7,7 @@
 
 #include "core/trace.h"
 #include "ui/render/colourscale.h"
+#include "ui/render/exportresult.h"
 
 #include <QString>
 #include <QStringList>
@@ -31,15 +32,15 @@ QStringList reportStepFormulas(const core::Trace& trace);
 
 /** Writes the report (A4 portrait, fonts embedded) to device, which must be open for writing.
  *  title names the session on the front page and in the footers; empty gives a default. range is the colour
- *  range of the heatmaps of the scores, scaled scores and weights (their legends name it). *belowLogScale (when
- *  not null) is set to how many cells a log colour range could not place, summed over the heatmaps drawn.
- *  Returns false with a message in *error (when not null) when painting fails. */
-bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+ *  range of the heatmaps of the scores, scaled scores and weights (their legends name it). The result's
+ *  belowLogScale counts the cells a log colour range could not place, summed over the heatmaps drawn; its error
+ *  says when painting fails. */
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, QIODevice* device,
+                                 render::ColourRange range = render::ColourRange::Fixed);
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
-bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, const QString& path,
+                                 render::ColourRange range = render::ColourRange::Fixed);
 
 } // namespace exports
