@@ -401,9 +401,9 @@ int exportHeatmapCommand(const QCommandLineParser& p, const Options& o)
                            .arg(drawn.height()));
         printLogScaleNote(render::logScaleNote(renderer.colourScale().belowLogScale()));
     }
-    QString error;
-    if (!render::exportHeatmap(data, style, out, size, &error))
-        throw Failure{ExitFailed, error};
+    const render::ExportResult result = render::exportHeatmap(data, style, out, size);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
     return ExitOk;
 }
 
@@ -457,11 +457,10 @@ int exportTraceCommand(const QCommandLineParser& p, const Options& o, const QCom
     const render::ColourRange range = colourRangeOption(p, o);
     const core::Session session = loadSource(p, o, sourceFile(p, o)).session;
     const core::Trace trace = core::compute(session.model);
-    QString error;
-    Eigen::Index belowLogScale = 0;
-    if (!write(trace, sessionTitle(session), out, &error, range, &belowLogScale))
-        throw Failure{ExitFailed, error};
-    printLogScaleNote(render::logScaleNoteOfHeatmaps(belowLogScale));
+    const render::ExportResult result = write(trace, sessionTitle(session), out, range);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
+    printLogScaleNote(render::logScaleNoteOfHeatmaps(result.belowLogScale));
     return ExitOk;
 }
 
@@ -497,10 +496,10 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
 int exportReportCommand(const QCommandLineParser& p, const Options& o)
 {
     const exports::TraceWriter write = [&p, &o](const core::Trace& trace, const QString& title, const QString& path,
-                                                QString* error, render::ColourRange range, Eigen::Index* belowLogScale) {
+                                                render::ColourRange range) {
         bool headGiven = false;
         const auto [head, query] = walkedHeadAndQuery(p, o, trace, &headGiven);
-        return exports::reportWriter({headGiven ? head : -1, query})(trace, title, path, error, range, belowLogScale);
+        return exports::reportWriter({headGiven ? head : -1, query})(trace, title, path, range);
     };
     return exportTraceCommand(p, o, o.exportReport, write);
 }
@@ -572,12 +571,12 @@ int exportOverviewCommand(const QCommandLineParser& p, const Options& o)
     QSize size = painter.preferredSize();
     if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
         size *= 2;  // as the heatmap: sharp on slides and in print
-    QString error;
     Eigen::Index belowLogScale = 0;
-    if (!render::exportFigure(
-            [&painter, &belowLogScale](QPainter* q, const QRectF& target) { belowLogScale = painter.paint(q, target); },
-            style.palette.color(QPalette::Base), painter.grid().title, out, size, &error))
-        throw Failure{ExitFailed, error};
+    const render::ExportResult result = render::exportFigure(
+        [&painter, &belowLogScale](QPainter* q, const QRectF& target) { belowLogScale = painter.paint(q, target); },
+        style.palette.color(QPalette::Base), painter.grid().title, out, size);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
     printLogScaleNote(render::logScaleNoteOfHeatmaps(belowLogScale));
     return ExitOk;
 }
@@ -611,10 +610,10 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     QSize size = painter.preferredSize();
     if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
         size *= 2;
-    QString error;
-    if (!render::exportFigure([&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); }, Qt::white,
-                              painter.title(), out, size, &error))
-        throw Failure{ExitFailed, error};
+    const render::ExportResult result = render::exportFigure(
+        [&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); }, Qt::white, painter.title(), out, size);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
     return ExitOk;
 }
 

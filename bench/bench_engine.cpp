@@ -101,20 +101,20 @@ void OwnGemms(benchmark::State& state)
     const core::Matrix x = model.x();
     core::Matrix q(n, h * dHead), k(n, h * dHead), v(n, h * dHead), concat(n, h * dHead), out(n, dModel);
     std::vector<core::Matrix> s(std::size_t(h), core::Matrix(n, n));
-    core::PackedMatrix wq, wk, wv, wo;
-    std::vector<core::PackedMatrix> keysT{static_cast<std::size_t>(h)}, values{static_cast<std::size_t>(h)};
+    core::SharedFactor wq, wk, wv, wo;
+    std::vector<core::SharedFactor> keysT{static_cast<std::size_t>(h)}, values{static_cast<std::size_t>(h)};
     auto products = [&] {
-        wq.pack(model.wq);
-        wk.pack(model.wk);
-        wv.pack(model.wv);
+        wq.refer(model.wq);
+        wk.refer(model.wk);
+        wv.refer(model.wv);
         splitRows(n, threads, [&](int r, int rows) {
             core::multiply(x.middleRows(r, rows), wq, q.middleRows(r, rows));
             core::multiply(x.middleRows(r, rows), wk, k.middleRows(r, rows));
             core::multiply(x.middleRows(r, rows), wv, v.middleRows(r, rows));
         });
         for (int head = 0; head < h; ++head) {
-            keysT[std::size_t(head)].packTransposed(k.middleCols(head * dHead, dHead));
-            values[std::size_t(head)].pack(v.middleCols(head * dHead, dHead));
+            keysT[std::size_t(head)].referTransposed(k.middleCols(head * dHead, dHead));
+            values[std::size_t(head)].refer(v.middleCols(head * dHead, dHead));
         }
         splitRows(n, threads, [&](int r, int rows) {
             // In blocks of 128 query rows, as the engine goes: a block's scores are still in cache for S·V.
@@ -130,7 +130,7 @@ void OwnGemms(benchmark::State& state)
             }
         });
         if (model.wo) {
-            wo.pack(*model.wo);
+            wo.refer(*model.wo);
             splitRows(n, threads, [&](int r, int rows) {
                 core::multiply(concat.middleRows(r, rows), wo, out.middleRows(r, rows));
             });

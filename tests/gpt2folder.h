@@ -3,6 +3,7 @@
  *  bytes given by the test, optionally broken on purpose), vocab.json + merges.txt or tokenizer.json. */
 
 #include "core/text/bpe.h"
+#include "testutil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,12 +91,6 @@ inline nlohmann::json byteVocab()
     return vocab;
 }
 
-inline void writeFile(const std::string& path, const std::string& bytes)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-}
-
 /** The safetensors bytes of the tensors, in their order, after breakFile has had its way. */
 inline std::string safetensorsBytes(const Folder& f)
 {
@@ -131,20 +126,20 @@ inline std::string safetensorsBytes(const Folder& f)
 inline void write(const Folder& f, const std::string& dir)
 {
     if (f.writeConfig)
-        writeFile(dir + "/config.json", f.configText.empty() ? f.config.dump(2) : f.configText);
+        writeText(dir + "/config.json", f.configText.empty() ? f.config.dump(2) : f.configText);
     if (f.writeTokenizerJson) {
         const nlohmann::json tokenizer = {
             {"model", {{"type", "BPE"}, {"vocab", f.vocab}, {"merges", nlohmann::json::array()}}}};
-        writeFile(dir + "/tokenizer.json", tokenizer.dump());
+        writeText(dir + "/tokenizer.json", tokenizer.dump());
     }
     if (f.writeVocab)
-        writeFile(dir + "/vocab.json", f.vocabText.empty() ? f.vocab.dump() : f.vocabText);
+        writeText(dir + "/vocab.json", f.vocabText.empty() ? f.vocab.dump() : f.vocabText);
     if (f.writeMerges)
-        writeFile(dir + "/merges.txt", f.merges);
+        writeText(dir + "/merges.txt", f.merges);
     if (f.writeWeights)
-        writeFile(dir + "/model.safetensors", safetensorsBytes(f));
+        writeText(dir + "/model.safetensors", safetensorsBytes(f));
     if (f.writePickle)
-        writeFile(dir + "/pytorch_model.bin", std::string("\x80\x02}q\x00.", 6));
+        writeText(dir + "/pytorch_model.bin", std::string("\x80\x02}q\x00.", 6));
 }
 
 inline Tensor* findTensor(Folder& f, const std::string& name)

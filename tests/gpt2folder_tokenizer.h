@@ -9,14 +9,6 @@
 
 namespace testutil {
 
-inline std::string readDataFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 /** randomGpt2Folder's weights with the real vocabulary: wte grows to 50 257 rows (spread 0.5, its own seed),
  *  vocab.json and merges.txt are GPT-2's. */
 inline Folder randomGpt2FolderWithTokenizer(const std::string& tokenizerDir, int layers = 3, int dim = 32,
@@ -26,8 +18,8 @@ inline Folder randomGpt2FolderWithTokenizer(const std::string& tokenizerDir, int
     const int vocab = 50257;
     f.config["vocab_size"] = vocab;
     f.config["n_positions"] = positions;
-    f.vocabText = readDataFile(tokenizerDir + "/encoder.json");
-    f.merges = readDataFile(tokenizerDir + "/vocab.bpe");
+    f.vocabText = readText(tokenizerDir + "/encoder.json");
+    f.merges = readText(tokenizerDir + "/vocab.bpe");
     std::mt19937_64 random(seed + 1);
     std::normal_distribution<float> normal;
     for (Tensor& t : f.tensors) {

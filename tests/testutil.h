@@ -1,18 +1,59 @@
 #pragma once
-/** Helpers shared by the core tests: matrix literals, tolerant comparison, random models. */
+/** Helpers shared by the tests: matrix literals, tolerant comparison, random models, files' bytes, bit equality. */
 
 #include "core/tensor/matrix.h"
 #include "core/attention/model.h"
 
 #include <QByteArray>
+#include <QFile>
+#include <QString>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 #include <string>
 
 namespace testutil {
+
+/** Writes text to the file at path, replacing it; false when it cannot be written whole. */
+inline bool writeText(const QString& path, const QByteArray& text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+
+/** The same for the engine's tests, which name files by std::string. */
+inline bool writeText(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), std::streamsize(text.size()));
+    return bool(out);
+}
+
+/** The bytes of the file at path; empty when it cannot be read. */
+inline QByteArray readText(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/** The same for the engine's tests, which name files by std::string. */
+inline std::string readText(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/** True when a and b hold the same bits: tells −0 from 0, and one NaN from another. */
+template <typename T>
+bool sameBits(T a, T b)
+{
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 /** A matrix from rows of numbers: mat({{1, 2}, {3, 4}}). */
 inline core::Matrix mat(std::initializer_list<std::initializer_list<double>> rows)
@@ -94,4 +135,11 @@ inline core::AttentionModel randomModel(std::mt19937_64& rng, int n, int d, int 
     do {                                                                                               \
         const QByteArray diff_ = testutil::matrixDifference((actual), (expected), (tol));              \
         QVERIFY2(diff_.isEmpty(), diff_.constData());                                                  \
+    } while (false)
+
+/** QVERIFY2 that an export's result says it wrote its file, printing its error when it did not. */
+#define VERIFY_WRITTEN(result)                                                                         \
+    do {                                                                                               \
+        const auto result_ = (result);                                                                 \
+        QVERIFY2(result_.written, qPrintable(result_.error));                                          \
     } while (false)

@@ -15,6 +15,7 @@
 #include "ui/views/shell/mainwindow.h"
 #include "ui/views/shell/sessioncontroller.h"
 #include "ui/views/teaching/teachingview.h"
+#include "testutil.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -52,17 +53,8 @@ QStringList autosaves()
     return QDir(autosaveFolder()).entryList({QStringLiteral("session-*.json")}, QDir::Files);
 }
 
-bool writeText(const QString& path, const QByteArray& text)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
-
-QByteArray readText(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+using testutil::readText;
+using testutil::writeText;
 
 /** Clicks the button named buttonName in the next modal box; records the box's texts. */
 void answerNextBox(const QString& buttonName, QString* text = nullptr, QWidget** parent = nullptr)

@@ -3,6 +3,7 @@
  *  tokenizer.json forms, and broken files refused with messages naming them. */
 
 #include "core/text/bpe.h"
+#include "testutil.h"
 
 #include <QTest>
 
@@ -22,13 +23,7 @@ namespace {
 
 const std::string kDataDir = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer";
 
-std::string readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using testutil::readText;
 
 /** GPT-2's tokenizer from the test data, loaded once. */
 const Bpe& gpt2()

@@ -59,10 +59,7 @@ float bfloat16Oracle(std::uint16_t bits)
     return smallFloatOracle(bits, 8, 7);
 }
 
-bool sameBits(float a, float b)
-{
-    return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
+using testutil::sameBits;
 
 /** The 16-bit pattern of element i of the tensor numbered t: spread over every exponent and sign. */
 std::uint16_t pattern(int t, std::size_t i)

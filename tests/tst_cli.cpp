@@ -27,6 +27,7 @@
 #include "fifo.h"
 #include "pdftext.h"
 #include "programrun.h"
+#include "testutil.h"
 
 namespace {
 
@@ -81,11 +82,7 @@ const char* workedExample = R"({
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content)
 {
     const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return {};
-    f.write(content);
-    return path;
+    return testutil::writeText(path, content) ? path : QString();
 }
 
 /** Largest |actual − expected| over a JSON matrix; infinity when the shapes differ. */

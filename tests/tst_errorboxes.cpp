@@ -13,6 +13,7 @@
 #include "ui/views/shell/fileactions.h"
 #include "ui/views/shell/mainwindow.h"
 #include "ui/views/shell/sessioncontroller.h"
+#include "testutil.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -26,11 +27,7 @@
 
 namespace {
 
-bool writeText(const QString& path, const QByteArray& text)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
+using testutil::writeText;
 
 }  // namespace
 

@@ -126,18 +126,18 @@ private slots:
         const Matrix want = reference(a, b.topRows(used));
         const double tol = 9.0 * used * std::numeric_limits<double>::epsilon() * 4;
 
-        PackedMatrix packed(b);
-        QCOMPARE(packed.rows(), Eigen::Index(k));
-        QCOMPARE(packed.cols(), Eigen::Index(n));
+        SharedFactor shared(b);
+        QCOMPARE(shared.rows(), Eigen::Index(k));
+        QCOMPARE(shared.cols(), Eigen::Index(n));
         Matrix c = Matrix::Constant(m, n, 99.0);
-        multiply(a, packed, c);
+        multiply(a, shared, c);
         COMPARE_MATRIX(c, want, tol);
 
-        // The same factor given as its transpose (as K is for Q·Kᵀ), in a PackedMatrix that referred to
+        // The same factor given as its transpose (as K is for Q·Kᵀ), in a SharedFactor that referred to
         // another shape before.
         const Matrix other = testutil::randomMatrix(rng, 3, 70), bt = b.transpose();
-        PackedMatrix transposed(other);
-        transposed.packTransposed(bt);
+        SharedFactor transposed(other);
+        transposed.referTransposed(bt);
         QCOMPARE(transposed.rows(), Eigen::Index(k));
         QCOMPARE(transposed.cols(), Eigen::Index(n));
         Matrix t = Matrix::Constant(m, n, -99.0);
@@ -323,7 +323,7 @@ private slots:
         const Matrix a = testutil::mat({{big, -big}, {1, 1}});
         const Matrix b = testutil::mat({{big, 3}, {big, 4}});
         Matrix c(2, 2);
-        multiply(a, PackedMatrix(b), c);
+        multiply(a, SharedFactor(b), c);
         QVERIFY(std::isnan(c(0, 0)));
         QCOMPARE(c(0, 1), -1e300);
         QCOMPARE(c(1, 1), 7.0);

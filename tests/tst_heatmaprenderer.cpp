@@ -2,6 +2,7 @@
 #include "ui/render/colormap.h"
 #include "ui/render/heatmapexport.h"
 #include "ui/render/heatmaprenderer.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -726,9 +727,7 @@ void TestHeatmapRenderer::exportFormats()
     HeatmapStyle style = lightStyle(ColormapId::Viridis);
     style.annotate = true;
     const QSize size(640, 480);
-    QString error;
-    QVERIFY2(render::exportHeatmap(data, style, path, size, &error), qPrintable(error));
-    QVERIFY(error.isEmpty());
+    VERIFY_WRITTEN(render::exportHeatmap(data, style, path, size));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
@@ -765,8 +764,7 @@ void TestHeatmapRenderer::exportEmptySizeUsesPreferredSize()
     const QString path = dir.filePath(QStringLiteral("preferred.png"));
     const HeatmapData data = makeData(workedExampleWeights());
     const HeatmapStyle style = lightStyle(ColormapId::Viridis);
-    QString error;
-    QVERIFY2(render::exportHeatmap(data, style, path, QSize(), &error), qPrintable(error));
+    VERIFY_WRITTEN(render::exportHeatmap(data, style, path, QSize()));
     QCOMPARE(QImageReader(path).size(), HeatmapRenderer(data, style).preferredSize());
     QCOMPARE(render::renderHeatmapImage(data, style, QSize()).size(), HeatmapRenderer(data, style).preferredSize());
 }
@@ -787,8 +785,9 @@ void TestHeatmapRenderer::exportRefusesUnknownEnding()
     QFETCH(QString, mentioned);
     QTemporaryDir dir;
     const QString path = dir.filePath(fileName);
-    QString error;
-    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error));
+    const QString error =
+        render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize()).error;
+    QVERIFY(!error.isEmpty());
     QVERIFY2(error.contains(mentioned), qPrintable(error));
     QVERIFY2(error.contains(path), qPrintable(error));
     QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
@@ -798,9 +797,10 @@ void TestHeatmapRenderer::exportIntoMissingFolderFails()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("missing/folder/figure.svg"));
-    QString error;
-    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error));
-    QVERIFY2(error.contains(path), qPrintable(error));
+    const render::ExportResult result =
+        render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize());
+    QVERIFY(!result.written);
+    QVERIFY2(result.error.contains(path), qPrintable(result.error));
     QVERIFY(!QFileInfo::exists(path));
     QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
 }
@@ -815,10 +815,10 @@ void TestHeatmapRenderer::failedExportLeavesExistingFileAlone()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(original);
     }
-    QString error;
-    QVERIFY(!render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path,
-                                   QSize(100000, 100), &error));
-    QVERIFY2(error.contains(path), qPrintable(error));
+    const render::ExportResult result =
+        render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(100000, 100));
+    QVERIFY(!result.written);
+    QVERIFY2(result.error.contains(path), qPrintable(result.error));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), original);
@@ -845,11 +845,11 @@ void TestHeatmapRenderer::exportIntoReadOnlyFolderLeavesExistingFileAlone()
         QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         QSKIP("permissions are not enforced for this user (root?)");
     }
-    QString error;
-    const bool ok = render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize(), &error);
+    const render::ExportResult result =
+        render::exportHeatmap(makeData(workedExampleWeights()), lightStyle(ColormapId::Viridis), path, QSize());
     QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    QVERIFY(!ok);
-    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(!result.written);
+    QVERIFY2(result.error.contains(path), qPrintable(result.error));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), original);
@@ -859,10 +859,8 @@ void TestHeatmapRenderer::largeMatrixPdfIsLossless()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("large.pdf"));
-    QString error;
-    QVERIFY2(render::exportHeatmap(makeData(randomMatrix(300, 300, 0, 1, 4)), lightStyle(ColormapId::Viridis), path, QSize(),
-                                   &error),
-             qPrintable(error));
+    VERIFY_WRITTEN(
+        render::exportHeatmap(makeData(randomMatrix(300, 300, 0, 1, 4)), lightStyle(ColormapId::Viridis), path, QSize()));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
@@ -885,8 +883,7 @@ void TestHeatmapRenderer::cjkLabels()
 
     QTemporaryDir dir;
     const QString svgPath = dir.filePath(QString::fromUtf8("注意力.svg"));
-    QString error;
-    QVERIFY2(render::exportHeatmap(data, style, svgPath, QSize(), &error), qPrintable(error));
+    VERIFY_WRITTEN(render::exportHeatmap(data, style, svgPath, QSize()));
     QFile file(svgPath);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray svg = file.readAll();
@@ -894,7 +891,7 @@ void TestHeatmapRenderer::cjkLabels()
     for (const QString& token : tokens)
         QVERIFY2(svg.contains(token.toUtf8()), qPrintable(token));
 
-    QVERIFY2(render::exportHeatmap(data, style, dir.filePath(QStringLiteral("cjk.pdf")), QSize(), &error), qPrintable(error));
+    VERIFY_WRITTEN(render::exportHeatmap(data, style, dir.filePath(QStringLiteral("cjk.pdf")), QSize()));
 
     // Every row label leaves ink left of its row.
     const HeatmapRenderer renderer(data, style);
@@ -1060,7 +1057,7 @@ void TestHeatmapRenderer::legendSaysTheRange()
     HeatmapStyle style = lightStyle(ColormapId::Viridis);
     style.colourRange = ColourRange::Log;
     const QString path = dir.filePath(QStringLiteral("log.svg"));
-    QVERIFY(render::exportHeatmap(makeData(workedExampleWeights()), style, path, QSize(500, 400), nullptr));
+    VERIFY_WRITTEN(render::exportHeatmap(makeData(workedExampleWeights()), style, path, QSize(500, 400)));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString svg = QString::fromUtf8(file.readAll());

@@ -6,6 +6,7 @@
 #include "core/attention/attention.h"
 #include "core/session/presets.h"
 #include "core/attention/tracejson.h"
+#include "testutil.h"
 
 #include <QTest>
 
@@ -28,10 +29,7 @@ double readBack(const std::string& text)
     return ec == std::errc() && ptr == text.data() + text.size() ? v : std::nan("");
 }
 
-bool sameBits(double a, double b)
-{
-    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using testutil::sameBits;
 
 /** A number's text as its significant digits and the power of ten of the last one: "-0.0125" → 125, −4. */
 struct Decimal {

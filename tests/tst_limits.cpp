@@ -11,6 +11,7 @@
 #include "ui/views/shell/mainwindow.h"
 #include "ui/views/steps/optionspanel.h"
 #include "ui/views/steps/tokenbar.h"
+#include "testutil.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -70,11 +71,7 @@ private:
     qint64 m_longest = 0;
 };
 
-bool writeText(const QString& path, const QByteArray& text)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
+using testutil::writeText;
 
 }  // namespace
 

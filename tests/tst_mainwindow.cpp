@@ -125,11 +125,7 @@ QImage shownPixels(QWidget* widget)
         .convertToFormat(QImage::Format_RGB32);
 }
 
-bool writeText(const QString& path, const QByteArray& text)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
-}
+using testutil::writeText;
 
 void dropFile(QWidget* target, const QString& path)
 {
@@ -1042,9 +1038,8 @@ void TestMainWindow::exportWritesTheShownFigure()
 {
     ui::MainWindow& w = *m_window;
     w.viewState()->setHeatmapStep(core::Step::Scores);
-    QString error;
     const QString png = m_dir.filePath(QStringLiteral("scores.png"));
-    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.exportHeatmap(png));
     const QImage image(png);
     QVERIFY(!image.isNull());
     render::HeatmapRenderer renderer(w.heatmap()->figureData(), w.heatmap()->figureStyle());
@@ -1052,17 +1047,18 @@ void TestMainWindow::exportWritesTheShownFigure()
     QCOMPARE(w.heatmapPreferredSize(), renderer.preferredSize());
     // The pixel size the export dialog asks for is the size written.
     const QString big = m_dir.filePath(QStringLiteral("scores-big.png"));
-    QVERIFY2(w.exportHeatmap(big, &error, QSize(1600, 1200)), qPrintable(error));
+    VERIFY_WRITTEN(w.exportHeatmap(big, QSize(1600, 1200)));
     QCOMPARE(QImage(big).size(), QSize(1600, 1200));
 
     const QString svg = m_dir.filePath(QStringLiteral("scores.svg"));
-    QVERIFY2(w.exportHeatmap(svg, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.exportHeatmap(svg));
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(file.readAll().contains("Input 3"));
 
-    QVERIFY(!w.exportHeatmap(m_dir.filePath(QStringLiteral("no-such-dir/x.png")), &error));
-    QVERIFY(!error.isEmpty());
+    const render::ExportResult failed = w.exportHeatmap(m_dir.filePath(QStringLiteral("no-such-dir/x.png")));
+    QVERIFY(!failed.written);
+    QVERIFY(!failed.error.isEmpty());
 }
 
 void TestMainWindow::layoutIsRestored()

@@ -9,6 +9,7 @@
 #include "gpt2folder_random.h"
 #include "gpt2reference.h"
 #include "programrun.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QFile>
@@ -39,10 +40,7 @@ Run run(const QStringList& arguments, const QString& workingDirectory = {})
     return testutil::runProgram(QStringLiteral(AE_BINARY), arguments, {}, workingDirectory);
 }
 
-void writeText(const QString& path, const std::string& text)
-{
-    std::ofstream(path.toStdString(), std::ios::binary) << text;
-}
+using testutil::writeText;
 
 /** A model session file (SPEC §5) naming folder, with the given layer and edits. */
 std::string modelSession(const std::string& folder, int layer, const json& edits)
@@ -192,7 +190,7 @@ private slots:
             {{"layer", 3}, {"weight", "output_bias"}, {"row", 0}, {"col", 0}, {"value", 4}},
         });
         const QString file = m_dir.filePath(QStringLiteral("edited.json"));
-        writeText(file, modelSession("tiny-gpt2", 3, edits));
+        writeText(file, QByteArray::fromStdString(modelSession("tiny-gpt2", 3, edits)));
         // run from another folder: the model's path is taken from the session file's folder
         const json got = compute({file}, QDir::rootPath());
         QVERIFY(!got.is_null());
@@ -300,7 +298,7 @@ private slots:
         const QString pickle = m_dir.filePath(QStringLiteral("pickled"));
         QDir().mkpath(pickle);
         writeText(QDir(pickle).filePath(QStringLiteral("config.json")),
-                  testutil::gpt2Config(3, 32, 4, 32, 257).dump());
+                  QByteArray::fromStdString(testutil::gpt2Config(3, 32, 4, 32, 257).dump()));
         writeText(QDir(pickle).filePath(QStringLiteral("pytorch_model.bin")), "PK\x03\x04");
         for (const char* name : {"vocab.json", "merges.txt"}) {  // the folder as Hugging Face gives it, but pickled
             QFile::remove(QDir(pickle).filePath(QLatin1String(name)));
@@ -308,13 +306,13 @@ private slots:
         }
         const std::string folder = m_folder.toStdString();
         writeText(m_dir.filePath(QStringLiteral("badweight.json")),
-                  modelSession(folder, 1, json::array({{{"layer", 1}, {"weight", "mlp"}, {"row", 0}, {"col", 0}, {"value", 1}}})));
+                  QByteArray::fromStdString(modelSession(folder, 1, json::array({{{"layer", 1}, {"weight", "mlp"}, {"row", 0}, {"col", 0}, {"value", 1}}}))));
         writeText(m_dir.filePath(QStringLiteral("badcell.json")),
-                  modelSession(folder, 1, json::array({{{"layer", 1}, {"weight", "query"}, {"row", 32}, {"col", 0}, {"value", 1}}})));
+                  QByteArray::fromStdString(modelSession(folder, 1, json::array({{{"layer", 1}, {"weight", "query"}, {"row", 32}, {"col", 0}, {"value", 1}}}))));
         writeText(m_dir.filePath(QStringLiteral("badlayer.json")),
-                  modelSession(folder, 1, json::array({{{"layer", 4}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1}}})));
+                  QByteArray::fromStdString(modelSession(folder, 1, json::array({{{"layer", 4}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1}}}))));
         writeText(m_dir.filePath(QStringLiteral("bigvalue.json")),
-                  modelSession(folder, 1, json::array({{{"layer", 2}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1e300}}})));
+                  QByteArray::fromStdString(modelSession(folder, 1, json::array({{{"layer", 2}, {"weight", "query"}, {"row", 0}, {"col", 0}, {"value", 1e300}}}))));
         for (QString& a : arguments) {
             a.replace(QStringLiteral("@folder@"), m_folder);
             a.replace(QStringLiteral("@pickle@"), pickle);

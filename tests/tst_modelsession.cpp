@@ -65,7 +65,7 @@ class TestModelSession : public QObject {
     /** Writes tinySession() to file and opens it. */
     static std::optional<core::OpenedModelSession> openTiny(const std::string& file, std::string& error)
     {
-        testutil::writeFile(file, tinySession().dump());
+        testutil::writeText(file, tinySession().dump());
         return core::openModelSessionFile(file, error);
     }
 
@@ -310,7 +310,7 @@ private slots:
         QFETCH(QByteArray, text);
         QFETCH(QString, message);
         const std::string file = path("refused.json");
-        testutil::writeFile(file, text.toStdString());
+        testutil::writeText(file, text.toStdString());
         std::string error;
         QVERIFY(!core::openModelSessionFile(file, error));
         const QString prefix = QString::fromStdString(file) + QStringLiteral(": ") + message;

@@ -30,6 +30,7 @@
 #include "ui/views/steps/tokenbar.h"
 #include "ui/views/teaching/teachingslides.h"
 #include "ui/views/widgets/tokenchips.h"
+#include "testutil.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -810,7 +811,7 @@ void TestModelWindow::theHeadViewFollowsTheShownLayer()
     QCOMPARE(heads->layer(), 1);
     QCOMPARE(heads->head(), -1);
     const QString svg = m_dir.filePath(QStringLiteral("headview.svg"));
-    QVERIFY2(w.fileActions()->exportHeadView(svg, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.fileActions()->exportHeadView(svg));
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(QString::fromUtf8(file.readAll()).contains(QStringLiteral("Layer 2 ·")));
@@ -880,8 +881,7 @@ void TestModelWindow::exportsAndSlidesShowTheShownLayer()
     QVERIFY(doc().waitForModel(60000));
     w.viewState()->setHead(2);
     const QString png = m_dir.filePath(QStringLiteral("layer2.png"));
-    QString error;
-    QVERIFY2(w.exportHeatmap(png, &error), qPrintable(error));
+    VERIFY_WRITTEN(w.exportHeatmap(png));
     QVERIFY(QImage(png).width() > 100);
     // Every slide says which model and layer; those of a head say which head.
     const auto trace = doc().trace();

@@ -65,10 +65,7 @@ int fewestDigits(double v)
     return 17;
 }
 
-bool sameBits(double a, double b)
-{
-    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using testutil::sameBits;
 
 bool sameMatrix(const core::MatrixCRef& a, const core::MatrixCRef& b)
 {

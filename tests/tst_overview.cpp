@@ -22,6 +22,7 @@
 #include "ui/views/heatmap/heatmapwidget.h"
 #include "ui/views/shell/mainwindow.h"
 #include "ui/views/model/overviewwidget.h"
+#include "testutil.h"
 
 #include <QAccessible>
 #include <QDockWidget>
@@ -537,9 +538,8 @@ private slots:
         // Both docks are behind the Steps tab: the export makes what they would show.
         const QString overview = m_dir.filePath(QStringLiteral("window-overview.svg"));
         const QString lines = m_dir.filePath(QStringLiteral("window-lines.svg"));
-        QString error;
-        QVERIFY2(window.fileActions()->exportOverview(overview, &error), qPrintable(error));
-        QVERIFY2(window.fileActions()->exportHeadView(lines, &error), qPrintable(error));
+        VERIFY_WRITTEN(window.fileActions()->exportOverview(overview));
+        VERIFY_WRITTEN(window.fileActions()->exportHeadView(lines));
         QFile a(overview), b(lines);
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
         const QString svg = QString::fromUtf8(a.readAll());
@@ -547,11 +547,11 @@ private slots:
         QVERIFY(QString::fromUtf8(b.readAll()).contains(QStringLiteral("Layer 1 · heads 1, 2")));
         // After an edit the export draws the new weights, the overview still hidden.
         const QString before = m_dir.filePath(QStringLiteral("before.png")), after = m_dir.filePath(QStringLiteral("after.png"));
-        QVERIFY(window.fileActions()->exportOverview(before, &error));
+        VERIFY_WRITTEN(window.fileActions()->exportOverview(before));
         QVERIFY(window.document()->setCell(ui::MatrixId::Key, 0, 0, 7.0));
         window.document()->waitForTrace();
         QCoreApplication::processEvents();
-        QVERIFY(window.fileActions()->exportOverview(after, &error));
+        VERIFY_WRITTEN(window.fileActions()->exportOverview(after));
         QVERIFY(QImage(before) != QImage(after));
         QCOMPARE(window.overview()->grid()->cell(0, 1), window.document()->trace()->heads[1].weights);
         window.document()->undoStack()->setClean();
@@ -584,9 +584,8 @@ private slots:
             const QString name = render::colourRangeName(range);
             const QString report = m_dir.filePath(QStringLiteral("window-report-%1.pdf").arg(name));
             const QString handout = m_dir.filePath(QStringLiteral("window-handout-%1.pdf").arg(name));
-            QString error;
-            QVERIFY2(window.fileActions()->exportReport(report, &error), qPrintable(error));
-            QVERIFY2(window.fileActions()->exportHandout(handout, &error), qPrintable(error));
+            VERIFY_WRITTEN(window.fileActions()->exportReport(report));
+            VERIFY_WRITTEN(window.fileActions()->exportHandout(handout));
             for (const QString& path : {report, handout}) {
                 const QString text = pdftext::pdfText(path);
                 QVERIFY2(text.contains(QString::fromUtf8(caption)), qPrintable(path));

@@ -32,27 +32,15 @@ Run run(const QStringList& arguments)
     return testutil::runProgram(QStringLiteral(AE_BINARY), arguments);
 }
 
-QString readText(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-std::string fileBytes(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using testutil::readText;
 
 /** A random 3-layer GPT-2 (n_embd 32, 4 heads) with GPT-2's own tokenizer and vocabulary of 50 257. */
 testutil::Folder realTokenizerFolder()
 {
     testutil::Folder f = testutil::randomGpt2Folder("F32", "", 3, 32, 4);
     const std::string data = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer/";
-    f.vocab = nlohmann::json::parse(fileBytes(data + "encoder.json"));
-    f.merges = fileBytes(data + "vocab.bpe");
+    f.vocab = nlohmann::json::parse(readText(data + "encoder.json"));
+    f.merges = readText(data + "vocab.bpe");
     const int vocab = int(f.vocab.size());
     f.config["vocab_size"] = vocab;
     std::mt19937_64 random(11);
@@ -106,12 +94,12 @@ private slots:
                 QVERIFY(image.width() > image.height());  // one layer of two heads
             } else if (suffix == QLatin1String("svg")) {
                 QVERIFY(QSvgRenderer(path).isValid());
-                const QString svg = readText(path);
+                const QString svg = QString::fromUtf8(readText(path));
                 for (const char* text : {"head 1", "head 2", "layer 1", "layers: 1 · heads: 2 · tokens: 6"})
                     QVERIFY2(svg.contains(QString::fromUtf8(text)), text);
                 QVERIFY(!svg.contains(QStringLiteral("head 3")));
             } else {
-                QVERIFY(readText(path).startsWith(QStringLiteral("%PDF")));
+                QVERIFY(readText(path).startsWith("%PDF"));
                 const QString text = pdftext::pdfText(path);
                 if (!text.isEmpty())
                     QVERIFY2(text.contains(QStringLiteral("head 2")), qPrintable(text));
@@ -125,7 +113,7 @@ private slots:
         const Run r = run({QStringLiteral("--export-overview"), svg, QStringLiteral("--model"), m_model, QStringLiteral("--text"),
                            QStringLiteral("The cat sat on the mat because it was tired")});
         QVERIFY2(r.status == 0, r.err.constData());
-        const QString text = readText(svg);
+        const QString text = QString::fromUtf8(readText(svg));
         QVERIFY(text.contains(QStringLiteral("layer 3")));
         QVERIFY(text.contains(QStringLiteral("head 4")));
         QVERIFY(!text.contains(QStringLiteral("layer 4")));
@@ -157,7 +145,7 @@ private slots:
     {
         const QString all = out(QStringLiteral("lines-all.svg"));
         QCOMPARE(run({QStringLiteral("--export-lines"), all, QStringLiteral("--preset"), QStringLiteral("multi-head")}).status, 0);
-        const QString text = readText(all);
+        const QString text = QString::fromUtf8(readText(all));
         for (const char* t : {"Layer 1 · heads 1, 2", "queries", "keys", "Attention", "things"})
             QVERIFY2(text.contains(QString::fromUtf8(t)), t);
 
@@ -201,7 +189,7 @@ private slots:
                       QStringLiteral("--colour-range"), QStringLiteral("row")})
                      .status,
                  0);
-        QVERIFY(readText(svg).contains(QStringLiteral("each row min–max")));
+        QVERIFY(QString::fromUtf8(readText(svg)).contains(QStringLiteral("each row min–max")));
     }
 
     /** The report's and the handout's attention heatmaps take --colour-range: their legends name it and the
@@ -276,7 +264,7 @@ private slots:
         QFETCH(QString, range);
         QFETCH(QString, note);
         const QString session = out(QStringLiteral("zero-weights.json"));
-        testutil::writeFile(session.toStdString(),
+        testutil::writeText(session.toStdString(),
                             "{\"format\": \"attention-explorer-session\", \"version\": 1, \"tokens\": [\"a\", \"b\"], "
                             "\"embeddings\": [[30], [-30]], \"weights\": {\"query\": [[1]], \"key\": [[1]], "
                             "\"value\": [[1]]}, \"options\": {\"scale\": false}}");
@@ -302,7 +290,7 @@ private slots:
             const QString svg = out(flag.mid(2) + QStringLiteral("-tokens.svg"));
             const Run r = run(QStringList{flag, svg} + source);
             QVERIFY2(r.status == 0, r.err.constData());
-            const QString text = readText(svg);
+            const QString text = QString::fromUtf8(readText(svg));
             QVERIFY2(text.contains(readable), qPrintable(flag));
             QVERIFY2(!text.contains(vocabulary), qPrintable(flag));
         }

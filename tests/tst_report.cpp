@@ -10,6 +10,7 @@
 #include "ui/render/heatmaprenderer.h"
 #include "ui/render/stepwording.h"
 #include "pdftext.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QFile>
@@ -153,8 +154,7 @@ private slots:
         QFETCH(QString, preset);
         const core::Trace trace = presetTrace(preset.toLatin1().constData());
         const QString path = m_dir.filePath(preset + QStringLiteral(".pdf"));
-        QString error;
-        QVERIFY2(exports::writeReport(trace, preset, path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(trace, preset, path));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(5) == "%PDF-");
@@ -183,9 +183,8 @@ private slots:
     void numbersOfTheWorkedExample()
     {
         const QString path = m_dir.filePath(QStringLiteral("numbers.pdf"));
-        QString error;
         const core::Trace trace = presetTrace("illustrated");
-        QVERIFY2(exports::writeReport(trace, QString(), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(trace, QString(), path));
         if (!havePoppler())
             QSKIP("pdftotext (poppler-utils) is missing: the report's text is not checked");
         // SPEC §4: the scores, the first weights and outputs rounded to 4 decimals, each on the page of its
@@ -211,8 +210,7 @@ private slots:
         QFETCH(QString, preset);
         const core::Trace trace = presetTrace(preset.toLatin1().constData());
         const QString path = m_dir.filePath(preset + QStringLiteral("-heatmaps.pdf"));
-        QString error;
-        QVERIFY2(exports::writeReport(trace, QString(), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(trace, QString(), path));
         if (!havePoppler())
             QSKIP("pdftoppm (poppler-utils) is missing: the report's pixels are not checked");
         const QStringList titles = exports::reportStepTitles(trace);
@@ -247,8 +245,7 @@ private slots:
             model.options.mask = causal ? core::Mask::Causal : core::Mask::None;
             const core::Trace trace = core::compute(model);
             const QString path = m_dir.filePath(causal ? QStringLiteral("causal.pdf") : QStringLiteral("open.pdf"));
-            QString error;
-            QVERIFY2(exports::writeReport(trace, QString(), path, &error), qPrintable(error));
+            VERIFY_WRITTEN(exports::writeReport(trace, QString(), path));
             const QStringList titles = exports::reportStepTitles(trace);
             const int page = pageWith(path, pageCount(path), QString(titles[4]).remove(QLatin1Char('_')));
             QVERIFY(page > 0);
@@ -265,8 +262,7 @@ private slots:
     void formulasHaveSubscripts()
     {
         const QString path = m_dir.filePath(QStringLiteral("subscripts.pdf"));
-        QString error;
-        QVERIFY2(exports::writeReport(presetTrace("illustrated"), QString(), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(presetTrace("illustrated"), QString(), path));
         if (!havePoppler())
             QSKIP("pdftotext (poppler-utils) is missing: the report's text is not checked");
         // "W_Q", "d_k" and "q_i" are typeset: the subscript is a glyph of its own after the letter.
@@ -291,8 +287,7 @@ private slots:
         QFETCH(QString, preset);
         const core::Trace trace = presetTrace(preset.toLatin1().constData());
         const QString path = m_dir.filePath(preset + QStringLiteral("-handout.pdf"));
-        QString error;
-        QVERIFY2(exports::writeHandout(trace, preset, path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeHandout(trace, preset, path));
         QCOMPARE(pageCount(path), 1);
         if (!havePoppler())
             QSKIP("pdftotext (poppler-utils) is missing: the handout's text is not checked");
@@ -322,8 +317,7 @@ private slots:
             words << QStringLiteral("word%1").arg(i);
         const core::AttentionModel model = core::modelForTokens(core::tokenize(words.join(QLatin1Char(' ')).toStdString()));
         const QString path = m_dir.filePath(QStringLiteral("long-handout.pdf"));
-        QString error;
-        QVERIFY2(exports::writeHandout(core::compute(model), QString(), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeHandout(core::compute(model), QString(), path));
         QCOMPARE(pageCount(path), 1);
         if (!havePoppler())
             QSKIP("pdftotext (poppler-utils) is missing: the handout's text is not checked");
@@ -337,14 +331,13 @@ private slots:
         core::AttentionModel shortOne = core::modelForTokens({"short", "x"});
         core::AttentionModel longOne = shortOne;
         longOne.tokens[1] = std::string(20000, 'x');
-        QString error;
         const QString shortPath = m_dir.filePath(QStringLiteral("short-token.pdf"));
         const QString longPath = m_dir.filePath(QStringLiteral("long-token.pdf"));
-        QVERIFY2(exports::writeReport(core::compute(shortOne), QString(), shortPath, &error), qPrintable(error));
-        QVERIFY2(exports::writeReport(core::compute(longOne), QString(), longPath, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(core::compute(shortOne), QString(), shortPath));
+        VERIFY_WRITTEN(exports::writeReport(core::compute(longOne), QString(), longPath));
         QCOMPARE(pageCount(longPath), pageCount(shortPath));
         const QString handout = m_dir.filePath(QStringLiteral("long-token-handout.pdf"));
-        QVERIFY2(exports::writeHandout(core::compute(longOne), QString(), handout, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeHandout(core::compute(longOne), QString(), handout));
         QCOMPARE(pageCount(handout), 1);
         if (!havePoppler())
             QSKIP("pdftotext (poppler-utils) is missing: the text is not checked");
@@ -358,8 +351,7 @@ private slots:
     void chineseTokensRender()
     {
         const QString path = m_dir.filePath(QStringLiteral("chinese.pdf"));
-        QString error;
-        QVERIFY2(exports::writeReport(presetTrace("chinese"), QStringLiteral("注意力"), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(presetTrace("chinese"), QStringLiteral("注意力"), path));
         if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
             QSKIP("pdftotext (poppler-utils) is missing: the report's text is not checked");
         const QString text = pdfText(path, 1, 1);
@@ -369,9 +361,8 @@ private slots:
     void largeMatricesBecomeHeatmaps()
     {
         const QString path = m_dir.filePath(QStringLiteral("large.pdf"));
-        QString error;
         const core::Trace trace = presetTrace("thinking-machines");
-        QVERIFY2(exports::writeReport(trace, QString(), path, &error), qPrintable(error));
+        VERIFY_WRITTEN(exports::writeReport(trace, QString(), path));
         const int pages = pageCount(path);
         QVERIFY(pages >= 2);
         if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
@@ -387,9 +378,9 @@ private slots:
     void failedWriteLeavesNothing()
     {
         const QString path = m_dir.filePath(QStringLiteral("missing/folder/report.pdf"));
-        QString error;
-        QVERIFY(!exports::writeReport(presetTrace("illustrated"), QString(), path, &error));
-        QVERIFY(error.contains(QLatin1String("report.pdf")));
+        const render::ExportResult result = exports::writeReport(presetTrace("illustrated"), QString(), path);
+        QVERIFY(!result.written);
+        QVERIFY(result.error.contains(QLatin1String("report.pdf")));
         QVERIFY(!QFileInfo::exists(path));
     }
 

@@ -62,10 +62,7 @@ std::string text(const QByteArray& b)
     return std::string(b.constData(), std::size_t(b.size()));
 }
 
-bool sameBits(double a, double b)
-{
-    return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using testutil::sameBits;
 
 std::vector<std::string> folderEntries(const std::string& folder)
 {
@@ -564,8 +561,7 @@ void TestSessionFile::writeReplacesWhole()
     const auto session = preset("illustrated");
     std::string error;
     QVERIFY2(writeSessionFile(path, *session, error), error.c_str());
-    std::ifstream in(path, std::ios::binary);
-    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string written = testutil::readText(path);
     QCOMPARE(written, serializeSession(*session));
     QCOMPARE(folderEntries(dir.path().toStdString()), std::vector<std::string>{"s.json"});
 

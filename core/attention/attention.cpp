@@ -1,14 +1,14 @@
 #include "core/attention/attention.h"
 
 #include "core/tensor/gemm.h"
-#include "core/tensor/simd.h"
+#include "core/tensor/softmax.h"
 #include "core/tensor/threadpool.h"
+#include "core/tensor/simd.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -24,99 +24,6 @@ namespace core {
 namespace {
 
 using Index = Eigen::Index;
-using RowMap = Eigen::Map<RowVector>;
-using ConstRowMap = Eigen::Map<const RowVector>;
-
-// --- the softmax of one row -----------------------------------------------------------------------------------
-
-/** out = softmax(in · factor) over the first `limit` of `cols` entries, 0 after them; out may be in.
- *  The row maximum is subtracted before scaling, so a tiny temperature cannot overflow the scores into ties
- *  or NaN; the maximum gives exactly exp(0) = 1 and NaN counts as −∞. */
-void softmaxRow(const double* inData, double* outData, Index limit, Index cols, double factor)
-{
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    if (limit < cols)
-        RowMap(outData + limit, cols - limit).setZero();
-    if (limit == 0)
-        return;
-    const ConstRowMap in(inData, limit);
-    RowMap out(outData, limit);
-
-    // pass 1: the row maximum (NaN counts as −∞, so it can never win) and the smallest exponent (NaN when any
-    // entry is)
-    const SimdKernels* kernels = simdKernels();
-    double max = 0, lowest = 0;
-    if (kernels) {
-        const RowRange range = kernels->rowRange(inData, limit);
-        max = range.max;
-        lowest = range.nan ? std::numeric_limits<double>::quiet_NaN() : (range.min - max) * factor;
-    } else {
-        max = in.maxCoeff<Eigen::PropagateNumbers>();
-        lowest = (in.minCoeff<Eigen::PropagateNaN>() - max) * factor;
-    }
-    if (!(std::fabs(max) < inf)) {
-        // Overflowed scores: the softmax's limit puts all weight on the +∞ entries, or, when every entry is
-        // −∞ or NaN, spreads it evenly.
-        const bool top = max == inf;
-        double count = 0;
-        for (Index j = 0; j < limit; ++j) {
-            const bool wins = top ? in(j) == inf : true;
-            out(j) = wins ? 1.0 : 0.0;
-            count += out(j);
-        }
-        out /= count;
-        return;
-    }
-
-    // pass 2: exp((s − max) · factor) and its sum
-    double sum = 0;
-    const bool separate = inData != outData;
-    if (!std::isnan(lowest) && std::isfinite(factor) && (lowest >= vectorExpFloor || separate)) {
-        if (lowest >= vectorExpFloor && kernels) {
-            kernels->scale(outData, limit, 1.0 / kernels->expShifted(inData, outData, limit, max, factor));
-            return;
-        }
-        out = ((in.array() - max) * factor).exp();
-        if (lowest < vectorExpFloor) {
-            // Far below the maximum std::exp goes subnormal, then exactly 0; the vectorised exp does not.
-            for (Index j = 0; j < limit; ++j) {
-                const double arg = (in(j) - max) * factor;
-                if (arg < vectorExpFloor)
-                    out(j) = std::exp(arg);
-            }
-        }
-        sum = out.sum();
-    } else {
-        // NaN, an infinite factor, or far-below-maximum exponents in place: std::exp per entry, so that
-        // those underflow exactly as std::exp does; the maximum gives exactly 1 even when 0 · factor is NaN.
-        for (Index j = 0; j < limit; ++j) {
-            const double s = in(j);
-            double e = 0;
-            if (s == max) {
-                e = 1;
-            } else if (!std::isnan(s)) {
-                const double arg = (s - max) * factor;
-                e = std::isnan(arg) ? 0.0 : std::exp(arg);
-            }
-            out(j) = e;
-            sum += e;
-        }
-    }
-    // pass 3: normalise (the sum is ≥ 1)
-    out /= sum;
-}
-
-}  // namespace
-
-void softmaxRows(Eigen::Ref<Matrix> m, bool causal)
-{
-    for (Index i = 0; i < m.rows(); ++i) {
-        double* row = m.row(i).data();
-        softmaxRow(row, row, causal ? std::min(i + 1, m.cols()) : m.cols(), m.cols(), 1.0);
-    }
-}
-
-namespace {
 
 // --- planning: what an edit reaches -------------------------------------------------------------------------
 
@@ -273,7 +180,7 @@ HeadPlan planHead(const Changes& c, int head, int n, int dk, int dv)
 
 /** out = in·w (inMax bounds in's magnitudes), plus the columns [first, first + out.cols()) of bias when there is one: one block of rows of a
  *  projection, the bias added while the block is still in cache (a model without biases does nothing more). */
-void project(const MatrixCRef& in, double inMax, const PackedMatrix& w, const std::optional<Matrix>& bias,
+void project(const MatrixCRef& in, double inMax, const SharedFactor& w, const std::optional<Matrix>& bias,
              Index first, Eigen::Ref<Matrix> out)
 {
     multiply(in, inMax, w, out);
@@ -454,13 +361,9 @@ struct OwnCopy {
     void operator()(AttentionModel* m) const { delete m; }
 };
 
-/** Step 1: the trace's model and X (n × d_model): the embeddings, plus the positional encoding when it is on
- *  (kept in encodedX; without it X is the model's embeddings). A shared model becomes the trace's as it is, its
- *  numbers checked and measured once: a trace of that very model (previous, or the spare t still holds) lends
- *  its magnitudes, and of a model not seen before only what start's changes do not keep is read (a new text
- *  reads its X alone). Without one (shared null), the trace takes a copy
- *  of model, in the spare's storage when nobody else holds that, measured as it is read. Throws validate()'s
- *  message when a number is ±∞ or NaN. */
+/** Step 1: the trace's model and X (n × d_model), the embeddings plus the positional encoding when it is on.
+ *  A shared model is taken as it is and checked and measured only where start's changes reach; otherwise the
+ *  trace copies model into the spare's storage, measuring as it reads. Throws validate()'s message on ±∞ or NaN. */
 void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> shared, const Trace* previous,
             const StartingPoint& start, Trace& t)
 {
@@ -514,9 +417,9 @@ public:
     /** Step 3 for a head that redoes only the rows of the scores of some edited tokens: those rows and
      *  columns (a column crosses every block, so this comes before them). */
     void scoresOfEditedTokens();
-    /** Kᵀ of each head whose scores are all computed and V of each whose outputs are, packed once for all the
+    /** Kᵀ of each head whose scores are all computed and V of each whose outputs are, measured once for all the
      *  blocks that multiply them; a head whose V has an entry ±∞ or NaN computes all its outputs. */
-    void packKeysAndValues();
+    void shareKeysAndValues();
     /** Calls step(block) for every head and block of query rows whose steps 3–6 the pass computes, on the
      *  pool's threads, the largest blocks of a causal mask first. */
     template <typename Step>
@@ -591,8 +494,8 @@ private:
     const int m_blocks;   ///< blocks of query rows per head
     std::vector<HeadPlan> m_plans;
     std::vector<double> m_valuesMax;  ///< per head: the largest |entry| of V (±∞ or NaN when one is)
-    std::vector<PackedMatrix> m_keysT{static_cast<std::size_t>(m_heads)};       ///< Kᵀ (d_k × n) of each head
-    std::vector<PackedMatrix> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
+    std::vector<SharedFactor> m_keysT{static_cast<std::size_t>(m_heads)};       ///< Kᵀ (d_k × n) of each head
+    std::vector<SharedFactor> m_values{static_cast<std::size_t>(m_heads)};      ///< V (n × d_v) of each head
 };
 
 Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Changes& changes, const Trace* from,
@@ -676,19 +579,19 @@ void Pass::projectionTask(const Projection& p, int task)
     if (c1 == c0)
         return;
     // The block of columns, its magnitude bounded by the whole weight's (found once for the model).
-    const PackedMatrix packed(w.middleCols(c0, c1 - c0), wMax, panels, c0);
+    const SharedFactor factor(w.middleCols(c0, c1 - c0), wMax, panels, c0);
     const auto xRows = m_x.middleRows(r0, rows);  // rows × d_model
     const int h0 = int(c0 / width), h1 = int((c1 + width - 1) / width);  // the heads [h0, h1) it reaches
     if (c0 == Index(h0) * width && c1 - c0 == width) {  // one head: straight into it (one between heads that
         if (redoes(h0))                                   // redo may keep its values)
-            project(xRows, m_magnitudes.x, packed, bias, c0, out(h0).middleRows(r0, rows));
+            project(xRows, m_magnitudes.x, factor, bias, c0, out(h0).middleRows(r0, rows));
         return;
     }
     thread_local std::vector<double> scratch;
     if (scratch.size() < std::size_t(rows * (c1 - c0)))
         scratch.resize(std::size_t(rows * (c1 - c0)));
     Eigen::Map<Matrix> all(scratch.data(), rows, c1 - c0);
-    multiply(xRows, m_magnitudes.x, packed, all);
+    multiply(xRows, m_magnitudes.x, factor, all);
     for (int head = h0; head < h1; ++head) {
         if (!redoes(head))
             continue;
@@ -792,21 +695,21 @@ void Pass::scoresOfEditedTokens()
     }
 }
 
-void Pass::packKeysAndValues()
+void Pass::shareKeysAndValues()
 {
     parallelFor(2 * m_heads, m_blockThreads, [&](int task) {
         const int head = task / 2;
         HeadPlan& plan = m_plans[std::size_t(head)];
         const HeadTrace& ht = m_t.heads[std::size_t(head)];
         if (task % 2 == 0 && plan.fullScores)
-            m_keysT[std::size_t(head)].packTransposed(ht.keys);
+            m_keysT[std::size_t(head)].referTransposed(ht.keys);
         if (task % 2 == 1) {
             // A value that overflowed needs step 6's careful path (0 · ∞), which only the whole product takes.
             const double vMax = m_valuesMax[std::size_t(head)] = maxAbs(ht.values);
             if (!std::isfinite(vMax))
                 plan.fullOutputs = true;
             if (plan.fullOutputs)
-                m_values[std::size_t(head)].pack(ht.values, vMax);
+                m_values[std::size_t(head)].refer(ht.values, vMax);
         }
     });
 }
@@ -833,8 +736,8 @@ void Pass::scaledSoftmax(const Block& b)
     if (!m_plans[std::size_t(b.head)].softmax)
         return;
     HeadTrace& ht = m_t.heads[std::size_t(b.head)];
-    for (Index i = b.r0; i < b.r0 + b.rows; ++i)
-        softmaxRow(ht.scores.row(i).data(), ht.weights.row(i).data(), m_causal ? i + 1 : m_n, m_n, m_t.scoreFactor);
+    maskedSoftmaxRows(ht.scores.middleRows(b.r0, b.rows), ht.weights.middleRows(b.r0, b.rows), b.r0, m_causal,
+                      m_t.scoreFactor);
 }
 
 void Pass::weightedValues(const Block& b)
@@ -898,7 +801,7 @@ void Pass::concatAndOutput()
         if (c1 == c0)
             return;
         // h·d_v × its columns of d_out
-        const PackedMatrix wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo, panels, c0);
+        const SharedFactor wo(m_model.wo->middleCols(c0, c1 - c0), m_magnitudes.wo, panels, c0);
         const auto concat = m_t.concat.middleRows(r0, rows);
         project(concat, parts > 1 ? concatMax : maxAbs(concat), wo, m_model.bo, c0,
                 m_t.output.block(r0, c0, rows, c1 - c0));
@@ -913,11 +816,9 @@ bool noFuller(const HeadPlan& a, const HeadPlan& b)
         && (!a.softmax || b.softmax) && (!a.fullOutputs || b.fullOutputs) && a.rows.size() <= 2 * b.rows.size() + 8;
 }
 
-/** After an edit the window passes the trace shown as previous and the one before it, spent, as recycle
- *  (spare holds its buffers and values now). The two differ only by the edits between them, so the spare
- *  is updated in place when that redoes nothing whole the start from previous would keep: a one-cell edit
- *  at 4096 tokens then copies no 128 MiB of scores from previous. Otherwise previous is the start, as
- *  without a spare. Without a previous the spare lends only its storage: a new state is a whole pass. */
+/** Where a pass starts: the spare (the trace before previous) updated in place when that redoes nothing whole
+ *  that starting from previous would keep (no copy of n × n scores for a one-cell edit), else previous; without
+ *  a previous, nothing (the spare lends only its storage). */
 StartingPoint startingPoint(const AttentionModel& model, double factor, const Trace* previous, const Trace& spare)
 {
     StartingPoint s;
@@ -990,7 +891,7 @@ Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionM
     // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its
     // weighted values
     pass.scoresOfEditedTokens();
-    pass.packKeysAndValues();
+    pass.shareKeysAndValues();
     pass.forEachBlock([&pass](const Block& b) {
         pass.scores(b);          // 3. scores = Q·Kᵀ                                         rows × n
         pass.scaledSoftmax(b);   // 4.–5. weights = softmax of each row of scores · s / T    rows × n

@@ -1,6 +1,7 @@
 #include "core/attention/scalingstudy.h"
 
 #include "core/attention/embedding.h"
+#include "core/tensor/softmax.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,29 +42,23 @@ struct Sums {
     double gradient = 0;
 };
 
-/** Adds the softmax of row · factor (n entries) to sums; exps is scratch space of n entries. */
-void measureSoftmax(const std::vector<double>& row, double factor, std::vector<double>& exps, Sums& sums)
+/** Adds the softmax of row · factor (n entries) to sums; weights is scratch space of n entries. */
+void measureSoftmax(const std::vector<double>& row, double factor, std::vector<double>& weights, Sums& sums)
 {
-    double max = row[0] * factor;
-    for (double x : row)
-        max = std::max(max, x * factor);
-    // pass 1: a_j = x_j·f − max ≤ 0, e_j = exp(a_j) and Z = Σ e_j; the largest weight is exp(0) / Z
-    double z = 0;
-    for (std::size_t j = 0; j < row.size(); ++j) {
-        exps[j] = std::exp(row[j] * factor - max);
-        z += exps[j];
-    }
-    // pass 2: entropy −Σ p log p = log Z − Σ p_j a_j; ‖diag(p) − p pᵀ‖²_F = Σ p²(1 − p)² + (Σ p²)² − Σ p⁴
+    // p = softmax(row · factor), a_j = (x_j − max) · factor ≤ 0, Z = Σ exp(a_j); the largest weight is exp(0) / Z
+    const Eigen::Index n = Eigen::Index(row.size());
+    const SoftmaxNorm norm = softmaxRow(row.data(), weights.data(), n, n, factor);
+    // entropy −Σ p log p = log Z − Σ p_j a_j; ‖diag(p) − p pᵀ‖²_F = Σ p²(1 − p)² + (Σ p²)² − Σ p⁴
     double pa = 0, p2 = 0, p4 = 0, diagonal = 0;
     for (std::size_t j = 0; j < row.size(); ++j) {
-        const double p = exps[j] / z;
-        pa += p * (row[j] * factor - max);
+        const double p = weights[j];
+        pa += p * (row[j] - norm.max) * factor;
         p2 += p * p;
         p4 += p * p * p * p;
         diagonal += p * p * (1 - p) * (1 - p);
     }
-    sums.maxWeight += 1.0 / z;
-    sums.entropy += std::log(z) - pa;
+    sums.maxWeight += 1.0 / norm.sum;
+    sums.entropy += std::log(norm.sum) - pa;
     sums.gradient += std::sqrt(std::max(0.0, diagonal + p2 * p2 - p4));
 }
 
@@ -108,7 +103,7 @@ ScalingStudy runScalingStudy(const ScalingStudyOptions& options)
     std::vector<double> keys(std::size_t(dMax) * std::size_t(n));  // dMax × n: column j = key j
     std::vector<double> query(static_cast<std::size_t>(dMax));
     std::vector<double> dots(static_cast<std::size_t>(n));
-    std::vector<double> exps(static_cast<std::size_t>(n));
+    std::vector<double> weights(static_cast<std::size_t>(n));
     for (int s = 0; s < samples; ++s) {
         for (double& v : keys)
             v = rng.next();
@@ -129,8 +124,8 @@ ScalingStudy runScalingStudy(const ScalingStudyOptions& options)
                     sum[next] += x;
                     sumSquares[next] += x * x;
                 }
-                measureSoftmax(dots, 1.0, exps, unscaled[next]);
-                measureSoftmax(dots, 1.0 / std::sqrt(double(d + 1)), exps, scaled[next]);
+                measureSoftmax(dots, 1.0, weights, unscaled[next]);
+                measureSoftmax(dots, 1.0 / std::sqrt(double(d + 1)), weights, scaled[next]);
                 ++next;
             }
         }

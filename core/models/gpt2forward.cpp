@@ -2,13 +2,15 @@
 
 #include "core/tensor/gemm.h"
 #include "core/tensor/products.h"
-#include "core/tensor/simd.h"
+#include "core/tensor/softmax.h"
 #include "core/tensor/threadpool.h"
+#include "core/tensor/simd.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace core {
@@ -130,25 +132,6 @@ FloatMatrix layerNorm(const FloatMatrix& x, const FloatTensor& weight, const Flo
             o[c] = float((in[c] - mean) * inverse * w[c] + b[c]);
     }
     return out;
-}
-
-/** row[0, count) = softmax(row[0, limit) · factor), then zeros: one causal row of a head's weights, in place.
- *  The scores are finite (float q and k), so the vectorised exponentials serve when the processor has them. */
-void softmaxRow(double* row, Index limit, Index count, double factor)
-{
-    const double max = *std::max_element(row, row + limit);
-    const SimdKernels* kernels = simdKernels();
-    const double lowest = (*std::min_element(row, row + limit) - max) * factor;
-    if (kernels && lowest >= vectorExpFloor) {
-        kernels->scale(row, limit, 1.0 / kernels->expShifted(row, row, limit, max, factor));
-    } else {
-        double sum = 0;
-        for (Index j = 0; j < limit; ++j)
-            sum += row[j] = std::exp((row[j] - max) * factor);
-        for (Index j = 0; j < limit; ++j)
-            row[j] /= sum;
-    }
-    std::fill(row + limit, row + count, 0.0);
 }
 
 FloatMatrixMap rowOf(const FloatMatrix& m)
@@ -529,15 +512,13 @@ void Gpt2Forward::runHead(int layer, int head, Index first)
     // queries of the rows from first on, keys and values of all (with their biases), d_k columns each
     const Matrix q = qkv.block(first, Index(head) * dk, rows, dk).cast<double>();
     const Matrix k = qkv.middleCols(d + Index(head) * dk, dk).cast<double>();
-    PackedMatrix keysT;
-    keysT.packTransposed(k);
+    SharedFactor keysT;
+    keysT.referTransposed(k);
     const Matrix v = qkv.middleCols(2 * d + Index(head) * dk, dk).cast<double>();
     // scaled scores q·kᵀ/√d_k, then each row's softmax over the keys it may see (j ≤ i)
     Matrix weights(rows, count);
     multiply(q, keysT, weights);
-    const double factor = 1.0 / std::sqrt(double(dk));
-    for (Index i = 0; i < rows; ++i)
-        softmaxRow(weights.row(i).data(), first + i + 1, count, factor);
+    maskedSoftmaxRows(weights, weights, first, true, 1.0 / std::sqrt(double(dk)));
     Matrix out(rows, dk);
     multiply(weights, v, out);
     m_concat[std::size_t(layer)].block(first, Index(head) * dk, rows, dk) = out.cast<float>();
@@ -679,26 +660,25 @@ int Gpt2Forward::overflowLayer(int position) const
 
 namespace {
 
-/** The largest entry and the sum of exp(entry − largest), in double. */
-std::pair<double, double> softmaxNorm(const FloatMatrix& logits)
+/** The softmax of every entry of logits (1 × vocab), in double by the one row softmax; empty when an entry is NaN
+ *  or +∞ or none is finite (the pass overflowed float32: such logits have no probabilities and no order). */
+RowVector probabilities(const FloatMatrix& logits)
 {
     const float* v = logits.data();
-    const double max = *std::max_element(v, v + logits.size());
-    double sum = 0;
-    for (Index i = 0; i < logits.size(); ++i)
-        sum += std::exp(double(v[i]) - max);
-    return {max, sum};
+    if (std::any_of(v, v + logits.size(), [](float x) { return std::isnan(x); }))
+        return {};
+    RowVector p = Eigen::Map<const FloatRow>(v, logits.size()).cast<double>();
+    const SoftmaxNorm norm = softmaxRow(p.data(), p.data(), p.size(), p.size(), 1.0);
+    return std::isfinite(norm.max) ? p : RowVector();
 }
 
 } // namespace
 
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
 {
-    if (logits.size() == 0)
+    const RowVector p = probabilities(logits);
+    if (p.size() == 0)
         return {};
-    const auto [max, sum] = softmaxNorm(logits);
-    if (!std::isfinite(sum))
-        return {};  // a NaN or +∞ entry (the pass overflowed float32): no probabilities and no order
     const float* v = logits.data();
     std::vector<int> ids(static_cast<std::size_t>(logits.size()));
     std::iota(ids.begin(), ids.end(), 0);
@@ -707,7 +687,7 @@ std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
                       [&](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
     std::vector<Gpt2Candidate> out;
     for (std::size_t i = 0; i < take; ++i)
-        out.push_back({ids[i], std::exp(double(v[ids[i]]) - max) / sum});
+        out.push_back({ids[i], p(ids[i])});
     return out;
 }
 
@@ -716,10 +696,10 @@ std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std:
     std::vector<double> out(ids.size(), 0.0);
     if (logits.size() == 0)
         return out;
-    const auto [max, sum] = softmaxNorm(logits);  // once for all of them: 50 257 exponentials for GPT-2
+    const RowVector p = probabilities(logits);  // once for all of them: 50 257 exponentials for GPT-2
     for (std::size_t i = 0; i < ids.size(); ++i)
         if (ids[i] >= 0 && ids[i] < logits.size())
-            out[i] = std::exp(double(logits.data()[ids[i]]) - max) / sum;
+            out[i] = p.size() ? p(ids[i]) : std::numeric_limits<double>::quiet_NaN();
     return out;
 }
 

@@ -1,32 +1,11 @@
 #pragma once
 /** GPT-2's forward pass on a loaded checkpoint (SPEC §5), with a sparse overlay of edited weight cells.
- *
- *  X₀ = wte[ids] + wpe[positions]; each layer ℓ: a = ln_1(X_ℓ); per head softmax(causal(q·kᵀ/√d_k))·v with
- *  q, k, v from c_attn (+ bias); m = X_ℓ + concat·c_proj + b; X_ℓ₊₁ = m + c_proj'(gelu_new(ln_2(m)·c_fc + b)) + b';
- *  at the end ln_f and logits = h·wteᵀ for the last position.
- *
- *  Precision: the products of the weights (c_attn, c_proj, c_fc, the MLP's c_proj, the logits) are float32
- *  with float accumulation, as the checkpoint stores them; LayerNorm statistics, the scores q·k, the softmax
- *  and weights·V run in double. The residual stream is float32.
- *
- *  Kept between runs: the residual stream entering every layer (layers + 1 matrices n × d, the last one the
- *  stream before ln_f), every layer's q, k, v (n × 3d), its heads' outputs side by side (n × d) and its attention
- *  weights; an edit in layer ℓ recomputes ℓ … L from the stream kept before ℓ, and in ℓ itself only what the edit
- *  reaches: an edited c_attn cell (W_Q, W_K, W_V or their biases) the block of 384 columns of q, k, v around it
- *  and the one head it belongs to, an edited c_proj cell nothing of the attention; then c_proj, the MLP and every
- *  layer after ℓ in full. Partial or whole, every block and head is computed by the same calls, so the result
- *  is the same bit for bit as a whole pass. Edits never copy the model: a layer's first edit gives that layer a private copy of its
- *  c_attn and attention c_proj weights and biases (d × 4d + 4d floats), which its last edit removed gives back;
- *  the products use the weights the checkpoint packed, except the blocks of 384 columns an edit reached, which
- *  the next run packs again from the copy (one block of d × 384 floats per block edited).
- *
- *  New tokens after a run: position i sees only tokens 0 … i (the attention is causal), so the rows of every kept
- *  matrix before the first token that changed stay as they are, and a run recomputes only the rows from there
- *  on (from the row block that holds it, so that every row goes through the same kernels as in a whole pass and
- *  comes out the same bit for bit): a word typed at the end costs a pass over a few rows, a shorter text only the
- *  last position's logits.
- *
- *  Layers are counted from 0 here; session files count them from 1 (modelsession.h). */
+ *  X₀ = wte[ids] + wpe; per layer a = ln_1(X), per head softmax(causal(q·kᵀ/√d_k))·v, m = X + concat·c_proj,
+ *  X' = m + MLP(ln_2(m)); logits = ln_f(h)·wteᵀ for the last position. Weight products in float32, LayerNorm
+ *  statistics, scores, softmax and weights·V in double (SPEC §6).
+ *  Each layer's stream, q, k, v, head outputs and weights are kept: an edit recomputes from its layer on, new
+ *  tokens from the first that changed, through the same kernels as a whole pass, so results match it bit for bit.
+ *  Layers count from 0 here, from 1 in session files (modelsession.h). */
 
 #include "core/models/gpt2checkpoint.h"
 #include "core/attention/model.h"
@@ -244,12 +223,12 @@ private:
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
  *  probabilities are the softmax over every entry, in double (as topTokens()). None when an entry is NaN or +∞
- *  (the pass overflowed float32): such logits have no probabilities and no order (the softmax's sum tells, at no
- *  cost). */
+ *  (the pass overflowed float32): such logits have no probabilities and no order. */
 std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
 /** The softmax probability of id among every entry of logits (1 × vocab), in double. */
 double candidateProbability(const FloatMatrix& logits, int id);
-/** The same for each of ids (0 for one outside the vocabulary), the softmax's sum taken once. */
+/** The same for each of ids (0 for one outside the vocabulary, NaN for all when topCandidates() has none), the
+ *  softmax taken once. */
 std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
 } // namespace core

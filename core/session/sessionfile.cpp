@@ -261,7 +261,8 @@ void readOptions(const json& o, Options& options)
     }
 }
 
-Session sessionFrom(const json& j)
+/** Refuses j unless it is a JSON object whose format and version name a plain session (SPEC §5). */
+void checkPlainHeader(const json& j)
 {
     if (!j.is_object())
         throw Refusal{"expected a JSON object at the top level, got " + typeName(j)};
@@ -280,9 +281,11 @@ Session sessionFrom(const json& j)
         throw Refusal{"version: expected 1 (a plain session), got 2 (a model session, which opens with its model)"};
     if (version.get<long long>() != plainSessionVersion)
         throw Refusal{"version: expected 1, got " + version.dump()};
+}
 
-    Session session;
-    AttentionModel& m = session.model;
+/** The session's "tokens": 1 to Limits::maxTokens strings. */
+std::vector<std::string> tokensFrom(const json& j)
+{
     if (!j.contains("tokens"))
         throw Refusal{"tokens: missing; expected a list of at least 1 string"};
     const json& tokens = j["tokens"];
@@ -293,48 +296,51 @@ Session sessionFrom(const json& j)
     if (tokens.size() > std::size_t(Limits::maxTokens))
         throw Refusal{"tokens: expected at most " + std::to_string(Limits::maxTokens) + " tokens, got "
                       + std::to_string(tokens.size())};
+    std::vector<std::string> out;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (!tokens[i].is_string())
             throw Refusal{"tokens[" + std::to_string(i) + "]: expected a string, got " + typeName(tokens[i])};
-        m.tokens.push_back(tokens[i].get<std::string>());
+        out.push_back(tokens[i].get<std::string>());
     }
+    return out;
+}
 
-    if (j.contains("options"))
-        readOptions(j["options"], m.options);
-
+/** m's embeddings and weights from the session's "embeddings" and "weights", or the default model of m's tokens
+ *  (with m's options) when it has no weights. */
+void readWeights(const json& j, AttentionModel& m)
+{
     const bool hasEmbeddings = j.contains("embeddings") && !j["embeddings"].is_null();
     const json* weights = j.contains("weights") && !j["weights"].is_null() ? &j["weights"] : nullptr;
     if (weights && !weights->is_object())
         throw Refusal{"weights: expected an object with query, key and value, got " + typeName(*weights)};
     if (hasEmbeddings && !weights)
         throw Refusal{"weights: missing; weights.query, weights.key and weights.value are required when embeddings are given"};
-
-    if (weights) {
-        for (const char* key : {"query", "key", "value"})
-            if (!weights->contains(key))
-                throw Refusal{std::string("weights.") + key + ": missing; required when weights are given"};
-        m.wq = matrixFrom((*weights)["query"], "weights.query");
-        m.wk = matrixFrom((*weights)["key"], "weights.key");
-        m.wv = matrixFrom((*weights)["value"], "weights.value");
-        if (weights->contains("output") && !(*weights)["output"].is_null())
-            m.wo = matrixFrom((*weights)["output"], "weights.output");
-        for (const BiasKey& b : biasKeys)
-            if (weights->contains(b.key) && !(*weights)[b.key].is_null())
-                m.*b.bias = rowFrom((*weights)[b.key], std::string("weights.") + b.key);
-        if (hasEmbeddings)
-            m.embeddings = matrixFrom(j["embeddings"], "embeddings");
-        else
-            m.embeddings = tokenEmbeddings(m.tokens, int(m.wq.rows()));
-    } else {
+    if (!weights) {
         const Options options = m.options;
         m = modelForTokens(m.tokens);
         m.options = options;
+        return;
     }
+    for (const char* key : {"query", "key", "value"})
+        if (!weights->contains(key))
+            throw Refusal{std::string("weights.") + key + ": missing; required when weights are given"};
+    m.wq = matrixFrom((*weights)["query"], "weights.query");
+    m.wk = matrixFrom((*weights)["key"], "weights.key");
+    m.wv = matrixFrom((*weights)["value"], "weights.value");
+    if (weights->contains("output") && !(*weights)["output"].is_null())
+        m.wo = matrixFrom((*weights)["output"], "weights.output");
+    for (const BiasKey& b : biasKeys)
+        if (weights->contains(b.key) && !(*weights)[b.key].is_null())
+            m.*b.bias = rowFrom((*weights)[b.key], std::string("weights.") + b.key);
+    if (hasEmbeddings)
+        m.embeddings = matrixFrom(j["embeddings"], "embeddings");
+    else
+        m.embeddings = tokenEmbeddings(m.tokens, int(m.wq.rows()));
+}
 
-    if (auto error = validate(m))
-        throw Refusal{*error};
-
-    // Keep what this program does not interpret.
+/** What of the session j this program does not interpret, kept to be written back. */
+json extrasOf(const json& j)
+{
     json extras = j;
     for (const char* key : {"format", "version", "tokens", "embeddings"})
         extras.erase(key);
@@ -353,7 +359,21 @@ Session sessionFrom(const json& j)
         if (!g.is_object() || g.empty())
             extras.erase(group);
     }
-    session.extras = std::move(extras);
+    return extras;
+}
+
+Session sessionFrom(const json& j)
+{
+    checkPlainHeader(j);
+    Session session;
+    AttentionModel& m = session.model;
+    m.tokens = tokensFrom(j);
+    if (j.contains("options"))
+        readOptions(j["options"], m.options);
+    readWeights(j, m);
+    if (auto error = validate(m))
+        throw Refusal{*error};
+    session.extras = extrasOf(j);
     return session;
 }
 

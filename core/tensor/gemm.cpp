@@ -56,7 +56,7 @@ const char* productLevel()
     return productKernels().level;
 }
 
-void PackedMatrix::refer(MatrixCRef m, bool transposed, double bound)
+void SharedFactor::set(MatrixCRef m, bool transposed, double bound)
 {
     m_data = m.data();
     m_rows = m.rows();
@@ -66,7 +66,7 @@ void PackedMatrix::refer(MatrixCRef m, bool transposed, double bound)
     m_maxAbs = bound;
 }
 
-void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Matrix> c)
+void multiply(MatrixCRef a, double boundA, const SharedFactor& b, Eigen::Ref<Matrix> c)
 {
     eigen_assert(a.cols() <= b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
     if (b.m_panels && a.cols() == b.m_panels->k && fusingIsSafe(boundA, b.m_maxAbs, a.cols())) {
@@ -77,7 +77,7 @@ void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Mat
     product(a, boundA, b.m_data, b.m_stride, b.m_transposed, b.m_maxAbs, c);
 }
 
-void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c)
+void multiply(MatrixCRef a, const SharedFactor& b, Eigen::Ref<Matrix> c)
 {
     multiply(a, maxAbs(a), b, c);
 }

@@ -6,9 +6,6 @@
 
 namespace core {
 
-/** The right factor of products that many blocks of rows share (W_Q of every block of queries, Kᵀ, V): where it
- *  lies and the largest magnitude of its entries, found once, so that each product checks only its left factor.
- *  It copies nothing: the matrix packed must outlive the products (not a temporary). */
 /** The largest |entry| of m: NaN when an entry is NaN, 0 when m is empty (on the fastest kernel). */
 double maxAbs(MatrixCRef m);
 
@@ -16,25 +13,28 @@ double maxAbs(MatrixCRef m);
  *  of from as maxAbs() does, in one pass over from instead of two. */
 double copyMeasuring(const Matrix& from, Matrix& to);
 
-class PackedMatrix {
+/** The right factor of products that many blocks of rows share (W_Q of every block of queries, Kᵀ, V): where it
+ *  lies and the largest magnitude of its entries, found once, so that each product checks only its left factor.
+ *  It copies nothing: the matrix referred to must outlive the products (not a temporary). */
+class SharedFactor {
 public:
-    PackedMatrix() = default;
-    explicit PackedMatrix(MatrixCRef b) { pack(b); }
-    PackedMatrix(MatrixCRef b, double bound) { pack(b, bound); }
+    SharedFactor() = default;
+    explicit SharedFactor(MatrixCRef b) { refer(b); }
+    SharedFactor(MatrixCRef b, double bound) { refer(b, bound); }
 
     /** Refers to b (k × n). */
-    void pack(MatrixCRef b) { refer(b, false, maxAbs(b)); }
+    void refer(MatrixCRef b) { set(b, false, maxAbs(b)); }
     /** Refers to btᵀ, given bt (n × k): Q·Kᵀ takes K this way, without forming Kᵀ. */
-    void packTransposed(MatrixCRef bt) { refer(bt, true, maxAbs(bt)); }
+    void referTransposed(MatrixCRef bt) { set(bt, true, maxAbs(bt)); }
     /** The same with the largest |entry| known already (from the pass that wrote or checked b): any bound no
      *  smaller than it, or NaN when an entry is NaN. A bound too large only takes the careful path sooner. */
-    void pack(MatrixCRef b, double bound) { refer(b, false, bound); }
-    void packTransposed(MatrixCRef bt, double bound) { refer(bt, true, bound); }
+    void refer(MatrixCRef b, double bound) { set(b, false, bound); }
+    void referTransposed(MatrixCRef bt, double bound) { set(bt, true, bound); }
     /** The same for columns [first, first + b.cols()) of a weight packed beforehand into panels (which must
      *  outlive the products too): the products read the panels instead of b wherever the panels can serve. */
-    PackedMatrix(MatrixCRef b, double bound, const PackedDoubleWeight* panels, Eigen::Index first)
+    SharedFactor(MatrixCRef b, double bound, const PackedDoubleWeight* panels, Eigen::Index first)
     {
-        refer(b, false, bound);
+        set(b, false, bound);
         m_panels = panels;
         m_first = first;
     }
@@ -43,8 +43,8 @@ public:
     Eigen::Index cols() const { return m_transposed ? m_rows : m_cols; }
 
 private:
-    friend void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Matrix> c);
-    void refer(MatrixCRef m, bool transposed, double bound);
+    friend void multiply(MatrixCRef a, double boundA, const SharedFactor& b, Eigen::Ref<Matrix> c);
+    void set(MatrixCRef m, bool transposed, double bound);
 
     const double* m_data = nullptr;  ///< b, or bt when transposed: m_rows × m_cols, rows m_stride apart
     Eigen::Index m_rows = 0, m_cols = 0, m_stride = 0;
@@ -62,13 +62,13 @@ private:
  *  fusing it with the next. */
 void multiply(MatrixCRef a, MatrixCRef b, Eigen::Ref<Matrix> c);
 
-/** The same with b packed beforehand; a may have fewer columns than b has rows, and then only b's first
+/** The same with b referred to beforehand; a may have fewer columns than b has rows, and then only b's first
  *  a.cols() rows take part (a causal block of weights times the values of the tokens it can see). */
-void multiply(MatrixCRef a, const PackedMatrix& b, Eigen::Ref<Matrix> c);
+void multiply(MatrixCRef a, const SharedFactor& b, Eigen::Ref<Matrix> c);
 
-/** The same with a bound of a's largest |entry| known already (as PackedMatrix::pack takes one): the weights
+/** The same with a bound of a's largest |entry| known already (as SharedFactor::refer takes one): the weights
  *  of a softmax are at most 1, and X's magnitude is found once for all its blocks. */
-void multiply(MatrixCRef a, double boundA, const PackedMatrix& b, Eigen::Ref<Matrix> c);
+void multiply(MatrixCRef a, double boundA, const SharedFactor& b, Eigen::Ref<Matrix> c);
 
 /** The level of the product kernels this processor runs, e.g. "x86-64-v4 (AVX-512)" (products.h). */
 const char* productLevel();

@@ -127,6 +127,59 @@ bool vocabularyEntries(const nlohmann::json& vocab, const std::string& label,
     return true;
 }
 
+/** "a b", a merge as merges.txt and tokenizer.json write it: its two tokens; none unless one space parts two
+ *  non-empty tokens. */
+std::optional<std::pair<std::string, std::string>> mergeTokens(std::string_view line)
+{
+    const std::size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
+        line.find(' ', space + 1) != std::string_view::npos)
+        return std::nullopt;
+    return std::pair{std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
+}
+
+/** Appends tokenizer.json's added_tokens missing from vocab to entries; false with error when one is malformed or
+ *  contradicts vocab's id for it. */
+bool addedTokenEntries(const nlohmann::json& added, const nlohmann::json& vocab, const std::string& label,
+                       std::vector<std::pair<std::string, std::int64_t>>& entries, std::string& error)
+{
+    for (const auto& token : added) {
+        const auto id = token.is_object() ? token.find("id") : token.end();
+        const auto content = token.is_object() ? token.find("content") : token.end();
+        if (id == token.end() || content == token.end() || !id->is_number_integer() || !content->is_string()) {
+            error = label +
+                    ": added_tokens: " + token.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                    " is not an object with an integer \"id\" and a string \"content\"";
+            return false;
+        }
+        const auto known = vocab.find(content->get<std::string>());
+        if (known == vocab.end())
+            entries.emplace_back(content->get<std::string>(), id->get<std::int64_t>());
+        else if (*known != *id) {
+            error = label + ": added_tokens: " + quoteToken(content->get<std::string>()) + " has id " + id->dump() +
+                    " but model.vocab gives it " + known->dump();
+            return false;
+        }
+    }
+    return true;
+}
+
+/** One entry of tokenizer.json's model.merges, "a b" or ["a", "b"]: its two tokens; none with error naming where. */
+std::optional<std::pair<std::string, std::string>> jsonMerge(const nlohmann::json& merge, const std::string& where,
+                                                             std::string& error)
+{
+    if (merge.is_string()) {
+        auto tokens = mergeTokens(merge.get_ref<const std::string&>());
+        if (!tokens)
+            error = where + ": expected two tokens separated by one space";
+        return tokens;
+    }
+    if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string())
+        return std::pair{merge[0].get<std::string>(), merge[1].get<std::string>()};
+    error = where + ": expected \"a b\" or [\"a\", \"b\"]";
+    return std::nullopt;
+}
+
 } // namespace
 
 const std::vector<std::string>& Bpe::bytesToUnicode()
@@ -299,14 +352,12 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
         if (line.empty() || (lineNumber == 1 && line.starts_with("#version")))
             continue;
         const std::string where = mergesLabel + ": line " + std::to_string(lineNumber);
-        const std::size_t space = line.find(' ');
-        if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
-            line.find(' ', space + 1) != std::string_view::npos) {
+        const auto tokens = mergeTokens(line);
+        if (!tokens) {
             error = where + ": expected two tokens separated by one space";
             return std::nullopt;
         }
-        if (!bpe.addMerge(std::string(line.substr(0, space)), std::string(line.substr(space + 1)),
-                          where + " (to " + vocabLabel + ")", error))
+        if (!bpe.addMerge(tokens->first, tokens->second, where + " (to " + vocabLabel + ")", error))
             return std::nullopt;
     }
     return bpe;
@@ -337,51 +388,16 @@ std::optional<Bpe> Bpe::fromTokenizerJson(std::string_view text, const std::stri
     std::vector<std::pair<std::string, std::int64_t>> entries;
     if (!vocabularyEntries(*vocab, label + ": model.vocab", entries, error))
         return std::nullopt;
-    if (const auto added = json.find("added_tokens"); added != json.end() && added->is_array()) {
-        for (const auto& token : *added) {
-            const auto id = token.is_object() ? token.find("id") : token.end();
-            const auto content = token.is_object() ? token.find("content") : token.end();
-            if (id == token.end() || content == token.end() || !id->is_number_integer() || !content->is_string()) {
-                error = label +
-                        ": added_tokens: " + token.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                        " is not an object with an integer \"id\" and a string \"content\"";
-                return std::nullopt;
-            }
-            const auto known = vocab->find(content->get<std::string>());
-            if (known == vocab->end())
-                entries.emplace_back(content->get<std::string>(), id->get<std::int64_t>());
-            else if (*known != *id) {
-                error = label + ": added_tokens: " + quoteToken(content->get<std::string>()) + " has id " + id->dump() +
-                        " but model.vocab gives it " + known->dump();
-                return std::nullopt;
-            }
-        }
-    }
+    const auto added = json.find("added_tokens");
+    if (added != json.end() && added->is_array() && !addedTokenEntries(*added, *vocab, label, entries, error))
+        return std::nullopt;
     Bpe bpe;
     if (!bpe.setVocabulary(std::move(entries), label, error))
         return std::nullopt;
     for (std::size_t i = 0; i < merges->size(); ++i) {
-        const nlohmann::json& merge = (*merges)[i];
         const std::string where = label + ": model.merges[" + std::to_string(i) + "]";
-        std::string a, b;
-        if (merge.is_string()) {
-            const std::string& s = merge.get_ref<const std::string&>();
-            const std::size_t space = s.find(' ');
-            if (space == std::string::npos || space == 0 || space + 1 == s.size() ||
-                s.find(' ', space + 1) != std::string::npos) {
-                error = where + ": expected two tokens separated by one space";
-                return std::nullopt;
-            }
-            a = s.substr(0, space);
-            b = s.substr(space + 1);
-        } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
-            a = merge[0].get<std::string>();
-            b = merge[1].get<std::string>();
-        } else {
-            error = where + ": expected \"a b\" or [\"a\", \"b\"]";
-            return std::nullopt;
-        }
-        if (!bpe.addMerge(a, b, where, error))
+        const auto tokens = jsonMerge((*merges)[i], where, error);
+        if (!tokens || !bpe.addMerge(tokens->first, tokens->second, where, error))
             return std::nullopt;
     }
     return bpe;

@@ -1,25 +1,11 @@
 #pragma once
 /** GPT-2's byte-level byte-pair encoding: text → token ids → text.
- *
- *  1. Pre-tokenizing splits the text as GPT-2's pattern does:
- *     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- *     with \p{L} (letters), \p{N} (numbers) and \s (White_Space) taken from ICU's Unicode tables.
- *  2. Each piece's UTF-8 bytes are written in the byte-level alphabet (bytesToUnicode(): a printable
- *     character per byte, "Ġ" for the space), one symbol per byte.
- *  3. Adjacent symbols are merged, the pair with the lowest merge rank first, until no pair has a rank;
- *     each final symbol is a vocabulary entry.
- *
- *  Decoding concatenates the tokens' bytes, so decode(encode(t)) == t for any valid UTF-8 text, CJK and
- *  emoji included. A byte that is not part of valid UTF-8 is pre-tokenized like punctuation and still
- *  encoded byte for byte, so the round trip holds for any bytes.
- *
- *  A typed "<|endoftext|>" is ordinary text: it becomes the tokens of "<|", "endoftext" and "|>", never
- *  the end-of-text token (endOfText()). The text is what the user typed, and a typed marker must neither
- *  end the document silently in the middle nor be told apart from the same characters pasted from
- *  elsewhere; decode() then gives back exactly what was typed. (GPT-2's own encoder does the same.) A
- *  caller that wants the end-of-text token puts endOfText() among the ids itself.
- *
- *  A Bpe is immutable once loaded: encode() and decode() may run on several threads at once. */
+ *  1. Pre-tokenize with GPT-2's pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ *     (\p{L}, \p{N} and \s from ICU's tables).
+ *  2. Write each piece's UTF-8 bytes in the byte-level alphabet (bytesToUnicode(), "Ġ" for the space).
+ *  3. Merge adjacent symbols, lowest merge rank first, until no pair has a rank.
+ *  decode(encode(t)) == t for any bytes. A typed "<|endoftext|>" is ordinary text, as in GPT-2's own encoder: only
+ *  a caller that puts endOfText() among the ids gets that token. Immutable once loaded: safe on several threads. */
 
 #include <cstdint>
 #include <optional>

@@ -230,36 +230,28 @@ private:
 
 } // namespace
 
-bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                  render::ColourRange range, Eigen::Index* belowLogScale)
+render::ExportResult writeHandout(const core::Trace& trace, const QString& title, QIODevice* device,
+                                  render::ColourRange range)
 {
     const QString name = title.isEmpty() ? Handout::tr("Self-attention") : title;
     QPdfWriter writer(device);
     setUpPrintPage(writer, name);
     HandoutPainter painter(writer, trace, name, range);
-    if (!painter.paint()) {
-        if (error)
-            *error = Handout::tr("The handout could not be painted");
-        return false;
-    }
-    if (belowLogScale)
-        *belowLogScale = painter.belowLogScale();
-    return true;
+    if (!painter.paint())
+        return render::ExportResult::failed(Handout::tr("The handout could not be painted"));
+    return {true, QString(), painter.belowLogScale(), QString()};
 }
 
-bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                  render::ColourRange range, Eigen::Index* belowLogScale)
+render::ExportResult writeHandout(const core::Trace& trace, const QString& title, const QString& path,
+                                  render::ColourRange range)
 {
-    return render::writeAtomically(
-        path, [&](QIODevice* device, QString* why) { return writeHandout(trace, title, device, why, range, belowLogScale); },
-        error);
+    return render::exportAtomically(path, [&](QIODevice* device) { return writeHandout(trace, title, device, range); });
 }
 
 TraceWriter handoutWriter()
 {
-    return [](const core::Trace& trace, const QString& title, const QString& path, QString* error,
-              render::ColourRange range, Eigen::Index* belowLogScale) {
-        return writeHandout(trace, title, path, error, range, belowLogScale);
+    return [](const core::Trace& trace, const QString& title, const QString& path, render::ColourRange range) {
+        return writeHandout(trace, title, path, range);
     };
 }
 

@@ -6,6 +6,7 @@
 #include "core/attention/trace.h"
 #include "ui/export/printpage.h"
 #include "ui/render/colourscale.h"
+#include "ui/render/exportresult.h"
 
 #include <QString>
 
@@ -18,16 +19,16 @@ inline constexpr int handoutMaxHeads = 4;
 
 /** Writes the handout (one A4 portrait page, fonts embedded) to device, which must be open for writing.
  *  title names the session at the top and in the footer; empty gives a default. range is the colour range
- *  of the heatmaps of the weights (their legends name it). *belowLogScale (when not null) is set to how many
- *  cells a log colour range could not place, summed over the heatmaps drawn.
- *  Returns false with a message in *error (when not null) when painting fails. */
-bool writeHandout(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                  render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+ *  of the heatmaps of the weights (their legends name it). The result's belowLogScale counts
+ *  the cells a log colour range could not place, summed over the heatmaps drawn; its error says when painting
+ *  fails. */
+render::ExportResult writeHandout(const core::Trace& trace, const QString& title, QIODevice* device,
+                                  render::ColourRange range = render::ColourRange::Fixed);
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
-bool writeHandout(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                  render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr);
+render::ExportResult writeHandout(const core::Trace& trace, const QString& title, const QString& path,
+                                  render::ColourRange range = render::ColourRange::Fixed);
 
 /** writeHandout into a file, as the window and the command line choose a writer. */
 TraceWriter handoutWriter();

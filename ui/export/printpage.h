@@ -4,6 +4,7 @@
  *  atomic write of the file. Units are the writer's pixels at 96 dpi, the unit HeatmapRenderer is made for. */
 
 #include "core/attention/trace.h"
+#include "ui/render/exportresult.h"
 #include "ui/render/heatmaprenderer.h"
 
 #include <QColor>
@@ -77,10 +78,9 @@ void paintFooter(QPainter* painter, const QRectF& area, const QString& left, con
 render::HeatmapStyle printHeatmapStyle(render::ColormapId colormap, render::ColourRange range = render::ColourRange::Fixed);
 
 /** The report's or the handout's writer into a file (writeReport, writeHandout), as the window and the command
- *  line choose one: the trace, the title, the path, the error, the colour range of its attention heatmaps, and
- *  where to count the cells a log colour range could not place (null for nowhere). */
-using TraceWriter = std::function<bool(const core::Trace& trace, const QString& title, const QString& path,
-                                       QString* error, render::ColourRange range, Eigen::Index* belowLogScale)>;
+ *  line choose one: the trace, the title, the path and the colour range of its attention heatmaps. */
+using TraceWriter = std::function<render::ExportResult(const core::Trace& trace, const QString& title,
+                                                       const QString& path, render::ColourRange range)>;
 
 
 } // namespace exports

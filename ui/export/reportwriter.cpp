@@ -777,37 +777,29 @@ QStringList reportStepFormulas(const core::Trace& trace)
     return formulas;
 }
 
-bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range, Eigen::Index* belowLogScale, const ReportFocus& focus)
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, QIODevice* device,
+                                 render::ColourRange range, const ReportFocus& focus)
 {
     const QString name = title.isEmpty() ? Report::tr("Self-attention") : title;
     QPdfWriter writer(device);
     setUpPrintPage(writer, name);
     ReportPainter painter(writer, trace, name, range, focus);
-    if (!painter.paint()) {
-        if (error)
-            *error = Report::tr("The report could not be painted");
-        return false;
-    }
-    if (belowLogScale)
-        *belowLogScale = painter.belowLogScale();
-    return true;
+    if (!painter.paint())
+        return render::ExportResult::failed(Report::tr("The report could not be painted"));
+    return {true, QString(), painter.belowLogScale(), QString()};
 }
 
-bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range, Eigen::Index* belowLogScale, const ReportFocus& focus)
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, const QString& path,
+                                 render::ColourRange range, const ReportFocus& focus)
 {
-    return render::writeAtomically(
-        path,
-        [&](QIODevice* device, QString* why) { return writeReport(trace, title, device, why, range, belowLogScale, focus); },
-        error);
+    return render::exportAtomically(path,
+                                    [&](QIODevice* device) { return writeReport(trace, title, device, range, focus); });
 }
 
 TraceWriter reportWriter(const ReportFocus& focus)
 {
-    return [focus](const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                   render::ColourRange range, Eigen::Index* belowLogScale) {
-        return writeReport(trace, title, path, error, range, belowLogScale, focus);
+    return [focus](const core::Trace& trace, const QString& title, const QString& path, render::ColourRange range) {
+        return writeReport(trace, title, path, range, focus);
     };
 }
 

@@ -8,6 +8,7 @@
 #include "core/attention/trace.h"
 #include "ui/export/printpage.h"
 #include "ui/render/colourscale.h"
+#include "ui/render/exportresult.h"
 
 #include <QString>
 #include <QStringList>
@@ -39,19 +40,16 @@ QStringList reportStepFormulas(const core::Trace& trace);
 
 /** Writes the report (A4 portrait, fonts embedded) to device, which must be open for writing.
  *  title names the session on the front page and in the footers; empty gives a default. range is the colour
- *  range of the heatmaps of the scores, scaled scores and weights (their legends name it). *belowLogScale (when
- *  not null) is set to how many cells a log colour range could not place, summed over the heatmaps drawn.
- *  focus is the query and head its weighted values walk. Returns false with a message in *error (when not
- *  null) when painting fails. */
-bool writeReport(const core::Trace& trace, const QString& title, QIODevice* device, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr,
-                 const ReportFocus& focus = {});
+ *  range of the heatmaps of the scores, scaled scores and weights (their legends name it). The result's
+ *  belowLogScale counts the cells a log colour range could not place, summed over the heatmaps drawn; its error
+ *  says when painting fails. focus is the query and head its weighted values walk. */
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, QIODevice* device,
+                                 render::ColourRange range = render::ColourRange::Fixed, const ReportFocus& focus = {});
 
 /** The same into the file at path, atomically: on failure nothing is written and an existing file
  *  is left as it was. The message names the path and the reason. */
-bool writeReport(const core::Trace& trace, const QString& title, const QString& path, QString* error,
-                 render::ColourRange range = render::ColourRange::Fixed, Eigen::Index* belowLogScale = nullptr,
-                 const ReportFocus& focus = {});
+render::ExportResult writeReport(const core::Trace& trace, const QString& title, const QString& path,
+                                 render::ColourRange range = render::ColourRange::Fixed, const ReportFocus& focus = {});
 
 /** writeReport into a file with focus, as the window and the command line choose a writer. */
 TraceWriter reportWriter(const ReportFocus& focus);

@@ -103,6 +103,24 @@ bool writeAtomically(const QString& path, const std::function<bool(QIODevice*, Q
     return writeAtomically(path, buffer.data(), error);
 }
 
+ExportResult exportAtomically(const QString& path, const std::function<ExportResult(QIODevice*)>& write)
+{
+    ExportResult result;
+    QString error;
+    const bool written = writeAtomically(
+        path,
+        [&](QIODevice* device, QString* why) {
+            result = write(device);
+            *why = result.error;
+            return result.written;
+        },
+        &error);
+    result.written = written;
+    result.path = written ? path : QString();
+    result.error = written ? QString() : error;
+    return result;
+}
+
 bool writeFolderAtomically(const QString& folder, const std::vector<FolderFile>& files, const QStringList& stale,
                            QString* error)
 {

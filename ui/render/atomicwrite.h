@@ -1,6 +1,8 @@
 #pragma once
 /** Writing files so that a failure loses nothing: every export goes through here. */
 
+#include "exportresult.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -24,6 +26,10 @@ bool writeAtomically(const QString& path, const QByteArray& bytes, QString* erro
  *  the disk's answer (an SVG or PDF painter) can lose no byte unnoticed. When write returns false
  *  nothing is written and error is "Cannot write "path": why". */
 bool writeAtomically(const QString& path, const std::function<bool(QIODevice*, QString*)>& write, QString* error);
+
+/** The same for an export that returns its result: write's result, written to path as above, its error then
+ *  "Cannot write "path": why". */
+ExportResult exportAtomically(const QString& path, const std::function<ExportResult(QIODevice*)>& write);
 
 /** One file of a folder's commit: its name in the folder and its bytes. */
 struct FolderFile {

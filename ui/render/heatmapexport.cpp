@@ -98,11 +98,13 @@ QStringList heatmapExportFormats()
     return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")};
 }
 
-QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size, Eigen::Index* belowLogScale)
+QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QSize size)
 {
-    const HeatmapRenderer renderer(data, style);
-    if (belowLogScale)
-        *belowLogScale = renderer.colourScale().belowLogScale();
+    return renderHeatmapImage(HeatmapRenderer(data, style), style.palette.color(QPalette::Base), size);
+}
+
+QImage renderHeatmapImage(const HeatmapRenderer& renderer, const QColor& background, QSize size)
+{
     if (size.isEmpty())
         size = renderer.preferredSize();
     if (size.width() > kMaxSide || size.height() > kMaxSide)
@@ -110,26 +112,28 @@ QImage renderHeatmapImage(const HeatmapData& data, const HeatmapStyle& style, QS
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     if (image.isNull())
         return image;
-    image.fill(style.palette.color(QPalette::Base));
+    image.fill(background);
     QPainter painter(&image);
     renderer.paint(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
     painter.end();
     return image;
 }
 
-bool exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize,
-                   QString* error, Eigen::Index* belowLogScale)
+ExportResult exportHeatmap(const HeatmapData& data, const HeatmapStyle& style, const QString& path, QSize pixelSize)
 {
     const HeatmapRenderer renderer(data, style);
     const QSize size = pixelSize.isEmpty() ? renderer.preferredSize() : pixelSize;
-    if (belowLogScale)
-        *belowLogScale = renderer.colourScale().belowLogScale();
-    return exportFigure([&renderer](QPainter* p, const QRectF& target) { renderer.paint(p, target); },
-                        style.palette.color(QPalette::Base), data.title, path, size, error);
+    ExportResult result = exportFigure([&renderer](QPainter* p, const QRectF& target) { renderer.paint(p, target); },
+                                       style.palette.color(QPalette::Base), data.title, path, size);
+    result.belowLogScale = renderer.colourScale().belowLogScale();
+    return result;
 }
 
-bool exportFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
-                  QSize size, QString* error)
+namespace {
+
+/** exportFigure() with its error in *error. */
+bool writeFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
+                 QSize size, QString* error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix.isEmpty())
@@ -152,6 +156,18 @@ bool exportFigure(const FigurePaint& paint, const QColor& background, const QStr
                                                   : writePdf(paint, background, title, size, device, why);
         },
         error);
+}
+
+}  // namespace
+
+ExportResult exportFigure(const FigurePaint& paint, const QColor& background, const QString& title, const QString& path,
+                          QSize pixelSize)
+{
+    ExportResult result;
+    result.written = writeFigure(paint, background, title, path, pixelSize, &result.error);
+    if (result.written)
+        result.path = path;
+    return result;
 }
 
 }  // namespace render

@@ -56,14 +56,11 @@ void FileActions::rememberFolder(Folder kind, const QString& path, bool isFile)
     QSettings().setValue(settingsKey(kind), isFile ? QFileInfo(path).absolutePath() : path);
 }
 
-bool FileActions::exportHeatmap(const QString& path, QString* error, QSize pixelSize, Eigen::Index* belowLogScale) const
+render::ExportResult FileActions::exportHeatmap(const QString& path, QSize pixelSize) const
 {
-    if (!m_heatmap->hasFigure()) {
-        if (error)
-            *error = tr("There is no heatmap to export: %1").arg(m_document->error());
-        return false;
-    }
-    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize, error, belowLogScale);
+    if (!m_heatmap->hasFigure())
+        return render::ExportResult::failed(tr("There is no heatmap to export: %1").arg(m_document->error()));
+    return render::exportHeatmap(m_heatmap->figureData(), m_heatmap->figureStyle(), path, pixelSize);
 }
 
 QSize FileActions::heatmapPreferredSize() const
@@ -114,13 +111,12 @@ void FileActions::exportHeatmapDialog()
         settings.setValue(QStringLiteral("exportPngWidth"), width);
         size = QSize(width, std::max(16, int(std::lround(double(width) * preferred.height() / std::max(1, preferred.width())))));
     }
-    QString error;
-    Eigen::Index belowLogScale = 0;
-    if (!exportHeatmap(path, &error, size, &belowLogScale)) {
-        m_session->showError(tr("Could not export the heatmap"), error);
+    const render::ExportResult result = exportHeatmap(path, size);
+    if (!result.written) {
+        m_session->showError(tr("Could not export the heatmap"), result.error);
         return;
     }
-    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNote(belowLogScale));
+    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNote(result.belowLogScale));
 }
 
 void FileActions::showExported(const QString& done, const QString& note)
@@ -166,55 +162,46 @@ std::shared_ptr<const render::AttentionGrid> FileActions::shownGrid() const
 namespace {
 
 /** A figure painted by paint written at preferred size (twice that for a PNG, as the command line does). */
-bool writeFigure(const render::FigurePaint& paint, QSize preferred, const QColor& background, const QString& title,
-                 const QString& path, QString* error)
+render::ExportResult writeFigure(const render::FigurePaint& paint, QSize preferred, const QColor& background,
+                                 const QString& title, const QString& path)
 {
     if (QFileInfo(path).suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0)
         preferred *= 2;
-    return render::exportFigure(paint, background, title, path, preferred, error);
+    return render::exportFigure(paint, background, title, path, preferred);
 }
 
 }  // namespace
 
-bool FileActions::exportOverview(const QString& path, QString* error, Eigen::Index* belowLogScale) const
+render::ExportResult FileActions::exportOverview(const QString& path) const
 {
     const auto grid = shownGrid();
-    if (!grid) {
-        if (error)
-            *error = tr("There is no overview to export: %1").arg(m_document->error());
-        return false;
-    }
+    if (!grid)
+        return render::ExportResult::failed(tr("There is no overview to export: %1").arg(m_document->error()));
     const render::OverviewPainter painter(grid, m_overview->figureStyle());
-    const auto paint = [&painter, belowLogScale](QPainter* p, const QRectF& target) {
-        const Eigen::Index cells = painter.paint(p, target);
-        if (belowLogScale)
-            *belowLogScale = cells;
-    };
-    return writeFigure(paint, painter.preferredSize(), m_overview->figureStyle().palette.color(QPalette::Base),
-                       grid->title, path, error);
+    Eigen::Index cells = 0;
+    const auto paint = [&painter, &cells](QPainter* p, const QRectF& target) { cells = painter.paint(p, target); };
+    render::ExportResult result = writeFigure(paint, painter.preferredSize(),
+                                              m_overview->figureStyle().palette.color(QPalette::Base), grid->title, path);
+    result.belowLogScale = cells;
+    return result;
 }
 
-bool FileActions::exportHeadView(const QString& path, QString* error) const
+render::ExportResult FileActions::exportHeadView(const QString& path) const
 {
     const auto grid = shownGrid();
-    if (!grid || !m_headView) {
-        if (error)
-            *error = tr("There is no head view to export: %1").arg(m_document->error());
-        return false;
-    }
+    if (!grid || !m_headView)
+        return render::ExportResult::failed(tr("There is no head view to export: %1").arg(m_document->error()));
     render::HeadLinesView view = m_headView->view();
     view.hoveredToken = -1;
     render::HeadLinesStyle style;
     style.font = m_headView->canvas()->font();
     style.palette = m_headView->canvas()->palette();
     const render::HeadLinesPainter painter(grid, view, style);
-    if (!painter.canDraw()) {
-        if (error)
-            *error = tr("The head view draws up to %1 tokens; this session has %2.").arg(render::gridCellSide).arg(grid->n());
-        return false;
-    }
+    if (!painter.canDraw())
+        return render::ExportResult::failed(
+            tr("The head view draws up to %1 tokens; this session has %2.").arg(render::gridCellSide).arg(grid->n()));
     return writeFigure([&painter](QPainter* p, const QRectF& target) { painter.paint(p, target); }, painter.preferredSize(),
-                       style.palette.color(QPalette::Base), painter.title(), path, error);
+                       style.palette.color(QPalette::Base), painter.title(), path);
 }
 
 void FileActions::exportOverviewDialog()
@@ -222,13 +209,12 @@ void FileActions::exportOverviewDialog()
     const QString path = askFigurePath(tr("Export Overview"), m_session->suggestedBaseName() + QStringLiteral("-overview"));
     if (path.isEmpty())
         return;
-    QString error;
-    Eigen::Index belowLogScale = 0;
-    if (!exportOverview(path, &error, &belowLogScale)) {
-        m_session->showError(tr("Could not export the overview"), error);
+    const render::ExportResult result = exportOverview(path);
+    if (!result.written) {
+        m_session->showError(tr("Could not export the overview"), result.error);
         return;
     }
-    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(belowLogScale));
+    showExported(tr("Exported %1").arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(result.belowLogScale));
 }
 
 void FileActions::exportHeadViewDialog()
@@ -236,9 +222,9 @@ void FileActions::exportHeadViewDialog()
     const QString path = askFigurePath(tr("Export Head View"), m_session->suggestedBaseName() + QStringLiteral("-head-view"));
     if (path.isEmpty())
         return;
-    QString error;
-    if (!exportHeadView(path, &error)) {
-        m_session->showError(tr("Could not export the head view"), error);
+    const render::ExportResult result = exportHeadView(path);
+    if (!result.written) {
+        m_session->showError(tr("Could not export the head view"), result.error);
         return;
     }
     m_session->showStatus(tr("Exported %1").arg(QFileInfo(path).fileName()));
@@ -248,15 +234,15 @@ void FileActions::copyHeatmap()
 {
     if (!m_heatmap->hasFigure())
         return;
-    Eigen::Index belowLogScale = 0;
+    const render::HeatmapRenderer renderer(m_heatmap->figureData(), m_heatmap->figureStyle());
     const QImage image =
-        render::renderHeatmapImage(m_heatmap->figureData(), m_heatmap->figureStyle(), QSize(), &belowLogScale);
+        render::renderHeatmapImage(renderer, m_heatmap->figureStyle().palette.color(QPalette::Base), QSize());
     if (image.isNull())
         return;
     QGuiApplication::clipboard()->setImage(image);
     // A figure pasted into a slide says as little as a file of it: the same note as its export.
     showExported(tr("Copied the heatmap (%1 × %2 pixels)").arg(image.width()).arg(image.height()),
-                 render::logScaleNote(belowLogScale));
+                 render::logScaleNote(renderer.colourScale().belowLogScale()));
 }
 
 exports::TraceWriter FileActions::reportWriter() const
@@ -265,14 +251,14 @@ exports::TraceWriter FileActions::reportWriter() const
     return exports::reportWriter({m_view->head(), m_view->selectedQuery()});
 }
 
-bool FileActions::exportReport(const QString& path, QString* error, Eigen::Index* belowLogScale) const
+render::ExportResult FileActions::exportReport(const QString& path) const
 {
-    return writeTracePdf(reportWriter(), path, error, belowLogScale);
+    return writeTracePdf(reportWriter(), path);
 }
 
-bool FileActions::exportHandout(const QString& path, QString* error, Eigen::Index* belowLogScale) const
+render::ExportResult FileActions::exportHandout(const QString& path) const
 {
-    return writeTracePdf(exports::handoutWriter(), path, error, belowLogScale);
+    return writeTracePdf(exports::handoutWriter(), path);
 }
 
 void FileActions::exportReportDialog()
@@ -287,16 +273,12 @@ void FileActions::exportHandoutDialog()
                    tr("Could not write the handout"), tr("Wrote the handout %1"));
 }
 
-bool FileActions::writeTracePdf(exports::TraceWriter write, const QString& path, QString* error,
-                                Eigen::Index* belowLogScale) const
+render::ExportResult FileActions::writeTracePdf(exports::TraceWriter write, const QString& path) const
 {
     const auto trace = m_document->trace();
-    if (!trace) {
-        if (error)
-            *error = m_document->error();
-        return false;
-    }
-    return write(*trace, m_session->sessionTitle(), path, error, m_heatmap->colourRange(), belowLogScale);
+    if (!trace)
+        return render::ExportResult::failed(m_document->error());
+    return write(*trace, m_session->sessionTitle(), path, m_heatmap->colourRange());
 }
 
 void FileActions::exportTracePdf(const QString& title, const QString& nameEnding, exports::TraceWriter write,
@@ -309,13 +291,12 @@ void FileActions::exportTracePdf(const QString& title, const QString& nameEnding
     const QString path = askSavePath(title, QStringLiteral(".pdf"), tr("PDF document (*.pdf)"), nameEnding);
     if (path.isEmpty())
         return;
-    QString error;
-    Eigen::Index belowLogScale = 0;
-    if (!writeTracePdf(write, path, &error, &belowLogScale)) {
-        m_session->showError(failed, error);
+    const render::ExportResult result = writeTracePdf(write, path);
+    if (!result.written) {
+        m_session->showError(failed, result.error);
         return;
     }
-    showExported(done.arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(belowLogScale));
+    showExported(done.arg(QFileInfo(path).fileName()), render::logScaleNoteOfHeatmaps(result.belowLogScale));
 }
 
 void FileActions::exportSlidesDialog()

@@ -38,30 +38,29 @@ public:
     FileActions(Document* document, ViewState* view, HeatmapWidget* heatmap, MatrixEditorPanel* matrices,
                 SessionController* session, QMainWindow* window);
 
-    /** Writes the heatmap as shown to path (.png, .svg or .pdf); false and a message on failure. *belowLogScale (when
-     *  not null) is set to how many cells its log colour scale could not place, as the renderer that drew it counted. */
-    bool exportHeatmap(const QString& path, QString* error, QSize pixelSize = QSize(),
-                       Eigen::Index* belowLogScale = nullptr) const;
+    /** Writes the heatmap as shown to path (.png, .svg or .pdf); the result says what failed, or how many cells its
+     *  log colour scale could not place, as the renderer that drew it counted. */
+    render::ExportResult exportHeatmap(const QString& path, QSize pixelSize = QSize()) const;
     /** The size the heatmap figure is drawn at by default (what an empty pixelSize means). */
     QSize heatmapPreferredSize() const;
 
     void exportHeatmapDialog();
     /** The overview and head view docks whose figures File › Export Overview and Export Head View write. */
     void setFigureViews(OverviewWidget* overview, HeadViewWidget* headView);
-    /** Writes the overview as shown (every layer × head) to path (.png, .svg or .pdf). *belowLogScale (when not null)
-     *  is set to the cells its log colour scales could not place, summed over its heatmaps as the painter counted. */
-    bool exportOverview(const QString& path, QString* error, Eigen::Index* belowLogScale = nullptr) const;
+    /** Writes the overview as shown (every layer × head) to path (.png, .svg or .pdf). The result counts the cells
+     *  its log colour scales could not place, summed over its heatmaps as the painter counted. */
+    render::ExportResult exportOverview(const QString& path) const;
     /** Writes the head view as shown (its layer and heads, without the hover) to path. */
-    bool exportHeadView(const QString& path, QString* error) const;
+    render::ExportResult exportHeadView(const QString& path) const;
     void exportOverviewDialog();
     void exportHeadViewDialog();
     void copyHeatmap();
-    /** Writes the PDF report of the shown trace to path, its attention heatmaps in the heatmap's colour range.
-     *  *belowLogScale as for exportOverview(), counted by the writer. */
-    bool exportReport(const QString& path, QString* error, Eigen::Index* belowLogScale = nullptr) const;
-    /** Writes the one-page handout of the shown trace to path, its heatmaps in the heatmap's colour range.
-     *  *belowLogScale as for exportOverview(), counted by the writer. */
-    bool exportHandout(const QString& path, QString* error, Eigen::Index* belowLogScale = nullptr) const;
+    /** Writes the PDF report of the shown trace to path, its attention heatmaps in the heatmap's colour range;
+     *  the result as exportOverview()'s, counted by the writer. */
+    render::ExportResult exportReport(const QString& path) const;
+    /** Writes the one-page handout of the shown trace to path, its heatmaps in the heatmap's colour range;
+     *  the result as exportOverview()'s, counted by the writer. */
+    render::ExportResult exportHandout(const QString& path) const;
     void exportReportDialog();
     /** Asks where to write the one-page handout (the tokens, the heatmap, the seven formulas) and writes it. */
     void exportHandoutDialog();
@@ -95,12 +94,10 @@ private:
     /** The grid the overview shows, waiting for the newest; null when there is none. */
     std::shared_ptr<const render::AttentionGrid> shownGrid() const;
     /** Writes a PDF of the current trace to path with write (the report or the handout), in the heatmap's
-     *  colour range; false and a message when there is no trace or the write fails. *belowLogScale (when not
-     *  null) gets write's count of the cells its log colour scales could not place. */
+     *  colour range: write's result, or a failure when there is no trace. */
+    render::ExportResult writeTracePdf(exports::TraceWriter write, const QString& path) const;
     /** The report's writer, its weighted values walking the query and head the window shows. */
     exports::TraceWriter reportWriter() const;
-    bool writeTracePdf(exports::TraceWriter write, const QString& path, QString* error,
-                       Eigen::Index* belowLogScale) const;
     /** Asks where to write a PDF of the current trace (dialog title, suggested name ending) and writes it
      *  with write; says failed or done (with %1 the file name) to the user, or instead of done what the log
      *  colour range could not place (render::logScaleNoteOfHeatmaps) when there is any. */

@@ -147,9 +147,9 @@ HelpDialogs* MainWindow::help() const { return m_menus->help(); }
 bool MainWindow::showQuickStartIfFirst() { return m_menus->help()->showQuickStartIfFirst(); }
 QSize MainWindow::heatmapPreferredSize() const { return m_files->heatmapPreferredSize(); }
 
-bool MainWindow::exportHeatmap(const QString& path, QString* error, QSize pixelSize)
+render::ExportResult MainWindow::exportHeatmap(const QString& path, QSize pixelSize)
 {
-    return m_files->exportHeatmap(path, error, pixelSize);
+    return m_files->exportHeatmap(path, pixelSize);
 }
 
 QDockWidget* MainWindow::addDock(QWidget* content, const char* title, const QString& name, Qt::DockWidgetArea area)

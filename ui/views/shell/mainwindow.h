@@ -3,6 +3,8 @@
  *  session files live in SessionController, its exports and imports in FileActions, its menus in
  *  MainMenus. */
 
+#include "ui/render/exportresult.h"
+
 #include <QMainWindow>
 #include <QSize>
 
@@ -60,7 +62,7 @@ public:
     /** See SessionController::saveFile(). */
     bool saveFile(const QString& path, QString* error);
     /** See FileActions::exportHeatmap(). */
-    bool exportHeatmap(const QString& path, QString* error, QSize pixelSize = QSize());
+    render::ExportResult exportHeatmap(const QString& path, QSize pixelSize = QSize());
     /** See FileActions::heatmapPreferredSize(). */
     QSize heatmapPreferredSize() const;
     /** See SessionController::loadPreset(). */
