@@ -21,6 +21,7 @@
  *
  *  A Bpe is immutable once loaded: encode() and decode() may run on several threads at once. */
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,6 +31,10 @@
 #include <vector>
 
 namespace core {
+
+/** The largest vocab.json or tokenizer.json read, in bytes (GPT-2's are 1 and 1.4 MB, Llama 3's tokenizer.json
+ *  9 MB). */
+constexpr std::size_t maxTokenizerBytes = std::size_t(32) << 20;
 
 class Bpe {
 public:
@@ -65,6 +70,8 @@ public:
     std::optional<int> id(std::string_view token) const;
     /** The number of entries. */
     int size() const { return int(m_tokens.size()); }
+    /** The most bytes any entry stands for: a text of b bytes encodes into at least b / longestToken() ids. */
+    std::size_t longestToken() const { return m_longest; }
     /** The id of "<|endoftext|>", if the vocabulary has it. */
     std::optional<int> endOfText() const { return id("<|endoftext|>"); }
 
@@ -94,6 +101,7 @@ private:
     std::vector<std::string> m_bytes;                  ///< id → the bytes it stands for
     std::unordered_map<std::string, int> m_ids;        ///< token as written → id
     int m_byteIds[256] = {};                           ///< byte → id of its single-symbol token
+    std::size_t m_longest = 1;                         ///< the most bytes of any entry
     std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id) → rank and result
 };
 

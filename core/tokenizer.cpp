@@ -6,35 +6,48 @@ std::u32string decodeUtf8(std::string_view text)
 {
     std::u32string out;
     out.reserve(text.size());
-    const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned char b = s[i];
-        int len = 0;
-        char32_t cp = 0;
-        if (b < 0x80) { len = 1; cp = b; }
-        else if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1F; }
-        else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0F; }
-        else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07; }
-        else { out.push_back(U'\uFFFD'); ++i; continue; }
-        if (i + std::size_t(len) > n) { out.push_back(U'\uFFFD'); ++i; continue; }
-        bool ok = true;
-        for (int k = 1; k < len; ++k) {
-            if ((s[i + k] & 0xC0) != 0x80) { ok = false; break; }
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        // Reject overlong forms, surrogates and values past U+10FFFF.
-        static constexpr char32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (!ok || cp < minimum[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            out.push_back(U'\uFFFD');
-            ++i;
-            continue;
-        }
-        out.push_back(cp);
-        i += std::size_t(len);
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t c = 0;
+        const std::size_t n = utf8CharAt(text, i, c);
+        out.push_back(n ? c : U'\uFFFD');
+        i += n ? n : 1;
     }
     return out;
+}
+
+std::size_t utf8CharAt(std::string_view text, std::size_t i, char32_t& c)
+{
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+        c = b;
+        return 1;
+    }
+    const std::size_t n = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || i + n > text.size())
+        return 0;
+    c = b & (0x7F >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+        const auto t = static_cast<unsigned char>(text[i + k]);
+        if ((t & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (t & 0x3F);
+    }
+    static constexpr char32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < minimum[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+std::optional<std::size_t> firstInvalidUtf8(std::string_view text)
+{
+    char32_t c = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8CharAt(text, i, c);
+        if (n == 0)
+            return i;
+        i += n;
+    }
+    return std::nullopt;
 }
 
 std::string encodeUtf8(std::u32string_view text)
