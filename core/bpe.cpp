@@ -101,6 +101,8 @@ std::string utf8(char32_t c)
     return out;
 }
 
+constexpr JsonLimits tokenizerJsonLimits{.maxBytes = maxTokenizerBytes, .maxValues = maxTokenizerValues};
+
 std::string quoteToken(const std::string& token)
 {
     return jsonExcerpt(nlohmann::json(token));
@@ -278,7 +280,7 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
                                            const std::string& vocabLabel, const std::string& mergesLabel,
                                            std::string& error)
 {
-    const auto vocab = readJson(vocabJson, vocabLabel, {.maxBytes = maxTokenizerBytes}, error);
+    const auto vocab = readJson(vocabJson, vocabLabel, tokenizerJsonLimits, error);
     if (!vocab)
         return std::nullopt;
     std::vector<std::pair<std::string, std::int64_t>> entries;
@@ -315,7 +317,7 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
 
 std::optional<Bpe> Bpe::fromTokenizerJson(std::string_view text, const std::string& label, std::string& error)
 {
-    const auto read = readJsonObject(text, label, {.maxBytes = maxTokenizerBytes}, error);
+    const auto read = readJsonObject(text, label, tokenizerJsonLimits, error);
     if (!read)
         return std::nullopt;
     const nlohmann::json& json = *read;

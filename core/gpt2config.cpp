@@ -44,7 +44,8 @@ std::string architectureProblem(const nlohmann::json& json)
 
 std::optional<Gpt2Config> parseGpt2Config(std::string_view text, const std::string& label, std::string& error)
 {
-    const auto read = readJsonObject(text, label, {.maxBytes = maxConfigBytes}, error);
+    const auto read =
+        readJsonObject(text, label, {.maxBytes = maxConfigBytes, .maxValues = maxConfigBytes / 16}, error);
     if (!read)
         return std::nullopt;
     const nlohmann::json& json = *read;

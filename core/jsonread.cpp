@@ -70,6 +70,7 @@ std::optional<std::string> jsonBoundsProblem(std::string_view text, const JsonLi
         return std::to_string(text.size()) + " bytes, more than the " + std::to_string(limits.maxBytes) +
                " this file may have";
     int depth = 0;
+    std::size_t values = 0;
     bool inString = false, escaped = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -91,6 +92,8 @@ std::optional<std::string> jsonBoundsProblem(std::string_view text, const JsonLi
         } else if (c == ']' || c == '}') {
             --depth;
         }
+        if ((c == '[' || c == '{' || c == ',') && ++values > limits.maxValues)
+            return "more than " + std::to_string(limits.maxValues) + " values (at byte " + std::to_string(i) + ")";
     }
     return std::nullopt;
 }

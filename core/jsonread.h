@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,12 +18,14 @@ namespace core {
 struct JsonLimits {
     std::size_t maxBytes = std::size_t(1) << 20; ///< the text's length
     int maxDepth = 64;                           ///< arrays and objects open at once
+    /** Values (counted by their separators and brackets): what the value costs in memory and time to build. */
+    std::size_t maxValues = std::numeric_limits<std::size_t>::max();
     /** Refuse an object that names a key twice (nlohmann keeps only the last, silently). */
     bool uniqueKeys = true;
 };
 
-/** What is wrong with text against limits before it is parsed: "<n> bytes, more than …" or "nested more than
- *  <depth> deep (at byte <i>)"; nothing when it is within them. Every JSON the program reads passes here. */
+/** What is wrong with text against limits before it is parsed: "<n> bytes, more than …", "nested more than
+ *  <depth> deep (at byte <i>)" or "more than <n> values (at byte <i>)"; nothing when it is within them. Every JSON the program reads passes here. */
 std::optional<std::string> jsonBoundsProblem(std::string_view text, const JsonLimits& limits);
 
 /** Parses text within limits (jsonBoundsProblem first). Refuses, with error "<label>: <what is wrong>" (without a label, "<what is wrong>"), text

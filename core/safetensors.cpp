@@ -189,7 +189,8 @@ std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const 
 
     const std::string_view text = bytes.substr(8, std::size_t(length));
     std::string why;
-    const auto read = readJson(text, "the header", {.maxBytes = maxSafetensorsHeaderBytes}, why);
+    const JsonLimits limits{.maxBytes = maxSafetensorsHeaderBytes, .maxValues = maxSafetensorsHeaderBytes / 16};
+    const auto read = readJson(text, "the header", limits, why);
     if (!read)
         return fail(why);
     const nlohmann::json& json = *read;

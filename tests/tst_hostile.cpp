@@ -139,6 +139,14 @@ const std::vector<Case>& cases()
         {"megabytes of spaces before a sound config",
          [](Setup& s) { s.model.configText = std::string(2 << 20, ' ') + s.model.config.dump(); }, "config.json",
          "more than the 1048576 this file may have"},
+        {"a vocabulary of millions of tiny values",
+         [](Setup& s) {
+             std::string text = "{\"a\": [";
+             for (int i = 0; i < 5'000'000; ++i)
+                 text += "[],";
+             s.model.vocabText = text + "[]]}";
+         },
+         "vocab.json", "more than 4194304 values"},
         {"n_layer 16777216 in a small config",
          [](Setup& s) { s.model.config["n_layer"] = 16777216; }, "model.safetensors",
          "h.1.ln_1.weight is missing (n_layer 16777216"},

@@ -47,6 +47,17 @@ private slots:
         QCOMPARE(error, std::string("f.json: 100 bytes, more than the 99 this file may have"));
     }
 
+    void valueLimitAtItsEdge()
+    {
+        std::string error;
+        const std::string text = R"({"a": [1, 2, [3]], "b": {"c": 4}})"; // 4 brackets, 3 separators: 7 counted
+        QVERIFY2(core::readJson(text, "f.json", {.maxValues = 7}, error), error.c_str());
+        QVERIFY(!core::readJson(text, "f.json", {.maxValues = 6}, error));
+        QVERIFY2(error.starts_with("f.json: more than 6 values"), error.c_str());
+        // Separators inside strings are text.
+        QVERIFY2(core::readJson("[\"a,b,c,[{\"]", "f.json", {.maxValues = 1}, error), error.c_str());
+    }
+
     void repeatedKeys()
     {
         const std::string text = R"({"a": {"b": 1, "c": 2}, "d": {"b": 3, "b": 4}})";
