@@ -280,6 +280,11 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
                                            const std::string& vocabLabel, const std::string& mergesLabel,
                                            std::string& error)
 {
+    if (mergesText.size() > maxTokenizerBytes) { // GPT-2's is 456 KB; each line is a lookup and a string or two
+        error = mergesLabel + ": " + std::to_string(mergesText.size()) + " bytes, more than the " +
+                std::to_string(maxTokenizerBytes) + " this file may have";
+        return std::nullopt;
+    }
     const auto vocab = readJson(vocabJson, vocabLabel, tokenizerJsonLimits, error);
     if (!vocab)
         return std::nullopt;

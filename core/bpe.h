@@ -32,8 +32,8 @@
 
 namespace core {
 
-/** The largest vocab.json or tokenizer.json read, in bytes (GPT-2's are 1 and 1.4 MB, Llama 3's tokenizer.json
- *  9 MB). */
+/** The largest vocab.json, merges.txt or tokenizer.json read, in bytes (GPT-2's are 1 MB, 456 KB and 1.4 MB, Llama
+ *  3's tokenizer.json 9 MB). */
 constexpr std::size_t maxTokenizerBytes = std::size_t(32) << 20;
 /** The most values read from one (Llama 3's tokenizer.json has some 1.2 million: 128 000 tokens, 280 000 merges of
  *  two), so that nothing small and dense costs gigabytes or minutes to build. */
