@@ -155,6 +155,9 @@ const std::vector<Case>& cases()
              s.model.vocabText = text + "[]]}";
          },
          "vocab.json", "more than 4194304 values"},
+        {"a merges.txt past the limit",
+         [](Setup& s) { s.model.merges = "#version: 0.2\n" + std::string(33 << 20, '\n'); }, "merges.txt",
+         "more than the 33554432 this file may have"},
         {"n_layer 16777216 in a small config",
          [](Setup& s) { s.model.config["n_layer"] = 16777216; }, "model.safetensors",
          "h.1.ln_1.weight is missing (n_layer 16777216"},
