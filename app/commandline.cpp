@@ -175,6 +175,18 @@ int shownLayer(const QCommandLineParser& p, const Options& o, const core::Opened
  *  vocabulary's own tokens beside (SPEC §5). */
 Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedModelSession opened)
 {
+    // Finite weights and edits can still overflow float32 on the way: then there are no logits to print.
+    const core::Gpt2Forward& forward = *opened.forward;
+    if (forward.topTokens(1).empty()) {
+        const int last = int(forward.tokens().size()) - 1;
+        const int overflow = forward.overflowLayer(last);
+        const QString where = overflow < forward.config().layers
+            ? QStringLiteral("in layer %1, whose output is not finite").arg(overflow + 1)
+            : QStringLiteral("in the final norm and the logits");
+        throw Failure{ExitRefused, QStringLiteral("%1: the forward pass overflows float32 %2 (the weights or the "
+                                                  "edits are too large); there is no prediction")
+                                       .arg(QString::fromStdString(opened.folder), where)};
+    }
     const int layer = shownLayer(p, o, opened);
     opened.session.layer = layer;
     const std::string name = core::modelName(opened.folder);
@@ -230,6 +242,16 @@ QString sourceFile(const QCommandLineParser& p, const Options& o)
         throw Failure{ExitRefused, QStringLiteral("%1: one file is read (%2); give one source")
                                        .arg(files.mid(1).join(QStringLiteral(", ")), files.first())};
     return files.value(0);
+}
+
+/** The input a message about the whole run names: "--model DIR", "--session FILE" or the file given; empty when
+ *  there is none. */
+QString inputName(const QCommandLineParser& p, const Options& o)
+{
+    for (const QCommandLineOption* option : {&o.model, &o.session, &o.compute})
+        if (p.isSet(*option) && !p.value(*option).isEmpty())
+            return QStringLiteral("--") + option->names().constFirst() + QLatin1Char(' ') + p.value(*option);
+    return p.positionalArguments().value(0);
 }
 
 /** Refuses two sources (file being sourceFile()'s), naming them, and --text without --model. */
@@ -303,9 +325,9 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
                                                   "--tokens or --model) in its place")};
     const Source source = loadSource(p, o, file);
     const core::Trace trace = core::compute(source.session.model);
-    const nlohmann::json extras = source.model
-        ? core::modelComputeExtras(*source.model->forward, source.model->session.layer)
-        : nlohmann::json::object();
+    const core::JsonEntries extras = source.model
+        ? core::modelComputeEntries(*source.model->forward, source.model->session.layer)
+        : core::JsonEntries{};
     // Written as it is made: the text of 8192 tokens is some 5 GB, never held whole.
     const auto print = [](std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); };
     core::JsonWriter writer(print);
@@ -876,11 +898,15 @@ int runCommandLine(const QStringList& givenArguments, WindowSource* window)
         printError(f.message);
         return f.status;
     } catch (const std::bad_alloc&) {
-        printError(QStringLiteral("not enough memory"));
+        const QString input = inputName(p, o);
+        printError(input.isEmpty() ? QStringLiteral("not enough memory")
+                                   : input + QStringLiteral(": not enough memory to read it"));
         return ExitFailed;
     } catch (const std::exception& e) {
-        printError(QString::fromUtf8(e.what()));
-        return ExitRefused;
+        const QString input = inputName(p, o);
+        printError((input.isEmpty() ? QString() : input + QStringLiteral(": "))
+                   + QString::fromStdString(core::messageExcerpt(e.what(), 200)));
+        return ExitFailed;
     }
 }
 

@@ -2,8 +2,10 @@
 #include "windowstart.h"
 
 #include "core/tensor/allocator.h"
+#include "core/formats/jsonread.h"
 #include "core/session/presets.h"
 #include "core/session/sessionfile.h"
+#include "core/text/tokenizer.h"
 #include "ui/i18n/language.h"
 #include "ui/views/shell/mainwindow.h"
 
@@ -15,6 +17,10 @@
 #include <QMessageBox>
 
 #include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
 
 #include <unistd.h>
 
@@ -54,11 +60,52 @@ bool displayAvailable()
         || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
 }
 
+/** The refusal of a --text whose bytes are not UTF-8 (Qt would turn them into U+FFFD unseen), as a session file's
+ *  text is refused; empty when every --text is UTF-8. */
+std::string invalidTextArgument(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        std::string_view value;
+        if (arg == "--text" && i + 1 < argc)
+            value = argv[i + 1];
+        else if (arg.starts_with("--text="))
+            value = arg.substr(7);
+        else
+            continue;
+        if (const auto bad = core::firstInvalidUtf8(value))
+            return "--text: not valid UTF-8 (byte " + std::to_string(*bad) + " is " +
+                   core::messageExcerpt(value.substr(*bad, 1)) + "); give the text in UTF-8";
+    }
+    return {};
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
+    // No exception leaves the program: whatever escapes is said in one line, never "terminate called…".
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fputs("attention-explorer: not enough memory\n", stderr);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attention-explorer: %s\n", core::messageExcerpt(e.what(), 200).c_str());
+    }
+    return app::ExitFailed;
+}
+
+namespace {
+
+int run(int argc, char** argv)
+{
     core::keepFreedMemory();  // before any thread starts
+    if (const std::string refusal = invalidTextArgument(argc, argv); !refusal.empty()) {
+        std::fprintf(stderr, "attention-explorer: %s\n", refusal.c_str());
+        return app::ExitRefused;
+    }
     const QStringList arguments = argumentList(argc, argv);
 
     if (app::isHeadlessRequest(arguments)) {
@@ -107,3 +154,5 @@ int main(int argc, char** argv)
     }
     return application.exec();
 }
+
+}  // namespace

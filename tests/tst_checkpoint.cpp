@@ -61,10 +61,13 @@ float bfloat16Oracle(std::uint16_t bits)
 
 using testutil::sameBits;
 
-/** The 16-bit pattern of element i of the tensor numbered t: spread over every exponent and sign. */
+/** The 16-bit pattern of element i of the tensor numbered t: spread over every exponent and sign but the all-ones
+ *  one of F16 and BF16 (infinity and NaN, which a checkpoint refuses; their conversion is checked on its own). */
 std::uint16_t pattern(int t, std::size_t i)
 {
-    return std::uint16_t(t * 1009 + i * 2713 + 0x3000);
+    const auto bits = std::uint16_t(t * 1009 + i * 2713 + 0x3000);
+    const bool notFinite = (bits & 0x7c00u) == 0x7c00u || (bits & 0x7f80u) == 0x7f80u;
+    return notFinite ? std::uint16_t(bits & ~0x4000u) : bits;
 }
 
 nlohmann::json tinyConfig()
@@ -355,7 +358,7 @@ private slots:
                     data.clear();
                 };
             },
-            "model.safetensors", "tensor wte.weight is missing");
+            "model.safetensors", "tensor h.0.ln_1.weight is missing (n_layer 2");
         row(
             "header not an object",
             [](Folder& f) {
@@ -443,6 +446,31 @@ private slots:
             },
             "model.safetensors", "needs [257, 4] (vocab_size × n_embd)");
         row(
+            "a NaN among F16 weights",
+            [](Folder& f) {
+                f = goodFolder("F16");
+                Tensor& t = *findTensor(f, "h.1.mlp.c_fc.weight");
+                t.bytes[2 * 17] = '\x01'; // element 17 = row 1, column 1 of 4 × 16: 0x7e01, a NaN
+                t.bytes[2 * 17 + 1] = '\x7e';
+            },
+            "model.safetensors", "tensor h.1.mlp.c_fc.weight: value [1][1] is NaN");
+        row(
+            "an infinite bias", [](Folder& f) {
+                Tensor& t = *findTensor(f, "ln_f.bias");
+                const float inf = INFINITY;
+                t.bytes.replace(4 * 2, 4, std::string(reinterpret_cast<const char*>(&inf), 4));
+            },
+            "model.safetensors", "tensor ln_f.bias: value [2] is +Inf");
+        row(
+            "mask buffer of a layer past n_layer", [](Folder& f) { addCopy(f, "ln_f.bias", "h.2.attn.bias"); },
+            "model.safetensors", "tensor h.2.attn.bias is not part of GPT-2");
+        row(
+            "an architecture not read", [](Folder& f) { f.config["architectures"] = {"LlamaForCausalLM"}; },
+            "config.json", "config.json: architecture LlamaForCausalLM is not supported");
+        row(
+            "a model_type not read", [](Folder& f) { f.config["model_type"] = "bert"; }, "config.json",
+            "model_type \"bert\" is not supported");
+        row(
             "missing tensor", [](Folder& f) { f.tensors.erase(f.tensors.begin() + 20); }, "model.safetensors",
             "tensor h.1.ln_2.weight is missing");
         row(
@@ -482,16 +510,16 @@ private slots:
             "layer_norm_epsilon: expected a positive number");
         row(
             "config not JSON", [](Folder& f) { f.configText = "{\"n_layer\": 2,"; }, "config.json",
-            "is not a JSON object");
+            "not valid JSON: the text ends (after 14 bytes) before its JSON value does");
         row(
-            "missing config", [](Folder& f) { f.writeConfig = false; }, "config.json", "cannot be opened");
+            "missing config", [](Folder& f) { f.writeConfig = false; }, "config.json", "config.json: missing");
         row(
             "missing tokenizer", [](Folder& f) { f.writeVocab = f.writeMerges = false; }, "vocab.json",
             "missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)");
         row(
-            "missing merges", [](Folder& f) { f.writeMerges = false; }, "merges.txt", "cannot be opened");
+            "missing merges", [](Folder& f) { f.writeMerges = false; }, "merges.txt", "merges.txt: missing");
         row(
-            "broken vocabulary", [](Folder& f) { f.vocabText = "{\"a\": 0"; }, "vocab.json", "is not valid JSON");
+            "broken vocabulary", [](Folder& f) { f.vocabText = "{\"a\": 0"; }, "vocab.json", "vocab.json: not valid JSON");
         row(
             "broken merges", [](Folder& f) { f.merges = "#version: 0.2\nĠ\n"; }, "merges.txt",
             "line 2: expected two tokens separated by one space");

@@ -78,12 +78,23 @@ const Matrix* Trace::inputMatrix(Step s) const
     }
 }
 
+/** scores (any block of a head's scores) scaled as trace's scaled scores are. */
+template <typename Scores>
+Matrix scaled(const Trace& trace, const Scores& scores)
+{
+    if (std::isfinite(trace.scoreFactor))
+        return scores * trace.scoreFactor;
+    return scores.unaryExpr([&trace](double v) { return scaledScore(trace, v); });
+}
+
 Matrix Trace::scaledScores(int head) const
 {
-    const Matrix& scores = heads.at(std::size_t(head)).scores;
-    if (std::isfinite(scoreFactor))
-        return scores * scoreFactor;
-    return scores.unaryExpr([this](double v) { return scaledScore(*this, v); });
+    return scaled(*this, heads.at(std::size_t(head)).scores);
+}
+
+Matrix Trace::scaledScoresRow(int head, Eigen::Index query) const
+{
+    return scaled(*this, heads.at(std::size_t(head)).scores.row(query));
 }
 
 Matrix Trace::weightedValues(int head, int query) const

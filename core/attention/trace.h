@@ -72,6 +72,8 @@ struct Trace {
 
     /** scores · s / T (n × n), derived on demand. */
     Matrix scaledScores(int head) const;
+    /** Row query of scaledScores(head) (1 × n), without making the whole n × n matrix. */
+    Matrix scaledScoresRow(int head, Eigen::Index query) const;
     /** The n rows weights(query, j) · v_j (n × d_v) of one query, computed on demand. */
     Matrix weightedValues(int head, int query) const;
     /** The matrix of any step; head is ignored for steps that are not per head.

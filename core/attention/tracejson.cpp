@@ -50,6 +50,14 @@ std::string traceToJsonText(const Trace& trace, int indent)
 
 void writeComputeJson(JsonWriter& writer, const Trace& trace, const json& extras)
 {
+    JsonEntries entries;
+    for (auto it = extras.begin(); it != extras.end(); ++it)
+        entries[it.key()] = [&value = it.value()](JsonWriter& w) { w.value(value); };
+    writeComputeJson(writer, trace, entries);
+}
+
+void writeComputeJson(JsonWriter& writer, const Trace& trace, const JsonEntries& extras)
+{
     // The keys in nlohmann's order (std::map's), as traceToJson's object prints them.
     std::map<std::string, std::function<void()>> entries;
     entries["tokens"] = [&] { writer.value(json(trace.model->tokens)); };
@@ -58,14 +66,26 @@ void writeComputeJson(JsonWriter& writer, const Trace& trace, const json& extras
         writer.beginArray();
         for (int h = 0; h < trace.headCount(); ++h) {
             const HeadTrace& ht = trace.heads[std::size_t(h)];
-            const Matrix scaledScores = trace.scaledScores(h);
-            const std::pair<const char*, MatrixCRef> steps[] = {
-                {"keys", ht.keys},     {"outputs", ht.outputs}, {"queries", ht.queries}, {"scaled_scores", scaledScores},
-                {"scores", ht.scores}, {"values", ht.values},   {"weights", ht.weights}}; // in key order
+            const std::pair<const char*, const Matrix*> steps[] = {
+                {"keys", &ht.keys},     {"outputs", &ht.outputs}, {"queries", &ht.queries}, {"scaled_scores", nullptr},
+                {"scores", &ht.scores}, {"values", &ht.values},   {"weights", &ht.weights}}; // in key order
             writer.beginObject();
             for (const auto& [name, matrix] : steps) {
                 writer.key(name);
-                writer.matrix(matrix);
+                if (matrix) {
+                    writer.matrix(*matrix);
+                    continue;
+                }
+                // The scaled scores row by row, as writer.matrix lays them out: n × n more would be held otherwise.
+                writer.beginArray();
+                for (Eigen::Index r = 0; r < ht.scores.rows(); ++r) {
+                    const Matrix row = trace.scaledScoresRow(h, r);
+                    writer.beginArray();
+                    for (Eigen::Index c = 0; c < row.cols(); ++c)
+                        writer.number(row(0, c));
+                    writer.endArray();
+                }
+                writer.endArray();
             }
             writer.endObject();
         }
@@ -73,8 +93,8 @@ void writeComputeJson(JsonWriter& writer, const Trace& trace, const json& extras
     };
     entries["concat"] = [&] { writer.matrix(trace.concat); };
     entries["output"] = [&] { writer.matrix(trace.output); };
-    for (auto it = extras.begin(); it != extras.end(); ++it)
-        entries[it.key()] = [&writer, &value = it.value()] { writer.value(value); };
+    for (const auto& [key, write] : extras)
+        entries[key] = [&writer, &write = write] { write(writer); };
     writer.beginObject();
     for (const auto& [key, write] : entries) {
         writer.key(key);

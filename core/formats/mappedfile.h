@@ -11,8 +11,9 @@ namespace core {
 
 class MappedFile {
 public:
-    /** The file at path, mapped read-only; nullptr when it cannot be opened, is not a regular file or
-     *  cannot be mapped, with error set to "<path>: <why>". An empty file maps to empty bytes. */
+    /** The file at path, mapped read-only; nullptr when it is missing, cannot be opened, is not a regular file
+     *  (a FIFO, a socket, a device or a folder, told without opening it, so that nothing blocks), is a symbolic link
+     *  that loops, or cannot be mapped, with error set to "<path>: <why>". An empty file maps to empty bytes. */
     static std::shared_ptr<const MappedFile> open(const std::string& path, std::string& error);
 
     ~MappedFile();

@@ -1,5 +1,7 @@
 #include "core/formats/safetensors.h"
 
+#include "core/formats/jsonread.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -21,7 +23,7 @@ namespace {
 
 std::string offsetsText(std::uint64_t begin, std::uint64_t end)
 {
-    return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+    return shapeText({begin, end});
 }
 
 /** A JSON value as a non-negative integer, or nothing (negative numbers, fractions, other types). */
@@ -37,7 +39,7 @@ std::optional<std::uint64_t> unsignedValue(const nlohmann::json& value)
 /** Checks one tensor entry; on failure sets error to what is wrong (without the file's label). */
 std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::json& entry, std::string& error)
 {
-    const std::string where = "tensor " + name + ": ";
+    const std::string where = "tensor " + messageExcerpt(name) + ": ";
     if (!entry.is_object()) {
         error = where + "its entry is not a JSON object";
         return std::nullopt;
@@ -58,9 +60,7 @@ std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::j
     else if (dtypeText == "BF16")
         tensor.dtype = Dtype::BF16;
     else {
-        error = where + "dtype " +
-                nlohmann::json(dtypeText).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) +
-                " is not supported (F32, F16 or BF16 expected)";
+        error = where + "dtype " + jsonExcerpt(*dtype) + " is not supported (F32, F16 or BF16 expected)";
         return std::nullopt;
     }
 
@@ -74,7 +74,7 @@ std::optional<TensorInfo> parseTensor(const std::string& name, const nlohmann::j
     for (const auto& dim : *shape) {
         const auto size = unsignedValue(dim);
         if (!size || *size > std::uint64_t(PTRDIFF_MAX)) {
-            error = where + "shape entry " + dim.dump() + " is not a non-negative integer of at most 63 bits";
+            error = where + "shape entry " + jsonExcerpt(dim) + " is not a non-negative integer of at most 63 bits";
             return std::nullopt;
         }
         tensor.shape.push_back(*size);
@@ -188,9 +188,12 @@ std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const 
                     std::to_string(maxSafetensorsHeaderBytes) + " bytes");
 
     const std::string_view text = bytes.substr(8, std::size_t(length));
-    const nlohmann::json json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (json.is_discarded())
-        return fail("the header is not valid JSON");
+    std::string why;
+    const JsonLimits limits{.maxBytes = maxSafetensorsHeaderBytes, .maxValues = maxSafetensorsHeaderBytes / 16};
+    const auto read = readJson(text, "the header", limits, why);
+    if (!read)
+        return fail(why);
+    const nlohmann::json& json = *read;
     if (!json.is_object())
         return fail("the header is not a JSON object");
 
@@ -217,15 +220,15 @@ std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const 
     std::uint64_t reached = 0;
     const TensorInfo* previous = nullptr;
     for (const TensorInfo& t : header.tensors) {
-        const std::string where = "tensor " + t.name + ": data_offsets " + offsetsText(t.begin, t.end);
+        const std::string where = "tensor " + messageExcerpt(t.name) + ": data_offsets " + offsetsText(t.begin, t.end);
         if (t.end > header.dataSize)
-            return fail(where + " pass the end of the data section (" + std::to_string(header.dataSize) + " bytes)");
+            return fail(where + " run past the end of the data section (" + std::to_string(header.dataSize) + " bytes)");
         if (t.begin < reached)
-            return fail(where + " overlap tensor " + previous->name + " " +
+            return fail(where + " overlap tensor " + messageExcerpt(previous->name) + " " +
                         offsetsText(previous->begin, previous->end));
         if (t.begin > reached)
             return fail(where + " leave a gap of " + std::to_string(t.begin - reached) + " bytes after " +
-                        (previous ? "tensor " + previous->name : std::string("the header")));
+                        (previous ? "tensor " + messageExcerpt(previous->name) : std::string("the header")));
         reached = t.end;
         if (t.end > t.begin || !previous)
             previous = &t;
@@ -315,7 +318,7 @@ std::optional<FloatMatrix> SafetensorsFile::toFloat(std::string_view name, std::
 {
     const TensorInfo* tensor = m_header.find(name);
     if (!tensor) {
-        error = path() + ": no tensor " + std::string(name);
+        error = path() + ": no tensor " + messageExcerpt(name);
         return std::nullopt;
     }
     FloatMatrix m(tensor->rows(), tensor->cols());

@@ -65,15 +65,16 @@ struct SafetensorsHeader {
     const TensorInfo* find(std::string_view name) const;
 };
 
-/** The largest JSON header accepted, in bytes (the reference implementation's limit too). */
-constexpr std::uint64_t maxSafetensorsHeaderBytes = 100'000'000;
+/** The largest JSON header accepted, in bytes: GPT-2's is under 100 KB, and a header of millions of entries would
+ *  cost gigabytes to read (the format's reference implementation allows 100 MB). */
+constexpr std::uint64_t maxSafetensorsHeaderBytes = std::uint64_t(16) << 20;
 
 /** Checks a whole file's bytes and returns its header. Refuses, with error "<label>: <what is wrong>",
  *  a file shorter than 8 bytes, a header length past the file or above the limit, a header that is not
- *  a JSON object, a "__metadata__" that is not an object, a tensor entry that is not an object with a
+ *  a JSON object within readJson's bounds (a tensor named twice among them), a "__metadata__" that is not an object, a tensor entry that is not an object with a
  *  known dtype (F32, F16, BF16), a shape of non-negative integers whose product (in bytes) fits 64
  *  bits, and data_offsets [begin, end] with begin ≤ end and end − begin = elements × dtype size; and
- *  tensors that overlap, leave a gap between them, pass the data section's end or leave bytes after
+ *  tensors that overlap, leave a gap between them, run past the data section's end or leave bytes after
  *  the last one. Reads only bytes, never past them. */
 std::optional<SafetensorsHeader> parseSafetensors(std::string_view bytes, const std::string& label, std::string& error);
 

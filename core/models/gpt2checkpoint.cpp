@@ -1,13 +1,20 @@
 #include "core/models/gpt2checkpoint.h"
 
+#include "core/formats/jsonread.h"
+#include "core/tensor/threadpool.h"
 #include "core/tensor/threadpool.h"
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <array>
+#include <cerrno>
+#include <cmath>
 #include <map>
+#include <set>
 
 namespace core {
 
@@ -23,22 +30,30 @@ struct Wanted {
     FloatTensor* target = nullptr;
 };
 
-/** True for h.N.attn.bias and h.N.attn.masked_bias: GPT-2's causal mask, kept as buffers by older exports. */
-bool isMaskBuffer(const std::string& name)
+/** N for h.N.attn.bias and h.N.attn.masked_bias (GPT-2's causal mask, kept as buffers by older exports) when N is
+ *  a layer of n_layer layers; nothing for any other name. */
+std::optional<int> maskBufferLayer(const std::string& name, int layers)
 {
     if (!name.starts_with("h."))
-        return false;
+        return std::nullopt;
     const std::size_t dot = name.find('.', 2);
     if (dot == 2 || dot == std::string::npos || name.find_first_not_of("0123456789", 2) != dot)
-        return false;
+        return std::nullopt;
     const std::string_view rest = std::string_view(name).substr(dot);
-    return rest == ".attn.bias" || rest == ".attn.masked_bias";
+    if (rest != ".attn.bias" && rest != ".attn.masked_bias")
+        return std::nullopt;
+    int layer = 0;
+    const auto [end, ec] = std::from_chars(name.data() + 2, name.data() + dot, layer);
+    if (ec != std::errc() || layer >= layers)
+        return std::nullopt;
+    return layer;
 }
 
+/** True when path names anything, a symbolic link that leads nowhere included (reading it then says so). */
 bool exists(const std::string& path)
 {
     std::error_code ec;
-    return std::filesystem::exists(path, ec);
+    return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
 }
 
 std::string pickleMessage(const std::string& folder)
@@ -48,6 +63,285 @@ std::string pickleMessage(const std::string& folder)
            "code); convert it to model.safetensors in that folder first, e.g. with python3 -c \"import torch; "
            "from safetensors.torch import save_file; sd = torch.load('pytorch_model.bin', map_location='cpu'); "
            "save_file({k: v.contiguous() for k, v in sd.items() if k != 'lm_head.weight'}, 'model.safetensors')\"";
+}
+
+
+/** The tokenizer of folder: vocab.json + merges.txt when both are there, else tokenizer.json, else whichever half
+ *  of the pair is there (so that the message names the other); checked against vocab_size. */
+std::optional<Bpe> loadTokenizer(const std::string& folder, const Gpt2Config& c, const std::string& configPath,
+                                 std::string& error)
+{
+    std::string tokenizerPath = folder + "/vocab.json";
+    const std::string mergesPath = folder + "/merges.txt";
+    const bool pair = exists(tokenizerPath) && exists(mergesPath);
+    std::optional<Bpe> bpe;
+    if (!pair && exists(folder + "/tokenizer.json")) {
+        tokenizerPath = folder + "/tokenizer.json";
+        bpe = Bpe::loadTokenizerJson(tokenizerPath, error);
+    } else if (pair || exists(tokenizerPath) || exists(mergesPath)) {
+        bpe = Bpe::loadVocabAndMerges(tokenizerPath, mergesPath, error);
+    } else {
+        error = folder + "/vocab.json: missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)";
+        return std::nullopt;
+    }
+    if (bpe && bpe->size() > c.vocabSize) {
+        error = tokenizerPath + ": " + std::to_string(bpe->size()) + " tokens, more than " + configPath +
+                " allows (vocab_size " + std::to_string(c.vocabSize) + ")";
+        return std::nullopt;
+    }
+    return bpe;
+}
+
+/** folder's model.safetensors, opened and its header checked; when it is missing, the message names what the
+ *  folder holds instead (a pickle, a sharded checkpoint). */
+std::shared_ptr<const SafetensorsFile> openWeights(const std::string& folder, std::string& error)
+{
+    const std::string weightsPath = folder + "/model.safetensors";
+    if (!exists(weightsPath)) {
+        if (exists(folder + "/pytorch_model.bin"))
+            error = pickleMessage(folder);
+        else if (exists(folder + "/model.safetensors.index.json"))
+            error = folder + "/model.safetensors.index.json: a checkpoint sharded over several files is not read; "
+                             "a GPT-2 model fits one model.safetensors";
+        else
+            error = weightsPath + ": missing";
+        return nullptr;
+    }
+    return SafetensorsFile::open(weightsPath, error);
+}
+
+/** A tensor's name without the "transformer." prefix. */
+std::string unprefixed(const std::string& name)
+{
+    return name.starts_with(kPrefix) ? name.substr(kPrefix.size()) : name;
+}
+
+/** Refuses an n_layer that the file's tensors cannot hold, naming the first layer missing, before anything is
+ *  sized by it: a few hundred bytes of config.json must not claim gigabytes. */
+bool checkLayerCount(const SafetensorsHeader& header, const Gpt2Config& c, const std::string& weightsPath,
+                     const std::string& configPath, std::string& error)
+{
+    std::set<std::string> names;
+    for (const TensorInfo& t : header.tensors)
+        names.insert(unprefixed(t.name));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string first = "h." + std::to_string(l) + ".ln_1.weight";
+        if (!names.contains(first)) {
+            error = weightsPath + ": tensor " + first + " is missing (n_layer " + std::to_string(c.layers) + " in " +
+                    configPath + " needs it; the file holds " + std::to_string(l) + " layers)";
+            return false;
+        }
+    }
+    return true;
+}
+
+/** What GPT-2 of config c needs, shape by shape, each pointing at its place in the checkpoint (globals: wte, wpe,
+ *  ln_f.weight, ln_f.bias; blocks: n_layer of them). */
+std::vector<Wanted> wantedTensors(const Gpt2Config& c, const std::array<FloatTensor*, 4>& globals,
+                                  std::vector<Gpt2Block>& blocks)
+{
+    const auto d = std::uint64_t(c.dModel);
+    const std::string dText = "n_embd " + std::to_string(c.dModel);
+    std::vector<Wanted> wanted = {
+        {"wte.weight", {std::uint64_t(c.vocabSize), d}, "vocab_size × n_embd", globals[0]},
+        {"wpe.weight", {std::uint64_t(c.positions), d}, "n_positions × n_embd", globals[1]},
+        {"ln_f.weight", {d}, dText, globals[2]},
+        {"ln_f.bias", {d}, dText, globals[3]},
+    };
+    for (std::size_t l = 0; l < blocks.size(); ++l) {
+        Gpt2Block& b = blocks[l];
+        const std::string h = "h." + std::to_string(l) + ".";
+        const std::vector<Wanted> block = {
+            {h + "ln_1.weight", {d}, dText, &b.ln1Weight},
+            {h + "ln_1.bias", {d}, dText, &b.ln1Bias},
+            {h + "attn.c_attn.weight", {d, 3 * d}, "n_embd × 3·n_embd", &b.attnWeight},
+            {h + "attn.c_attn.bias", {3 * d}, "3·n_embd", &b.attnBias},
+            {h + "attn.c_proj.weight", {d, d}, "n_embd × n_embd", &b.attnProjWeight},
+            {h + "attn.c_proj.bias", {d}, dText, &b.attnProjBias},
+            {h + "ln_2.weight", {d}, dText, &b.ln2Weight},
+            {h + "ln_2.bias", {d}, dText, &b.ln2Bias},
+            {h + "mlp.c_fc.weight", {d, 4 * d}, "n_embd × 4·n_embd", &b.fcWeight},
+            {h + "mlp.c_fc.bias", {4 * d}, "4·n_embd", &b.fcBias},
+            {h + "mlp.c_proj.weight", {4 * d, d}, "4·n_embd × n_embd", &b.mlpProjWeight},
+            {h + "mlp.c_proj.bias", {d}, dText, &b.mlpProjBias},
+        };
+        wanted.insert(wanted.end(), block.begin(), block.end());
+    }
+    return wanted;
+}
+
+/** The file's tensors matched to the wanted ones by name (without the prefix), and lm_head.weight if there is
+ *  one; mask buffers of existing layers are passed over. */
+struct Matched {
+    std::map<std::string, const TensorInfo*> found;
+    const TensorInfo* lmHead = nullptr;
+};
+
+/** Matches the header's tensors to wanted; refuses a tensor no layer uses and one there twice (with and without
+ *  the prefix), and checks that every wanted tensor is there, of its shape. */
+std::optional<Matched> matchTensors(const SafetensorsHeader& header, const std::vector<Wanted>& wanted,
+                                    const Gpt2Config& c, const std::string& weightsPath,
+                                    const std::string& configPath, std::string& error)
+{
+    std::map<std::string, const Wanted*> byName;
+    for (const Wanted& w : wanted)
+        byName.emplace(w.name, &w);
+    Matched m;
+    for (const TensorInfo& t : header.tensors) {
+        const std::string name = unprefixed(t.name);
+        if (maskBufferLayer(name, c.layers))
+            continue;
+        if (name == "lm_head.weight") {
+            m.lmHead = &t;
+            continue;
+        }
+        if (!byName.contains(name)) {
+            error = weightsPath + ": tensor " + messageExcerpt(t.name) + " is not part of GPT-2 as " + configPath +
+                    " describes it (n_layer " + std::to_string(c.layers) + ")";
+            return std::nullopt;
+        }
+        if (!m.found.emplace(name, &t).second) {
+            error = weightsPath + ": tensor " + name + " is there twice, with and without the prefix \"transformer.\"";
+            return std::nullopt;
+        }
+    }
+    for (const Wanted& w : wanted) {
+        const auto it = m.found.find(w.name);
+        if (it == m.found.end()) {
+            error = weightsPath + ": tensor " + w.name + " is missing (n_layer " + std::to_string(c.layers) + " in " +
+                    configPath + " needs it)";
+            return std::nullopt;
+        }
+        const TensorInfo& t = *it->second;
+        if (t.shape != w.shape) {
+            error = weightsPath + ": tensor " + t.name + " has shape " + shapeText(t.shape) + ", but " + configPath +
+                    " needs " + shapeText(w.shape) + " (" + w.meaning + ")";
+            return std::nullopt;
+        }
+    }
+    if (m.lmHead && m.lmHead->shape != m.found.at("wte.weight")->shape) {
+        error = weightsPath + ": tensor " + m.lmHead->name + " has shape " + shapeText(m.lmHead->shape) +
+                ", not wte's: it is not tied to wte, and GPT-2's logits use wte";
+        return std::nullopt;
+    }
+    return m;
+}
+
+/** The index of the first value of data[0 … count) that is NaN or infinite, if any. */
+std::optional<std::size_t> firstNonFinite(const float* data, std::size_t count)
+{
+    constexpr std::size_t chunk = 4096;
+    for (std::size_t begin = 0; begin < count; begin += chunk) {
+        const std::size_t end = std::min(count, begin + chunk);
+        // A branch-free pass over the chunk (the exponent all ones), then the exact place only where one is found.
+        std::uint32_t any = 0;
+        for (std::size_t i = begin; i < end; ++i)
+            any |= std::uint32_t((std::bit_cast<std::uint32_t>(data[i]) & 0x7f800000u) == 0x7f800000u);
+        if (any)
+            for (std::size_t i = begin; i < end; ++i)
+                if (!std::isfinite(data[i]))
+                    return i;
+    }
+    return std::nullopt;
+}
+
+/** Refuses a tensor whose values are not all finite, naming it and the first bad entry. */
+bool checkFinite(const FloatTensor& tensor, const TensorInfo& t, const std::string& weightsPath, std::string& error)
+{
+    const auto bad = firstNonFinite(tensor.data, std::size_t(tensor.rows * tensor.cols));
+    if (!bad)
+        return true;
+    const float v = tensor.data[*bad];
+    const std::string index = tensor.rows == 1 ? "[" + std::to_string(*bad) + "]"
+                                               : "[" + std::to_string(*bad / std::size_t(tensor.cols)) + "][" +
+                                                     std::to_string(*bad % std::size_t(tensor.cols)) + "]";
+    error = weightsPath + ": tensor " + t.name + ": value " + index + " is " +
+            (std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf") + "; every weight must be a finite number";
+    return false;
+}
+
+/** The tensors whose values are read in place from the mapped file, by where they are held. */
+using InPlaceTensors = std::map<const FloatTensor*, const TensorInfo*>;
+
+/** Points every wanted tensor at its values: in place in the mapped file (F32, aligned), else converted once into
+ *  converted; refuses a tensor that is not finite. */
+bool readValues(const SafetensorsFile& weights, const std::vector<Wanted>& wanted,
+                const std::map<std::string, const TensorInfo*>& found, std::vector<float>& converted,
+                InPlaceTensors& readInPlace, std::string& error, const StopCheck& stop)
+{
+    const auto inPlace = [&](const TensorInfo& t) {
+        const char* data = weights.rawBytes(t).data();
+        return t.dtype == Dtype::F32 && std::endian::native == std::endian::little &&
+               reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0;
+    };
+    std::size_t convertedFloats = 0;
+    for (const Wanted& w : wanted)
+        if (const TensorInfo& t = *found.at(w.name); !inPlace(t))
+            convertedFloats += std::size_t(t.elements());
+    converted.resize(convertedFloats);
+    std::size_t used = 0;
+    for (const Wanted& w : wanted) {
+        if (stopNow(stop)) {
+            error = stoppedMessage;
+            return false;
+        }
+        const TensorInfo& t = *found.at(w.name);
+        const std::string_view raw = weights.rawBytes(t);
+        w.target->rows = t.rows();
+        w.target->cols = t.cols();
+        if (inPlace(t)) {
+            w.target->data = reinterpret_cast<const float*>(raw.data());
+            readInPlace.emplace(w.target, &t);
+        } else {
+            float* out = converted.data() + used;
+            convertToFloat(t.dtype, raw.data(), std::size_t(t.elements()), out);
+            w.target->data = out;
+            used += std::size_t(t.elements());
+        }
+        if (!checkFinite(*w.target, t, weights.path(), error))
+            return false;
+    }
+    return true;
+}
+
+/** Refuses an lm_head.weight that is not wte's values (the logits use wte). */
+bool checkTiedHead(const SafetensorsFile& weights, const TensorInfo* lmHead, const FloatTensor& wte, std::string& error)
+{
+    if (!lmHead)
+        return true;
+    std::vector<float> head(std::size_t(lmHead->elements()));
+    convertToFloat(lmHead->dtype, weights.rawBytes(*lmHead).data(), head.size(), head.data());
+    if (!head.empty() && std::memcmp(head.data(), wte.data, head.size() * sizeof(float)) != 0) {
+        error = weights.path() + ": tensor " + lmHead->name +
+                " differs from wte: it is not tied to wte, and GPT-2's logits use wte";
+        return false;
+    }
+    return true;
+}
+
+/** Packs the four large weights of every block; false when stop says stop. */
+bool packWeights(std::vector<Gpt2Block>& blocks, const SafetensorsFile& weights, const InPlaceTensors& readInPlace,
+                 const StopCheck& stop)
+{
+    // Pack the large weights of every layer for the products, their column blocks on the pool's threads; then
+    // give back the mapped file's pages of a weight read in place (they come back from the file when read).
+    for (Gpt2Block& b : blocks) {
+        for (const auto& weight : {std::pair{&b.attnWeight, &b.attnPacked}, {&b.attnProjWeight, &b.attnProjPacked},
+                                   {&b.fcWeight, &b.fcPacked}, {&b.mlpProjWeight, &b.mlpProjPacked}}) {
+            // Named without a structured binding: the lambda below captures it, which clang 14 refuses.
+            const FloatTensor* tensor = weight.first;
+            PackedColumns& packed = *weight.second;
+            if (stopNow(stop))
+                return false;
+            const FloatMatrixMap w = tensor->matrix();
+            packed.resize(std::size_t((w.cols() + gpt2ColumnBlock - 1) / gpt2ColumnBlock));
+            parallelFor(int(packed.size()), coreCount(),
+                        [&](int t) { packed[std::size_t(t)] = packColumnBlock(w, t); });
+            if (const auto it = readInPlace.find(tensor); it != readInPlace.end())
+                weights.releasePages(*it->second);
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -70,8 +364,13 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         return true;
     };
     std::error_code ec;
+    if (folder.empty()) {
+        error = "no folder given (the path is empty)";
+        return nullptr;
+    }
     if (!std::filesystem::is_directory(folder, ec)) {
-        error = folder + ": is not a folder";
+        error = folder + (ec.value() == ELOOP ? ": a symbolic link that loops; it leads to no folder"
+                                              : ": is not a folder");
         return nullptr;
     }
     std::shared_ptr<Gpt2Checkpoint> ckpt(new Gpt2Checkpoint);
@@ -84,179 +383,28 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
     const Gpt2Config& c = *config;
     if (stopped())
         return nullptr;
-
-    // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json, else whichever half
-    // of the pair is there (so that the message names the other).
-    std::string tokenizerPath = folder + "/vocab.json";
-    const std::string mergesPath = folder + "/merges.txt";
-    const bool pair = exists(tokenizerPath) && exists(mergesPath);
-    if (!pair && exists(folder + "/tokenizer.json")) {
-        tokenizerPath = folder + "/tokenizer.json";
-        ckpt->m_tokenizer = Bpe::loadTokenizerJson(tokenizerPath, error);
-    } else if (pair || exists(tokenizerPath) || exists(mergesPath)) {
-        ckpt->m_tokenizer = Bpe::loadVocabAndMerges(tokenizerPath, mergesPath, error);
-    } else {
-        error = folder + "/vocab.json: missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)";
-        return nullptr;
-    }
+    ckpt->m_tokenizer = loadTokenizer(folder, c, configPath, error);
     if (!ckpt->m_tokenizer || stopped())
         return nullptr;
-    if (ckpt->m_tokenizer->size() > c.vocabSize) {
-        error = tokenizerPath + ": " + std::to_string(ckpt->m_tokenizer->size()) + " tokens, more than " + configPath +
-                " allows (vocab_size " + std::to_string(c.vocabSize) + ")";
-        return nullptr;
-    }
-
-    // The weights.
-    const std::string weightsPath = folder + "/model.safetensors";
-    if (!exists(weightsPath)) {
-        if (exists(folder + "/pytorch_model.bin"))
-            error = pickleMessage(folder);
-        else if (exists(folder + "/model.safetensors.index.json"))
-            error = folder + "/model.safetensors.index.json: a checkpoint sharded over several files is not read; "
-                             "a GPT-2 model fits one model.safetensors";
-        else
-            error = weightsPath + ": missing";
-        return nullptr;
-    }
-    ckpt->m_weights = SafetensorsFile::open(weightsPath, error);
+    ckpt->m_weights = openWeights(folder, error);
     if (!ckpt->m_weights || stopped())
         return nullptr;
-
-    // What GPT-2 of this config needs, shape by shape.
-    const auto d = std::uint64_t(c.dModel);
-    const std::string dText = "n_embd " + std::to_string(c.dModel);
-    std::vector<Wanted> wanted = {
-        {"wte.weight", {std::uint64_t(c.vocabSize), d}, "vocab_size × n_embd", &ckpt->m_wte},
-        {"wpe.weight", {std::uint64_t(c.positions), d}, "n_positions × n_embd", &ckpt->m_wpe},
-        {"ln_f.weight", {d}, dText, &ckpt->m_lnFWeight},
-        {"ln_f.bias", {d}, dText, &ckpt->m_lnFBias},
-    };
-    ckpt->m_blocks.resize(std::size_t(c.layers));
-    for (int l = 0; l < c.layers; ++l) {
-        Gpt2Block& b = ckpt->m_blocks[std::size_t(l)];
-        const std::string h = "h." + std::to_string(l) + ".";
-        const std::vector<Wanted> block = {
-            {h + "ln_1.weight", {d}, dText, &b.ln1Weight},
-            {h + "ln_1.bias", {d}, dText, &b.ln1Bias},
-            {h + "attn.c_attn.weight", {d, 3 * d}, "n_embd × 3·n_embd", &b.attnWeight},
-            {h + "attn.c_attn.bias", {3 * d}, "3·n_embd", &b.attnBias},
-            {h + "attn.c_proj.weight", {d, d}, "n_embd × n_embd", &b.attnProjWeight},
-            {h + "attn.c_proj.bias", {d}, dText, &b.attnProjBias},
-            {h + "ln_2.weight", {d}, dText, &b.ln2Weight},
-            {h + "ln_2.bias", {d}, dText, &b.ln2Bias},
-            {h + "mlp.c_fc.weight", {d, 4 * d}, "n_embd × 4·n_embd", &b.fcWeight},
-            {h + "mlp.c_fc.bias", {4 * d}, "4·n_embd", &b.fcBias},
-            {h + "mlp.c_proj.weight", {4 * d, d}, "4·n_embd × n_embd", &b.mlpProjWeight},
-            {h + "mlp.c_proj.bias", {d}, dText, &b.mlpProjBias},
-        };
-        wanted.insert(wanted.end(), block.begin(), block.end());
-    }
-    std::map<std::string, const Wanted*> byName;
-    for (const Wanted& w : wanted)
-        byName.emplace(w.name, &w);
-
-    // Each tensor of the file, by its name without the prefix.
-    std::map<std::string, const TensorInfo*> found;
-    const TensorInfo* lmHead = nullptr;
-    for (const TensorInfo& t : ckpt->m_weights->header().tensors) {
-        const std::string name = t.name.starts_with(kPrefix) ? t.name.substr(kPrefix.size()) : t.name;
-        if (isMaskBuffer(name))
-            continue;
-        if (name == "lm_head.weight") {
-            lmHead = &t;
-            continue;
-        }
-        if (!byName.contains(name)) {
-            error = weightsPath + ": tensor " + t.name + " is not part of GPT-2 as " + configPath +
-                    " describes it (n_layer " + std::to_string(c.layers) + ")";
-            return nullptr;
-        }
-        if (!found.emplace(name, &t).second) {
-            error = weightsPath + ": tensor " + name + " is there twice, with and without the prefix \"transformer.\"";
-            return nullptr;
-        }
-    }
-
-    // Every tensor present, of the right shape; then how many values need a buffer of their own.
-    std::size_t convertedFloats = 0;
-    const auto inPlace = [&](const TensorInfo& t) {
-        const char* data = ckpt->m_weights->rawBytes(t).data();
-        return t.dtype == Dtype::F32 && std::endian::native == std::endian::little &&
-               reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0;
-    };
-    for (const Wanted& w : wanted) {
-        const auto it = found.find(w.name);
-        if (it == found.end()) {
-            error = weightsPath + ": tensor " + w.name + " is missing (n_layer " + std::to_string(c.layers) + " in " +
-                    configPath + " needs it)";
-            return nullptr;
-        }
-        const TensorInfo& t = *it->second;
-        if (t.shape != w.shape) {
-            error = weightsPath + ": tensor " + t.name + " has shape " + shapeText(t.shape) + ", but " + configPath +
-                    " needs " + shapeText(w.shape) + " (" + w.meaning + ")";
-            return nullptr;
-        }
-        if (!inPlace(t))
-            convertedFloats += std::size_t(t.elements());
-    }
-    if (lmHead && lmHead->shape != found.at("wte.weight")->shape) {
-        error = weightsPath + ": tensor " + lmHead->name + " has shape " + shapeText(lmHead->shape) +
-                ", not wte's: it is not tied to wte, and GPT-2's logits use wte";
+    const std::string& weightsPath = ckpt->m_weights->path();
+    const SafetensorsHeader& header = ckpt->m_weights->header();
+    if (!checkLayerCount(header, c, weightsPath, configPath, error))
         return nullptr;
-    }
-
-    // Point at the values: in place, or converted once into the checkpoint's buffer.
-    ckpt->m_converted.resize(convertedFloats);
-    std::size_t used = 0;
-    std::map<const FloatTensor*, const TensorInfo*> readInPlace;
-    for (const Wanted& w : wanted) {
-        if (stopped())
-            return nullptr;
-        const TensorInfo& t = *found.at(w.name);
-        const std::string_view raw = ckpt->m_weights->rawBytes(t);
-        w.target->rows = t.rows();
-        w.target->cols = t.cols();
-        if (inPlace(t)) {
-            w.target->data = reinterpret_cast<const float*>(raw.data());
-            readInPlace.emplace(w.target, &t);
-        } else {
-            float* out = ckpt->m_converted.data() + used;
-            convertToFloat(t.dtype, raw.data(), std::size_t(t.elements()), out);
-            w.target->data = out;
-            used += std::size_t(t.elements());
-        }
-    }
-    if (lmHead) {
-        if (stopped())
-            return nullptr;
-        std::vector<float> head(std::size_t(lmHead->elements()));
-        convertToFloat(lmHead->dtype, ckpt->m_weights->rawBytes(*lmHead).data(), head.size(), head.data());
-        if (!head.empty() && std::memcmp(head.data(), ckpt->m_wte.data, head.size() * sizeof(float)) != 0) {
-            error = weightsPath + ": tensor " + lmHead->name +
-                    " differs from wte: it is not tied to wte, and GPT-2's logits use wte";
-            return nullptr;
-        }
-    }
-
-    // Pack the large weights of every layer for the products, their column blocks on the pool's threads; then
-    // give back the mapped file's pages of a weight read in place (they come back from the file when read).
-    for (Gpt2Block& b : ckpt->m_blocks) {
-        for (const auto& weight : {std::pair{&b.attnWeight, &b.attnPacked}, {&b.attnProjWeight, &b.attnProjPacked},
-                                   {&b.fcWeight, &b.fcPacked}, {&b.mlpProjWeight, &b.mlpProjPacked}}) {
-            // Named without a structured binding: the lambda below captures it, which clang 14 refuses.
-            const FloatTensor* tensor = weight.first;
-            PackedColumns& packed = *weight.second;
-            if (stopped())
-                return nullptr;
-            const FloatMatrixMap w = tensor->matrix();
-            packed.resize(std::size_t((w.cols() + gpt2ColumnBlock - 1) / gpt2ColumnBlock));
-            parallelFor(int(packed.size()), coreCount(),
-                        [&](int t) { packed[std::size_t(t)] = packColumnBlock(w, t); });
-            if (const auto it = readInPlace.find(tensor); it != readInPlace.end())
-                ckpt->m_weights->releasePages(*it->second);
-        }
+    ckpt->m_blocks.resize(std::size_t(c.layers));
+    const std::vector<Wanted> wanted =
+        wantedTensors(c, {&ckpt->m_wte, &ckpt->m_wpe, &ckpt->m_lnFWeight, &ckpt->m_lnFBias}, ckpt->m_blocks);
+    const auto matched = matchTensors(header, wanted, c, weightsPath, configPath, error);
+    InPlaceTensors readInPlace;
+    if (!matched ||
+        !readValues(*ckpt->m_weights, wanted, matched->found, ckpt->m_converted, readInPlace, error, stop) ||
+        !checkTiedHead(*ckpt->m_weights, matched->lmHead, ckpt->m_wte, error))
+        return nullptr;
+    if (!packWeights(ckpt->m_blocks, *ckpt->m_weights, readInPlace, stop)) {
+        error = stoppedMessage;
+        return nullptr;
     }
     return ckpt;
 }

@@ -4,7 +4,7 @@
  *  The folder holds, as Hugging Face distributes it: config.json (gpt2config.h), model.safetensors
  *  (safetensors.h; F32, F16 or BF16) and the tokenizer as vocab.json + merges.txt or tokenizer.json
  *  (bpe.h). The tensors are GPT-2's, named with or without the "transformer." prefix; the attention
- *  mask buffers h.N.attn.bias and h.N.attn.masked_bias are ignored, and so is lm_head.weight when it is
+ *  mask buffers h.N.attn.bias and h.N.attn.masked_bias of its layers are ignored (never read), and so is lm_head.weight when it is
  *  tied to wte (equal to it), since the logits are h·wteᵀ. Every shape is checked against config.json.
  *
  *  Weights are float32: F32 tensors are read in place from the mapped file when they are aligned,
@@ -78,9 +78,13 @@ class Gpt2Checkpoint {
 public:
     /** Loads and checks the model folder. Returns nullptr with error naming the file and what is wrong
      *  when the folder is not one, config.json, model.safetensors or the tokenizer is missing, unreadable
-     *  or broken, the folder holds only a pickled pytorch_model.bin (the message says how to convert it)
-     *  or a sharded checkpoint, a tensor is missing, unknown, duplicated or of a shape config.json does
-     *  not allow, lm_head.weight is not tied to wte, or the tokenizer has more tokens than vocab_size.
+     *  or broken (no file is read past its size limit or nesting, and none that is not a regular file), config.json
+     *  names an architecture other than GPT-2's, the folder holds only a pickled pytorch_model.bin (the message says
+     *  how to convert it) or a sharded checkpoint, n_layer asks for more layers than the file holds (checked before
+     *  anything is sized by it), a tensor is missing, unknown (a mask buffer of a layer that does not exist
+     *  included), duplicated or of a shape config.json does not allow, a value the pass reads is NaN or infinite
+     *  (naming the tensor and its first such entry), lm_head.weight is not tied to wte, or the tokenizer has more
+     *  tokens than vocab_size.
      *  stop is asked after config.json, the tokenizer and the weights' header, before each tensor is read or
      *  converted and before each of the four packed weights of every layer is packed; when it says stop, nothing is
      *  returned and error is stoppedMessage. */

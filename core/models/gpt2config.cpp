@@ -1,18 +1,57 @@
 #include "core/models/gpt2config.h"
 
+#include "core/formats/jsonread.h"
+#include "core/formats/mappedfile.h"
 #include "core/formats/mappedfile.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace core {
 
+namespace {
+
+/** The architecture config.json names, checked against supportedArchitectures; an empty string when it is one
+ *  of them (or names none), else what is wrong. */
+std::string architectureProblem(const nlohmann::json& json)
+{
+    const auto known = [](std::string_view name, const char* ArchitectureName::*field) {
+        return std::any_of(std::begin(supportedArchitectures), std::end(supportedArchitectures),
+                           [&](const ArchitectureName& a) { return name == a.*field; });
+    };
+    std::string names;
+    for (const ArchitectureName& a : supportedArchitectures)
+        names += (names.empty() ? "" : ", ") + std::string(a.architecture);
+    const std::string supported = " (this program reads " + names + ")";
+    if (const auto it = json.find("architectures"); it != json.end()) {
+        if (!it->is_array() || it->empty() || !(*it)[0].is_string())
+            return "architectures: expected a list of architecture names, got " + jsonExcerpt(*it);
+        const std::string& name = (*it)[0].get_ref<const std::string&>();
+        if (!known(name, &ArchitectureName::architecture))
+            return "architecture " + messageExcerpt(name) + " is not supported" + supported;
+    }
+    if (const auto it = json.find("model_type"); it != json.end()) {
+        if (!it->is_string())
+            return "model_type: expected a string, got " + jsonExcerpt(*it);
+        if (!known(it->get_ref<const std::string&>(), &ArchitectureName::modelType))
+            return "model_type " + jsonExcerpt(*it) + " is not supported" + supported;
+    }
+    return {};
+}
+
+} // namespace
+
 std::optional<Gpt2Config> parseGpt2Config(std::string_view text, const std::string& label, std::string& error)
 {
-    const nlohmann::json json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (json.is_discarded() || !json.is_object()) {
-        error = label + ": is not a JSON object";
+    const auto read =
+        readJsonObject(text, label, {.maxBytes = maxConfigBytes, .maxValues = maxConfigBytes / 16}, error);
+    if (!read)
+        return std::nullopt;
+    const nlohmann::json& json = *read;
+    if (const std::string problem = architectureProblem(json); !problem.empty()) {
+        error = label + ": " + problem;
         return std::nullopt;
     }
     bool ok = true;
@@ -33,7 +72,7 @@ std::optional<Gpt2Config> parseGpt2Config(std::string_view text, const std::stri
             return 0;
         }
         if (!it->is_number_integer()) {
-            fail(name, "expected an integer, got " + it->dump());
+            fail(name, "expected an integer, got " + jsonExcerpt(*it));
             return 0;
         }
         const std::int64_t v = it->get<std::int64_t>();
@@ -55,15 +94,15 @@ std::optional<Gpt2Config> parseGpt2Config(std::string_view text, const std::stri
 
     if (const auto it = json.find("layer_norm_epsilon"); ok && it != json.end()) {
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() <= 0)
-            fail("layer_norm_epsilon", "expected a positive number, got " + it->dump());
+            fail("layer_norm_epsilon", "expected a positive number, got " + jsonExcerpt(*it));
         else
             config.layerNormEpsilon = it->get<double>();
     }
     if (const auto it = json.find("activation_function"); ok && it != json.end()) {
         if (!it->is_string())
-            fail("activation_function", "expected a string, got " + it->dump());
+            fail("activation_function", "expected a string, got " + jsonExcerpt(*it));
         else if (*it != "gelu_new" && *it != "gelu_pytorch_tanh")
-            fail("activation_function", it->dump() + " is not supported (gelu_new or gelu_pytorch_tanh expected)");
+            fail("activation_function", jsonExcerpt(*it) + " is not supported (gelu_new or gelu_pytorch_tanh expected)");
         else
             config.activation = it->get<std::string>();
     }

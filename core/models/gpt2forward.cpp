@@ -1,6 +1,11 @@
 #include "core/models/gpt2forward.h"
 
 #include "core/tensor/gemm.h"
+#include "core/attention/model.h"
+#include "core/tensor/products.h"
+#include "core/tensor/simd.h"
+#include "core/tensor/threadpool.h"
+#include "core/tensor/gemm.h"
 #include "core/tensor/products.h"
 #include "core/tensor/softmax.h"
 #include "core/tensor/threadpool.h"
@@ -204,6 +209,11 @@ bool Gpt2Forward::setTokens(std::vector<int> ids, std::string& error)
     if (int(ids.size()) > c.positions) {
         error = "the text is " + std::to_string(ids.size()) + " tokens long, more than the model's n_positions ("
                 + std::to_string(c.positions) + ")";
+        return false;
+    }
+    if (int(ids.size()) > Limits::maxTokens) { // before any work: the pass of n tokens costs n² per head
+        error = "the text is " + std::to_string(ids.size()) + " tokens long, more than the " +
+                std::to_string(Limits::maxTokens) + " this program reads";
         return false;
     }
     for (std::size_t i = 0; i < ids.size(); ++i)

@@ -80,7 +80,7 @@ public:
     const Gpt2Config& config() const { return m_checkpoint->config(); }
 
     /** Sets the token ids: the rows from the first id that differs from the last ones are dirty in every layer.
-     *  False with error when there are none, more than n_positions, or an id outside the vocabulary. */
+     *  False with error when there are none, more than n_positions or Limits::maxTokens, or an id outside the vocabulary. */
     bool setTokens(std::vector<int> ids, std::string& error);
     const std::vector<int>& tokens() const { return m_ids; }
     int n() const { return int(m_ids.size()); }

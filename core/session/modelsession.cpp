@@ -157,8 +157,8 @@ ModelSession sessionFrom(const json& j)
     return s;
 }
 
-/** A float32 as the JSON number that prints as its shortest round-trip text ("0.1", not 0.10000000149…). */
-json floatNumber(float v)
+/** A float32 as the double that prints as its shortest round-trip text ("0.1", not 0.10000000149…). */
+double floatNumber(float v)
 {
     const std::string text = machineFloatNumber(v);
     double d = v;
@@ -166,22 +166,12 @@ json floatNumber(float v)
     return d;
 }
 
-json floatMatrix(const FloatMatrix& m)
-{
-    json rows = json::array();
-    for (Eigen::Index r = 0; r < m.rows(); ++r) {
-        json row = json::array();
-        for (Eigen::Index c = 0; c < m.cols(); ++c)
-            row.push_back(floatNumber(m(r, c)));
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
-
 } // namespace
 
 bool isModelSessionText(std::string_view text)
 {
+    if (jsonBoundsProblem(text, sessionJsonLimits))
+        return false; // parseSession refuses it, saying why
     const json j = json::parse(text, nullptr, false);
     return j.is_object() && j.contains("version") && j["version"].is_number_integer() && j["version"] == modelSessionVersion;
 }
@@ -193,12 +183,10 @@ std::optional<ModelSession> parseModelSession(std::string_view text, std::string
         return std::nullopt;
     }
     try {
-        const json j = json::parse(text, nullptr, false);
-        if (j.is_discarded()) {
-            error = "not valid JSON";
+        const auto j = readJson(text, {}, sessionJsonLimits, error);
+        if (!j)
             return std::nullopt;
-        }
-        return sessionFrom(j);
+        return sessionFrom(*j);
     } catch (const Refusal& r) {
         error = r.message;
     } catch (const json::exception& e) {
@@ -314,6 +302,13 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
                 + std::to_string(config.layers) + ", n_layer in " + opened.folder + "/config.json)";
         return std::nullopt;
     }
+    // A text too long for any tokenization is refused before it is encoded (which costs memory by the byte).
+    const std::size_t surelyTooLong = std::size_t(Limits::maxTokens) * checkpoint->tokenizer().longestToken();
+    if (session.text.size() > surelyTooLong) {
+        error = where(names.text) + ": " + std::to_string(session.text.size()) + " bytes, more than the " +
+                std::to_string(Limits::maxTokens) + " tokens this program reads can hold";
+        return std::nullopt;
+    }
     opened.forward = std::make_shared<Gpt2Forward>(checkpoint);
     if (!opened.forward->setTokens(checkpoint->tokenizer().encode(session.text), why)) {
         error = where(names.text) + ": " + why;
@@ -383,29 +378,51 @@ std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, cons
     return tokens;
 }
 
-json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
+JsonEntries modelComputeEntries(const Gpt2Forward& forward, int layer, int count)
 {
     const Gpt2Checkpoint& ckpt = forward.checkpoint();
-    json out;
-    out["token_ids"] = forward.tokens();
-    out["tokens"] = vocabularyTokens(ckpt, forward.tokens());
-    out["layer"] = layer;
-    json attentions = json::array();
-    for (int l = 0; l < forward.config().layers; ++l) {
-        json heads = json::array();
-        for (int h = 0; h < forward.config().heads; ++h)
-            heads.push_back(floatMatrix(forward.attention(l, h)));
-        attentions.push_back(std::move(heads));
-    }
-    out["attentions"] = std::move(attentions);
-    json logits = json::array();
-    const FloatMatrix& l = forward.logits();
-    for (Eigen::Index v = 0; v < l.cols(); ++v)
-        logits.push_back(floatNumber(l(0, v)));
-    json top = json::array();
-    for (const Gpt2Candidate& c : forward.topTokens(count))
-        top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
-    out["next_token"] = {{"logits", std::move(logits)}, {"top", std::move(top)}};
+    JsonEntries out;
+    out["token_ids"] = [&forward](JsonWriter& w) { w.value(json(forward.tokens())); };
+    out["tokens"] = [&](JsonWriter& w) { w.value(json(vocabularyTokens(ckpt, forward.tokens()))); };
+    out["layer"] = [layer](JsonWriter& w) { w.value(json(layer)); };
+    // [layer][head][n][n]: written row by row from the pass, never held as JSON (n² numbers per head).
+    out["attentions"] = [&forward](JsonWriter& w) {
+        w.beginArray();
+        for (int l = 0; l < forward.config().layers; ++l) {
+            w.beginArray();
+            for (int h = 0; h < forward.config().heads; ++h) {
+                const FloatMatrix& a = forward.attention(l, h);
+                w.beginArray();
+                for (Eigen::Index r = 0; r < a.rows(); ++r) {
+                    w.beginArray();
+                    for (Eigen::Index c = 0; c < a.cols(); ++c)
+                        w.number(floatNumber(a(r, c)));
+                    w.endArray();
+                }
+                w.endArray();
+            }
+            w.endArray();
+        }
+        w.endArray();
+    };
+    out["next_token"] = [&forward, &ckpt, count](JsonWriter& w) {
+        json logits = json::array();
+        const FloatMatrix& l = forward.logits();
+        for (Eigen::Index v = 0; v < l.cols(); ++v)
+            logits.push_back(floatNumber(l(0, v)));
+        json top = json::array();
+        for (const Gpt2Candidate& c : forward.topTokens(count))
+            top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
+        w.value(json{{"logits", std::move(logits)}, {"top", std::move(top)}});
+    };
+    return out;
+}
+
+json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
+{
+    json out = json::object();
+    for (const auto& [key, write] : modelComputeEntries(forward, layer, count))
+        out[key] = json::parse(writtenText(write, -1));
     return out;
 }
 

@@ -3,6 +3,8 @@
  *  and the edited weight cells; opening one, and the extras --compute prints for it. */
 
 #include "core/models/gpt2forward.h"
+#include "core/attention/tracejson.h"
+#include "core/models/gpt2forward.h"
 #include "core/session/sessionfile.h"
 
 #include <nlohmann/json.hpp>
@@ -125,5 +127,9 @@ std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, cons
  *  (vocab_size numbers), top (count candidates: id, token, probability; most probable first)}. Float32 values
  *  are written as the shortest text that reads back to the same float32. The pass must have run. */
 nlohmann::json modelComputeExtras(const Gpt2Forward& forward, int layer, int count = 10);
+
+/** modelComputeExtras as entries that write themselves (writeComputeJson), the attentions row by row: what --compute
+ *  prints without holding n² numbers per head as JSON. The entries refer to forward, which must outlive them. */
+JsonEntries modelComputeEntries(const Gpt2Forward& forward, int layer, int count = 10);
 
 } // namespace core

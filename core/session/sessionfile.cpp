@@ -2,6 +2,11 @@
 
 #include "core/formats/atomicfile.h"
 #include "core/attention/embedding.h"
+#include "core/formats/jsonread.h"
+#include "core/formats/jsontext.h"
+#include "core/session/presets.h"
+#include "core/formats/atomicfile.h"
+#include "core/attention/embedding.h"
 #include "core/formats/jsontext.h"
 #include "core/session/presets.h"
 
@@ -18,7 +23,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* formatName = "attention-explorer-session";
-constexpr int maxNesting = 64;
 
 struct Refusal {
     std::string message;
@@ -37,26 +41,6 @@ std::string typeName(const json& j)
     if (j.is_array()) return "a list of " + std::to_string(j.size());
     if (j.is_object()) return "an object";
     return "the number " + j.dump();
-}
-
-/** Nesting deeper than any session needs is refused before parsing. */
-bool tooDeep(std::string_view text)
-{
-    int depth = 0;
-    bool inString = false, escaped = false;
-    for (char c : text) {
-        if (inString) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') inString = false;
-            continue;
-        }
-        if (c == '"') inString = true;
-        else if (c == '[' || c == '{') {
-            if (++depth > maxNesting) return true;
-        } else if (c == ']' || c == '}') --depth;
-    }
-    return false;
 }
 
 /** Builds the DOM like json::parse, but knows the key path of every value, so that a number too large for a
@@ -434,8 +418,8 @@ std::optional<Session> parseSession(std::string_view text, std::string& error)
         error = "the file is empty; expected a JSON session";
         return std::nullopt;
     }
-    if (tooDeep(text)) {
-        error = "not a session: nested more than " + std::to_string(maxNesting) + " levels deep";
+    if (const auto problem = jsonBoundsProblem(text, sessionJsonLimits)) {
+        error = "not a session: " + *problem;
         return std::nullopt;
     }
     try {

@@ -1,6 +1,8 @@
 #pragma once
 /** Reading and writing the session file of SPEC §2. */
 
+#include "core/formats/jsonread.h"
+#include "core/attention/model.h"
 #include "core/attention/model.h"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +32,10 @@ std::optional<std::string> newerVersionRefusal(const nlohmann::json& version);
 
 /** Largest session file accepted. */
 constexpr std::size_t maxSessionFileBytes = std::size_t(64) << 20;
+
+/** The bounds of a session file's JSON, of either kind: its size and a nesting no session needs. Keys given twice
+ *  are read as before (the last one counts). */
+inline constexpr JsonLimits sessionJsonLimits{.maxBytes = maxSessionFileBytes, .maxDepth = 64, .uniqueKeys = false};
 
 /** The default dimensions for tokens typed without embeddings or weights. */
 constexpr int defaultDModel = 4;

@@ -1,10 +1,13 @@
 #include "core/text/bpe.h"
 
+#include "core/formats/jsonread.h"
+#include "core/formats/mappedfile.h"
 #include "core/formats/mappedfile.h"
 
 #include <nlohmann/json.hpp>
 #include <unicode/uchar.h>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <queue>
@@ -99,9 +102,11 @@ std::string utf8(char32_t c)
     return out;
 }
 
+constexpr JsonLimits tokenizerJsonLimits{.maxBytes = maxTokenizerBytes, .maxValues = maxTokenizerValues};
+
 std::string quoteToken(const std::string& token)
 {
-    return nlohmann::json(token).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return jsonExcerpt(nlohmann::json(token));
 }
 
 std::uint64_t pairKey(int left, int right)
@@ -119,7 +124,7 @@ bool vocabularyEntries(const nlohmann::json& vocab, const std::string& label,
     }
     for (const auto& [token, id] : vocab.items()) {
         if (!id.is_number_integer()) {
-            error = label + ": token " + quoteToken(token) + " has id " + id.dump() + ", not an integer";
+            error = label + ": token " + quoteToken(token) + " has id " + jsonExcerpt(id) + ", not an integer";
             return false;
         }
         entries.emplace_back(token, id.get<std::int64_t>());
@@ -147,8 +152,7 @@ bool addedTokenEntries(const nlohmann::json& added, const nlohmann::json& vocab,
         const auto id = token.is_object() ? token.find("id") : token.end();
         const auto content = token.is_object() ? token.find("content") : token.end();
         if (id == token.end() || content == token.end() || !id->is_number_integer() || !content->is_string()) {
-            error = label +
-                    ": added_tokens: " + token.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+            error = label + ": added_tokens: " + jsonExcerpt(token) +
                     " is not an object with an integer \"id\" and a string \"content\"";
             return false;
         }
@@ -156,8 +160,8 @@ bool addedTokenEntries(const nlohmann::json& added, const nlohmann::json& vocab,
         if (known == vocab.end())
             entries.emplace_back(content->get<std::string>(), id->get<std::int64_t>());
         else if (*known != *id) {
-            error = label + ": added_tokens: " + quoteToken(content->get<std::string>()) + " has id " + id->dump() +
-                    " but model.vocab gives it " + known->dump();
+            error = label + ": added_tokens: " + quoteToken(content->get<std::string>()) + " has id " + jsonExcerpt(*id) +
+                    " but model.vocab gives it " + jsonExcerpt(*known);
             return false;
         }
     }
@@ -293,6 +297,7 @@ bool Bpe::setVocabulary(std::vector<std::pair<std::string, std::int64_t>> entrie
             p += c.length;
         }
         taken[std::size_t(id)] = true;
+        m_longest = std::max(m_longest, bytes.size());
         m_bytes[std::size_t(id)] = std::move(bytes);
         m_tokens[std::size_t(id)] = token;
         m_ids.emplace(std::move(token), int(id));
@@ -328,14 +333,17 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
                                            const std::string& vocabLabel, const std::string& mergesLabel,
                                            std::string& error)
 {
-    const nlohmann::json vocab = nlohmann::json::parse(vocabJson.begin(), vocabJson.end(), nullptr, false);
-    if (vocab.is_discarded()) {
-        error = vocabLabel + ": is not valid JSON";
+    if (mergesText.size() > maxTokenizerBytes) { // GPT-2's is 456 KB; each line is a lookup and a string or two
+        error = mergesLabel + ": " + std::to_string(mergesText.size()) + " bytes, more than the " +
+                std::to_string(maxTokenizerBytes) + " this file may have";
         return std::nullopt;
     }
+    const auto vocab = readJson(vocabJson, vocabLabel, tokenizerJsonLimits, error);
+    if (!vocab)
+        return std::nullopt;
     std::vector<std::pair<std::string, std::int64_t>> entries;
     Bpe bpe;
-    if (!vocabularyEntries(vocab, vocabLabel, entries, error) ||
+    if (!vocabularyEntries(*vocab, vocabLabel, entries, error) ||
         !bpe.setVocabulary(std::move(entries), vocabLabel, error))
         return std::nullopt;
 
@@ -365,18 +373,17 @@ std::optional<Bpe> Bpe::fromVocabAndMerges(std::string_view vocabJson, std::stri
 
 std::optional<Bpe> Bpe::fromTokenizerJson(std::string_view text, const std::string& label, std::string& error)
 {
-    const nlohmann::json json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (json.is_discarded() || !json.is_object()) {
-        error = label + ": is not a JSON object";
+    const auto read = readJsonObject(text, label, tokenizerJsonLimits, error);
+    if (!read)
         return std::nullopt;
-    }
+    const nlohmann::json& json = *read;
     const auto model = json.find("model");
     if (model == json.end() || !model->is_object()) {
         error = label + ": \"model\" is missing or not an object";
         return std::nullopt;
     }
     if (const auto type = model->find("type"); type != model->end() && *type != "BPE") {
-        error = label + ": model.type is " + type->dump() + ", not \"BPE\"";
+        error = label + ": model.type is " + jsonExcerpt(*type) + ", not \"BPE\"";
         return std::nullopt;
     }
     const auto vocab = model->find("vocab");

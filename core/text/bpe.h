@@ -7,6 +7,7 @@
  *  decode(encode(t)) == t for any bytes. A typed "<|endoftext|>" is ordinary text, as in GPT-2's own encoder: only
  *  a caller that puts endOfText() among the ids gets that token. Immutable once loaded: safe on several threads. */
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -16,6 +17,13 @@
 #include <vector>
 
 namespace core {
+
+/** The largest vocab.json, merges.txt or tokenizer.json read, in bytes (GPT-2's are 1 MB, 456 KB and 1.4 MB, Llama
+ *  3's tokenizer.json 9 MB). */
+constexpr std::size_t maxTokenizerBytes = std::size_t(32) << 20;
+/** The most values read from one (Llama 3's tokenizer.json has some 1.2 million: 128 000 tokens, 280 000 merges of
+ *  two), so that nothing small and dense costs gigabytes or minutes to build. */
+constexpr std::size_t maxTokenizerValues = std::size_t(4) << 20;
 
 class Bpe {
 public:
@@ -51,6 +59,8 @@ public:
     std::optional<int> id(std::string_view token) const;
     /** The number of entries. */
     int size() const { return int(m_tokens.size()); }
+    /** The most bytes any entry stands for: a text of b bytes encodes into at least b / longestToken() ids. */
+    std::size_t longestToken() const { return m_longest; }
     /** The id of "<|endoftext|>", if the vocabulary has it. */
     std::optional<int> endOfText() const { return id("<|endoftext|>"); }
 
@@ -80,6 +90,7 @@ private:
     std::vector<std::string> m_bytes;                  ///< id → the bytes it stands for
     std::unordered_map<std::string, int> m_ids;        ///< token as written → id
     int m_byteIds[256] = {};                           ///< byte → id of its single-symbol token
+    std::size_t m_longest = 1;                         ///< the most bytes of any entry
     std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id) → rank and result
 };
 

@@ -1,6 +1,8 @@
 /** GPT-2's byte-level BPE: no vocabulary, merges, tokenizer.json or text crashes it; a tokenizer it accepts
  *  encodes any text into ids of its vocabulary that decode to the same bytes.
  *
+ *  A refusal names the file in one short line without terminal controls, whatever the input nests or holds.
+ *
  *  The first byte picks what the rest is: 0 — vocab.json, NUL, merges.txt, NUL, text; 1 — tokenizer.json,
  *  NUL, text; anything else — text for a small fixed tokenizer (the 256 byte tokens and a few merges). */
 
@@ -10,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +68,19 @@ void checkEncoding(const core::Bpe& bpe, std::string_view text)
     FUZZ_CHECK(*back == text, "decode(encode(text)) differs from the text");
 }
 
+/** A refusal names the file, and is one short line with no terminal control (what it quotes is escaped). */
+void checkRefusal(const std::string& error, std::initializer_list<const char*> labels)
+{
+    bool named = false;
+    for (const char* label : labels)
+        named = named || error.starts_with(std::string(label) + ": ");
+    FUZZ_CHECK(named, "refused without naming the file: '%s'", error.c_str());
+    FUZZ_CHECK(error.size() < 1000, "a refusal of %zu bytes", error.size());
+    for (const char c : error)
+        FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, "a control byte 0x%02x in the refusal",
+                   unsigned(static_cast<unsigned char>(c)));
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -80,15 +96,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (bpe)
             checkEncoding(*bpe, rest);
         else
-            FUZZ_CHECK(error.starts_with("vocab.json: ") || error.starts_with("merges.txt: "),
-                       "refused without naming the file: '%s'", error.c_str());
+            checkRefusal(error, {"vocab.json", "merges.txt"});
     } else if (data[0] == 1) {
         const std::string_view json = takePart(rest);
         const auto bpe = core::Bpe::fromTokenizerJson(json, "tokenizer.json", error);
         if (bpe)
             checkEncoding(*bpe, rest);
         else
-            FUZZ_CHECK(error.starts_with("tokenizer.json: "), "refused without naming the file: '%s'", error.c_str());
+            checkRefusal(error, {"tokenizer.json"});
     } else {
         checkEncoding(fixedTokenizer(), rest);
     }

@@ -9,6 +9,8 @@
 #include <QProgressDialog>
 
 #include <atomic>
+#include <exception>
+#include <new>
 #include <memory>
 
 namespace ui {
@@ -32,8 +34,18 @@ std::optional<LoadedModel> ModelLoader::load(const core::ModelSession& session, 
     auto stop = std::make_shared<std::atomic<bool>>(false);
     auto future = runInBackground([session, path = sessionPath.toStdString(), names, stop] {
         auto result = std::make_shared<LoadResult>();
-        result->loaded = loadModelSession(session, path, names, result->error,
-                                          [stop] { return stop->load(std::memory_order_relaxed); });
+        // No exception leaves the worker: the caller shows the refusal, and the document stays as it was.
+        const std::string folder = core::modelFolder(session, path);
+        try {
+            result->loaded = loadModelSession(session, path, names, result->error,
+                                              [stop] { return stop->load(std::memory_order_relaxed); });
+        } catch (const std::bad_alloc&) {
+            result->loaded.reset();
+            result->error = folder + ": not enough memory to open this model";
+        } catch (const std::exception& e) {
+            result->loaded.reset();
+            result->error = folder + ": " + e.what();
+        }
         return result;
     });
     QFutureWatcher<std::shared_ptr<LoadResult>> watcher;
