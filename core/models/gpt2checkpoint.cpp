@@ -2,7 +2,6 @@
 
 #include "core/formats/jsonread.h"
 #include "core/tensor/threadpool.h"
-#include "core/tensor/threadpool.h"
 
 #include <algorithm>
 #include <bit>

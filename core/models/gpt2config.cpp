@@ -2,7 +2,6 @@
 
 #include "core/formats/jsonread.h"
 #include "core/formats/mappedfile.h"
-#include "core/formats/mappedfile.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,11 +5,7 @@
 #include "core/tensor/products.h"
 #include "core/tensor/simd.h"
 #include "core/tensor/threadpool.h"
-#include "core/tensor/gemm.h"
-#include "core/tensor/products.h"
 #include "core/tensor/softmax.h"
-#include "core/tensor/threadpool.h"
-#include "core/tensor/simd.h"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,6 @@
 
 #include "core/models/gpt2forward.h"
 #include "core/attention/tracejson.h"
-#include "core/models/gpt2forward.h"
 #include "core/session/sessionfile.h"
 
 #include <nlohmann/json.hpp>

@@ -5,10 +5,6 @@
 #include "core/formats/jsonread.h"
 #include "core/formats/jsontext.h"
 #include "core/session/presets.h"
-#include "core/formats/atomicfile.h"
-#include "core/attention/embedding.h"
-#include "core/formats/jsontext.h"
-#include "core/session/presets.h"
 
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,6 @@
 
 #include "core/formats/jsonread.h"
 #include "core/attention/model.h"
-#include "core/attention/model.h"
 
 #include <nlohmann/json.hpp>
 
