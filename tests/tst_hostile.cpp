@@ -109,7 +109,7 @@ const std::vector<Case>& cases()
                  const std::string file = path(s.folder, "model.safetensors");
                  const std::string header = "{\"x\":{\"dtype\":\"F32\",\"shape\":" + nested(100000) +
                                             ",\"data_offsets\":[0,4]}}";
-                 testutil::writeFile(file, rawSafetensors(header, 4));
+                 testutil::writeText(file, rawSafetensors(header, 4));
              };
          },
          "model.safetensors", "nested more than 64 deep"},
@@ -125,7 +125,7 @@ const std::vector<Case>& cases()
          [](Setup& s) {
              s.model.writeVocab = s.model.writeMerges = false;
              s.afterWrite = [](Setup& s) {
-                 testutil::writeFile(path(s.folder, "tokenizer.json"),
+                 testutil::writeText(path(s.folder, "tokenizer.json"),
                                      "{\"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}, "
                                      "\"added_tokens\": [" + nested(100000, "{}") + "]}");
              };
@@ -136,7 +136,7 @@ const std::vector<Case>& cases()
              const std::string session = "{\"format\": \"attention-explorer-session\", \"version\": 2, \"model\": "
                                          "{\"path\": \"model\", \"layer\": 1}, \"text\": \"Hello\", \"edits\": [], "
                                          "\"unknown\": " + nested(1000000) + "}";
-             testutil::writeFile((s.dir + QStringLiteral("/deep.json")).toStdString(), session);
+             testutil::writeText((s.dir + QStringLiteral("/deep.json")).toStdString(), session);
              s.arguments = {QStringLiteral("--compute"), s.dir + QStringLiteral("/deep.json")};
          },
          "deep.json", "nested more than 64 deep"},
@@ -203,7 +203,7 @@ const std::vector<Case>& cases()
          [](Setup& s) {
              s.afterWrite = [](Setup& s) {
                  const std::string entry = "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}";
-                 testutil::writeFile(path(s.folder, "model.safetensors"),
+                 testutil::writeText(path(s.folder, "model.safetensors"),
                                      rawSafetensors("{\"ln_f.bias\":" + entry + ",\"ln_f.bias\":" + entry + "}", 4));
              };
          },

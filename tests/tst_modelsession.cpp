@@ -141,7 +141,7 @@ private slots:
         j["ablations"] = {{{"layer", 1}, {"head", 2}}};
         j["edits"].push_back({{"layer", 1}, {"weight", "output"}, {"row", 9}, {"col", 3}, {"value", 2.5}});
         const std::string file = path("ablated.json");
-        testutil::writeFile(file, j.dump());
+        testutil::writeText(file, j.dump());
         std::string error;
         const auto opened = core::openModelSessionFile(file, error);
         QVERIFY2(opened, error.c_str());
