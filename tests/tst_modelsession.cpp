@@ -194,6 +194,9 @@ private slots:
             "version: the file is version 3, newer than this program reads (version 2)");
         row("version missing", [](json& j) { j.erase("version"); }, "version: missing; expected 2");
         row("format", [](json& j) { j["format"] = "other"; }, "format: expected \"attention-explorer-session\"");
+        // Both kinds of file share one header check and one describer, which escapes what it quotes.
+        row("format with an escape", [](json& j) { j["format"] = "\x1b[31mred"; },
+            "format: expected \"attention-explorer-session\", got the text \"\\u001b[31mred\"");
         row("model missing", [](json& j) { j.erase("model"); }, "model: missing");
         row("path missing", [](json& j) { j["model"].erase("path"); }, "model.path: missing");
         row("path a number", [](json& j) { j["model"]["path"] = 5; },

@@ -16,37 +16,18 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* formatName = "attention-explorer-session";
 
 struct Refusal {
     std::string message;
 };
 
-std::string describe(const json& j)
-{
-    if (j.is_string()) {
-        std::string s = j.get<std::string>();
-        if (s.size() > 40)
-            s = s.substr(0, 40) + "…";
-        return "the text \"" + s + "\"";
-    }
-    if (j.is_boolean())
-        return j.get<bool>() ? "true" : "false";
-    if (j.is_null())
-        return "null";
-    if (j.is_array())
-        return "a list of " + std::to_string(j.size());
-    if (j.is_object())
-        return "an object";
-    return "the number " + j.dump();
-}
 
 /** A whole number ≥ least at key; what is expected is said as expected. */
 int wholeNumber(const json& j, const std::string& key, int least, const std::string& expected)
 {
     const double v = j.is_number() ? j.get<double>() : NAN;
     if (!j.is_number() || v != std::floor(v) || v < least || v > double(maxGpt2Size))
-        throw Refusal{key + ": expected " + expected + ", got " + describe(j)};
+        throw Refusal{key + ": expected " + expected + ", got " + describeJson(j)};
     return int(v);
 }
 
@@ -55,7 +36,7 @@ const std::string weightNames = "query, key, value, output, query_bias, key_bias
 ModelSessionEdit editFrom(const json& e, const std::string& key)
 {
     if (!e.is_object())
-        throw Refusal{key + ": expected an object {layer, weight, row, col, value}, got " + describe(e)};
+        throw Refusal{key + ": expected an object {layer, weight, row, col, value}, got " + describeJson(e)};
     for (const char* field : {"layer", "weight", "row", "col", "value"})
         if (!e.contains(field))
             throw Refusal{key + "." + field + ": missing"};
@@ -63,7 +44,7 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
     edit.layer = wholeNumber(e["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
     const auto weight = e["weight"].is_string() ? gpt2WeightFromName(e["weight"].get<std::string>()) : std::nullopt;
     if (!weight)
-        throw Refusal{key + ".weight: expected " + weightNames + ", got " + describe(e["weight"])};
+        throw Refusal{key + ".weight: expected " + weightNames + ", got " + describeJson(e["weight"])};
     edit.weight = *weight;
     edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
     edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
@@ -71,7 +52,7 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
     const json& value = e["value"];
     if (!value.is_number() || !(std::fabs(value.get<double>()) < 0x1.ffffffp+127))
         throw Refusal{key + ".value: expected a finite number that float32 holds (at most 3.4028235e+38 in size), got "
-                      + describe(value)};
+                      + describeJson(value)};
     edit.value = value.get<double>();
     return edit;
 }
@@ -79,7 +60,7 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
 ModelSessionAblation ablationFrom(const json& a, const std::string& key)
 {
     if (!a.is_object())
-        throw Refusal{key + ": expected an object {layer, head}, got " + describe(a)};
+        throw Refusal{key + ": expected an object {layer, head}, got " + describeJson(a)};
     for (const char* field : {"layer", "head"})
         if (!a.contains(field))
             throw Refusal{key + "." + field + ": missing"};
@@ -91,33 +72,19 @@ ModelSessionAblation ablationFrom(const json& a, const std::string& key)
 
 ModelSession sessionFrom(const json& j)
 {
-    if (!j.is_object())
-        throw Refusal{"expected a JSON object at the top level, got " + describe(j)};
-    if (!j.contains("format"))
-        throw Refusal{"format: missing; expected \"attention-explorer-session\""};
-    if (j["format"] != formatName)
-        throw Refusal{"format: expected \"attention-explorer-session\", got " + describe(j["format"])};
-    if (!j.contains("version"))
-        throw Refusal{"version: missing; expected 2"};
-    const json& version = j["version"];
-    if (!version.is_number_integer() && !version.is_number_unsigned())
-        throw Refusal{"version: expected a whole number, got " + describe(version)};
-    if (auto refusal = newerVersionRefusal(version))
+    if (auto refusal = sessionHeaderRefusal(j, modelSessionVersion))
         throw Refusal{*refusal};
-    if (version.get<long long>() != modelSessionVersion)
-        throw Refusal{"version: expected 2 (a model session), got " + version.dump()
-                      + "; a version 1 session holds its own numbers and opens as a plain session"};
 
     ModelSession s;
     if (!j.contains("model"))
         throw Refusal{"model: missing; expected {\"path\": the model's folder, \"layer\": the layer shown}"};
     const json& model = j["model"];
     if (!model.is_object())
-        throw Refusal{"model: expected an object {\"path\", \"layer\"}, got " + describe(model)};
+        throw Refusal{"model: expected an object {\"path\", \"layer\"}, got " + describeJson(model)};
     if (!model.contains("path"))
         throw Refusal{"model.path: missing; expected the folder of a GPT-2 checkpoint"};
     if (!model["path"].is_string() || model["path"].get<std::string>().empty())
-        throw Refusal{"model.path: expected the folder of a GPT-2 checkpoint, got " + describe(model["path"])};
+        throw Refusal{"model.path: expected the folder of a GPT-2 checkpoint, got " + describeJson(model["path"])};
     s.modelPath = model["path"].get<std::string>();
     if (model.contains("layer"))
         s.layer = wholeNumber(model["layer"], "model.layer", 1, "a whole number from 1 (the first layer)");
@@ -125,7 +92,7 @@ ModelSession sessionFrom(const json& j)
     if (!j.contains("text"))
         throw Refusal{"text: missing; expected the text the model reads"};
     if (!j["text"].is_string())
-        throw Refusal{"text: expected a string, got " + describe(j["text"])};
+        throw Refusal{"text: expected a string, got " + describeJson(j["text"])};
     s.text = j["text"].get<std::string>();
     if (s.text.empty())
         throw Refusal{"text: expected at least one character, got an empty text"};
@@ -133,14 +100,14 @@ ModelSession sessionFrom(const json& j)
     if (j.contains("edits") && !j["edits"].is_null()) {
         const json& edits = j["edits"];
         if (!edits.is_array())
-            throw Refusal{"edits: expected a list of edited cells, got " + describe(edits)};
+            throw Refusal{"edits: expected a list of edited cells, got " + describeJson(edits)};
         for (std::size_t i = 0; i < edits.size(); ++i)
             s.edits.push_back(editFrom(edits[i], "edits[" + std::to_string(i) + "]"));
     }
     if (j.contains("ablations") && !j["ablations"].is_null()) {
         const json& ablations = j["ablations"];
         if (!ablations.is_array())
-            throw Refusal{"ablations: expected a list of {layer, head}, got " + describe(ablations)};
+            throw Refusal{"ablations: expected a list of {layer, head}, got " + describeJson(ablations)};
         for (std::size_t i = 0; i < ablations.size(); ++i)
             s.ablations.push_back(ablationFrom(ablations[i], "ablations[" + std::to_string(i) + "]"));
     }
@@ -235,7 +202,7 @@ std::optional<AnySession> readSession(const std::string& path, std::string& erro
 std::string serializeModelSession(const ModelSession& s)
 {
     nlohmann::ordered_json out;
-    out["format"] = formatName;
+    out["format"] = sessionFormat;
     out["version"] = modelSessionVersion;
     nlohmann::ordered_json model;
     model["path"] = s.modelPath;

@@ -18,26 +18,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* formatName = "attention-explorer-session";
 
 struct Refusal {
     std::string message;
 };
 
-std::string typeName(const json& j)
-{
-    if (j.is_string()) {
-        std::string s = j.get_ref<const std::string&>();
-        if (s.size() > 40)
-            s = s.substr(0, 40) + "…";
-        return "the text \"" + s + "\"";
-    }
-    if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
-    if (j.is_null()) return "null";
-    if (j.is_array()) return "a list of " + std::to_string(j.size());
-    if (j.is_object()) return "an object";
-    return "the number " + j.dump();
-}
 
 /** Builds the DOM like json::parse, but knows the key path of every value, so that a number too large for a
  *  double is refused naming its key ("embeddings[1][1]") instead of escaping as an exception. */
@@ -136,7 +121,7 @@ private:
 double number(const json& j, const std::string& key)
 {
     if (!j.is_number())
-        throw Refusal{key + ": expected a number, got " + typeName(j)};
+        throw Refusal{key + ": expected a number, got " + describeJson(j)};
     const double v = j.get<double>();
     if (!std::isfinite(v))
         throw Refusal{key + ": expected a finite number, got one too large for a double"};
@@ -147,7 +132,7 @@ double number(const json& j, const std::string& key)
 Matrix matrixFrom(const json& j, const std::string& key)
 {
     if (!j.is_array())
-        throw Refusal{key + ": expected a list of rows, got " + typeName(j)};
+        throw Refusal{key + ": expected a list of rows, got " + describeJson(j)};
     if (j.empty())
         throw Refusal{key + ": expected at least 1 row, got 0"};
     const std::size_t rows = j.size();
@@ -156,7 +141,7 @@ Matrix matrixFrom(const json& j, const std::string& key)
         const json& row = j[r];
         const std::string rowKey = key + "[" + std::to_string(r) + "]";
         if (!row.is_array())
-            throw Refusal{rowKey + ": expected a row (a list of numbers), got " + typeName(row)};
+            throw Refusal{rowKey + ": expected a row (a list of numbers), got " + describeJson(row)};
         if (r == 0) {
             cols = row.size();
             if (cols == 0)
@@ -190,7 +175,7 @@ constexpr BiasKey biasKeys[] = {{"query_bias", &AttentionModel::bq},
 Matrix rowFrom(const json& j, const std::string& key)
 {
     if (!j.is_array())
-        throw Refusal{key + ": expected a list of numbers (one row), got " + typeName(j)};
+        throw Refusal{key + ": expected a list of numbers (one row), got " + describeJson(j)};
     if (j.empty())
         throw Refusal{key + ": expected at least 1 number, got 0"};
     if (j.size() > std::size_t(Limits::maxWidth))
@@ -205,38 +190,38 @@ Matrix rowFrom(const json& j, const std::string& key)
 void readOptions(const json& o, Options& options)
 {
     if (!o.is_object())
-        throw Refusal{"options: expected an object, got " + typeName(o)};
+        throw Refusal{"options: expected an object, got " + describeJson(o)};
     if (o.contains("heads")) {
         const json& h = o["heads"];
         const double v = h.is_number() ? h.get<double>() : NAN;
         if (!h.is_number() || v != std::floor(v) || v < 1 || v > Limits::maxHeads)
             throw Refusal{"options.heads: expected a whole number from 1 to " + std::to_string(Limits::maxHeads)
-                          + ", got " + typeName(h)};
+                          + ", got " + describeJson(h)};
         options.heads = int(v);
     }
     if (o.contains("scale")) {
         if (!o["scale"].is_boolean())
-            throw Refusal{"options.scale: expected true or false, got " + typeName(o["scale"])};
+            throw Refusal{"options.scale: expected true or false, got " + describeJson(o["scale"])};
         options.scale = o["scale"].get<bool>();
     }
     if (o.contains("temperature")) {
         const double t = number(o["temperature"], "options.temperature");
         if (!(t > 0))
-            throw Refusal{"options.temperature: expected a number > 0, got " + typeName(o["temperature"])};
+            throw Refusal{"options.temperature: expected a number > 0, got " + describeJson(o["temperature"])};
         options.temperature = t;
     }
     if (o.contains("mask")) {
         const json& m = o["mask"];
         const auto mask = m.is_string() ? maskFromString(m.get<std::string>()) : std::nullopt;
         if (!mask)
-            throw Refusal{"options.mask: expected \"none\" or \"causal\", got " + typeName(m)};
+            throw Refusal{"options.mask: expected \"none\" or \"causal\", got " + describeJson(m)};
         options.mask = *mask;
     }
     if (o.contains("positional_encoding")) {
         const json& p = o["positional_encoding"];
         const auto pe = p.is_string() ? positionalEncodingFromString(p.get<std::string>()) : std::nullopt;
         if (!pe)
-            throw Refusal{"options.positional_encoding: expected \"none\" or \"sinusoidal\", got " + typeName(p)};
+            throw Refusal{"options.positional_encoding: expected \"none\" or \"sinusoidal\", got " + describeJson(p)};
         options.positionalEncoding = *pe;
     }
 }
@@ -244,23 +229,8 @@ void readOptions(const json& o, Options& options)
 /** Refuses j unless it is a JSON object whose format and version name a plain session (SPEC §5). */
 void checkPlainHeader(const json& j)
 {
-    if (!j.is_object())
-        throw Refusal{"expected a JSON object at the top level, got " + typeName(j)};
-    if (!j.contains("format"))
-        throw Refusal{"format: missing; expected \"attention-explorer-session\""};
-    if (j["format"] != formatName)
-        throw Refusal{"format: expected \"attention-explorer-session\", got " + typeName(j["format"])};
-    if (!j.contains("version"))
-        throw Refusal{"version: missing; expected 1"};
-    const json& version = j["version"];
-    if (!version.is_number_integer() && !version.is_number_unsigned())
-        throw Refusal{"version: expected a whole number, got " + typeName(version)};
-    if (auto refusal = newerVersionRefusal(version))
+    if (auto refusal = sessionHeaderRefusal(j, plainSessionVersion))
         throw Refusal{*refusal};
-    if (version.get<long long>() == modelSessionVersion)
-        throw Refusal{"version: expected 1 (a plain session), got 2 (a model session, which opens with its model)"};
-    if (version.get<long long>() != plainSessionVersion)
-        throw Refusal{"version: expected 1, got " + version.dump()};
 }
 
 /** The session's "tokens": 1 to Limits::maxTokens strings. */
@@ -270,7 +240,7 @@ std::vector<std::string> tokensFrom(const json& j)
         throw Refusal{"tokens: missing; expected a list of at least 1 string"};
     const json& tokens = j["tokens"];
     if (!tokens.is_array())
-        throw Refusal{"tokens: expected a list of strings, got " + typeName(tokens)};
+        throw Refusal{"tokens: expected a list of strings, got " + describeJson(tokens)};
     if (tokens.empty())
         throw Refusal{"tokens: expected at least 1 token, got 0"};
     if (tokens.size() > std::size_t(Limits::maxTokens))
@@ -279,7 +249,7 @@ std::vector<std::string> tokensFrom(const json& j)
     std::vector<std::string> out;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (!tokens[i].is_string())
-            throw Refusal{"tokens[" + std::to_string(i) + "]: expected a string, got " + typeName(tokens[i])};
+            throw Refusal{"tokens[" + std::to_string(i) + "]: expected a string, got " + describeJson(tokens[i])};
         out.push_back(tokens[i].get<std::string>());
     }
     return out;
@@ -292,7 +262,7 @@ void readWeights(const json& j, AttentionModel& m)
     const bool hasEmbeddings = j.contains("embeddings") && !j["embeddings"].is_null();
     const json* weights = j.contains("weights") && !j["weights"].is_null() ? &j["weights"] : nullptr;
     if (weights && !weights->is_object())
-        throw Refusal{"weights: expected an object with query, key and value, got " + typeName(*weights)};
+        throw Refusal{"weights: expected an object with query, key and value, got " + describeJson(*weights)};
     if (hasEmbeddings && !weights)
         throw Refusal{"weights: missing; weights.query, weights.key and weights.value are required when embeddings are given"};
     if (!weights) {
@@ -396,6 +366,48 @@ std::string dumpValue(const json& j, const std::string& indent)
 }
 
 }  // namespace
+
+std::string describeJson(const json& j)
+{
+    if (j.is_string())
+        return "the text " + jsonExcerpt(j, 42);
+    if (j.is_boolean())
+        return j.get<bool>() ? "true" : "false";
+    if (j.is_null())
+        return "null";
+    if (j.is_array())
+        return "a list of " + std::to_string(j.size());
+    if (j.is_object())
+        return "an object";
+    return "the number " + j.dump();
+}
+
+std::optional<std::string> sessionHeaderRefusal(const json& j, int expected)
+{
+    const std::string wanted = std::to_string(expected);
+    if (!j.is_object())
+        return "expected a JSON object at the top level, got " + describeJson(j);
+    if (!j.contains("format"))
+        return std::string("format: missing; expected \"attention-explorer-session\"");
+    if (j["format"] != sessionFormat)
+        return "format: expected \"attention-explorer-session\", got " + describeJson(j["format"]);
+    if (!j.contains("version"))
+        return "version: missing; expected " + wanted;
+    const json& version = j["version"];
+    if (!version.is_number_integer() && !version.is_number_unsigned())
+        return "version: expected a whole number, got " + describeJson(version);
+    if (auto refusal = newerVersionRefusal(version))
+        return refusal;
+    const long long given = version.get<long long>();
+    if (given == expected)
+        return std::nullopt;
+    if (expected == plainSessionVersion && given == modelSessionVersion)
+        return std::string("version: expected 1 (a plain session), got 2 (a model session, which opens with its model)");
+    if (expected == modelSessionVersion)
+        return "version: expected 2 (a model session), got " + version.dump()
+            + "; a version 1 session holds its own numbers and opens as a plain session";
+    return "version: expected " + wanted + ", got " + version.dump();
+}
 
 std::optional<std::string> newerVersionRefusal(const json& version)
 {
@@ -503,7 +515,7 @@ std::string serializeSession(const Session& session)
         tokens.push_back(t);
 
     std::string out = "{\n";
-    out += "  \"format\": \"" + std::string(formatName) + "\",\n";
+    out += "  \"format\": \"" + std::string(sessionFormat) + "\",\n";
     out += "  \"version\": " + std::to_string(plainSessionVersion) + ",\n";
     out += "  \"tokens\": " + tokens.dump(-1, ' ', false, json::error_handler_t::replace) + ",\n";
     out += "  \"embeddings\": ";

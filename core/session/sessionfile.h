@@ -20,10 +20,22 @@ struct Session {
     nlohmann::json extras = nlohmann::json::object();
 };
 
+/** The "format" of every session file (SPEC §2, §5). */
+inline constexpr const char* sessionFormat = "attention-explorer-session";
+
 /** The "version" of a plain session (SPEC §2), as this program writes it. */
 constexpr int plainSessionVersion = 1;
 /** The "version" of a model session (SPEC §5): the highest version this program reads. */
 constexpr int modelSessionVersion = 2;
+
+/** How a refusal names a JSON value: "the text \"abc\"" (escaped, cut after 40 characters), "the number 5",
+ *  "a list of 3", "an object", "true", "null". One describer for every session file. */
+std::string describeJson(const nlohmann::json& j);
+
+/** The refusal of a session file's header that is not one of version `version` (plainSessionVersion or
+ *  modelSessionVersion): not an object, "format" missing or other, "version" missing, not a whole number, newer
+ *  than this program reads, or the other kind's; nothing when it is. */
+std::optional<std::string> sessionHeaderRefusal(const nlohmann::json& j, int version);
 
 /** The refusal of a session file whose whole-number "version" is higher than this program reads, naming both;
  *  nothing for any other version. */
