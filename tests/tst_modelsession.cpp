@@ -125,12 +125,10 @@ private slots:
         QVERIFY2(text.find("\"format\": \"attention-explorer-session\"") < text.find("\"model\""), text.c_str());
         QVERIFY2(json::parse(text) == j, text.c_str());
         const std::string file = path("roundtrip.json");
-        QVERIFY2(core::writeModelSessionFile(file, *s, error), error.c_str());
+        QVERIFY(testutil::writeText(file, text));
         const auto back = core::readModelSessionFile(file, error);
         QVERIFY2(back, error.c_str());
         QCOMPARE(core::serializeModelSession(*back), text);
-        QVERIFY(!core::writeModelSessionFile(path("no-such-folder/x.json"), *s, error));
-        QVERIFY2(error.find("no-such-folder/x.json: cannot be written") != std::string::npos, error.c_str());
     }
 
     /** Zero Head is one record (SPEC §5 "ablations"): it reads and writes as one, and the pass counts that head's

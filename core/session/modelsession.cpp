@@ -1,6 +1,5 @@
 #include "core/session/modelsession.h"
 
-#include "core/formats/atomicfile.h"
 #include "core/formats/jsontext.h"
 #include "core/formats/numbertext.h"
 #include "core/session/sessionfile.h"
@@ -231,11 +230,6 @@ std::string serializeModelSession(const ModelSession& s)
         if (it.key() != "model")
             out[it.key()] = it.value();
     return jsonText(out, 2) + "\n";
-}
-
-bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error)
-{
-    return writeFileAtomically(path, serializeModelSession(session), error);
 }
 
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath)

@@ -71,9 +71,6 @@ std::optional<AnySession> readSession(const std::string& path, std::string& erro
 /** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
 std::string serializeModelSession(const ModelSession& session);
 
-/** Writes atomically (a failure leaves the old file as it was); false and a message naming path. */
-bool writeModelSessionFile(const std::string& path, const ModelSession& session, std::string& error);
-
 /** model.path as a folder: an absolute path as it is, a relative one from sessionPath's folder (the working
  *  directory when sessionPath is empty). */
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath);

@@ -1,6 +1,5 @@
 #include "core/session/sessionfile.h"
 
-#include "core/formats/atomicfile.h"
 #include "core/attention/embedding.h"
 #include "core/formats/jsonread.h"
 #include "core/formats/jsontext.h"
@@ -564,11 +563,6 @@ std::string serializeSession(const Session& session)
     }
     out += "\n}\n";
     return out;
-}
-
-bool writeSessionFile(const std::string& path, const Session& session, std::string& error)
-{
-    return writeFileAtomically(path, serializeSession(session), error);
 }
 
 AttentionModel modelForTokens(const std::vector<std::string>& tokens)

@@ -69,10 +69,6 @@ std::optional<Session> readSessionFile(const std::string& path, std::string& err
 /** The session as JSON text (indented, UTF-8, numbers that read back to the same double). */
 std::string serializeSession(const Session& session);
 
-/** Writes atomically: a temporary file beside it, then a rename. False and a message on failure;
- *  the old file is then untouched. */
-bool writeSessionFile(const std::string& path, const Session& session, std::string& error);
-
 /** A model for typed tokens with the program's defaults: derived embeddings of defaultDModel
  *  columns and the worked example's W_Q, W_K, W_V. */
 AttentionModel modelForTokens(const std::vector<std::string>& tokens);
