@@ -888,6 +888,14 @@
         <source>X is the layer's LayerNorm output, not a weight.</source>
         <translation>X 是该层 LayerNorm 的输出，不是权重。</translation>
     </message>
+    <message>
+        <source>Only a model's heads can be zeroed.</source>
+        <translation>只有模型的头可以置零。</translation>
+    </message>
+    <message>
+        <source>Only a model's weights can be reset to a checkpoint.</source>
+        <translation>只有模型的权重可以重置为检查点中的值。</translation>
+    </message>
         <message>
             <source>Type at least one token: attention needs something to attend to.</source>
             <translation>请至少输入一个词元：注意力需要有可以关注的对象。</translation>

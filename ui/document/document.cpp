@@ -323,18 +323,15 @@ void Document::loadModel(LoadedModel loaded, const QString& path)
 void Document::setSession(std::unique_ptr<Session> session, const QString& path)
 {
     m_tokenJob.cancel();
-    const bool hadPrediction = m_session && m_session->modelSession();
     m_session = std::move(session);
-    connect(m_session.get(), &Session::shownModelChanged, this, &Document::announce);
-    connect(m_session.get(), &Session::tokenTextChanged, this, &Document::tokenTextChanged);
-    connect(m_session.get(), &Session::message, this, &Document::message);
-    if (ModelSession* model = m_session->modelSession()) {
-        connect(model, &ModelSession::predictionChanged, this, &Document::predictionChanged);
-        connect(model, &ModelSession::predictionPositionChanged, this, &Document::predictionPositionChanged);
-        connect(model, &ModelSession::layerChanged, this, &Document::shownLayerChanged);
-    } else if (hadPrediction) {
-        emit predictionChanged(Prediction());
-    }
+    const Session* s = m_session.get();
+    connect(s, &Session::shownModelChanged, this, &Document::announce);
+    connect(s, &Session::tokenTextChanged, this, &Document::tokenTextChanged);
+    connect(s, &Session::message, this, &Document::message);
+    connect(s, &Session::predictionChanged, this, &Document::predictionChanged);
+    connect(s, &Session::predictionPositionChanged, this, &Document::predictionPositionChanged);
+    connect(s, &Session::shownLayerChanged, this, &Document::shownLayerChanged);
+    emit predictionChanged(Prediction());  // the old session's prediction, if any, is gone
     m_burstIndex = -1;
     m_undo.clear();
     m_undo.setClean();
@@ -343,8 +340,7 @@ void Document::setSession(std::unique_ptr<Session> session, const QString& path)
         emit filePathChanged(path);
     }
     emit modifiedChanged(false);
-    if (const ModelSession* model = modelSession())
-        emit shownLayerChanged(model->layer());
+    emit shownLayerChanged(m_session->shownLayer());
     announce(ModelChange::of(ModelChange::Kind::Model));
     emit tokenTextChanged();
 }
@@ -391,36 +387,31 @@ bool Document::saveFile(const QString& path, QString* error)
     return true;
 }
 
-// The steps and choices only a model session has: refused (false) by a plain one.
+// The steps and choices only a model session has: a plain one refuses them (false).
 
 void Document::setShownLayer(int layer)
 {
-    if (ModelSession* model = m_session->modelSession())
-        model->setLayer(layer);
+    m_session->setShownLayer(layer);
 }
 
 bool Document::zeroHead(int head)
 {
-    const ModelSession* model = modelSession();
-    return model && push(model->zeroHeadStep(head));
+    return push(m_session->zeroHeadStep(head));
 }
 
 bool Document::resetLayer()
 {
-    const ModelSession* model = modelSession();
-    return model && push(model->resetStep(false));
+    return push(m_session->resetStep(false));
 }
 
 bool Document::resetAll()
 {
-    const ModelSession* model = modelSession();
-    return model && push(model->resetStep(true));
+    return push(m_session->resetStep(true));
 }
 
 void Document::setPredictionPosition(int position)
 {
-    if (ModelSession* model = m_session->modelSession())
-        model->setPredictionPosition(position);
+    m_session->setPredictionPosition(position);
 }
 
 bool Document::waitForModel(int timeoutMs)
@@ -428,7 +419,7 @@ bool Document::waitForModel(int timeoutMs)
     QElapsedTimer clock;
     clock.start();
     const auto left = [&] { return timeoutMs < 0 ? -1 : std::max(0, timeoutMs - int(clock.elapsed())); };
-    const auto running = [this] { return modelSession() && modelSession()->isRunning(); };
+    const auto running = [this] { return m_session->isRunning(); };
     while (running() || isComputing()) {
         if (timeoutMs >= 0 && clock.elapsed() > timeoutMs)
             return false;

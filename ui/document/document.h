@@ -113,8 +113,8 @@ public:
 
     // Model sessions (SPEC §5): the session is a checkpoint's shown layer; model() is that layer.
     /** The shown layer, 0-based (0 for a plain session), and how many there are (1 for a plain session). */
-    int shownLayer() const { return modelSession() ? modelSession()->layer() : 0; }
-    int layerCount() const { return modelSession() ? modelSession()->config().layers : 1; }
+    int shownLayer() const { return m_session->shownLayer(); }
+    int layerCount() const { return m_session->layerCount(); }
     /** Shows layer (0-based): the views follow once the forward pass has given it. A view choice the file
      *  keeps, not an undo step. */
     void setShownLayer(int layer);
@@ -127,7 +127,7 @@ public:
     /** Which position's next token the model session predicts: −1 the last one (the default), else 0-based. A
      *  chosen position that a new text no longer has becomes −1. Not an undo step. */
     void setPredictionPosition(int position);
-    int predictionPosition() const { return modelSession() ? modelSession()->predictionPosition() : -1; }
+    int predictionPosition() const { return m_session->predictionPosition(); }
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);

@@ -376,12 +376,12 @@ void ModelSession::edited(const EditResult& result)
     run(result.rerun);
 }
 
-bool ModelSession::setLayer(int layer)
+bool ModelSession::setShownLayer(int layer)
 {
     if (layer < 0 || layer >= config().layers || layer == m_layer)
         return false;
     m_layer = layer;
-    emit layerChanged(layer);
+    emit shownLayerChanged(layer);
     run(true);
     return true;
 }

@@ -70,8 +70,8 @@ public:
     const QString& folder() const { return m_folder; }
     /** The text's token ids. */
     const std::vector<int>& ids() const { return m_ids; }
-    /** The shown layer, 0-based. */
-    int layer() const { return m_layer; }
+    int shownLayer() const override { return m_layer; }
+    int layerCount() const override { return config().layers; }
     /** The cell's value with the edits (the caller checks the cell). */
     float weightValue(int layer, core::Gpt2Weight weight, int row, int col) const;
     /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
@@ -90,9 +90,9 @@ public:
     /** Every layer × head of the latest pass (null before the first). */
     std::shared_ptr<const render::AttentionGrid> grid() const { return m_grid; }
     /** Which position's next token prediction() is of: −1 the last one, else 0-based. */
-    int predictionPosition() const { return m_predictionPosition; }
+    int predictionPosition() const override { return m_predictionPosition; }
     /** True while the forward pass of the current state has not been delivered. */
-    bool isRunning() const { return m_runner.isPending(); }
+    bool isRunning() const override { return m_runner.isPending(); }
     /** The session as its file writes it, saved to savePath (a relative model.path is kept only in the folder of
      *  filePath, the file it was opened from). */
     core::ModelSession fileSession(const QString& savePath, const QString& filePath) const;
@@ -110,15 +110,13 @@ public:
 
     /** The step that zeroes head (0-based) of the shown layer as a whole: one record, its rows of W_O counting as
      *  0 while their edits are kept (an ablation); nothing when it is zeroed already. */
-    Step zeroHeadStep(int head) const;
+    Step zeroHeadStep(int head) const override;
     /** The step that gives the shown layer's edited cells and zeroed heads (or every layer's) back to the
      *  checkpoint. */
-    Step resetStep(bool everyLayer) const;
+    Step resetStep(bool everyLayer) const override;
 
-    /** Shows layer (0-based): the views follow once the pass has given it. False when out of range or shown. */
-    bool setLayer(int layer);
-    /** Chooses the position whose next token is predicted (−1: the last). */
-    void setPredictionPosition(int position);
+    bool setShownLayer(int layer) override;
+    void setPredictionPosition(int position) override;
     /** Applies cells and ablations (their after values, or before when not forward) to the edit map, the zeroed
      *  heads and the shown layer. */
     EditResult applyWeights(const std::vector<Gpt2CellChange>& cells, const std::vector<AblationChange>& ablations,
@@ -128,11 +126,6 @@ public:
     void edited(const EditResult& result) override;
     /** Blocks until the newest pass is delivered, without an event loop (tests). */
     void finishRun() { m_runner.finish(); }
-
-signals:
-    void predictionChanged(const ui::Prediction& prediction);
-    void predictionPositionChanged(int position);
-    void layerChanged(int layer);
 
 private:
     /** Asks for the pass of the current state; relayer: the shown layer's model too. */

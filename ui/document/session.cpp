@@ -74,6 +74,16 @@ Session::Session(core::AttentionModel model, QString tokenText, nlohmann::json e
 
 Session::~Session() = default;
 
+Step Session::zeroHeadStep(int) const
+{
+    return Step::refusal(Document::tr("Only a model's heads can be zeroed."));
+}
+
+Step Session::resetStep(bool) const
+{
+    return Step::refusal(Document::tr("Only a model's weights can be reset to a checkpoint."));
+}
+
 PlainSession::PlainSession(core::Session session)
     : Session(std::move(session.model), QString(), std::move(session.extras))
 {

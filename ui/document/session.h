@@ -4,6 +4,7 @@
  *  it, without asking which kind it holds. PlainSession is a session of SPEC §2 (an AttentionModel of its own). */
 
 #include "modelchange.h"
+#include "modelrunner.h"
 
 #include "core/attention/model.h"
 #include "core/session/modelsession.h"
@@ -86,6 +87,22 @@ public:
     virtual std::function<std::string()> serializing(const QString& savePath, const QString& filePath,
                                                      const nlohmann::json& extra = nlohmann::json::object()) const = 0;
 
+    // What a checkpoint's session has and a plain one does not: one layer, no prediction, steps refused.
+    /** The shown layer, 0-based, and how many there are. */
+    virtual int shownLayer() const { return 0; }
+    virtual int layerCount() const { return 1; }
+    /** Shows layer (0-based): the views follow once it is computed. False when out of range or shown already. */
+    virtual bool setShownLayer(int /*layer*/) { return false; }
+    /** Which position's next token is predicted: −1 the last one, else 0-based. */
+    virtual int predictionPosition() const { return -1; }
+    virtual void setPredictionPosition(int /*position*/) {}
+    /** The step that zeroes head (0-based) of the shown layer as a whole. */
+    virtual Step zeroHeadStep(int head) const;
+    /** The step that gives the shown layer's changes (or every layer's) back to the checkpoint. */
+    virtual Step resetStep(bool everyLayer) const;
+    /** True while the computation of the current state has not been delivered. */
+    virtual bool isRunning() const { return false; }
+
     /** The shown model and the token line, for the edits of this kind (through the document only). */
     core::AttentionModel& model() { return m_model; }
     QString& tokenText() { return m_tokenText; }
@@ -100,6 +117,12 @@ signals:
     void tokenTextChanged();
     /** Something the status bar may show. */
     void message(const QString& text);
+    /** A new prediction of the next token. */
+    void predictionChanged(const ui::Prediction& prediction);
+    /** predictionPosition() changed: chosen, or fallen back to the last one (−1). */
+    void predictionPositionChanged(int position);
+    /** shownLayer() changed; the shown model follows with shownModelChanged. */
+    void shownLayerChanged(int layer);
 
 protected:
     Session(core::AttentionModel model, QString tokenText, nlohmann::json extras);

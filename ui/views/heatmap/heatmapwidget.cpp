@@ -328,7 +328,7 @@ void HeatmapWidget::syncControls()
     const ModelSession* model = m_document->modelSession();
     QStringList items;
     for (int h = 0; h < heads; ++h)
-        items << (model && model->isAblated(model->layer(), h) ? tr("%1 of %2 (zeroed)") : tr("%1 of %2"))
+        items << (model && model->isAblated(model->shownLayer(), h) ? tr("%1 of %2 (zeroed)") : tr("%1 of %2"))
                      .arg(h + 1)
                      .arg(heads);
     if (m_headBox->count() != heads)

@@ -390,7 +390,7 @@ QString SessionController::sessionTitle() const
         return sessionTitleForPeople(QString::fromStdString(extras["title"].get<std::string>()));
     // A model session is its model's shown layer: the report, the code and the window say which.
     if (const ModelSession* model = m_document->modelSession())
-        return modelSessionTitle(modelName(model->folder()), model->layer() + 1);
+        return modelSessionTitle(modelName(model->folder()), model->shownLayer() + 1);
     return {};
 }
 
