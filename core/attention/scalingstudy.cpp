@@ -62,6 +62,71 @@ void measureSoftmax(const std::vector<double>& row, double factor, std::vector<d
     sums.gradient += std::sqrt(std::max(0.0, diagonal + p2 * p2 - p4));
 }
 
+/** The running sums of every d_k over all rows. */
+struct Accumulated {
+    std::vector<double> sum, sumSquares;  ///< of the dot products
+    std::vector<Sums> unscaled, scaled;
+};
+
+/** Draws the keys and queries and adds every row's dot products and softmax measures, one entry per d_k. */
+Accumulated accumulate(const std::vector<int>& dks, int n, int samples, int queries, std::uint64_t seed)
+{
+    const std::size_t m = dks.size();
+    const int dMax = dks.back();
+    Accumulated a{std::vector<double>(m, 0.0), std::vector<double>(m, 0.0), std::vector<Sums>(m), std::vector<Sums>(m)};
+
+    NormalPairs rng(seed);
+    std::vector<double> keys(std::size_t(dMax) * std::size_t(n));  // dMax × n: column j = key j
+    std::vector<double> query(static_cast<std::size_t>(dMax));
+    std::vector<double> dots(static_cast<std::size_t>(n));
+    std::vector<double> weights(static_cast<std::size_t>(n));
+    for (int s = 0; s < samples; ++s) {
+        for (double& v : keys)
+            v = rng.next();
+        for (int qi = 0; qi < queries; ++qi) {
+            for (double& v : query)
+                v = rng.next();
+            std::fill(dots.begin(), dots.end(), 0.0);
+            std::size_t next = 0;
+            for (int d = 0; d < dMax; ++d) {
+                // dots_j = Σ_{t ≤ d} q_t · k_jt, the dot products over the first d + 1 dimensions
+                const double q = query[std::size_t(d)];
+                const double* k = keys.data() + std::size_t(d) * std::size_t(n);
+                for (int j = 0; j < n; ++j)
+                    dots[std::size_t(j)] += q * k[j];
+                if (d + 1 != dks[next])
+                    continue;
+                for (double x : dots) {
+                    a.sum[next] += x;
+                    a.sumSquares[next] += x * x;
+                }
+                measureSoftmax(dots, 1.0, weights, a.unscaled[next]);
+                measureSoftmax(dots, 1.0 / std::sqrt(double(d + 1)), weights, a.scaled[next]);
+                ++next;
+            }
+        }
+    }
+    return a;
+}
+
+/** Fills the study with the means of the sums, taken over `rows` softmax rows of n keys each. */
+void summarize(const Accumulated& a, double rows, int n, ScalingStudy& study)
+{
+    const double count = rows * double(n);
+    for (std::size_t i = 0; i < study.dk.size(); ++i) {
+        const double mean = a.sum[i] / count;
+        const double spread = std::sqrt(std::max(0.0, a.sumSquares[i] / count - mean * mean));
+        study.spreadUnscaled.push_back(spread);
+        study.spreadScaled.push_back(spread / std::sqrt(double(study.dk[i])));
+        study.maxWeightUnscaled.push_back(a.unscaled[i].maxWeight / rows);
+        study.maxWeightScaled.push_back(a.scaled[i].maxWeight / rows);
+        study.entropyUnscaled.push_back(a.unscaled[i].entropy / rows);
+        study.entropyScaled.push_back(a.scaled[i].entropy / rows);
+        study.gradientUnscaled.push_back(a.unscaled[i].gradient / rows);
+        study.gradientScaled.push_back(a.scaled[i].gradient / rows);
+    }
+}
+
 }  // namespace
 
 std::vector<int> defaultScalingDks()
@@ -91,60 +156,8 @@ ScalingStudy runScalingStudy(const ScalingStudyOptions& options)
     study.keys = n;
     study.maxEntropy = std::log(double(n));
     study.rows = samples * queries;
-    if (dks.empty())
-        return study;
-
-    const std::size_t m = dks.size();
-    const int dMax = dks.back();
-    std::vector<double> sum(m, 0.0), sumSquares(m, 0.0);
-    std::vector<Sums> unscaled(m), scaled(m);
-
-    NormalPairs rng(options.seed);
-    std::vector<double> keys(std::size_t(dMax) * std::size_t(n));  // dMax × n: column j = key j
-    std::vector<double> query(static_cast<std::size_t>(dMax));
-    std::vector<double> dots(static_cast<std::size_t>(n));
-    std::vector<double> weights(static_cast<std::size_t>(n));
-    for (int s = 0; s < samples; ++s) {
-        for (double& v : keys)
-            v = rng.next();
-        for (int qi = 0; qi < queries; ++qi) {
-            for (double& v : query)
-                v = rng.next();
-            std::fill(dots.begin(), dots.end(), 0.0);
-            std::size_t next = 0;
-            for (int d = 0; d < dMax; ++d) {
-                // dots_j = Σ_{t ≤ d} q_t · k_jt, the dot products over the first d + 1 dimensions
-                const double q = query[std::size_t(d)];
-                const double* k = keys.data() + std::size_t(d) * std::size_t(n);
-                for (int j = 0; j < n; ++j)
-                    dots[std::size_t(j)] += q * k[j];
-                if (d + 1 != dks[next])
-                    continue;
-                for (double x : dots) {
-                    sum[next] += x;
-                    sumSquares[next] += x * x;
-                }
-                measureSoftmax(dots, 1.0, weights, unscaled[next]);
-                measureSoftmax(dots, 1.0 / std::sqrt(double(d + 1)), weights, scaled[next]);
-                ++next;
-            }
-        }
-    }
-
-    const double rows = double(samples) * double(queries);
-    const double count = rows * double(n);
-    for (std::size_t i = 0; i < m; ++i) {
-        const double mean = sum[i] / count;
-        const double spread = std::sqrt(std::max(0.0, sumSquares[i] / count - mean * mean));
-        study.spreadUnscaled.push_back(spread);
-        study.spreadScaled.push_back(spread / std::sqrt(double(dks[i])));
-        study.maxWeightUnscaled.push_back(unscaled[i].maxWeight / rows);
-        study.maxWeightScaled.push_back(scaled[i].maxWeight / rows);
-        study.entropyUnscaled.push_back(unscaled[i].entropy / rows);
-        study.entropyScaled.push_back(scaled[i].entropy / rows);
-        study.gradientUnscaled.push_back(unscaled[i].gradient / rows);
-        study.gradientScaled.push_back(scaled[i].gradient / rows);
-    }
+    if (!dks.empty())
+        summarize(accumulate(dks, n, samples, queries, options.seed), double(samples) * double(queries), n, study);
     return study;
 }
 
