@@ -572,6 +572,8 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index f
                     [&](int i) { affineBlock(input, w.attn, w.attnPacked, w.attnBias, qkv, blocks[std::size_t(i)]); });
     }
     parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)], first); });
+    for (auto it = m_headPatches.lower_bound({layer, 0}); it != m_headPatches.end() && it->first.first == layer; ++it)
+        concat.block(first, Index(it->first.second) * dk, rows, dk) = it->second.bottomRows(rows);
     FloatMatrix projected;
     const auto zeroed = m_ablations.lower_bound({layer, 0});
     if (zeroed == m_ablations.end() || zeroed->first != layer) {
@@ -599,24 +601,64 @@ FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttentio
 
 void Gpt2Forward::runFinal()
 {
-    m_logits = logitsOfRow(n() - 1);
+    if (m_logitsWanted)
+        m_logits = unembed(m_stream.back().bottomRows(1));
+    else
+        m_logits.resize(0, 0);
 }
 
-FloatMatrix Gpt2Forward::logitsOfRow(Index row) const
+FloatMatrix Gpt2Forward::finalNorm(const FloatMatrix& streamRows) const
 {
-    const FloatMatrix h = layerNorm(m_stream.back().middleRows(row, 1), m_checkpoint->lnFWeight(),
-                                    m_checkpoint->lnFBias(), config().layerNormEpsilon);
-    // logits = h · wteᵀ: one dot product per vocabulary row, rows in blocks on the pool's threads
+    return layerNorm(streamRows, m_checkpoint->lnFWeight(), m_checkpoint->lnFBias(), config().layerNormEpsilon);
+}
+
+FloatMatrix Gpt2Forward::unembed(const FloatMatrix& streamRows) const
+{
+    const FloatMatrix h = finalNorm(streamRows);
+    // logits = h · wteᵀ: one dot product per row and vocabulary entry, vocabulary rows in blocks on the pool's threads
     const FloatMatrixMap wte = m_checkpoint->wte().matrix();
-    FloatMatrix out(1, wte.rows());
+    FloatMatrix out(h.rows(), wte.rows());
     constexpr Index rowsPerTask = 4096;
     const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
         productKernels().sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, out.data() + r0,
-                               out.cols(), 1, count, h.cols());
+                               out.cols(), h.rows(), count, h.cols());
     });
     return out;
+}
+
+FloatMatrixMap Gpt2Forward::outputWeight(int layer) const
+{
+    return weights(layer).proj;
+}
+
+FloatMatrixMap Gpt2Forward::outputBias(int layer) const
+{
+    return weights(layer).projBias;
+}
+
+void Gpt2Forward::patchStream(int layer, int position, const FloatMatrix& row)
+{
+    m_stream[std::size_t(layer)].row(position) = row;
+    // As after new tokens from that position on: the rows before it stay valid in every layer.
+    m_dirtyFrom = std::min(m_dirtyFrom, layer);
+    m_dirtyColumns.reset();
+    m_dirtyRowsFrom = position;
+    m_wholeFrom = clean;
+}
+
+void Gpt2Forward::patchHeadOutput(int layer, int head, FloatMatrix z)
+{
+    m_headPatches[{layer, head}] = std::move(z);
+    markEdited(layer, Place{2, 0, 0});  // as an edit of W_O: the heads' outputs are kept, the projection runs again
+}
+
+void Gpt2Forward::clearHeadPatches()
+{
+    if (!m_headPatches.empty())
+        markDirty(m_headPatches.begin()->first.first);
+    m_headPatches.clear();
 }
 
 std::vector<Gpt2Candidate> Gpt2Forward::topTokens(int count) const
@@ -653,7 +695,7 @@ AttentionModel Gpt2Forward::layerModel(int layer) const
 FloatMatrix Gpt2Forward::logitsAt(int position) const
 {
     // The same product, in the same blocks, as the pass takes for the last position: equal rows round alike.
-    return position == n() - 1 ? m_logits : logitsOfRow(position);
+    return position == n() - 1 && m_logits.size() > 0 ? m_logits : unembed(m_stream.back().middleRows(position, 1));
 }
 
 int Gpt2Forward::overflowLayer(int position) const

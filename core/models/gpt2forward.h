@@ -147,6 +147,27 @@ public:
      *  before ln_f, times wteᵀ, computed as the pass computes the last one. 1 × vocab_size. The pass must have
      *  run. */
     FloatMatrix logitsAt(int position) const;
+    /** ln_f of each row of a stream (rows × d), as the pass applies it before the logits. */
+    FloatMatrix finalNorm(const FloatMatrix& streamRows) const;
+    /** ln_f(rows)·wteᵀ: the logits each row of a stream would give (rows × vocab_size), the product in the blocks
+     *  the pass takes for its own logits. */
+    FloatMatrix unembed(const FloatMatrix& streamRows) const;
+    /** Layer ℓ's head outputs z side by side (n × d, head h in columns h·d_k …), before W_O. */
+    const FloatMatrix& headOutputs(int layer) const { return m_concat[std::size_t(layer)]; }
+    /** Layer ℓ's W_O (d × d) and b_O (1 × d) as the pass multiplies them, with the edits (a zeroed head's rows
+     *  are not zero here: the pass zeroes its z instead). */
+    FloatMatrixMap outputWeight(int layer) const;
+    FloatMatrixMap outputBias(int layer) const;
+
+    /** Activation patching (SPEC §8). Replaces row position of the stream entering layer with row (1 × d):
+     *  the next run() recomputes that row and the later ones (earlier rows cannot see it) from that layer on. */
+    void patchStream(int layer, int position, const FloatMatrix& row);
+    /** Replaces head's output z in layer (n × d_k, every position) for every run until clearHeadPatches(). */
+    void patchHeadOutput(int layer, int head, FloatMatrix z);
+    void clearHeadPatches();
+    /** Whether run() computes logits() (the default); patching runs that read only the stream skip the product. */
+    void setLogitsWanted(bool wanted) { m_logitsWanted = wanted; }
+
     /** Where float32 overflowed on the way to the logits after position (0 … n−1), for logits that
      *  topCandidates() cannot rank: the first layer (0-based) whose output is not all finite in the rows
      *  0 … position (those the position attends to), or config().layers when every layer's is and only ln_f and the
@@ -197,14 +218,14 @@ private:
     void runLayer(int layer, const std::vector<Index>* columns, Index first);
     void runHead(int layer, int head, Index first);
     void runFinal();
-    /** ln_f of the stream's row, times wteᵀ: the logits after that position (1 × vocab_size). */
-    FloatMatrix logitsOfRow(Eigen::Index row) const;
 
     std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;
     std::vector<int> m_ids;
     std::map<Cell, float> m_edits;
     std::set<std::pair<int, int>> m_ablations;
     std::map<int, EditedLayer> m_editedLayers;
+    std::map<std::pair<int, int>, FloatMatrix> m_headPatches; ///< (layer, head) → z put in place of the computed one
+    bool m_logitsWanted = true;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_qkv;       ///< layers matrices, n × 3d: ln_1(stream)·c_attn + b
     std::vector<FloatMatrix> m_concat;    ///< layers matrices, n × d: the heads' outputs side by side
