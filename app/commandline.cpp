@@ -18,6 +18,12 @@
 #include "ui/render/overviewpainter.h"
 #include "ui/render/slidepainter.h"
 #include "ui/views/teaching/teachingslides.h"
+#include "ui/render/gridfigure.h"
+#include "ui/render/atomicwrite.h"
+#include "core/models/instruments.h"
+#include "core/session/instrumentfiles.h"
+#include "core/text/tokentext.h"
+#include "core/formats/utf8.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -123,6 +129,52 @@ struct Options {
                                                   "in two columns joined by lines weighted by attention (--layer L, "
                                                   "--head N or all)."),
                                    QStringLiteral("OUT")};
+    QCommandLineOption exportLens{QStringLiteral("export-lens"),
+                                  QStringLiteral("Write the logit lens of a model to OUT (.json, .csv, .png, .svg or "
+                                                 ".pdf): the token each layer would predict at each position."),
+                                  QStringLiteral("OUT")};
+    QCommandLineOption exportAttribution{QStringLiteral("export-attribution"),
+                                         QStringLiteral("Write the direct logit attribution of --target at --position "
+                                                        "to OUT (.json, .csv, .png, .svg or .pdf): each head's and "
+                                                        "MLP's share of its logit."),
+                                         QStringLiteral("OUT")};
+    QCommandLineOption exportPatching{QStringLiteral("export-patching"),
+                                      QStringLiteral("Write activation patching of --text against --corrupt to OUT "
+                                                     "(.json, .csv, .png, .svg or .pdf): logit(--answer) - "
+                                                     "logit(--wrong) with each stream cell and head restored."),
+                                      QStringLiteral("OUT")};
+    QCommandLineOption generate{QStringLiteral("generate"),
+                                QStringLiteral("Append N tokens to a model's text and print the text and its ids as "
+                                               "JSON (greedy unless --temperature is above 0)."),
+                                QStringLiteral("N")};
+    QCommandLineOption target{QStringLiteral("target"),
+                              QStringLiteral("The token of --export-lens and --export-attribution: one token of the "
+                                             "model (\" Mary\") or #ID (attribution's default: the top prediction)."),
+                              QStringLiteral("TOKEN")};
+    QCommandLineOption position{QStringLiteral("position"),
+                                QStringLiteral("The position --export-attribution explains, from 1 (default the last)."),
+                                QStringLiteral("P")};
+    QCommandLineOption corrupt{QStringLiteral("corrupt"),
+                               QStringLiteral("The corrupted text of --export-patching (as many tokens as --text)."),
+                               QStringLiteral("TEXT")};
+    QCommandLineOption answer{QStringLiteral("answer"), QStringLiteral("--export-patching's right answer: one token."),
+                              QStringLiteral("TOKEN")};
+    QCommandLineOption wrong{QStringLiteral("wrong"), QStringLiteral("--export-patching's wrong answer: one token."),
+                             QStringLiteral("TOKEN")};
+    QCommandLineOption temperature{QStringLiteral("temperature"),
+                                   QStringLiteral("--generate's temperature (default 0: the most probable token)."),
+                                   QStringLiteral("T")};
+    QCommandLineOption topK{QStringLiteral("top-k"),
+                            QStringLiteral("--generate samples among the K most probable tokens (default all)."),
+                            QStringLiteral("K")};
+    QCommandLineOption topP{QStringLiteral("top-p"),
+                            QStringLiteral("--generate samples among the most probable tokens whose probability "
+                                           "reaches P (default 1)."),
+                            QStringLiteral("P")};
+    QCommandLineOption seed{QStringLiteral("seed"),
+                            QStringLiteral("--generate's seed: the same seed and options give the same tokens "
+                                           "(default 0)."),
+                            QStringLiteral("S")};
     QCommandLineOption lang{QStringLiteral("lang"),
                             QStringLiteral("Language of the interface: %1.").arg(languages.join(QStringLiteral(" or "))),
                             QStringLiteral("LANGUAGE")};
@@ -130,14 +182,15 @@ struct Options {
     /** The options that shape a figure; each action reads some of them (commandActions). */
     QList<const QCommandLineOption*> figureOptions() const
     {
-        return {&step, &head, &query, &size, &colormap, &annotate, &colourRange};
+        return {&step, &head, &query, &size, &colormap, &annotate, &colourRange, &target, &position, &corrupt,
+                &answer, &wrong, &temperature, &topK, &topP, &seed};
     }
 
     /** The options other than the actions (commandActions has those): the sources, the figure options, --lang. */
     QList<QCommandLineOption> others() const
     {
-        return {session, preset, tokens, model, text, layer, step, head, query, size, colormap, annotate, colourRange,
-                lang};
+        return {session, preset,   tokens,   model,   text,   layer, step,        head, query, size, colormap, annotate,
+                colourRange, target, position, corrupt, answer, wrong, temperature, topK, topP, seed, lang};
     }
 };
 
@@ -639,6 +692,168 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** The opened model of an instrument's source; a source that is not a model is refused, naming the action. */
+const core::OpenedModelSession& instrumentModel(const Source& source, const QCommandLineOption& action)
+{
+    if (!source.model)
+        throw Failure{ExitRefused, QStringLiteral("--%1: needs a model (--model DIR --text TEXT, or a model session)")
+                                       .arg(action.names().constFirst())};
+    return *source.model;
+}
+
+/** The token an option names (core::singleToken), refused with the option's name. */
+int tokenOption(const QCommandLineParser& p, const QCommandLineOption& option, const core::Gpt2Forward& pass)
+{
+    std::string error;
+    const auto id = core::singleToken(pass, p.value(option).toStdString(), error);
+    if (!id)
+        throw Failure{ExitRefused, QStringLiteral("--%1: %2").arg(option.names().constFirst(), QString::fromStdString(error))};
+    return *id;
+}
+
+/** A number option within [low, high], or fallback when not given; refused, named, otherwise. */
+double numberOption(const QCommandLineParser& p, const QCommandLineOption& option, double low, double high,
+                    double fallback)
+{
+    if (!p.isSet(option))
+        return fallback;
+    bool ok = false;
+    const double v = p.value(option).toDouble(&ok);
+    if (!ok || !(v >= low && v <= high))
+        throw Failure{ExitRefused, QStringLiteral("--%1: expected a number from %2 to %3, got \"%4\"")
+                                       .arg(option.names().constFirst())
+                                       .arg(low)
+                                       .arg(high)
+                                       .arg(p.value(option))};
+    return v;
+}
+
+/** A whole-number option from low to high (numberOption's refusals). */
+int countOption(const QCommandLineParser& p, const QCommandLineOption& option, int low, int high, int fallback)
+{
+    const double v = numberOption(p, option, low, high, fallback);
+    if (v != std::floor(v))
+        throw Failure{ExitRefused, QStringLiteral("--%1: expected a whole number, got \"%2\"")
+                                       .arg(option.names().constFirst(), p.value(option))};
+    return int(v);
+}
+
+/** Writes an instrument to OUT by its ending: its JSON, its CSV, or its figure (.png, .svg, .pdf). */
+int writeInstrument(const QCommandLineParser& p, const QCommandLineOption& option, const nlohmann::ordered_json& json,
+                    const std::string& csv, const std::function<render::GridFigure()>& figure)
+{
+    const QString out = p.value(option);
+    const QString suffix = QFileInfo(out).suffix().toLower();
+    QString why;
+    if (suffix == QLatin1String("json") || suffix == QLatin1String("csv")) {
+        const std::string text = suffix == QLatin1String("csv") ? csv : json.dump(1) + "\n";
+        if (!render::replaceFile(out, QByteArray::fromStdString(text), &why))
+            throw Failure{ExitFailed, why};
+        return ExitOk;
+    }
+    if (!render::heatmapExportFormats().contains(suffix))
+        throw Failure{ExitRefused, QStringLiteral("--%1: %2: the file must end in .json, .csv, .png, .svg or .pdf")
+                                       .arg(option.names().constFirst(), out)};
+    const render::GridFigurePainter painter(figure(), exportPalette(render::GridFigureStyle()));
+    QSize size = painter.preferredSize();
+    if (suffix == QLatin1String("png"))
+        size *= 2;
+    const render::ExportResult result = render::exportFigure(
+        [&painter](QPainter* q, const QRectF& target) { painter.paint(q, target); }, Qt::white, painter.title(), out,
+        size);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
+    return ExitOk;
+}
+
+/** The tokens of a model's text as the window's chips show them. */
+QStringList shownTokens(const Source& source)
+{
+    QStringList tokens;
+    for (const auto& t : source.session.model.tokens)
+        tokens << QString::fromStdString(t);
+    return tokens;
+}
+
+int exportLensCommand(const QCommandLineParser& p, const Options& o)
+{
+    const Source source = loadSource(p, o, sourceFile(p, o));
+    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportLens).forward;
+    const std::optional<int> target = p.isSet(o.target) ? std::optional<int>(tokenOption(p, o.target, pass)) : std::nullopt;
+    const auto lens = core::logitLens(pass, target);
+    return writeInstrument(p, o.exportLens, core::lensJson(pass, lens, target), core::lensCsv(pass, lens, target), [&] {
+        return render::lensFigure(lens, shownTokens(source), [&pass](int id) {
+            return QString::fromStdString(core::readableToken(pass.checkpoint().tokenizer().token(id)));
+        });
+    });
+}
+
+int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
+{
+    const Source source = loadSource(p, o, sourceFile(p, o));
+    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportAttribution).forward;
+    const int position = countOption(p, o.position, 1, pass.n(), pass.n()) - 1;
+    int target = 0;
+    if (p.isSet(o.target)) {
+        target = tokenOption(p, o.target, pass);
+    } else {
+        const auto top = core::topCandidates(pass.logitsAt(position), 1);
+        if (top.empty())
+            throw Failure{ExitRefused, QStringLiteral("--export-attribution: the logits at position %1 are not finite; "
+                                                      "give --target").arg(position + 1)};
+        target = top.front().id;
+    }
+    const core::Attribution a = core::directLogitAttribution(pass, target, position);
+    return writeInstrument(p, o.exportAttribution, core::attributionJson(a), core::attributionCsv(a), [&] {
+        return render::attributionFigure(
+            a, QString::fromStdString(core::readableToken(pass.checkpoint().tokenizer().token(target))));
+    });
+}
+
+int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
+{
+    const Source source = loadSource(p, o, sourceFile(p, o));
+    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportPatching).forward;
+    for (const QCommandLineOption* needed : {&o.corrupt, &o.answer, &o.wrong})
+        if (!p.isSet(*needed))
+            throw Failure{ExitRefused, QStringLiteral("--export-patching: give --corrupt TEXT, --answer TOKEN and "
+                                                      "--wrong TOKEN (--%1 is missing)")
+                                           .arg(needed->names().constFirst())};
+    const int answer = tokenOption(p, o.answer, pass), wrong = tokenOption(p, o.wrong, pass);
+    const std::string corruptText = p.value(o.corrupt).toStdString();
+    if (core::firstInvalidUtf8(corruptText))
+        throw Failure{ExitRefused, QStringLiteral("--corrupt: the text is not valid UTF-8")};
+    std::string error;
+    const auto patching = core::activationPatching(pass, pass.checkpoint().tokenizer().encode(corruptText), answer,
+                                                   wrong, error);
+    if (!patching)
+        throw Failure{ExitRefused, QStringLiteral("--corrupt: ") + QString::fromStdString(error)};
+    return writeInstrument(p, o.exportPatching, core::patchingJson(*patching), core::patchingCsv(*patching),
+                           [&] { return render::patchingFigure(*patching, shownTokens(source)); });
+}
+
+int generateCommand(const QCommandLineParser& p, const Options& o)
+{
+    const Source source = loadSource(p, o, sourceFile(p, o));
+    core::Gpt2Forward pass = *instrumentModel(source, o.generate).forward;
+    const int count = countOption(p, o.generate, 0, core::Limits::maxTokens, 0);
+    core::Sampling sampling;
+    sampling.temperature = numberOption(p, o.temperature, 0, 100, 0);
+    sampling.topK = countOption(p, o.topK, 0, pass.config().vocabSize, 0);
+    sampling.topP = numberOption(p, o.topP, 0, 1, 1);
+    if (sampling.topP <= 0)
+        throw Failure{ExitRefused, QStringLiteral("--top-p: expected a number above 0 and at most 1")};
+    sampling.seed = std::uint64_t(countOption(p, o.seed, 0, 2147483647, 0));
+    std::string error;
+    if (!core::generate(pass, count, sampling, error))
+        throw Failure{ExitRefused, QStringLiteral("--generate: ") + QString::fromStdString(error)};
+    nlohmann::ordered_json out;
+    out["text"] = core::decodedText(pass, pass.tokens());
+    out["token_ids"] = pass.tokens();
+    printOut(QString::fromStdString(out.dump(1) + "\n"));
+    return ExitOk;
+}
+
 /** One action of the command line: its option, the figure options it reads, and what it does. */
 struct Action {
     const QCommandLineOption& option;
@@ -664,6 +879,10 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
         {o.exportSteps, {}, [&] { return exportStepsCommand(p, o); }},
         {o.exportOverview, {&o.colourRange, &o.colormap}, [&] { return exportOverviewCommand(p, o); }},
         {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},
+        {o.exportLens, {&o.target}, [&] { return exportLensCommand(p, o); }},
+        {o.exportAttribution, {&o.target, &o.position}, [&] { return exportAttributionCommand(p, o); }},
+        {o.exportPatching, {&o.corrupt, &o.answer, &o.wrong}, [&] { return exportPatchingCommand(p, o); }},
+        {o.generate, {&o.temperature, &o.topK, &o.topP, &o.seed}, [&] { return generateCommand(p, o); }},
         {o.listPresets, {}, [] {
              QString text;
              for (const auto& info : core::presetList())

@@ -3338,4 +3338,71 @@ Click to show this head.</source>
             <translation>“%1”，词元编号 %2</translation>
         </message>
     </context>
+    <context>
+        <name>GridFigure</name>
+        <message>
+            <source>The token each layer would predict after each position</source>
+            <translation>每一层在每个位置之后会预测的词元</translation>
+        </message>
+        <message>
+            <source>colour: its probability</source>
+            <translation>颜色：它的概率</translation>
+        </message>
+        <message>
+            <source>embeddings</source>
+            <translation>嵌入</translation>
+        </message>
+        <message>
+            <source>after layer %1</source>
+            <translation>第 %1 层之后</translation>
+        </message>
+        <message>
+            <source>Logit lens</source>
+            <translation>Logit 透镜</translation>
+        </message>
+        <message>
+            <source>Each head's and MLP's share of the logit of %1 at position %2 (logit %3)</source>
+            <translation>各头与 MLP 在位置 %2 对 %1 的 logit 的贡献（logit %3）</translation>
+        </message>
+        <message>
+            <source>head %1</source>
+            <translation>头 %1</translation>
+        </message>
+        <message>
+            <source>MLP</source>
+            <translation>MLP</translation>
+        </message>
+        <message>
+            <source>layer %1</source>
+            <translation>第 %1 层</translation>
+        </message>
+        <message>
+            <source>colour: the share (embeddings %1, biases %2)</source>
+            <translation>颜色：贡献（嵌入 %1，偏置 %2）</translation>
+        </message>
+        <message>
+            <source>Direct logit attribution</source>
+            <translation>直接 logit 归因</translation>
+        </message>
+        <message>
+            <source>colour: the share of the logit difference restored (clean %1, corrupted %2)</source>
+            <translation>颜色：恢复的 logit 差值比例（干净 %1，损坏 %2）</translation>
+        </message>
+        <message>
+            <source>The stream entering each layer, restored at one position</source>
+            <translation>进入每层的残差流，在一个位置恢复</translation>
+        </message>
+        <message>
+            <source>Each head's output, restored at every position</source>
+            <translation>每个头的输出，在所有位置恢复</translation>
+        </message>
+        <message>
+            <source>colour: the logit difference (clean %1 and corrupted %2 barely differ, so no share is shown)</source>
+            <translation>颜色：logit 差值（干净 %1 与损坏 %2 几乎相同，因此不显示比例）</translation>
+        </message>
+        <message>
+            <source>Activation patching</source>
+            <translation>激活修补</translation>
+        </message>
+    </context>
 </TS>
