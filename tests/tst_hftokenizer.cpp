@@ -62,6 +62,8 @@ const std::vector<std::string> kTexts = {
     "<|begin_of_text|>Hi<|end_of_text|>",
     "<|im_start|>user\nHi<|im_end|>\n<think>",
     "<|endoftext|><|endoftext|>",
+    "x\vy", "x\v\vy z", "a\u0085b", "a\u0085\u0085 b", "a\u00a0b", "a\u00a0\u00a0 b", "a\ufeffb", "a\u2028\u2028b",
+    "a\u3000\u3000b", "a\f\f b", "a\x1c\x1d b", "a\u200bb",
 };
 
 std::string folderOf(const char* package)
