@@ -49,6 +49,8 @@ const std::vector<std::string> kTexts = {
     "I'm",
     "don't",
     "HE'S THEY'LL We'VE",
+    "IT'SELF don'Tknow WE'REhere",
+    "Türkiye Ngoài Việc .:.:.:.:", // whole entries of Llama 3 that its merges would not make (ignore_merges)
     "ÀB",
     "e\u0301 versus \u00e9",
     "Ünïcödé naïve café",
@@ -310,6 +312,9 @@ private slots:
         const HfTokenizer word = mustLoad(json);
         QCOMPARE(word.encode("ba"), (Ids{1, 265}));
         QCOMPARE(word.encode("aba"), (Ids{1, 264, 260})); // inside a word: "▁aba" as the model merges it
+        // A token marked normalized is looked for in the normalized text as the normalizer writes it: "▁ba".
+        json["added_tokens"][2] = {{"id", 265}, {"content", "ba"}, {"special", false}, {"normalized", true}};
+        QCOMPARE(mustLoad(json).encode("a ba"), (Ids{1, 262, 265}));
     }
 
     /** Which BOS tokenizer_config.json adds: transformers' Llama tokenizer class rebuilds the template from

@@ -194,6 +194,7 @@ std::string validUtf8(std::string_view text)
 
 struct AddedToken {
     std::string content;
+    std::string match; ///< what the text is searched for: the content, normalized when the token is
     int id = 0;
     bool lstrip = false, rstrip = false, singleWord = false, normalized = false, special = false;
 };
@@ -276,14 +277,14 @@ std::vector<std::pair<int, Piece>> HfTokenizer::Impl::splitAdded(const Piece& pi
             continue;
         }
         for (const AddedToken& token : added)
-            if (token.normalized == normalized && text.substr(pos).starts_with(token.content) &&
-                (!best || token.content.size() > best->content.size()))
+            if (token.normalized == normalized && !token.match.empty() && text.substr(pos).starts_with(token.match) &&
+                (!best || token.match.size() > best->match.size()))
                 best = &token;
         if (!best) {
             ++pos;
             continue;
         }
-        std::size_t start = pos, stop = pos + best->content.size();
+        std::size_t start = pos, stop = pos + best->match.size();
         pos = stop;
         if (best->singleWord) {
             char32_t after = 0;
@@ -523,12 +524,15 @@ public:
         std::vector<std::pair<std::string, std::int64_t>> entries;
         if (!vocabularyEntries(*vocab, m_label + ": model.vocab", entries, m_error))
             return false;
+        // Ids may leave gaps, as the library allows, but not so many that a small file fills the memory.
+        const auto added = json.find("added_tokens");
+        m_idLimit = 2 * (entries.size() + (added != json.end() ? added->size() : 0)) + 1024;
         for (auto& [token, id] : entries) {
             if (!setToken(token, id, "model.vocab"))
                 return false;
             m.modelIds.emplace(std::move(token), int(id));
         }
-        if (const auto added = json.find("added_tokens"); added != json.end() && !added->is_null()) {
+        if (added != json.end() && !added->is_null()) {
             if (!added->is_array())
                 return fail("added_tokens is not an array");
             for (const auto& token : *added)
@@ -565,9 +569,9 @@ public:
 
     bool setToken(const std::string& token, std::int64_t id, const char* where)
     {
-        if (id < 0 || std::size_t(id) >= maxTokenizerValues)
+        if (id < 0 || std::size_t(id) >= m_idLimit)
             return fail(std::string(where) + ": " + jsonExcerpt(token) + " has id " + std::to_string(id) +
-                        ", outside 0 … " + std::to_string(maxTokenizerValues - 1));
+                        ", outside 0 … " + std::to_string(m_idLimit - 1) + " (twice the entries, and 1024)");
         if (m.tokens.size() <= std::size_t(id))
             m.tokens.resize(std::size_t(id) + 1);
         std::string& slot = m.tokens[std::size_t(id)];
@@ -588,7 +592,8 @@ public:
             content->get_ref<const std::string&>().empty())
             return fail("added_tokens: " + jsonExcerpt(json) +
                         " is not an object with an integer \"id\" and a non-empty string \"content\"");
-        AddedToken token{content->get<std::string>(), 0};
+        AddedToken token;
+        token.content = content->get<std::string>();
         const auto known = m.modelIds.find(token.content);
         if (known != m.modelIds.end() && *id != known->second)
             return fail("added_tokens: " + jsonExcerpt(*content) + " has id " + jsonExcerpt(*id) +
@@ -603,7 +608,6 @@ public:
             return false;
         token.id = int(id->get<std::int64_t>());
         m.addedIds[token.content] = token.id;
-        m.addedStarts.set(static_cast<unsigned char>(token.content[0]));
         m.added.push_back(std::move(token));
         return true;
     }
@@ -803,6 +807,7 @@ public:
 
 private:
     HfTokenizer::Impl& m;
+    std::size_t m_idLimit = 0; ///< no id reaches it
     std::string m_label;
     std::string& m_error;
 };
@@ -823,6 +828,12 @@ std::optional<HfTokenizer> HfTokenizer::fromJson(std::string_view tokenizerJson,
         !reader.preTokenizer(part("pre_tokenizer"), "pre_tokenizer") ||
         !reader.postProcessor(part("post_processor"), "post_processor"))
         return std::nullopt;
+    // A token marked normalized is looked for as the normalizer writes it (with Llama 2's, "▁" before it).
+    for (AddedToken& token : impl->added) {
+        token.match = token.normalized ? impl->normalize(token.content) : token.content;
+        if (!token.match.empty())
+            impl->addedStarts.set(static_cast<unsigned char>(token.match[0]));
+    }
     if (!configJson.empty()) {
         const auto config = readJsonObject(configJson, configLabel, tokenizerJsonLimits, error);
         Reader configReader(*impl, configLabel, error);
