@@ -1,11 +1,12 @@
-/** Hugging Face's tokenizer.json: real models' files (Mistral 7B's SentencePiece-style BPE, Llama 3's and Qwen 3's
- *  byte-level BPE) against the ids of Hugging Face's own JavaScript port reading the same files, on English, Chinese,
+/** Hugging Face's tokenizer.json: real models' files (Mistral 7B's SentencePiece-style BPE, Llama 3's, Qwen 3's and
+ *  GPT-2's byte-level BPE) against the ids of Hugging Face's own JavaScript port reading the same files, on English, Chinese,
  *  digits, emoji, code, runs of white space and typed special tokens; small hand-made files whose ids follow from
  *  the library's definitions by hand (byte fallback, unk, Metaspace, added tokens, which BOS tokenizer_config.json
  *  adds); the chips' text; and files of kinds not read refused by name. */
 
 #include "core/text/hftokenizer.h"
 #include "core/text/bpe.h"
+#include "gpt2tokenizerjson.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -225,6 +226,14 @@ private slots:
     void mistralAgainstReference() { compareWithReference(folderOf("tokenizer-llama2")); }
     void llama3AgainstReference() { compareWithReference(folderOf("tokenizer-llama3")); }
     void qwen3AgainstReference() { compareWithReference(folderOf("tokenizer-qwen3")); }
+
+    /** GPT-2's tokenizer.json: ByteLevel with GPT-2's own pattern (Bpe's pre-tokenizer) and <|endoftext|> typed. */
+    void gpt2AgainstReference()
+    {
+        QTemporaryDir dir;
+        compareWithReference(
+            writeFolder(dir, "gpt2", testutil::gpt2TokenizerJson(AE_SOURCE_DIR "/tests/data/gpt2-tokenizer", false)));
+    }
 
     /** Llama 3 as Meta ships it, with the template that adds <|begin_of_text|>; and the same BOS from
      *  tokenizer_config.json's add_bos_token where the file has no post-processor. */
