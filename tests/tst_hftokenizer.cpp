@@ -256,9 +256,8 @@ private slots:
         bosConfig["add_bos_token"] = true;
         const std::string configured = writeFolder(dir, "config", json, bosConfig);
         std::string error;
-        const auto fromTemplate = HfTokenizer::loadFolder(templated, error);
         const auto fromConfig = HfTokenizer::loadFolder(configured, error);
-        QVERIFY2(fromTemplate && fromConfig, error.c_str());
+        QVERIFY2(fromConfig, error.c_str());
         QCOMPARE(fromConfig->bosId(), std::optional<int>(128000));
         QString referenceError;
         const auto expected = referenceIds(templated, kTexts, referenceError);
