@@ -65,6 +65,9 @@ const std::vector<std::string> kTexts = {
     "<|begin_of_text|>Hi<|end_of_text|>",
     "<|im_start|>user\nHi<|im_end|>\n<think>",
     "<|endoftext|><|endoftext|>",
+    "\uFF11\uFF12\uFF13\uFF14 \u0663\u0664\u0665\u0666 \u216B \u00BD 2\u00B3", // other scripts' digits: \p{N}
+    "\U0001F44B\U0001F3FD \u2764\uFE0F a\u0301\u0302 \U00020000", // skin tone, variation selector, marks, plane 2
+    "# Title\n\n- item **bold** `code`\n\n```python\nfor i in range(10):\n    print(i)\n```\n",
     "x\vy", "x\v\vy z", "a\u0085b", "a\u0085\u0085 b", "a\u00a0b", "a\u00a0\u00a0 b", "a\ufeffb", "a\u2028\u2028b",
     "a\u3000\u3000b", "a\f\f b", "a\x1c\x1d b", "a\u200bb",
 };
