@@ -405,6 +405,9 @@ private slots:
         auto badMerge = sentencePiece();
         badMerge["model"]["merges"].push_back("b \u2581");
         QTest::addRow("merge") << badMerge.dump() << std::string("tokenizer.json: model.merges[3]: merge \"b\" + \"\u2581\"");
+        QTest::addRow("id far past the entries")
+            << std::string(R"({"model": {"type": "BPE", "vocab": {"a": 4000000}, "merges": []}})")
+            << std::string("tokenizer.json: model.vocab: \"a\" has id 4000000, outside 0 … 1025");
         QTest::addRow("not JSON") << std::string("{\"model\": ") << std::string("tokenizer.json: ");
         QTest::addRow("too large") << std::string(core::maxTokenizerBytes + 1, ' ')
                                    << std::string("tokenizer.json: " + std::to_string(core::maxTokenizerBytes + 1) + " bytes");
