@@ -3,6 +3,7 @@
  *  tokenizer.json forms, and broken files refused with messages naming them. */
 
 #include "core/text/bpe.h"
+#include "gpt2tokenizerjson.h"
 #include "testutil.h"
 
 #include <QTest>
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 using core::Bpe;
 
@@ -36,31 +36,6 @@ const Bpe& gpt2()
         return std::move(*loaded);
     }();
     return bpe;
-}
-
-/** A tokenizer.json holding GPT-2's vocabulary and merges, the merges as "a b" strings or as pairs. */
-std::string tokenizerJson(bool pairs)
-{
-    nlohmann::json merges = nlohmann::json::array();
-    std::istringstream lines(readText(kDataDir + "/vocab.bpe"));
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.empty() || line.starts_with("#version"))
-            continue;
-        const auto space = line.find(' ');
-        if (pairs)
-            merges.push_back({line.substr(0, space), line.substr(space + 1)});
-        else
-            merges.push_back(line);
-    }
-    nlohmann::json vocab = nlohmann::json::parse(readText(kDataDir + "/encoder.json"));
-    vocab.erase("<|endoftext|>"); // given as an added token instead, as Hugging Face's files may
-    const nlohmann::json json = {
-        {"version", "1.0"},
-        {"added_tokens", {{{"id", 50256}, {"content", "<|endoftext|>"}, {"special", true}}}},
-        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}},
-    };
-    return json.dump();
 }
 
 /** A byte-level vocabulary of the 256 single-byte tokens (id = byte) plus extra tokens after them. */
@@ -272,7 +247,7 @@ private slots:
     {
         QFETCH(bool, pairs);
         std::string error;
-        const auto bpe = Bpe::fromTokenizerJson(tokenizerJson(pairs), "tokenizer.json", error);
+        const auto bpe = Bpe::fromTokenizerJson(testutil::gpt2TokenizerJson(kDataDir, pairs).dump(), "tokenizer.json", error);
         QVERIFY2(bpe, error.c_str());
         QCOMPARE(bpe->size(), gpt2().size());
         QCOMPARE(bpe->endOfText(), std::optional<int>(50256));

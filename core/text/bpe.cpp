@@ -101,8 +101,6 @@ std::string utf8(char32_t c)
     return out;
 }
 
-constexpr JsonLimits tokenizerJsonLimits{.maxBytes = maxTokenizerBytes, .maxValues = maxTokenizerValues};
-
 std::string quoteToken(const std::string& token)
 {
     return jsonExcerpt(nlohmann::json(token));
@@ -111,24 +109,6 @@ std::string quoteToken(const std::string& token)
 std::uint64_t pairKey(int left, int right)
 {
     return (std::uint64_t(std::uint32_t(left)) << 32) | std::uint32_t(right);
-}
-
-/** The vocabulary object's entries; false with error when it is not an object of integers. */
-bool vocabularyEntries(const nlohmann::json& vocab, const std::string& label,
-                       std::vector<std::pair<std::string, std::int64_t>>& entries, std::string& error)
-{
-    if (!vocab.is_object()) {
-        error = label + ": the vocabulary is not a JSON object of token → id";
-        return false;
-    }
-    for (const auto& [token, id] : vocab.items()) {
-        if (!id.is_number_integer()) {
-            error = label + ": token " + quoteToken(token) + " has id " + jsonExcerpt(id) + ", not an integer";
-            return false;
-        }
-        entries.emplace_back(token, id.get<std::int64_t>());
-    }
-    return true;
 }
 
 /** "a b", a merge as merges.txt and tokenizer.json write it: its two tokens; none unless one space parts two
@@ -167,7 +147,25 @@ bool addedTokenEntries(const nlohmann::json& added, const nlohmann::json& vocab,
     return true;
 }
 
-/** One entry of tokenizer.json's model.merges, "a b" or ["a", "b"]: its two tokens; none with error naming where. */
+} // namespace
+
+bool vocabularyEntries(const nlohmann::json& vocab, const std::string& label,
+                       std::vector<std::pair<std::string, std::int64_t>>& entries, std::string& error)
+{
+    if (!vocab.is_object()) {
+        error = label + ": the vocabulary is not a JSON object of token → id";
+        return false;
+    }
+    for (const auto& [token, id] : vocab.items()) {
+        if (!id.is_number_integer()) {
+            error = label + ": token " + quoteToken(token) + " has id " + jsonExcerpt(id) + ", not an integer";
+            return false;
+        }
+        entries.emplace_back(token, id.get<std::int64_t>());
+    }
+    return true;
+}
+
 std::optional<std::pair<std::string, std::string>> jsonMerge(const nlohmann::json& merge, const std::string& where,
                                                              std::string& error)
 {
@@ -182,8 +180,6 @@ std::optional<std::pair<std::string, std::string>> jsonMerge(const nlohmann::jso
     error = where + ": expected \"a b\" or [\"a\", \"b\"]";
     return std::nullopt;
 }
-
-} // namespace
 
 const std::vector<std::string>& Bpe::bytesToUnicode()
 {
@@ -323,8 +319,7 @@ bool Bpe::addMerge(const std::string& a, const std::string& b, const std::string
                 quoteToken(missing ? *missing : a + b) + ", which the vocabulary lacks";
         return false;
     }
-    // A pair listed twice keeps its first (lowest) rank, as GPT-2's encoder does.
-    m_merges.try_emplace(pairKey(left->second, right->second), Merge{int(m_merges.size()), result->second});
+    m_merges.add(left->second, right->second, result->second);
     return true;
 }
 
@@ -427,15 +422,19 @@ std::optional<Bpe> Bpe::loadTokenizerJson(const std::string& path, std::string& 
     return fromTokenizerJson(file->bytes(), path, error);
 }
 
-void Bpe::encodePiece(std::string_view piece, std::vector<int>& ids) const
+void BpeMerges::add(int left, int right, int result)
 {
-    // Symbols as a linked list over the piece's bytes; a heap of candidate merges by (rank, position),
-    // so that the lowest rank merges first and equal ranks from left to right. An entry whose symbols
-    // have changed since it was pushed is skipped.
-    const int n = int(piece.size());
-    std::vector<int> symbol(piece.size()), prev(piece.size()), next(piece.size());
+    m_merges.try_emplace(pairKey(left, right), Merge{int(m_merges.size()), result});
+}
+
+void BpeMerges::apply(std::vector<int>& symbols) const
+{
+    // The symbols as a linked list; a heap of candidate merges by (rank, position), so that the lowest rank
+    // merges first and equal ranks from left to right. An entry whose symbols have changed since it was pushed
+    // is skipped.
+    const int n = int(symbols.size());
+    std::vector<int> symbol = symbols, prev(symbols.size()), next(symbols.size());
     for (int i = 0; i < n; ++i) {
-        symbol[std::size_t(i)] = m_byteIds[static_cast<unsigned char>(piece[std::size_t(i)])];
         prev[std::size_t(i)] = i - 1;
         next[std::size_t(i)] = i + 1 < n ? i + 1 : -1;
     }
@@ -464,8 +463,18 @@ void Bpe::encodePiece(std::string_view piece, std::vector<int>& ids) const
         consider(prev[std::size_t(left)]);
         consider(left);
     }
+    symbols.clear();
     for (int i = 0; i >= 0 && i < n; i = next[std::size_t(i)])
-        ids.push_back(symbol[std::size_t(i)]);
+        symbols.push_back(symbol[std::size_t(i)]);
+}
+
+void Bpe::encodePiece(std::string_view piece, std::vector<int>& ids) const
+{
+    std::vector<int> symbols(piece.size());
+    for (std::size_t i = 0; i < piece.size(); ++i)
+        symbols[i] = m_byteIds[static_cast<unsigned char>(piece[i])];
+    m_merges.apply(symbols);
+    ids.insert(ids.end(), symbols.begin(), symbols.end());
 }
 
 std::vector<int> Bpe::encode(std::string_view text) const

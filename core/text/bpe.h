@@ -7,6 +7,8 @@
  *  decode(encode(t)) == t for any bytes. A typed "<|endoftext|>" is ordinary text, as in GPT-2's own encoder: only
  *  a caller that puts endOfText() among the ids gets that token. Immutable once loaded: safe on several threads. */
 
+#include "core/formats/jsonread.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,6 +26,36 @@ constexpr std::size_t maxTokenizerBytes = std::size_t(32) << 20;
 /** The most values read from one (Llama 3's tokenizer.json has some 1.2 million: 128 000 tokens, 280 000 merges of
  *  two), so that nothing small and dense costs gigabytes or minutes to build. */
 constexpr std::size_t maxTokenizerValues = std::size_t(4) << 20;
+
+/** How tokenizer files are read as JSON: within the two limits above. */
+constexpr JsonLimits tokenizerJsonLimits{.maxBytes = maxTokenizerBytes, .maxValues = maxTokenizerValues};
+
+/** A vocabulary object's entries (token → integer id); false with error naming label when it is not one. */
+bool vocabularyEntries(const nlohmann::json& vocab, const std::string& label,
+                       std::vector<std::pair<std::string, std::int64_t>>& entries, std::string& error);
+
+/** One entry of tokenizer.json's model.merges, "a b" or ["a", "b"]: its two tokens; none with error naming where. */
+std::optional<std::pair<std::string, std::string>> jsonMerge(const nlohmann::json& merge, const std::string& where,
+                                                             std::string& error);
+
+/** Merge ranks over token ids and the loop that applies them: what every byte-pair encoding here shares. */
+class BpeMerges {
+public:
+    /** Adds the merge of left and right into result, ranked after those before it. A pair listed twice keeps its
+     *  first (lowest) rank, as GPT-2's encoder does. */
+    void add(int left, int right, int result);
+    /** Merges adjacent symbols in place, the lowest rank first and equal ranks from the left, until no pair has a
+     *  rank. */
+    void apply(std::vector<int>& symbols) const;
+    std::size_t size() const { return m_merges.size(); }
+
+private:
+    struct Merge {
+        int rank = 0;
+        int result = 0;
+    };
+    std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id) → rank and result
+};
 
 class Bpe {
 public:
@@ -81,17 +113,12 @@ private:
     /** Appends the ids of one pre-tokenized piece. */
     void encodePiece(std::string_view piece, std::vector<int>& ids) const;
 
-    struct Merge {
-        int rank = 0;
-        int result = 0;
-    };
-
     std::vector<std::string> m_tokens;                 ///< id → token as written
     std::vector<std::string> m_bytes;                  ///< id → the bytes it stands for
     std::unordered_map<std::string, int> m_ids;        ///< token as written → id
     int m_byteIds[256] = {};                           ///< byte → id of its single-symbol token
     std::size_t m_longest = 1;                         ///< the most bytes of any entry
-    std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id) → rank and result
+    BpeMerges m_merges;
 };
 
 } // namespace core

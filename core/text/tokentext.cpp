@@ -73,8 +73,11 @@ std::optional<std::string> tokenBytes(std::string_view vocabToken)
 std::string readableToken(std::string_view vocabToken)
 {
     const auto bytes = tokenBytes(vocabToken);
-    if (!bytes)
-        return std::string(vocabToken);
+    return bytes ? readableBytes(*bytes) : std::string(vocabToken);
+}
+
+std::string readableBytes(std::string_view s)
+{
     static const char* hex = "0123456789ABCDEF";
     std::string out;
     bool inBytes = false; // an open "<…" of raw bytes
@@ -83,7 +86,6 @@ std::string readableToken(std::string_view vocabToken)
             out += '>';
         inBytes = false;
     };
-    std::string_view s = *bytes;
     std::size_t i = 0;
     while (i < s.size()) {
         const auto c = std::uint8_t(s[i]);

@@ -12,10 +12,13 @@ namespace core {
  *  a character of it is not of that alphabet. */
 std::optional<std::string> tokenBytes(std::string_view vocabToken);
 
-/** The entry as a chip shows it, UTF-8: a space as "␣", a line break as "↵", a tab as "⇥", another control
- *  byte and every byte that is not part of a complete UTF-8 character as its hexadecimal value in angle
- *  brackets, consecutive ones together ("<E4 B8>"); everything else as it is. An entry outside the
- *  alphabet is returned as written. */
+/** Bytes as a chip shows them, UTF-8: a space as "␣", a line break as "↵", a tab as "⇥", another control byte
+ *  and every byte that is not part of a complete UTF-8 character as its hexadecimal value in angle brackets,
+ *  consecutive ones together ("<E4 B8>"); everything else as it is. */
+std::string readableBytes(std::string_view bytes);
+
+/** The entry as a chip shows it: readableBytes of the bytes it stands for. An entry outside the alphabet is
+ *  returned as written. */
 std::string readableToken(std::string_view vocabToken);
 
 } // namespace core

@@ -12,21 +12,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace {
-
-/** The part of rest up to the first NUL (all of it when there is none); rest moves past the NUL. */
-std::string_view takePart(std::string_view& rest)
-{
-    const std::size_t nul = rest.find('\0');
-    const std::string_view part = rest.substr(0, nul);
-    rest = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
-    return part;
-}
 
 const core::Bpe& fixedTokenizer()
 {
@@ -68,19 +58,6 @@ void checkEncoding(const core::Bpe& bpe, std::string_view text)
     FUZZ_CHECK(*back == text, "decode(encode(text)) differs from the text");
 }
 
-/** A refusal names the file, and is one short line with no terminal control (what it quotes is escaped). */
-void checkRefusal(const std::string& error, std::initializer_list<const char*> labels)
-{
-    bool named = false;
-    for (const char* label : labels)
-        named = named || error.starts_with(std::string(label) + ": ");
-    FUZZ_CHECK(named, "refused without naming the file: '%s'", error.c_str());
-    FUZZ_CHECK(error.size() < 1000, "a refusal of %zu bytes", error.size());
-    for (const char c : error)
-        FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, "a control byte 0x%02x in the refusal",
-                   unsigned(static_cast<unsigned char>(c)));
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -90,20 +67,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
     std::string error;
     if (data[0] == 0) {
-        const std::string_view vocab = takePart(rest);
-        const std::string_view merges = takePart(rest);
+        const std::string_view vocab = fuzzcheck::takePart(rest);
+        const std::string_view merges = fuzzcheck::takePart(rest);
         const auto bpe = core::Bpe::fromVocabAndMerges(vocab, merges, "vocab.json", "merges.txt", error);
         if (bpe)
             checkEncoding(*bpe, rest);
         else
-            checkRefusal(error, {"vocab.json", "merges.txt"});
+            fuzzcheck::checkRefusal(error, {"vocab.json", "merges.txt"});
     } else if (data[0] == 1) {
-        const std::string_view json = takePart(rest);
+        const std::string_view json = fuzzcheck::takePart(rest);
         const auto bpe = core::Bpe::fromTokenizerJson(json, "tokenizer.json", error);
         if (bpe)
             checkEncoding(*bpe, rest);
         else
-            checkRefusal(error, {"tokenizer.json"});
+            fuzzcheck::checkRefusal(error, {"tokenizer.json"});
     } else {
         checkEncoding(fixedTokenizer(), rest);
     }

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <string_view>
 
 #define FUZZ_CHECK(cond, ...)                                                   \
     do {                                                                        \
@@ -20,6 +23,28 @@
     } while (false)
 
 namespace fuzzcheck {
+
+/** The part of rest up to the first NUL (all of it when there is none); rest moves past the NUL. */
+inline std::string_view takePart(std::string_view& rest)
+{
+    const std::size_t nul = rest.find('\0');
+    const std::string_view part = rest.substr(0, nul);
+    rest = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
+    return part;
+}
+
+/** A refusal names the file, and is one short line with no terminal control (what it quotes is escaped). */
+inline void checkRefusal(const std::string& error, std::initializer_list<const char*> labels)
+{
+    bool named = false;
+    for (const char* label : labels)
+        named = named || error.starts_with(std::string(label) + ": ");
+    FUZZ_CHECK(named, "refused without naming the file: '%s'", error.c_str());
+    FUZZ_CHECK(error.size() < 1000, "a refusal of %zu bytes", error.size());
+    for (const char c : error)
+        FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, "a control byte 0x%02x in the refusal",
+                   unsigned(static_cast<unsigned char>(c)));
+}
 
 /** Models up to this many cells of n·(n + d_model)·h are computed; larger ones are only validated. */
 constexpr long maxComputeCells = 1L << 16;
