@@ -408,16 +408,19 @@ private slots:
         render::Slide slide;
         slide.title = QStringLiteral("Σ");
         slide.arithmetic << QStringLiteral("Σ = ") +
-                                QStringList(40, QStringLiteral("0.1234")).join(QStringLiteral(" + ")) +
-                                QStringLiteral(" = 4.936");
+                                QStringList(60, QStringLiteral("0.1234")).join(QStringLiteral(" + ")) +
+                                QStringLiteral(" = 7.404");
         const auto drawn = paintSlide(slide, QSize(1280, 720), 0, 0);
         QStringList rows;
         for (const render::DrawnText& t : drawn) {
             QVERIFY2(t.fits, qPrintable(t.text));
-            if (t.text != slide.title && !t.text.isEmpty())
+            if (t.text != slide.title && !t.text.isEmpty()) {
+                // The rows that carry a line on are indented, the middle ones too.
+                QVERIFY2(t.text.startsWith(QStringLiteral("    ")) == !rows.isEmpty(), qPrintable(t.text));
                 rows << t.text.trimmed();
+            }
         }
-        QVERIFY(rows.size() > 1);
+        QVERIFY(rows.size() > 2);
         QCOMPARE(rows.join(QLatin1Char(' ')), slide.arithmetic.constFirst());
         for (qsizetype r = 0; r + 1 < rows.size(); ++r)
             QVERIFY2(rows[r].endsWith(QLatin1Char('+')) || rows[r].endsWith(QLatin1Char('=')), qPrintable(rows[r]));

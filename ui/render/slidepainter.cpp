@@ -117,18 +117,21 @@ QStringList pieces(const QString& line)
 QStringList wrap(const QString& line, const QFontMetricsF& fm, double width)
 {
     static const QString indent = QStringLiteral("    ");
+    static const QRegularExpression trailing(QStringLiteral("\\s+$"));
+    // Every row but the first keeps its indent: the middle rows of a line of three once lost theirs.
+    const auto shown = [](const QString& row) { return QString(row).remove(trailing); };
     QStringList rows;
     QString current;
     for (const QString& piece : pieces(line)) {
         const QString candidate = current + piece;
-        if (current.trimmed().isEmpty() || fm.horizontalAdvance(candidate.trimmed()) <= width) {
+        if (current.trimmed().isEmpty() || fm.horizontalAdvance(shown(candidate)) <= width) {
             current = candidate;
         } else {
-            rows << current.trimmed();
+            rows << shown(current);
             current = indent + piece.trimmed() + (piece.endsWith(QLatin1Char(' ')) ? QStringLiteral(" ") : QString());
         }
     }
-    rows << QString(current).remove(QRegularExpression(QStringLiteral("\\s+$")));
+    rows << shown(current);
     return rows;
 }
 
