@@ -12,6 +12,7 @@
 #include "ui/views/steps/stepblock.h"
 #include "ui/views/steps/stepspanel.h"
 #include "ui/views/steps/walkthroughpanel.h"
+#include "ui/i18n/language.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -24,6 +25,7 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QTabWidget>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
 #include <QTest>
@@ -539,13 +541,18 @@ void TestStepsPanel::walkthroughFollowsQuery()
 }
 
 /** The walkthrough in a dock as narrow as at 1920 × 1080, over numbers like a checkpoint's (four decimals,
- *  negative, d_k 8): each label breaks its lines between terms, never inside a number ("(−0." above "1818)"). */
+ *  negative, d_k 16, a causal mask): each label breaks its lines between terms, never inside a number ("(−0."
+ *  above "1818)"), and every column stands inside the dock. */
 void TestStepsPanel::walkthroughNeverBreaksANumber()
 {
     Document doc;
     ViewState view;
     QVERIFY(doc.setTokenText(QStringLiteral("The teacher said that the cat sat")));
-    QVERIFY(doc.setDimensions(8, 8, 8, 1));
+    QVERIFY(doc.setDimensions(16, 16, 16, 1));
+    core::Options options = doc.model().options;
+    options.mask = core::Mask::Causal;  // keys "(masked)" too
+    options.scale = true;               // and the column of the scaled scores, as a checkpoint has them
+    doc.setOptions(options);
     std::uint64_t state = 7;
     const auto filled = [&](int rows, int cols, double sign) {
         core::Matrix m(rows, cols);
@@ -556,12 +563,13 @@ void TestStepsPanel::walkthroughNeverBreaksANumber()
         return m;
     };
     // Negative queries and keys of four decimals ("−0.1234"), as wide as numbers come.
-    QVERIFY(doc.setMatrix(MatrixId::Embeddings, filled(7, 8, -1), QStringLiteral("X")));
-    QVERIFY(doc.setMatrix(MatrixId::Query, filled(8, 8, 1), QStringLiteral("W_Q")));
-    QVERIFY(doc.setMatrix(MatrixId::Key, filled(8, 8, 1), QStringLiteral("W_K")));
+    QVERIFY(doc.setMatrix(MatrixId::Embeddings, filled(7, 16, -1), QStringLiteral("X")));
+    QVERIFY(doc.setMatrix(MatrixId::Query, filled(16, 16, 1), QStringLiteral("W_Q")));
+    QVERIFY(doc.setMatrix(MatrixId::Key, filled(16, 16, 1), QStringLiteral("W_K")));
+    QVERIFY(doc.setMatrix(MatrixId::Value, filled(16, 16, -1), QStringLiteral("W_V")));
     QVERIFY(doc.waitForTrace());
     WalkthroughPanel panel(&doc, &view);
-    panel.resize(440, 900);
+    panel.resize(400, 900);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     QVERIFY2(panel.plainText().contains(QStringLiteral(")·(−0.")), qPrintable(panel.plainText()));
@@ -593,6 +601,21 @@ void TestStepsPanel::walkthroughNeverBreaksANumber()
                      qPrintable(QStringLiteral("\"%1\" | \"%2\" at %3 px").arg(lines[k], lines[k + 1]).arg(label->width())));
     }
     QVERIFY(labels > 10);
+
+    // Every column, Weighted values the last, stands inside the dock, in either language: nothing to scroll to.
+    for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        QVERIFY(i18n::applyLanguage(language));
+        QVERIFY(!panel.plainText().isEmpty());
+        QApplication::processEvents();
+        const auto* scroll = panel.findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("%1: %2 px more than the %3 px shown")
+                                .arg(language)
+                                .arg(scroll->horizontalScrollBar()->maximum())
+                                .arg(scroll->viewport()->width())));
+    }
+    QVERIFY(i18n::applyLanguage(QStringLiteral("en")));
 }
 
 void TestStepsPanel::editorPasteAndFill()

@@ -174,7 +174,7 @@ void WalkthroughPanel::build()
     lines << intro->text();
 
     auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(18);
+    grid->setHorizontalSpacing(10);  // five columns in a dock of 400 px: every one shown, none scrolled to
     grid->setVerticalSpacing(4);
     // Each column is one step, numbered and titled as the steps panel does, above its formula for this query.
     QStringList header{tr("key j")};
