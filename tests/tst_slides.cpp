@@ -38,8 +38,32 @@ core::AttentionModel longTokens()
     return core::modelForTokens(core::tokenize("internationalization considerations notwithstanding"));
 }
 
+/** A model session's shown layer as its slides see it: 14 tokens, d_model 96, one head of d_k = d_v = 16,
+ *  a causal mask and weights like a checkpoint's, small numbers of four decimals. */
+core::AttentionModel checkpointLike()
+{
+    core::AttentionModel model =
+        core::modelForTokens(core::tokenize("The teacher said that the cat sat on the mat because it was very tired"));
+    std::uint64_t state = 12345;
+    const auto fill = [&](core::Matrix& m, int rows, int cols) {
+        m.resize(rows, cols);
+        for (Eigen::Index i = 0; i < m.size(); ++i) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            m.data()[i] = (double(state >> 11) / double(1ULL << 53) - 0.5) * 0.6;
+        }
+    };
+    fill(model.embeddings, model.n(), 96);
+    fill(model.wq, 96, 16);
+    fill(model.wk, 96, 16);
+    fill(model.wv, 96, 16);
+    model.options.mask = core::Mask::Causal;
+    return model;
+}
+
 core::AttentionModel sourceModel(const QString& source)
 {
+    if (source == QLatin1String("checkpoint-like"))
+        return checkpointLike();
     if (source == QLatin1String("eight"))
         return eightTokens();
     if (source == QLatin1String("long"))
@@ -267,6 +291,66 @@ private slots:
         QVERIFY2(faults.isEmpty(), qPrintable(faults.mid(0, 12).join(QLatin1Char('\n'))));
     }
 
+    /** One Ctrl + on a projector's 1280 × 720 enlarges every slide, the dense ones of a checkpoint too (they
+     *  once said "the largest size" at once): the matrices by some 10 % or more, showing fewer rows and columns
+     *  behind their "…" and "⋮"; arithmetic lines that no longer fit are counted in a line of their own. */
+    void ctrlPlusEnlargesEverySlide_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("language");
+        for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")})
+            for (const char* source : {"checkpoint-like", "causal-sentence", "chinese", "multi-head", "thinking-machines"})
+                QTest::addRow("%s %s", source, qPrintable(language)) << QString::fromLatin1(source) << language;
+    }
+
+    void ctrlPlusEnlargesEverySlide()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, language);
+        QVERIFY(ui::i18n::applyLanguage(language));
+        const auto slides = ui::buildSlides(core::compute(sourceModel(source)), 0, 0);
+        const QRectF area(0, 0, 1280, 720);
+        QImage image(area.size().toSize(), QImage::Format_ARGB32_Premultiplied);
+        const auto smallestMatrixText = [](const std::vector<render::DrawnText>& drawn) {
+            double px = 0;
+            for (const render::DrawnText& t : drawn)
+                if (t.part == render::SlidePart::Matrices)
+                    px = px > 0 ? std::min(px, t.size) : t.size;
+            return px;
+        };
+        QStringList faults;
+        for (std::size_t i = 0; i < slides.size(); ++i) {
+            const render::Slide& slide = slides[i];
+            QPainter p(&image);
+            render::SlidePainter atOne(slide, QFont(), render::SlideColors());
+            atOne.paint(p, area);
+            render::SlidePainter zoomed(slide, QFont(), render::SlideColors());
+            zoomed.setZoom(render::SlidePainter::zoomStep);
+            zoomed.paint(p, area);
+            const QString where = QStringLiteral("slide %1 \"%2\": ").arg(i + 1).arg(slide.title);
+            if (zoomed.shownZoom() < render::SlidePainter::zoomStep) {
+                faults << where + QStringLiteral("Ctrl + showed zoom %1").arg(zoomed.shownZoom());
+                continue;
+            }
+            for (const QString& fault : layoutFaults(zoomed.drawn(), area))
+                faults << where + fault;
+            const double before = smallestMatrixText(atOne.drawn()), after = smallestMatrixText(zoomed.drawn());
+            if (before > 0 && after < before * 1.1)
+                faults << where + QStringLiteral("matrices from %1 px to %2 px").arg(before).arg(after);
+            // The last line of arithmetic drawn, or the line that counts those left out.
+            if (!slide.arithmetic.isEmpty()) {
+                const QString last = slide.arithmetic.constLast().left(12);
+                const bool shown = std::any_of(zoomed.drawn().begin(), zoomed.drawn().end(), [&](const render::DrawnText& t) {
+                    return t.part == render::SlidePart::Arithmetic &&
+                           (t.text.startsWith(last) || t.text.contains(QStringLiteral("Ctrl −")));
+                });
+                if (!shown)
+                    faults << where + QStringLiteral("arithmetic left out without a word");
+            }
+        }
+        QVERIFY2(faults.isEmpty(), qPrintable(faults.mid(0, 12).join(QLatin1Char('\n'))));
+    }
+
     void oneNumberFormatPerSlide_data()
     {
         QTest::addColumn<QString>("source");
@@ -324,16 +408,19 @@ private slots:
         render::Slide slide;
         slide.title = QStringLiteral("Σ");
         slide.arithmetic << QStringLiteral("Σ = ") +
-                                QStringList(40, QStringLiteral("0.1234")).join(QStringLiteral(" + ")) +
-                                QStringLiteral(" = 4.936");
+                                QStringList(60, QStringLiteral("0.1234")).join(QStringLiteral(" + ")) +
+                                QStringLiteral(" = 7.404");
         const auto drawn = paintSlide(slide, QSize(1280, 720), 0, 0);
         QStringList rows;
         for (const render::DrawnText& t : drawn) {
             QVERIFY2(t.fits, qPrintable(t.text));
-            if (t.text != slide.title && !t.text.isEmpty())
+            if (t.text != slide.title && !t.text.isEmpty()) {
+                // The rows that carry a line on are indented, the middle ones too.
+                QVERIFY2(t.text.startsWith(QStringLiteral("    ")) == !rows.isEmpty(), qPrintable(t.text));
                 rows << t.text.trimmed();
+            }
         }
-        QVERIFY(rows.size() > 1);
+        QVERIFY(rows.size() > 2);
         QCOMPARE(rows.join(QLatin1Char(' ')), slide.arithmetic.constFirst());
         for (qsizetype r = 0; r + 1 < rows.size(); ++r)
             QVERIFY2(rows[r].endsWith(QLatin1Char('+')) || rows[r].endsWith(QLatin1Char('=')), qPrintable(rows[r]));

@@ -12,6 +12,7 @@
 #include "ui/views/steps/stepblock.h"
 #include "ui/views/steps/stepspanel.h"
 #include "ui/views/steps/walkthroughpanel.h"
+#include "ui/i18n/language.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -24,9 +25,11 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QTabWidget>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
 #include <QTest>
+#include <QTextLayout>
 
 #include <algorithm>
 
@@ -76,6 +79,7 @@ private slots:
     void walkthroughSumsToOutput_data();
     void walkthroughSumsToOutput();
     void walkthroughFollowsQuery();
+    void walkthroughNeverBreaksANumber();
     void walkthroughWritesOneMinusSign();
     void editorPasteAndFill();
     void editorPasteCopyAndScaleReachTheBiasRow();
@@ -534,6 +538,84 @@ void TestStepsPanel::walkthroughFollowsQuery()
     doc.setOptions(options);
     QVERIFY2(panel.plainText().contains(QStringLiteral("6.3194")), qPrintable(panel.plainText()));
     QVERIFY(panel.plainText().contains(QStringLiteral("√3")));
+}
+
+/** The walkthrough in a dock as narrow as at 1920 × 1080, over numbers like a checkpoint's (four decimals,
+ *  negative, d_k 16, a causal mask): each label breaks its lines between terms, never inside a number ("(−0."
+ *  above "1818)"), and every column stands inside the dock. */
+void TestStepsPanel::walkthroughNeverBreaksANumber()
+{
+    Document doc;
+    ViewState view;
+    QVERIFY(doc.setTokenText(QStringLiteral("The teacher said that the cat sat")));
+    QVERIFY(doc.setDimensions(16, 16, 16, 1));
+    core::Options options = doc.model().options;
+    options.mask = core::Mask::Causal;  // keys "(masked)" too
+    options.scale = true;               // and the column of the scaled scores, as a checkpoint has them
+    doc.setOptions(options);
+    std::uint64_t state = 7;
+    const auto filled = [&](int rows, int cols, double sign) {
+        core::Matrix m(rows, cols);
+        for (Eigen::Index i = 0; i < m.size(); ++i) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            m.data()[i] = sign * (0.01 + double(state >> 11) / double(1ULL << 53) * 0.1);
+        }
+        return m;
+    };
+    // Negative queries and keys of four decimals ("−0.1234"), as wide as numbers come.
+    QVERIFY(doc.setMatrix(MatrixId::Embeddings, filled(7, 16, -1), QStringLiteral("X")));
+    QVERIFY(doc.setMatrix(MatrixId::Query, filled(16, 16, 1), QStringLiteral("W_Q")));
+    QVERIFY(doc.setMatrix(MatrixId::Key, filled(16, 16, 1), QStringLiteral("W_K")));
+    QVERIFY(doc.setMatrix(MatrixId::Value, filled(16, 16, -1), QStringLiteral("W_V")));
+    QVERIFY(doc.waitForTrace());
+    WalkthroughPanel panel(&doc, &view);
+    panel.resize(400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY2(panel.plainText().contains(QStringLiteral(")·(−0.")), qPrintable(panel.plainText()));
+
+    static const QRegularExpression insideNumber(QStringLiteral("[−\\d.]$"));
+    int labels = 0;
+    for (const QLabel* label : panel.findChildren<QLabel*>()) {
+        if (!label->wordWrap() || label->textFormat() != Qt::PlainText || !label->isVisible())
+            continue;
+        ++labels;
+        // The lines as QLabel draws a word-wrapped plain text (QPainter::drawText with Qt::TextWordWrap).
+        QTextLayout layout(label->text(), label->font());
+        QTextOption option;
+        option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+        layout.setTextOption(option);
+        layout.beginLayout();
+        QStringList lines;
+        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+            line.setLineWidth(label->contentsRect().width());
+            lines << label->text().mid(line.textStart(), line.textLength());
+        }
+        layout.endLayout();
+        // Invisible characters aside (a word joiner, a zero-width space): a digit, point or minus sign before the break
+        // and a digit after it is a number broken in two.
+        for (QString& line : lines)
+            line.remove(QChar(0x2060)).remove(QChar(0x200B));
+        for (qsizetype k = 0; k + 1 < lines.size(); ++k)
+            QVERIFY2(!(insideNumber.match(lines[k]).hasMatch() && !lines[k + 1].isEmpty() && lines[k + 1].front().isDigit()),
+                     qPrintable(QStringLiteral("\"%1\" | \"%2\" at %3 px").arg(lines[k], lines[k + 1]).arg(label->width())));
+    }
+    QVERIFY(labels > 10);
+
+    // Every column, Weighted values the last, stands inside the dock, in either language: nothing to scroll to.
+    for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        QVERIFY(i18n::applyLanguage(language));
+        QVERIFY(!panel.plainText().isEmpty());
+        QApplication::processEvents();
+        const auto* scroll = panel.findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("%1: %2 px more than the %3 px shown")
+                                .arg(language)
+                                .arg(scroll->horizontalScrollBar()->maximum())
+                                .arg(scroll->viewport()->width())));
+    }
+    QVERIFY(i18n::applyLanguage(QStringLiteral("en")));
 }
 
 void TestStepsPanel::editorPasteAndFill()

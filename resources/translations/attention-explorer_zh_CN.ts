@@ -357,6 +357,12 @@
             <source>The largest size at which this slide fits</source>
             <translation>这张幻灯片能容下的最大字号</translation>
         </message>
+        <message numerus="yes">
+            <source>… %n more line(s): Ctrl − shows them</source>
+            <translation>
+                <numerusform>… 另有 %n 行：按 Ctrl − 显示</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Steps</name>

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace render {
 
@@ -62,13 +63,13 @@ QFont sized(const QFont& base, double pixels)
 }
 
 /** The geometry of m with at most maxRows rows and maxCols columns (shownCells when it keeps its
- *  columns), the rest cut with "…" and "⋮". */
+ *  columns and keep), the rest cut with "…" and "⋮". */
 MatrixGeometry measure(const SlideMatrix& m, const MatrixFonts& f, const QPaintDevice* device, int decimals,
-                       int maxCols = shownCells, int maxRows = shownCells)
+                       int maxCols, int maxRows, bool keep)
 {
     MatrixGeometry g;
     g.rows = int(std::min<Eigen::Index>(m.values.rows(), maxRows));
-    if (m.keepColumns)
+    if (m.keepColumns && keep)
         maxCols = shownCells;
     g.cols = int(std::min<Eigen::Index>(m.values.cols(), maxCols));
     g.moreRows = m.values.rows() > maxRows;
@@ -116,18 +117,21 @@ QStringList pieces(const QString& line)
 QStringList wrap(const QString& line, const QFontMetricsF& fm, double width)
 {
     static const QString indent = QStringLiteral("    ");
+    static const QRegularExpression trailing(QStringLiteral("\\s+$"));
+    // Every row but the first keeps its indent: the middle rows of a line of three once lost theirs.
+    const auto shown = [](const QString& row) { return QString(row).remove(trailing); };
     QStringList rows;
     QString current;
     for (const QString& piece : pieces(line)) {
         const QString candidate = current + piece;
-        if (current.trimmed().isEmpty() || fm.horizontalAdvance(candidate.trimmed()) <= width) {
+        if (current.trimmed().isEmpty() || fm.horizontalAdvance(shown(candidate)) <= width) {
             current = candidate;
         } else {
-            rows << current.trimmed();
+            rows << shown(current);
             current = indent + piece.trimmed() + (piece.endsWith(QLatin1Char(' ')) ? QStringLiteral(" ") : QString());
         }
     }
-    rows << QString(current).remove(QRegularExpression(QStringLiteral("\\s+$")));
+    rows << shown(current);
     return rows;
 }
 
@@ -138,6 +142,7 @@ struct SlidePainter::Lines {
     int columns = 1;
     double rowH = 0, columnW = 0;
     std::vector<QStringList> columnRows; ///< the rows of each column
+    int breaks = 0;                      ///< rows more than lines: where lines were broken
     bool fits = false;
     double height() const
     {
@@ -253,22 +258,22 @@ SlidePainter::MatrixLayout SlidePainter::layOutMatrices(QPainter& p, const QRect
     l.arrowGap = std::max(l.rowGap, ops.height() * 1.2);
 
     const std::size_t count = m_slide.matrices.size();
-    // Matrices too wide to read even so show fewer columns before their "…".
-    for (int maxCols = shownCells; maxCols >= 4; maxCols -= 2) {
+    // The matrices with at most maxCols columns and maxRows rows each: their geometry, then one row of them, or two
+    // when that draws them larger (wide slides use the room below): the split that gives the largest scale, the
+    // second row starting with the operator that joins them (or below the arrow that does).
+    const auto tryCells = [&](int maxCols, int maxRows, bool keep) {
         l.geoms.clear();
         for (std::size_t i = 0; i < count; ++i) {
+            const SlideMatrix& m = m_slide.matrices[i];
             // Cut as well: a matrix taller than all the others (Kᵀ of a large d_k beside n × n scores) to their height.
             Eigen::Index others = 0;
             for (std::size_t j = 0; j < count; ++j)
                 if (j != i)
-                    others = std::max(others, std::min<Eigen::Index>(m_slide.matrices[j].values.rows(), shownCells));
-            const bool cut = maxCols < shownCells && others > 0 && !m_slide.matrices[i].keepRows;
-            const int maxRows = cut ? int(others) : shownCells;
-            l.geoms.push_back(measure(m_slide.matrices[i], l.fonts, p.device(), m_slide.decimals, maxCols, maxRows));
+                    others = std::max(others, std::min<Eigen::Index>(m_slide.matrices[j].values.rows(), maxRows));
+            const bool cut = maxCols < shownCells && others > 0 && !m.keepRows;
+            const int rows = cut ? int(others) : maxRows;
+            l.geoms.push_back(measure(m, l.fonts, p.device(), m_slide.decimals, maxCols, rows, keep));
         }
-        // One row, or two when that draws the matrices larger (wide slides use the room below): the split that
-        // gives the largest scale, the second row starting with the operator that joins them (or below the arrow
-        // that does).
         l.rows = {{0, count}};
         l.scale = l.scaleOf(l.rows, area.width(), maxHeight);
         const double oneRow = l.scale;
@@ -284,6 +289,20 @@ SlidePainter::MatrixLayout SlidePainter::layOutMatrices(QPainter& p, const QRect
                 best = score;
             }
         }
+    };
+    if (m_zoomBase.matrixScale > 0) {
+        // Zoomed in: as large as at zoom 1 times the zoom, showing fewer rows and columns (down to two) for it; rows
+        // that are summed are not cut to the height of the matrices beside them.
+        for (int cells = shownCells; cells >= 2; --cells) {
+            tryCells(cells, cells, cells == shownCells);
+            if (l.scale >= m_zoomBase.matrixScale - 1e-9)
+                break;
+        }
+        return l;
+    }
+    // Matrices too wide to read even so show fewer columns before their "…".
+    for (int maxCols = shownCells; maxCols >= 4; maxCols -= 2) {
+        tryCells(maxCols, shownCells, true);
         if (l.scale >= readableScale)
             break;
     }
@@ -406,8 +425,43 @@ double SlidePainter::paintMatrices(QPainter& p, const QRectF& area, double maxHe
     return rowTop * l.scale;
 }
 
+SlidePainter::Lines SlidePainter::arithmeticColumns(QPainter& p, const QFont& font, const QStringList& lines,
+                                                    int columns, double gap, double width, double height) const
+{
+    Lines l;
+    l.font = font;
+    const QFontMetricsF fm(l.font, p.device());
+    l.columns = columns;
+    l.rowH = fm.height() * 1.25;
+    l.columnW = (width - (columns - 1) * gap) / columns;
+    std::vector<QStringList> groups;
+    int rows = 0;
+    bool narrowEnough = true;
+    for (const QString& line : lines) {
+        groups.push_back(wrap(line, fm, l.columnW));
+        rows += int(groups.back().size());
+        for (const QString& row : groups.back())
+            narrowEnough = narrowEnough && fm.horizontalAdvance(row) <= l.columnW;
+    }
+    // Whole lines to a column, the first columns taking up to an even share of the rows.
+    const int share = (rows + columns - 1) / columns;
+    l.columnRows.assign(std::size_t(columns), {});
+    std::size_t column = 0;
+    for (const QStringList& group : groups) {
+        if (column + 1 < l.columnRows.size() && !l.columnRows[column].isEmpty() &&
+            l.columnRows[column].size() + group.size() > share)
+            ++column;
+        l.columnRows[column] << group;
+    }
+    l.breaks = rows - int(lines.size());
+    l.fits = narrowEnough && l.height() <= height;
+    return l;
+}
+
 SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, double width, double height) const
 {
+    if (m_zoomBase.matrixScale > 0)
+        return layoutZoomedArithmetic(p, font, width, height);
     const double full = font.pixelSize();
     const double columnGap = full * 2;
     // Of the layouts that fit, in one column or two, the one that breaks the fewest lines while its
@@ -420,46 +474,43 @@ SlidePainter::Lines SlidePainter::layoutArithmetic(QPainter& p, QFont font, doub
         // (each try wraps every line again; a zoomed slide is laid out at several sizes).
         if (bestBreaks == 0 || (bestBreaks > 0 && f < 0.7))
             break;
+        font.setPixelSize(std::max(4, int(full * f)));
         for (int columns = 1; columns <= 2; ++columns) {
-            Lines l;
-            l.font = font;
-            l.font.setPixelSize(std::max(4, int(full * f)));
-            const QFontMetricsF fm(l.font, p.device());
-            l.columns = columns;
-            l.rowH = fm.height() * 1.25;
-            l.columnW = (width - (columns - 1) * columnGap) / columns;
-            std::vector<QStringList> groups;
-            int rows = 0;
-            bool narrowEnough = true;
-            for (const QString& line : m_slide.arithmetic) {
-                groups.push_back(wrap(line, fm, l.columnW));
-                rows += int(groups.back().size());
-                for (const QString& row : groups.back())
-                    narrowEnough = narrowEnough && fm.horizontalAdvance(row) <= l.columnW;
-            }
-            // Whole lines to a column, the first columns taking up to an even share of the rows.
-            const int share = (rows + columns - 1) / columns;
-            l.columnRows.assign(std::size_t(columns), {});
-            std::size_t column = 0;
-            for (const QStringList& group : groups) {
-                if (column + 1 < l.columnRows.size() && !l.columnRows[column].isEmpty() &&
-                    l.columnRows[column].size() + group.size() > share)
-                    ++column;
-                l.columnRows[column] << group;
-            }
-            l.fits = narrowEnough && l.height() <= height;
-            const int breaks = rows - int(m_slide.arithmetic.size());
-            if (l.fits && (bestBreaks < 0 || (f >= 0.7 && breaks < bestBreaks))) {
+            const Lines l = arithmeticColumns(p, font, m_slide.arithmetic, columns, columnGap, width, height);
+            if (l.fits && (bestBreaks < 0 || (f >= 0.7 && l.breaks < bestBreaks))) {
                 best = l;
-                bestBreaks = breaks;
+                bestBreaks = l.breaks;
             }
             if (columns == 1)
                 fallback = l;
         }
     }
-    if (bestBreaks < 0)
-        return fallback;
-    return best;
+    return bestBreaks < 0 ? fallback : best;
+}
+
+SlidePainter::Lines SlidePainter::layoutZoomedArithmetic(QPainter& p, QFont font, double width, double height) const
+{
+    const double columnGap = font.pixelSize() * 2;
+    font.setPixelSize(std::max(4, int(std::ceil(font.pixelSize() * m_zoomBase.arithmeticShare))));
+    // All the lines, else the first ones and a line that counts the rest; of one column or two, the fewer breaks.
+    const QStringList& all = m_slide.arithmetic;
+    Lines fallback;
+    for (qsizetype kept = all.size(); kept >= 1; --kept) {
+        QStringList lines = all.mid(0, kept);
+        if (kept < all.size())
+            lines << tr("… %n more line(s): Ctrl − shows them", nullptr, int(all.size() - kept));
+        std::optional<Lines> best;
+        for (int columns = 1; columns <= 2; ++columns) {
+            Lines l = arithmeticColumns(p, font, lines, columns, columnGap, width, height);
+            if (l.fits && (!best || l.breaks < best->breaks))
+                best = std::move(l);
+            else if (columns == 1)
+                fallback = std::move(l);
+        }
+        if (best)
+            return *best;
+    }
+    return fallback;
 }
 
 QFont SlidePainter::monoFont(double unit) const
@@ -474,7 +525,9 @@ void SlidePainter::paintArithmetic(QPainter& p, const QRectF& area, double unit)
 {
     if (m_slide.arithmetic.isEmpty())
         return;
-    const Lines l = layoutArithmetic(p, monoFont(unit), area.width(), area.height());
+    const QFont full = monoFont(unit);
+    const Lines l = layoutArithmetic(p, full, area.width(), area.height());
+    m_arithmeticShare = double(l.font.pixelSize()) / full.pixelSize();
     p.setFont(l.font);
     p.setPen(m_colors.text);
     const QFontMetricsF fm(l.font, p.device());
@@ -507,8 +560,10 @@ void SlidePainter::paint(QPainter& p, const QRectF& area)
         p.scale(m_zoom, m_zoom);
         p.translate(-area.center());
         m_shownZoom = m_zoom;
+        m_zoomBase = {};
         layOut(p, area, 1.0);
     } else {
+        m_zoomBase = {};
         m_shownZoom = m_zoom > 1 ? largestZoom(p, area) : 1.0;
         layOut(p, area, m_shownZoom);
     }
@@ -528,12 +583,17 @@ double SlidePainter::largestZoom(QPainter& p, const QRectF& area)
         return sizes;
     };
     m_dry = true;
+    m_zoomBase = {};
     layOut(p, area, 1.0);
     std::vector<double> before = smallest();
+    // Larger, each part keeps its size at 1 times the zoom: the matrices leave out rows and columns, the arithmetic
+    // lines, to make room.
+    const ZoomBase base{m_matrixScale, m_arithmeticShare};
     double shown = 1.0;
     while (shown < m_zoom) {
         // The steps the view zooms by, the last one the wish itself.
         const double next = shown * zoomStep * 1.01 >= m_zoom ? m_zoom : shown * zoomStep;
+        m_zoomBase = base;
         layOut(p, area, next);
         const std::vector<double> after = smallest();
         bool smaller = false;
@@ -545,6 +605,7 @@ double SlidePainter::largestZoom(QPainter& p, const QRectF& area)
         before = after;
     }
     m_dry = false;
+    m_zoomBase = shown > 1 ? base : ZoomBase();
     return shown;
 }
 

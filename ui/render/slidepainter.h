@@ -53,7 +53,8 @@ public:
     /** Draws "index / count" in the bottom right corner (index from 1); 0: no page number. */
     void setPage(int index, int count);
     /** Text size factor on top of the size chosen from the rectangle (the view's Ctrl +/−). Above 1
-     *  it is a wish: paint() zooms by steps of zoomStep as far as the slide still fits. */
+     *  it is a wish: paint() zooms by steps of zoomStep as far as the slide still fits, its matrices
+     *  showing fewer rows and columns and its arithmetic fewer lines (counted) to draw them larger. */
     void setZoom(double zoom);
     /** The view's step for Ctrl +/−, and the steps paint() tries a larger zoom in. */
     static constexpr double zoomStep = 1.15;
@@ -82,7 +83,8 @@ private:
     /** A single line in box, its font made smaller (to 55 %) until it fits. */
     void fittedLine(QPainter& p, QFont font, const QRectF& box, int flags, const QString& s);
     struct MatrixLayout;
-    /** The matrices' fonts, geometry, rows and scale to fit area's width and maxHeight (unit: the text height). */
+    /** The matrices' fonts, geometry, rows and scale to fit area's width and maxHeight (unit: the text height).
+     *  Zoomed in, they show fewer rows and columns until they are drawn at m_zoomBase's matrix scale. */
     MatrixLayout layOutMatrices(QPainter& p, const QRectF& area, double maxHeight, double unit) const;
     /** One matrix of geometry g with its top left at (x, y0): name, labels, highlights, masked cells, numbers,
      *  "…" and "⋮" where it is cut, brackets. */
@@ -94,6 +96,12 @@ private:
     QFont monoFont(double unit) const;
     /** The arithmetic in rows of one or two columns that fit width × height, see the definition. */
     Lines layoutArithmetic(QPainter& p, QFont font, double width, double height) const;
+    /** Zoomed in: the arithmetic at m_zoomBase's share of its full size, its last lines left out (and
+     *  counted) where they no longer fit. */
+    Lines layoutZoomedArithmetic(QPainter& p, QFont font, double width, double height) const;
+    /** lines at font in columns that share width, whole lines to a column; fits when within width × height. */
+    Lines arithmeticColumns(QPainter& p, const QFont& font, const QStringList& lines, int columns, double gap,
+                            double width, double height) const;
     void paintArithmetic(QPainter& p, const QRectF& area, double unit);
 
     const Slide& m_slide;
@@ -106,6 +114,12 @@ private:
     QTransform m_toArea;            ///< undoes the painter's transform as paint() began
     std::vector<DrawnText> m_drawn;
     double m_matrixScale = 1.0;
+    double m_arithmeticShare = 1.0; ///< the last layout's arithmetic size, of its full size
+    /** What the slide is at zoom 1, which a zoomed layout keeps each part at least as large as, times the
+     *  zoom: the matrices' scale and the arithmetic's share. Zero scale: not zoomed in. */
+    struct ZoomBase {
+        double matrixScale = 0, arithmeticShare = 1;
+    } m_zoomBase;
 };
 
 /** Writes slides as a PDF deck to device: one landscape 16 : 9 page per slide, painted by SlidePainter

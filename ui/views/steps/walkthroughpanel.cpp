@@ -21,6 +21,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -54,8 +55,13 @@ QString vectorText(const core::RowVector& v, int precision)
 
 QLabel* cell(const QString& text, QWidget* parent, const QString& tip = QString(), bool right = false)
 {
-    // A narrow dock wraps the arithmetic at its spaces instead of cutting it.
-    auto* label = new WrappedLabel(text, parent);
+    // A narrow dock wraps the arithmetic at its spaces and after each "·" (a zero-width space there), never
+    // inside a number (a word joiner after its point, where Qt would break): a product "(−0.1424)·(−0.1818)" wider
+    // than the column was once cut into "(−0.1424)·(−0." and "1818)".
+    static const QRegularExpression point(QStringLiteral("(\\d)\\.(\\d)"));
+    auto* label = new WrappedLabel(
+        QString(text).replace(QStringLiteral("·"), QStringLiteral("·\u200B")).replace(point, QStringLiteral("\\1.\u2060\\2")),
+        parent);
     label->setTextFormat(Qt::PlainText);
     label->setToolTip(tip);
     if (right)
@@ -168,7 +174,7 @@ void WalkthroughPanel::build()
     lines << intro->text();
 
     auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(18);
+    grid->setHorizontalSpacing(10);  // five columns in a dock of 400 px: every one shown, none scrolled to
     grid->setVerticalSpacing(4);
     // Each column is one step, numbered and titled as the steps panel does, above its formula for this query.
     QStringList header{tr("key j")};
