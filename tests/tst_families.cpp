@@ -1,0 +1,265 @@
+/** The decoder families (core/models/decoder*) against an independent PyTorch float64 reference written from
+ *  transformers' definitions (tests/family_reference.py), on small random checkpoints that script writes: Llama with
+ *  grouped K/V heads, Llama 3's rope scaling in F16 with every bias and a tied head, Qwen2's q/k/v biases over two
+ *  shards, Qwen3's head_dim and q/k norms in BF16, GPT-NeoX's partial rotary with and without the parallel residual.
+ *  Every layer's attention, X, queries and keys before and after the rotation, values, and the logits after every
+ *  position, within 2e-5 of the largest entry. Then the refusals: architectures by name, counts that disagree with
+ *  each other or with the tensors, a missing shard, a NaN weight named with its file and tensor. */
+
+#include "core/models/decoderforward.h"
+#include "gpt2reference.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+using core::DecoderCheckpoint;
+using core::DecoderForward;
+using nlohmann::json;
+using testutil::flat;
+
+namespace {
+
+const std::vector<int> ids = {1, 5, 9, 13, 2, 40, 59, 0, 7, 33, 21, 8};
+
+QByteArray script()
+{
+    QFile f(QStringLiteral(AE_SOURCE_DIR "/tests/family_reference.py"));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+std::vector<double> flatRows(const core::Matrix& m)
+{
+    return flat(m);
+}
+
+} // namespace
+
+class TestFamilies : public QObject {
+    Q_OBJECT
+
+    QString m_python;
+    QTemporaryDir m_cases; ///< every case written once, each in its folder
+
+    /** Writes the script's case into folder (a NaN in nanTensor when given): a copy of the one written at the start
+     *  when there is no NaN. False when it cannot. */
+    bool writeCase(const QString& name, const QString& folder, const QString& nanTensor = {})
+    {
+        if (nanTensor.isEmpty()) {
+            const QDir from(m_cases.filePath(name));
+            for (const QString& file : from.entryList(QDir::Files))
+                if (!QFile::copy(from.filePath(file), QDir(folder).filePath(file)))
+                    return false;
+            return !from.isEmpty();
+        }
+        QString error;
+        QStringList args{QStringLiteral("write"), name, folder};
+        if (!nanTensor.isEmpty())
+            args << nanTensor;
+        testutil::runPython(m_python, script(), args, &error);
+        if (!error.isEmpty())
+            qWarning("%s", qPrintable(error));
+        return error.isEmpty();
+    }
+
+    /** config.json of folder with the keys of patch replaced. */
+    static void patchConfig(const QString& folder, const json& patch)
+    {
+        const std::string path = (folder + QStringLiteral("/config.json")).toStdString();
+        json config = json::parse(testutil::readText(path));
+        config.merge_patch(patch);
+        QVERIFY(testutil::writeText(path, config.dump()));
+    }
+
+    static std::string loadError(const QString& folder)
+    {
+        std::string error;
+        const auto ckpt = DecoderCheckpoint::load(folder.toStdString(), error);
+        return ckpt ? std::string() : error;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_python = testutil::pythonWith(QStringLiteral("torch"));
+        if (m_python.isEmpty())
+            return;
+        QString error;
+        testutil::runPython(m_python, script(), {QStringLiteral("write-all"), m_cases.path()}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+    void forward_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"llama", "llama3", "qwen2", "qwen3", "neox_parallel", "neox_sequential"})
+            QTest::addRow("%s", name) << QString::fromLatin1(name);
+    }
+
+    void forward()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the reference cannot run");
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        QVERIFY(writeCase(name, dir.path()));
+        std::string error;
+        const auto ckpt = DecoderCheckpoint::load(dir.path().toStdString(), error);
+        QVERIFY2(ckpt, error.c_str());
+        DecoderForward pass(ckpt);
+        QVERIFY2(pass.setTokens(ids, error), error.c_str());
+        QVERIFY(pass.run());
+
+        QString pyError;
+        QStringList idText;
+        for (int id : ids)
+            idText << QString::number(id);
+        const QByteArray out = testutil::runPython(
+            m_python, script(), {QStringLiteral("run"), dir.path(), idText.join(QLatin1Char(','))}, &pyError);
+        QVERIFY2(pyError.isEmpty(), qPrintable(pyError));
+        const json want = json::parse(out.toStdString());
+
+        const core::DecoderConfig& c = ckpt->config();
+        for (int l = 0; l < c.layers; ++l) {
+            const std::string at = "layer " + std::to_string(l);
+            for (int h = 0; h < c.heads; ++h)
+                CHECK_CLOSE(flat(pass.attention(l, h)), flat(want["attentions"][l][h]),
+                            at + " head " + std::to_string(h) + " attention");
+            CHECK_CLOSE(flat(pass.layerInput(l)), flat(want["x"][l]), at + " x");
+            CHECK_CLOSE(flatRows(pass.queries(l, false)), flat(want["queries_unrotated"][l]), at + " queries_unrotated");
+            CHECK_CLOSE(flatRows(pass.queries(l, true)), flat(want["queries"][l]), at + " queries");
+            CHECK_CLOSE(flatRows(pass.keys(l, false)), flat(want["keys_unrotated"][l]), at + " keys_unrotated");
+            CHECK_CLOSE(flatRows(pass.keys(l, true)), flat(want["keys"][l]), at + " keys");
+            CHECK_CLOSE(flatRows(pass.values(l)), flat(want["values"][l]), at + " values");
+        }
+        CHECK_CLOSE(flat(pass.logits()), flat(want["logits"][ids.size() - 1]), std::string("logits"));
+        for (int p = 0; p < pass.n(); ++p)
+            CHECK_CLOSE(flat(pass.logitsAt(p)), flat(want["logits"][p]), "logits after position " + std::to_string(p));
+    }
+
+    /** F16 and BF16 weights stay in their two bytes: the checkpoint points into the mapped file. */
+    void weightsStayAsStored()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QTemporaryDir dir;
+        QVERIFY(writeCase(QStringLiteral("qwen3"), dir.path()));
+        std::string error;
+        const auto ckpt = DecoderCheckpoint::load(dir.path().toStdString(), error);
+        QVERIFY2(ckpt, error.c_str());
+        QCOMPARE(ckpt->embedding().dtype, core::Dtype::BF16);
+        QCOMPARE(ckpt->layers()[1].query.dtype, core::Dtype::BF16);
+        QCOMPARE(ckpt->layers()[1].query.rows, 4 * 24);
+    }
+
+    void refusals_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("patch");
+        QTest::addColumn<QStringList>("expected");
+        const auto row = [](const char* tag, const char* name, const char* patch, QStringList expected) {
+            QTest::newRow(tag) << QString::fromLatin1(name) << QString::fromLatin1(patch) << expected;
+        };
+        for (const char* arch : {"GemmaForCausalLM", "BertModel", "MistralForCausalLM"})
+            row(arch, "llama", qPrintable(QStringLiteral("{\"architectures\": [\"%1\"]}").arg(QLatin1String(arch))),
+                {QStringLiteral("config.json: architecture \"%1\" is not supported").arg(QLatin1String(arch)),
+                 QStringLiteral("LlamaForCausalLM")});
+        row("kv heads not dividing heads", "llama", R"({"num_key_value_heads": 3})",
+            {QStringLiteral("config.json: num_key_value_heads: 3 K/V heads do not divide num_attention_heads 4")});
+        row("heads not dividing hidden_size", "neox_parallel", R"({"num_attention_heads": 5})",
+            {QStringLiteral("config.json: num_attention_heads: 5 heads do not divide hidden_size 64")});
+        row("hidden_size against the tensors", "llama", R"({"hidden_size": 48})",
+            {QStringLiteral("model.safetensors: tensor model.embed_tokens.weight has shape [60, 64], but"),
+             QStringLiteral("config.json needs [60, 48]")});
+        row("intermediate_size against the tensors", "neox_sequential", R"({"intermediate_size": 100})",
+            {QStringLiteral("tensor gpt_neox.layers.0.mlp.dense_h_to_4h.weight has shape [96, 64]"),
+             QStringLiteral("(intermediate_size × hidden_size)")});
+        row("head_dim against the tensors", "qwen3", R"({"head_dim": 16})",
+            {QStringLiteral("tensor model.layers.0.self_attn.q_proj.weight has shape [96, 64]"),
+             QStringLiteral("needs [64, 64]")});
+        row("more layers than the file", "llama", R"({"num_hidden_layers": 7})",
+            {QStringLiteral("tensor model.layers.2.input_layernorm.weight is missing (num_hidden_layers 7"),
+             QStringLiteral("the file holds 2 layers")});
+        row("fewer layers than the file", "qwen2", R"({"num_hidden_layers": 1})",
+            {QStringLiteral("model.layers.1."), QStringLiteral("is not part of Qwen2ForCausalLM")});
+        row("an odd rotary width", "neox_parallel", R"({"rotary_pct": 0.1})",
+            {QStringLiteral("config.json: rotary_pct: turns 1 of each head's 16 dims")});
+        row("an untied head missing", "llama3", R"({"tie_word_embeddings": false})",
+            {QStringLiteral("tensor lm_head.weight is missing"), QStringLiteral("tie_word_embeddings is false")});
+        row("rope scaling of another kind", "llama", R"({"rope_scaling": {"rope_type": "yarn", "factor": 4}})",
+            {QStringLiteral("config.json: rope_scaling: type \"yarn\" is not supported")});
+        row("llama3 scaling incomplete", "llama", R"({"rope_scaling": {"rope_type": "llama3", "factor": 4}})",
+            {QStringLiteral("config.json: rope_scaling.low_freq_factor: missing")});
+        row("a sliding window", "qwen2", R"({"use_sliding_window": true})",
+            {QStringLiteral("config.json: use_sliding_window:")});
+        row("another activation", "llama", R"({"hidden_act": "relu"})",
+            {QStringLiteral("config.json: hidden_act: relu is not supported")});
+    }
+
+    void refusals()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QFETCH(QString, name);
+        QFETCH(QString, patch);
+        QFETCH(QStringList, expected);
+        QTemporaryDir dir;
+        QVERIFY(writeCase(name, dir.path()));
+        QVERIFY(loadError(dir.path()).empty());
+        patchConfig(dir.path(), json::parse(patch.toStdString()));
+        const QString error = QString::fromStdString(loadError(dir.path()));
+        QVERIFY2(!error.isEmpty(), "the folder was read");
+        QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
+        for (const QString& part : expected)
+            QVERIFY2(error.contains(part), qPrintable(error + QStringLiteral("\n  lacks: ") + part));
+    }
+
+    void missingShard()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QTemporaryDir dir;
+        QVERIFY(writeCase(QStringLiteral("qwen2"), dir.path()));
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("model-00002-of-00002.safetensors"))));
+        const QString error = QString::fromStdString(loadError(dir.path()));
+        QVERIFY2(error.startsWith(dir.filePath(QStringLiteral("model-00002-of-00002.safetensors: missing ("))),
+                 qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("model.safetensors.index.json names it for tensor model.")),
+                 qPrintable(error));
+    }
+
+    void nanWeight_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("tensor");
+        QTest::addColumn<QString>("entry");
+        QTest::newRow("F32 matrix") << QStringLiteral("llama") << QStringLiteral("model.layers.1.self_attn.k_proj.weight")
+                                    << QStringLiteral("[0][1]");
+        QTest::newRow("BF16 vector") << QStringLiteral("qwen3") << QStringLiteral("model.layers.0.self_attn.q_norm.weight")
+                                     << QStringLiteral("[1]");
+        QTest::newRow("F16 head") << QStringLiteral("llama3") << QStringLiteral("model.embed_tokens.weight")
+                                  << QStringLiteral("[0][1]");
+    }
+
+    void nanWeight()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QFETCH(QString, name);
+        QFETCH(QString, tensor);
+        QFETCH(QString, entry);
+        QTemporaryDir dir;
+        QVERIFY(writeCase(name, dir.path(), tensor));
+        const QString error = QString::fromStdString(loadError(dir.path()));
+        QCOMPARE(error, dir.filePath(QStringLiteral("model.safetensors")) + QStringLiteral(": tensor ") + tensor +
+                            QStringLiteral(": value ") + entry +
+                            QStringLiteral(" is NaN; every weight must be a finite number"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFamilies)
+#include "tst_families.moc"
