@@ -8,9 +8,11 @@ usage:
       weights; NAN_TENSOR, when given, gets a NaN in its second entry.
   python3 family_reference.py write-all ROOT
       writes every case, each into ROOT/CASE.
-  python3 family_reference.py run FOLDER IDS
+  python3 family_reference.py run FOLDER IDS [EDITS_JSON [ABLATIONS_JSON]]
       reads the folder (config.json, model.safetensors or the shards its index names; F32, F16, BF16) and runs
-      the comma-separated token ids. Prints one JSON object, per layer (0-based lists):
+      the comma-separated token ids, with the weight edits of a session file applied ({"layer" (1-based),
+      "weight", "row", "col", "value"}, in the row convention x.W of SPEC section 1) and the heads of
+      ABLATIONS_JSON ({"layer", "head"}, 1-based) zeroed in the output projection. Prints one JSON object, per layer (0-based lists):
         attentions [layer][head][n][n], x [layer] (the attention norm's output, n x d),
         queries_unrotated / queries [layer] (n x heads*head_dim, with biases and q_norm, before / after RoPE),
         keys_unrotated / keys / values [layer] (n x kv_heads*head_dim), logits [position][vocab].
@@ -266,10 +268,44 @@ def apply_rotary(x, cos, sin, dims):
     return torch.cat((turned * cos + rotate_half(turned) * sin, rest), dim=-1)
 
 
-def run(folder, ids):
+def apply_edits(config, t, edits, ablations):
+    """Each edit written into the stored tensor it names: nn.Linear keeps W transposed (out x in), so cell (row, col)
+    of W_Q is q_proj.weight[col, row]; NeoX's query_key_value holds, per head, that head's q, k and v rows."""
+    neox = family(config) == "GPTNeoXForCausalLM"
+    hd = head_dim(config)
+    for e in edits:
+        p = f"{'gpt_neox' if neox else 'model'}.layers.{e['layer'] - 1}."
+        w, r, c, v = e["weight"], e["row"], e["col"], float(e["value"])
+        part = {"query": 0, "key": 1, "value": 2}
+        base = w[:-5] if w.endswith("_bias") else w
+        if neox and base in part:
+            row = (c // hd) * 3 * hd + part[base] * hd + c % hd
+            if w.endswith("_bias"):
+                t[p + "attention.query_key_value.bias"][row] = v
+            else:
+                t[p + "attention.query_key_value.weight"][row, r] = v
+            continue
+        name = {"query": "self_attn.q_proj", "key": "self_attn.k_proj", "value": "self_attn.v_proj",
+                "output": "attention.dense" if neox else "self_attn.o_proj",
+                "query_norm": "self_attn.q_norm", "key_norm": "self_attn.k_norm"}[base]
+        if w.endswith("_bias"):
+            t[p + name + ".bias"][c] = v
+        elif w.endswith("_norm"):
+            t[p + name + ".weight"][c] = v
+        else:
+            t[p + name + ".weight"][c, r] = v
+    for a in ablations:
+        p = f"{'gpt_neox' if neox else 'model'}.layers.{a['layer'] - 1}."
+        name = p + ("attention.dense" if neox else "self_attn.o_proj") + ".weight"
+        h = a["head"] - 1
+        t[name][:, h * hd:(h + 1) * hd] = 0
+
+
+def run(folder, ids, edits, ablations):
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     t = read_folder(folder)
+    apply_edits(config, t, edits, ablations)
     neox = family(config) == "GPTNeoXForCausalLM"
     L, H, hd = config["num_hidden_layers"], config["num_attention_heads"], head_dim(config)
     KV = H if neox else config.get("num_key_value_heads", H)
@@ -357,6 +393,7 @@ if __name__ == "__main__":
             for case in CASES:
                 write_case(case, os.path.join(sys.argv[2], case))
         elif sys.argv[1] == "run":
-            run(sys.argv[2], [int(i) for i in sys.argv[3].split(",")])
+            run(sys.argv[2], [int(i) for i in sys.argv[3].split(",")],
+                json.loads(sys.argv[4]) if len(sys.argv) > 4 else [], json.loads(sys.argv[5]) if len(sys.argv) > 5 else [])
         else:
             raise SystemExit(__doc__)

@@ -3,7 +3,8 @@
  *  grouped K/V heads, Llama 3's rope scaling in F16 with every bias and a tied head, Qwen2's q/k/v biases over two
  *  shards, Qwen3's head_dim and q/k norms in BF16, GPT-NeoX's partial rotary with and without the parallel residual.
  *  Every layer's attention, X, queries and keys before and after the rotation, values, and the logits after every
- *  position, within 2e-5 of the largest entry. Then the refusals: architectures by name, counts that disagree with
+ *  position, within 2e-5 of the largest entry; the same with weight edits of every kind and a zeroed head, written
+ *  into the reference's tensors by its own reading of the row convention. Then the refusals: architectures by name, counts that disagree with
  *  each other or with the tensors, a missing shard, a NaN weight named with its file and tensor. */
 
 #include "core/models/decoderforward.h"
@@ -16,6 +17,8 @@
 #include <QTest>
 
 #include <nlohmann/json.hpp>
+
+#include <cstring>
 
 using core::DecoderCheckpoint;
 using core::DecoderForward;
@@ -66,6 +69,16 @@ class TestFamilies : public QObject {
         return error.isEmpty();
     }
 
+    /** The case written into folder and loaded; nullptr (with a warning) when either fails. */
+    std::shared_ptr<const DecoderCheckpoint> loadCase(const QString& name, const QString& folder)
+    {
+        std::string error;
+        const auto ckpt = writeCase(name, folder) ? DecoderCheckpoint::load(folder.toStdString(), error) : nullptr;
+        if (!ckpt)
+            qWarning("%s", error.c_str());
+        return ckpt;
+    }
+
     /** config.json of folder with the keys of patch replaced. */
     static void patchConfig(const QString& folder, const json& patch)
     {
@@ -100,30 +113,22 @@ private slots:
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
 
-    void forward()
+    /** Compares pass, run over ids, with the reference over folder with the same edits and ablations (session form). */
+    void compareWithReference(const DecoderForward& pass, const QString& folder, const json& edits = json::array(),
+                              const json& ablations = json::array())
     {
-        if (m_python.isEmpty())
-            QSKIP("no python3 with torch: the reference cannot run");
-        QFETCH(QString, name);
-        QTemporaryDir dir;
-        QVERIFY(writeCase(name, dir.path()));
-        std::string error;
-        const auto ckpt = DecoderCheckpoint::load(dir.path().toStdString(), error);
-        QVERIFY2(ckpt, error.c_str());
-        DecoderForward pass(ckpt);
-        QVERIFY2(pass.setTokens(ids, error), error.c_str());
-        QVERIFY(pass.run());
-
         QString pyError;
         QStringList idText;
         for (int id : ids)
             idText << QString::number(id);
         const QByteArray out = testutil::runPython(
-            m_python, script(), {QStringLiteral("run"), dir.path(), idText.join(QLatin1Char(','))}, &pyError);
+            m_python, script(),
+            {QStringLiteral("run"), folder, idText.join(QLatin1Char(',')), QString::fromStdString(edits.dump()),
+             QString::fromStdString(ablations.dump())},
+            &pyError);
         QVERIFY2(pyError.isEmpty(), qPrintable(pyError));
         const json want = json::parse(out.toStdString());
-
-        const core::DecoderConfig& c = ckpt->config();
+        const core::DecoderConfig& c = pass.config();
         for (int l = 0; l < c.layers; ++l) {
             const std::string at = "layer " + std::to_string(l);
             for (int h = 0; h < c.heads; ++h)
@@ -141,16 +146,86 @@ private slots:
             CHECK_CLOSE(flat(pass.logitsAt(p)), flat(want["logits"][p]), "logits after position " + std::to_string(p));
     }
 
+    void forward()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the reference cannot run");
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        const auto ckpt = loadCase(name, dir.path());
+        QVERIFY(ckpt);
+        std::string error;
+        DecoderForward pass(ckpt);
+        QVERIFY2(pass.setTokens(ids, error), error.c_str());
+        QVERIFY(pass.run());
+        compareWithReference(pass, dir.path());
+        const core::FloatMatrix unedited = pass.logits();
+
+        // Edits of every kind the family has, and a zeroed head, against the reference with the same cells written
+        // into its tensors; removing them gives the unedited pass back bit for bit.
+        const core::DecoderConfig& c = ckpt->config();
+        const int q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
+        json edits = json::array({{{"layer", 1}, {"weight", "query"}, {"row", 3}, {"col", 5}, {"value", 2.5}},
+                                  {{"layer", 2}, {"weight", "key"}, {"row", 7}, {"col", kv - 1}, {"value", -3.0}},
+                                  {{"layer", 1}, {"weight", "value"}, {"row", 10}, {"col", 2}, {"value", 4.0}},
+                                  {{"layer", 2}, {"weight", "output"}, {"row", q - 1}, {"col", 0}, {"value", -2.5}}});
+        if (c.qkvBias)
+            for (const char* w : {"query_bias", "key_bias", "value_bias"})
+                edits.push_back({{"layer", 1}, {"weight", w}, {"row", 0}, {"col", 3}, {"value", 3.0}});
+        if (c.outputBias)
+            edits.push_back({{"layer", 2}, {"weight", "output_bias"}, {"row", 0}, {"col", 4}, {"value", 1.5}});
+        if (c.qkNorm) {
+            edits.push_back({{"layer", 1}, {"weight", "query_norm"}, {"row", 0}, {"col", 2}, {"value", 3.0}});
+            edits.push_back({{"layer", 2}, {"weight", "key_norm"}, {"row", 0}, {"col", 5}, {"value", -1.5}});
+        }
+        const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
+
+        for (const json& e : edits) {
+            const auto weight = core::decoderWeightFromName(e["weight"].get<std::string>());
+            QVERIFY(weight);
+            QVERIFY2(pass.setEdit(e["layer"].get<int>() - 1, *weight, e["row"], e["col"], e["value"].get<float>(), error),
+                     error.c_str());
+            QCOMPARE(pass.weightValue(e["layer"].get<int>() - 1, *weight, e["row"], e["col"]), e["value"].get<float>());
+        }
+        QCOMPARE(int(pass.edits().size()), int(edits.size()));
+        pass.setAblated(1, 1, true);
+        QVERIFY(pass.run());
+        compareWithReference(pass, dir.path(), edits, ablations);
+
+        pass.clearEdits();
+        pass.setAblated(1, 1, false);
+        QVERIFY(pass.run());
+        QVERIFY(pass.edits().empty());
+        QVERIFY(std::memcmp(pass.logits().data(), unedited.data(), std::size_t(unedited.size()) * sizeof(float)) == 0);
+    }
+
+    /** Cells outside a weight, and weights the family does not have, are refused by name. */
+    void editRefusals()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QTemporaryDir dir;
+        const auto ckpt = loadCase(QStringLiteral("llama"), dir.path());
+        QVERIFY(ckpt);
+        std::string error;
+        DecoderForward pass(ckpt);
+        QVERIFY(!pass.setEdit(0, core::DecoderWeight::QueryNorm, 0, 0, 1.0f, error));
+        QCOMPARE(error, std::string("query_norm: LlamaForCausalLM as config.json describes it has no such weight"));
+        QVERIFY(!pass.setEdit(0, core::DecoderWeight::Key, 0, 32, 1.0f, error));
+        QCOMPARE(error, std::string("col 32 is outside 0 … 31 (key has 32 columns)"));
+        QVERIFY(!pass.setEdit(2, core::DecoderWeight::Query, 0, 0, 1.0f, error));
+        QCOMPARE(error, std::string("layer 2 is outside 0 … 1"));
+        QVERIFY(pass.edits().empty());
+    }
+
     /** F16 and BF16 weights stay in their two bytes: the checkpoint points into the mapped file. */
     void weightsStayAsStored()
     {
         if (m_python.isEmpty())
             QSKIP("no python3 with torch: the checkpoints are written by it");
         QTemporaryDir dir;
-        QVERIFY(writeCase(QStringLiteral("qwen3"), dir.path()));
-        std::string error;
-        const auto ckpt = DecoderCheckpoint::load(dir.path().toStdString(), error);
-        QVERIFY2(ckpt, error.c_str());
+        const auto ckpt = loadCase(QStringLiteral("qwen3"), dir.path());
+        QVERIFY(ckpt);
         QCOMPARE(ckpt->embedding().dtype, core::Dtype::BF16);
         QCOMPARE(ckpt->layers()[1].query.dtype, core::Dtype::BF16);
         QCOMPARE(ckpt->layers()[1].query.rows, 4 * 24);

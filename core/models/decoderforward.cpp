@@ -5,7 +5,11 @@
 #include "core/tensor/softmax.h"
 #include "core/tensor/threadpool.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <numbers>
 
 namespace core {
@@ -95,6 +99,187 @@ double gelu(double v, GeluForm form)
 
 } // namespace
 
+namespace {
+
+constexpr DecoderWeight allWeights[] = {DecoderWeight::Query,     DecoderWeight::Key,        DecoderWeight::Value,
+                                        DecoderWeight::Output,    DecoderWeight::QueryBias,  DecoderWeight::KeyBias,
+                                        DecoderWeight::ValueBias, DecoderWeight::OutputBias, DecoderWeight::QueryNorm,
+                                        DecoderWeight::KeyNorm};
+
+/** The layer's tensors an edit may reach, copied to float32 when the layer is first edited. */
+constexpr StoredTensor DecoderLayer::*editable[] = {
+    &DecoderLayer::qkv,       &DecoderLayer::qkvBias,  &DecoderLayer::query,     &DecoderLayer::queryBias,
+    &DecoderLayer::key,       &DecoderLayer::keyBias,  &DecoderLayer::value,     &DecoderLayer::valueBias,
+    &DecoderLayer::output,    &DecoderLayer::outputBias, &DecoderLayer::queryNorm, &DecoderLayer::keyNorm};
+
+} // namespace
+
+const char* decoderWeightName(DecoderWeight weight)
+{
+    switch (weight) {
+    case DecoderWeight::Query: return "query";
+    case DecoderWeight::Key: return "key";
+    case DecoderWeight::Value: return "value";
+    case DecoderWeight::Output: return "output";
+    case DecoderWeight::QueryBias: return "query_bias";
+    case DecoderWeight::KeyBias: return "key_bias";
+    case DecoderWeight::ValueBias: return "value_bias";
+    case DecoderWeight::OutputBias: return "output_bias";
+    case DecoderWeight::QueryNorm: return "query_norm";
+    case DecoderWeight::KeyNorm: return "key_norm";
+    }
+    return "";
+}
+
+std::optional<DecoderWeight> decoderWeightFromName(std::string_view name)
+{
+    for (DecoderWeight w : allWeights)
+        if (name == decoderWeightName(w))
+            return w;
+    return std::nullopt;
+}
+
+std::optional<std::string> checkDecoderCell(const DecoderConfig& c, DecoderWeight weight, int row, int col)
+{
+    const int q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
+    const std::string name = decoderWeightName(weight);
+    int rows = 1, cols = 0;
+    bool present = true;
+    switch (weight) {
+    case DecoderWeight::Query: rows = c.dModel, cols = q; break;
+    case DecoderWeight::Key:
+    case DecoderWeight::Value: rows = c.dModel, cols = kv; break;
+    case DecoderWeight::Output: rows = q, cols = c.dModel; break;
+    case DecoderWeight::QueryBias: cols = q, present = c.qkvBias; break;
+    case DecoderWeight::KeyBias:
+    case DecoderWeight::ValueBias: cols = kv, present = c.qkvBias; break;
+    case DecoderWeight::OutputBias: cols = c.dModel, present = c.outputBias; break;
+    case DecoderWeight::QueryNorm:
+    case DecoderWeight::KeyNorm: cols = c.headDim, present = c.qkNorm; break;
+    }
+    if (!present)
+        return name + ": " + c.architecture + " as config.json describes it has no such weight";
+    if (row < 0 || row >= rows)
+        return "row " + std::to_string(row) + " is outside 0 … " + std::to_string(rows - 1) + " (" + name + " has " +
+               std::to_string(rows) + (rows == 1 ? " row)" : " rows)");
+    if (col < 0 || col >= cols)
+        return "col " + std::to_string(col) + " is outside 0 … " + std::to_string(cols - 1) + " (" + name + " has " +
+               std::to_string(cols) + " columns)";
+    return std::nullopt;
+}
+
+DecoderForward::Place DecoderForward::place(DecoderWeight weight, int row, int col) const
+{
+    const DecoderConfig& c = config();
+    const Index hd = c.headDim;
+    // NeoX's fused rows are per head, [head][q, k, v][head_dim]: column col of W_Q, W_K or W_V (part 0, 1, 2) is
+    // row (col / hd)·3hd + part·hd + col % hd of query_key_value.
+    const auto fused = [&](int part) { return Index(col) / hd * 3 * hd + part * hd + Index(col) % hd; };
+    switch (weight) {
+    case DecoderWeight::Query:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(0), row} : Place{&DecoderLayer::query, col, row};
+    case DecoderWeight::Key:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(1), row} : Place{&DecoderLayer::key, col, row};
+    case DecoderWeight::Value:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(2), row} : Place{&DecoderLayer::value, col, row};
+    case DecoderWeight::Output: return {&DecoderLayer::output, col, row};
+    case DecoderWeight::QueryBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(0)} : Place{&DecoderLayer::queryBias, 0, col};
+    case DecoderWeight::KeyBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(1)} : Place{&DecoderLayer::keyBias, 0, col};
+    case DecoderWeight::ValueBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(2)} : Place{&DecoderLayer::valueBias, 0, col};
+    case DecoderWeight::OutputBias: return {&DecoderLayer::outputBias, 0, col};
+    case DecoderWeight::QueryNorm: return {&DecoderLayer::queryNorm, 0, col};
+    case DecoderWeight::KeyNorm: return {&DecoderLayer::keyNorm, 0, col};
+    }
+    return {&DecoderLayer::query, 0, 0};
+}
+
+const DecoderLayer& DecoderForward::weights(int layer) const
+{
+    const auto it = m_editedLayers.find(layer);
+    return it == m_editedLayers.end() ? m_checkpoint->layers()[std::size_t(layer)] : it->second.weights;
+}
+
+namespace {
+
+float valueAt(const StoredTensor& t, Index row, Index col)
+{
+    std::vector<float> buffer;
+    return t.rowsAsFloat(row, 1, buffer)[col];
+}
+
+} // namespace
+
+float DecoderForward::weightValue(int layer, DecoderWeight weight, int row, int col) const
+{
+    const Place p = place(weight, row, col);
+    return valueAt(weights(layer).*p.tensor, p.row, p.col);
+}
+
+float DecoderForward::checkpointValue(int layer, DecoderWeight weight, int row, int col) const
+{
+    const Place p = place(weight, row, col);
+    return valueAt(m_checkpoint->layers()[std::size_t(layer)].*p.tensor, p.row, p.col);
+}
+
+bool DecoderForward::setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error)
+{
+    if (layer < 0 || layer >= config().layers) {
+        error = "layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(config().layers - 1);
+        return false;
+    }
+    if (auto problem = checkDecoderCell(config(), weight, row, col)) {
+        error = *problem;
+        return false;
+    }
+    const auto cell = std::tuple{layer, weight, row, col};
+    const float original = checkpointValue(layer, weight, row, col);
+    if (std::bit_cast<std::uint32_t>(value) == std::bit_cast<std::uint32_t>(original)) {
+        m_edits.erase(cell);
+        const auto next = m_edits.lower_bound({layer, DecoderWeight::Query, 0, 0});
+        if (next == m_edits.end() || std::get<0>(next->first) != layer) {
+            m_editedLayers.erase(layer);
+            return true;
+        }
+    } else {
+        m_edits[cell] = value;
+    }
+    auto it = m_editedLayers.find(layer);
+    if (it == m_editedLayers.end()) {
+        // The layer's attention weights copied to float32 once, its view pointing at the copies (which never move).
+        it = m_editedLayers.emplace(layer, EditedLayer{{}, m_checkpoint->layers()[std::size_t(layer)]}).first;
+        EditedLayer& e = it->second;
+        e.copies.reserve(std::size(editable));
+        for (StoredTensor DecoderLayer::*member : editable) {
+            StoredTensor& view = e.weights.*member;
+            e.copies.push_back(view.present() ? view.toFloat() : FloatMatrix());
+            if (view.present())
+                view = {reinterpret_cast<const char*>(e.copies.back().data()), Dtype::F32, view.rows, view.cols};
+        }
+    }
+    EditedLayer& e = it->second;
+    const Place p = place(weight, row, col);
+    const auto index = std::size_t(std::find(std::begin(editable), std::end(editable), p.tensor) - std::begin(editable));
+    e.copies[index](p.row, p.col) = value;
+    return true;
+}
+
+void DecoderForward::clearEdits()
+{
+    m_edits.clear();
+    m_editedLayers.clear();
+}
+
+std::vector<DecoderEdit> DecoderForward::edits() const
+{
+    std::vector<DecoderEdit> out;
+    for (const auto& [cell, value] : m_edits)
+        out.push_back({std::get<0>(cell), std::get<1>(cell), std::get<2>(cell), std::get<3>(cell), value});
+    return out;
+}
+
 DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint)
     : m_checkpoint(std::move(checkpoint))
 {
@@ -149,7 +334,7 @@ bool DecoderForward::run(const StopCheck& stop)
 
 FloatMatrix DecoderForward::layerInput(int layer) const
 {
-    const DecoderLayer& w = m_checkpoint->layers()[std::size_t(layer)];
+    const DecoderLayer& w = weights(layer);
     return normRows(m_stream[std::size_t(layer)], config().norm, w.attnNorm, w.attnNormBias, config().normEpsilon);
 }
 
@@ -175,12 +360,12 @@ Matrix DecoderForward::allHeads(const FloatMatrix& projection, const StoredTenso
 
 Matrix DecoderForward::queries(int layer, bool rotated) const
 {
-    return allHeads(m_q[std::size_t(layer)], m_checkpoint->layers()[std::size_t(layer)].queryNorm, rotated);
+    return allHeads(m_q[std::size_t(layer)], weights(layer).queryNorm, rotated);
 }
 
 Matrix DecoderForward::keys(int layer, bool rotated) const
 {
-    return allHeads(m_k[std::size_t(layer)], m_checkpoint->layers()[std::size_t(layer)].keyNorm, rotated);
+    return allHeads(m_k[std::size_t(layer)], weights(layer).keyNorm, rotated);
 }
 
 Matrix DecoderForward::values(int layer) const
@@ -191,7 +376,7 @@ Matrix DecoderForward::values(int layer) const
 void DecoderForward::runLayer(int layer)
 {
     const DecoderConfig& c = config();
-    const DecoderLayer& w = m_checkpoint->layers()[std::size_t(layer)];
+    const DecoderLayer& w = weights(layer);
     const std::size_t l = std::size_t(layer);
     const Index count = n(), hd = c.headDim;
     const FloatMatrix& x = m_stream[l];
@@ -249,7 +434,7 @@ void DecoderForward::runLayer(int layer)
 FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
 {
     const DecoderConfig& c = config();
-    const DecoderLayer& w = m_checkpoint->layers()[std::size_t(layer)];
+    const DecoderLayer& w = weights(layer);
     const FloatMatrix h = normRows(x, c.norm, w.mlpNorm, w.mlpNormBias, c.normEpsilon);
     FloatMatrix up, out;
     linear(h, w.up, w.upBias, up);

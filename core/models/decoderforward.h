@@ -14,18 +14,59 @@
 #include "core/tensor/matrix.h"
 #include "core/tensor/stop.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace core {
 
+/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b), W_K and W_V of kv_heads·head_dim
+ *  columns; "query_norm" and "key_norm" are Qwen3's q_norm and k_norm (1 × head_dim). */
+enum class DecoderWeight {
+    Query,      ///< d × heads·head_dim (q_proj transposed, or NeoX's query rows of query_key_value)
+    Key,        ///< d × kv_heads·head_dim
+    Value,      ///< d × kv_heads·head_dim
+    Output,     ///< heads·head_dim × d (o_proj or dense, transposed)
+    QueryBias,  ///< 1 × heads·head_dim
+    KeyBias,    ///< 1 × kv_heads·head_dim
+    ValueBias,  ///< 1 × kv_heads·head_dim
+    OutputBias, ///< 1 × d
+    QueryNorm,  ///< 1 × head_dim
+    KeyNorm,    ///< 1 × head_dim
+};
+
+/** "query", "key", "value", "output", their "_bias" forms, "query_norm", "key_norm" (as session files name them). */
+const char* decoderWeightName(DecoderWeight weight);
+/** The weight a session file names, if any. */
+std::optional<DecoderWeight> decoderWeightFromName(std::string_view name);
+/** Nothing when (row, col) is a cell of weight in a model of config, else what is wrong: outside its rows or
+ *  columns, or a weight the model does not have ("query_bias: this model's attention has no biases"). */
+std::optional<std::string> checkDecoderCell(const DecoderConfig& config, DecoderWeight weight, int row, int col);
+
+/** One edited cell; layer counted from 0. */
+struct DecoderEdit {
+    int layer = 0;
+    DecoderWeight weight = DecoderWeight::Query;
+    int row = 0;
+    int col = 0;
+    float value = 0;
+
+    bool operator==(const DecoderEdit&) const = default;
+};
+
 class DecoderForward {
 public:
     /** Shares the checkpoint; nothing is computed before run(). */
     explicit DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint);
+    /** Not copied: an edited layer's weights point at its own copies. */
+    DecoderForward(const DecoderForward&) = delete;
+    DecoderForward& operator=(const DecoderForward&) = delete;
 
     const DecoderCheckpoint& checkpoint() const { return *m_checkpoint; }
     const DecoderConfig& config() const { return m_checkpoint->config(); }
@@ -35,6 +76,18 @@ public:
     bool setTokens(std::vector<int> ids, std::string& error);
     const std::vector<int>& tokens() const { return m_ids; }
     int n() const { return int(m_ids.size()); }
+
+    /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit. False with
+     *  error when the layer or cell is outside the model. The edited layer's attention weights are copied to float32
+     *  once; the others stay as stored. */
+    bool setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error);
+    /** Removes every edit. */
+    void clearEdits();
+    /** The edits, ordered by layer, weight, row and column. */
+    std::vector<DecoderEdit> edits() const;
+    /** The cell's value with the edits, and in the checkpoint (the caller checks the cell). */
+    float weightValue(int layer, DecoderWeight weight, int row, int col) const;
+    float checkpointValue(int layer, DecoderWeight weight, int row, int col) const;
 
     /** Zeroes head (0-based) of layer as a whole, or gives it back: its columns of W_O count as 0 (SPEC §5
      *  ablations). The caller checks layer and head. */
@@ -70,6 +123,21 @@ public:
     Matrix values(int layer) const;
 
 private:
+    /** A layer whose attention weights were edited: float32 copies of them, and the layer's weights pointing at the
+     *  copies instead of the file. */
+    struct EditedLayer {
+        std::vector<FloatMatrix> copies;
+        DecoderLayer weights;
+    };
+    /** Where a cell lives in the stored tensors (nn.Linear's out × in): which tensor of the layer and where in it. */
+    struct Place {
+        StoredTensor DecoderLayer::*tensor;
+        Eigen::Index row, col;
+    };
+    Place place(DecoderWeight weight, int row, int col) const;
+    /** Layer's weights, with the edits. */
+    const DecoderLayer& weights(int layer) const;
+
     /** Head's columns of a layer's projection (query or key), in double, q/k-normed with norm when it is given and
      *  turned when rotated. */
     Matrix headRows(const FloatMatrix& projection, int head, const StoredTensor* norm, bool rotated) const;
@@ -83,6 +151,8 @@ private:
     std::vector<double> m_inverseFrequencies; ///< rotaryDims / 2 rotary frequencies
     std::vector<int> m_ids;
     std::set<std::pair<int, int>> m_ablations;
+    std::map<std::tuple<int, DecoderWeight, int, int>, float> m_edits;
+    std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases
     std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
