@@ -243,6 +243,8 @@ private slots:
             row(arch, "llama", qPrintable(QStringLiteral("{\"architectures\": [\"%1\"]}").arg(QLatin1String(arch))),
                 {QStringLiteral("config.json: architecture \"%1\" is not supported").arg(QLatin1String(arch)),
                  QStringLiteral("LlamaForCausalLM")});
+        row("GPT-2's architecture", "llama", R"({"architectures": ["GPT2LMHeadModel"]})",
+            {QStringLiteral("config.json: architecture \"GPT2LMHeadModel\" is GPT-2's, read by its own loader")});
         row("kv heads not dividing heads", "llama", R"({"num_key_value_heads": 3})",
             {QStringLiteral("config.json: num_key_value_heads: 3 K/V heads do not divide num_attention_heads 4")});
         row("heads not dividing hidden_size", "neox_parallel", R"({"num_attention_heads": 5})",
@@ -291,6 +293,17 @@ private slots:
         QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
         for (const QString& part : expected)
             QVERIFY2(error.contains(part), qPrintable(error + QStringLiteral("\n  lacks: ") + part));
+    }
+
+    /** What a loader asks to choose between the families and GPT-2. */
+    void namesFamily()
+    {
+        QVERIFY(core::namesDecoderFamily(R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": "?"})"));
+        QVERIFY(core::namesDecoderFamily(R"({"model_type": "gpt_neox"})"));
+        QVERIFY(!core::namesDecoderFamily(R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"})"));
+        QVERIFY(!core::namesDecoderFamily(R"({"model_type": "gpt2"})"));
+        QVERIFY(!core::namesDecoderFamily(R"({"architectures": ["GemmaForCausalLM"]})"));
+        QVERIFY(!core::namesDecoderFamily("not json"));
     }
 
     void missingShard()

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -49,7 +50,10 @@ std::optional<const FamilyName*> familyOf(const nlohmann::json& json, std::strin
         for (const FamilyName& f : families)
             if (name == f.architecture)
                 return &f;
-        problem = "architecture " + jsonExcerpt((*it)[0]) + " is not supported" + supportedList();
+        const bool gpt2 = std::any_of(std::begin(supportedArchitectures), std::end(supportedArchitectures),
+                                      [&](const ArchitectureName& a) { return name == a.architecture; });
+        problem = "architecture " + jsonExcerpt((*it)[0]) +
+                  (gpt2 ? " is GPT-2's, read by its own loader" : " is not supported" + supportedList());
         return std::nullopt;
     }
     if (const auto it = json.find("model_type"); it != json.end() && it->is_string()) {

@@ -18,7 +18,8 @@ namespace {
 
 using Index = Eigen::Index;
 
-/** Rows of a weight widened and multiplied per task of the pool: 256 × 4096 floats, 4 MB, at most. */
+/** Rows of a weight widened and multiplied per task of the pool: a block small enough to stay in cache once widened
+ *  (256 rows of a 4096-wide weight are 4 MB of float32). */
 constexpr Index rowsPerTask = 256;
 
 /** out = x · wᵀ + bias: x is n × in, w out × in as stored, bias 1 × out (or absent); out n × out. The weight is read
