@@ -261,6 +261,12 @@ private slots:
         row("more layers than the file", "llama", R"({"num_hidden_layers": 7})",
             {QStringLiteral("tensor model.layers.2.input_layernorm.weight is missing (num_hidden_layers 7"),
              QStringLiteral("the file holds 2 layers")});
+        row("a claim of millions of layers", "qwen3", R"({"num_hidden_layers": 16777216})",
+            {QStringLiteral("tensor model.layers.2.input_layernorm.weight is missing (num_hidden_layers 16777216")});
+        row("a count out of range", "llama", R"({"vocab_size": 0})",
+            {QStringLiteral("config.json: vocab_size: expected 1 … 16777216, got 0")});
+        row("a count of the wrong type", "neox_parallel", R"({"hidden_size": "64"})",
+            {QStringLiteral("config.json: hidden_size: expected an integer, got \"64\"")});
         row("fewer layers than the file", "qwen2", R"({"num_hidden_layers": 1})",
             {QStringLiteral("model.layers.1."), QStringLiteral("is not part of Qwen2ForCausalLM")});
         row("an odd rotary width", "neox_parallel", R"({"rotary_pct": 0.1})",
@@ -293,6 +299,42 @@ private slots:
         QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
         for (const QString& part : expected)
             QVERIFY2(error.contains(part), qPrintable(error + QStringLiteral("\n  lacks: ") + part));
+    }
+
+    /** A stop asked for ends the load and the pass where they ask; the pass is whole after the next run(). */
+    void stops()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QTemporaryDir dir;
+        const auto ckpt = loadCase(QStringLiteral("qwen2"), dir.path());
+        QVERIFY(ckpt);
+        std::string error;
+        QVERIFY(!DecoderCheckpoint::load(dir.path().toStdString(), error, [] { return true; }));
+        QCOMPARE(error, std::string(core::stoppedMessage));
+        DecoderForward pass(ckpt), whole(ckpt);
+        QVERIFY(pass.setTokens(ids, error) && whole.setTokens(ids, error));
+        int asked = 0;
+        QVERIFY(!pass.run([&] { return ++asked == 2; }));
+        QVERIFY(whole.run());
+        QVERIFY(pass.run());
+        QVERIFY(std::memcmp(pass.logits().data(), whole.logits().data(), std::size_t(whole.logits().size()) * 4) == 0);
+    }
+
+    /** With AE_FAMILY_DIR naming a real checkpoint folder of one of the families (SmolLM2-135M, Qwen2.5-0.5B,
+     *  Pythia-70M …), the same comparison on its weights. */
+    void realFolder()
+    {
+        const QString folder = qEnvironmentVariable("AE_FAMILY_DIR");
+        if (folder.isEmpty() || m_python.isEmpty())
+            QSKIP("set AE_FAMILY_DIR to a model folder (and have python3 with torch) to compare a real checkpoint");
+        std::string error;
+        const auto ckpt = DecoderCheckpoint::load(folder.toStdString(), error);
+        QVERIFY2(ckpt, error.c_str());
+        DecoderForward pass(ckpt);
+        QVERIFY2(pass.setTokens(ids, error), error.c_str());
+        QVERIFY(pass.run());
+        compareWithReference(pass, folder);
     }
 
     /** What a loader asks to choose between the families and GPT-2. */
