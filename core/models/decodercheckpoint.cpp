@@ -111,8 +111,9 @@ const float* StoredTensor::rowsAsFloat(Eigen::Index first, Eigen::Index count, s
     if (dtype == Dtype::F32 && std::endian::native == std::endian::little &&
         reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0)
         return reinterpret_cast<const float*>(at);
-    buffer.resize(std::size_t(count * cols));
-    convertToFloat(dtype, at, buffer.size(), buffer.data());
+    if (buffer.size() < std::size_t(count * cols))
+        buffer.resize(std::size_t(count * cols));
+    convertToFloat(dtype, at, std::size_t(count * cols), buffer.data());
     return buffer.data();
 }
 

@@ -28,7 +28,7 @@ struct StoredTensor {
 
     bool present() const { return bytes != nullptr; }
     /** Rows [first, first + count) as float32: in place when they are stored so (F32, aligned), else widened exactly
-     *  into buffer (resized to count × cols). Valid while the checkpoint and buffer live. */
+     *  into buffer (grown to count × cols values when it is smaller). Valid while the checkpoint and buffer live. */
     const float* rowsAsFloat(Eigen::Index first, Eigen::Index count, std::vector<float>& buffer) const;
     /** The whole tensor as a float32 matrix (a copy), for vectors and small weights. */
     FloatMatrix toFloat() const;

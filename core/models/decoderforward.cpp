@@ -30,7 +30,8 @@ void linear(const FloatMatrix& x, const StoredTensor& w, const StoredTensor& bia
     const int tasks = int((w.rows + rowsPerTask - 1) / rowsPerTask);
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, w.rows - r0);
-        std::vector<float> buffer;
+        // each thread widens into its own buffer, kept between products: no allocation, page faults or zeroing
+        thread_local std::vector<float> buffer;
         const float* b = w.rowsAsFloat(r0, count, buffer);
         productKernels().sgemm(x.data(), x.cols(), b, w.cols, true, out.data() + r0, out.cols(), x.rows(), count,
                                x.cols());
