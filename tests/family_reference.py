@@ -15,7 +15,8 @@ usage:
       ABLATIONS_JSON ({"layer", "head"}, 1-based) zeroed in the output projection. Prints one JSON object, per layer (0-based lists):
         attentions [layer][head][n][n], x [layer] (the attention norm's output, n x d),
         queries_unrotated / queries [layer] (n x heads*head_dim, with biases and q_norm, before / after RoPE),
-        keys_unrotated / keys / values [layer] (n x kv_heads*head_dim), logits [position][vocab].
+        keys_unrotated / keys / values [layer] (n x kv_heads*head_dim), output [layer] (the attention's output,
+        n x d, before the residual), logits [position][vocab].
 """
 
 import json
@@ -321,7 +322,8 @@ def run(folder, ids, edits, ablations):
     prefix = "gpt_neox." if neox else "model."
     ids = torch.tensor(ids)
     x = t[prefix + ("embed_in.weight" if neox else "embed_tokens.weight")][ids]
-    out = {k: [] for k in ("attentions", "x", "queries_unrotated", "queries", "keys_unrotated", "keys", "values")}
+    out = {k: [] for k in ("attentions", "x", "queries_unrotated", "queries", "keys_unrotated", "keys", "values",
+                           "output")}
 
     def norm(x, name):
         if neox:
@@ -358,6 +360,7 @@ def run(folder, ids, edits, ablations):
         out["keys_unrotated"].append(flat(k))
         out["keys"].append(flat(k_rot))
         out["values"].append(flat(v))
+        out["output"].append(attn.tolist())
         if neox:
             def mlp(h):
                 up = linear(h, t, p + "mlp.dense_h_to_4h")

@@ -2,10 +2,11 @@
  *  transformers' definitions (tests/family_reference.py), on small random checkpoints that script writes: Llama with
  *  grouped K/V heads, Llama 3's rope scaling in F16 with every bias and a tied head, Qwen2's q/k/v biases over two
  *  shards, Qwen3's head_dim and q/k norms in BF16, GPT-NeoX's partial rotary with and without the parallel residual.
- *  Every layer's attention, X, queries and keys before and after the rotation, values, and the logits after every
- *  position, within 2e-5 of the largest entry; the same with weight edits of every kind and a zeroed head, written
- *  into the reference's tensors by its own reading of the row convention. Then the refusals: architectures by name, counts that disagree with
- *  each other or with the tensors, a missing shard, a NaN weight named with its file and tensor. */
+ *  Every layer's attention, X, queries and keys before and after the rotation, values and output, and the logits
+ *  after every position, within 2e-5 of the largest entry; the same with weight edits of every kind and a zeroed
+ *  head, written into the reference's tensors by its own reading of the row convention. Then the refusals:
+ *  architectures by name, counts that disagree with each other or with the tensors, a missing shard, a NaN weight
+ *  named with its file and tensor. */
 
 #include "core/models/decoderforward.h"
 #include "gpt2reference.h"
@@ -140,6 +141,7 @@ private slots:
             CHECK_CLOSE(flatRows(pass.keys(l, false)), flat(want["keys_unrotated"][l]), at + " keys_unrotated");
             CHECK_CLOSE(flatRows(pass.keys(l, true)), flat(want["keys"][l]), at + " keys");
             CHECK_CLOSE(flatRows(pass.values(l)), flat(want["values"][l]), at + " values");
+            CHECK_CLOSE(flat(pass.attentionOutput(l)), flat(want["output"][l]), at + " output");
         }
         CHECK_CLOSE(flat(pass.logits()), flat(want["logits"][ids.size() - 1]), std::string("logits"));
         for (int p = 0; p < pass.n(); ++p)
@@ -159,6 +161,8 @@ private slots:
         QVERIFY2(pass.setTokens(ids, error), error.c_str());
         QVERIFY(pass.run());
         compareWithReference(pass, dir.path());
+        if (QTest::currentTestFailed())
+            return;
         const core::FloatMatrix unedited = pass.logits();
 
         // Edits of every kind the family has, and a zeroed head, against the reference with the same cells written
@@ -191,6 +195,8 @@ private slots:
         pass.setAblated(1, 1, true);
         QVERIFY(pass.run());
         compareWithReference(pass, dir.path(), edits, ablations);
+        if (QTest::currentTestFailed())
+            return;
 
         pass.clearEdits();
         pass.setAblated(1, 1, false);

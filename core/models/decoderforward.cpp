@@ -291,6 +291,7 @@ DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoi
     m_q.resize(std::size_t(c.layers));
     m_k.resize(std::size_t(c.layers));
     m_v.resize(std::size_t(c.layers));
+    m_attended.resize(std::size_t(c.layers));
     m_attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
 }
 
@@ -426,11 +427,11 @@ void DecoderForward::runLayer(int layer)
     // a zeroed head's columns of W_O count as 0: its columns of concat reach nothing
     for (auto it = m_ablations.lower_bound({layer, 0}); it != m_ablations.end() && it->first == layer; ++it)
         concat.middleCols(Index(it->second) * hd, hd).setZero();
-    FloatMatrix attended;
+    FloatMatrix& attended = m_attended[l];
     linear(concat, w.output, w.outputBias, attended);
-    attended += x;
     // the MLP on the stream after attention, or beside it on x (parallel residual)
-    m_stream[l + 1] = c.parallelResidual ? FloatMatrix(attended + mlp(layer, x)) : FloatMatrix(attended + mlp(layer, attended));
+    const FloatMatrix afterAttention = x + attended;
+    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
 }
 
 FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const

@@ -121,6 +121,9 @@ public:
     Matrix keys(int layer, bool rotated) const;
     /** Layer's values, n × kv_heads·head_dim, with their biases. */
     Matrix values(int layer) const;
+    /** Layer's attention output, n × d: the heads' outputs side by side (a zeroed head's as 0) times W_O, plus its
+     *  bias, as the pass adds it to the stream. */
+    const FloatMatrix& attentionOutput(int layer) const { return m_attended[std::size_t(layer)]; }
 
 private:
     /** A layer whose attention weights were edited: float32 copies of them, and the layer's weights pointing at the
@@ -155,6 +158,7 @@ private:
     std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases
+    std::vector<FloatMatrix> m_attended;  ///< per layer, n × d: the attention's output before the residual
     std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
     FloatMatrix m_logits;                 ///< 1 × vocab
 };
