@@ -1,6 +1,7 @@
 #include "core/models/gpt2checkpoint.h"
 
 #include "core/formats/jsonread.h"
+#include "core/models/checkpointfiles.h"
 #include "core/tensor/threadpool.h"
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <array>
-#include <cerrno>
 #include <cmath>
 #include <map>
 #include <set>
@@ -48,23 +48,6 @@ std::optional<int> maskBufferLayer(const std::string& name, int layers)
     return layer;
 }
 
-/** True when path names anything, a symbolic link that leads nowhere included (reading it then says so). */
-bool exists(const std::string& path)
-{
-    std::error_code ec;
-    return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
-}
-
-std::string pickleMessage(const std::string& folder)
-{
-    return folder +
-           "/pytorch_model.bin: a pickled PyTorch checkpoint, which is not read (unpickling can run "
-           "code); convert it to model.safetensors in that folder first, e.g. with python3 -c \"import torch; "
-           "from safetensors.torch import save_file; sd = torch.load('pytorch_model.bin', map_location='cpu'); "
-           "save_file({k: v.contiguous() for k, v in sd.items() if k != 'lm_head.weight'}, 'model.safetensors')\"";
-}
-
-
 /** The tokenizer of folder: vocab.json + merges.txt when both are there, else tokenizer.json, else whichever half
  *  of the pair is there (so that the message names the other); checked against vocab_size. */
 std::optional<Bpe> loadTokenizer(const std::string& folder, const Gpt2Config& c, const std::string& configPath,
@@ -72,12 +55,12 @@ std::optional<Bpe> loadTokenizer(const std::string& folder, const Gpt2Config& c,
 {
     std::string tokenizerPath = folder + "/vocab.json";
     const std::string mergesPath = folder + "/merges.txt";
-    const bool pair = exists(tokenizerPath) && exists(mergesPath);
+    const bool pair = pathExists(tokenizerPath) && pathExists(mergesPath);
     std::optional<Bpe> bpe;
-    if (!pair && exists(folder + "/tokenizer.json")) {
+    if (!pair && pathExists(folder + "/tokenizer.json")) {
         tokenizerPath = folder + "/tokenizer.json";
         bpe = Bpe::loadTokenizerJson(tokenizerPath, error);
-    } else if (pair || exists(tokenizerPath) || exists(mergesPath)) {
+    } else if (pair || pathExists(tokenizerPath) || pathExists(mergesPath)) {
         bpe = Bpe::loadVocabAndMerges(tokenizerPath, mergesPath, error);
     } else {
         error = folder + "/vocab.json: missing (the tokenizer is vocab.json + merges.txt, or tokenizer.json)";
@@ -96,10 +79,10 @@ std::optional<Bpe> loadTokenizer(const std::string& folder, const Gpt2Config& c,
 std::shared_ptr<const SafetensorsFile> openWeights(const std::string& folder, std::string& error)
 {
     const std::string weightsPath = folder + "/model.safetensors";
-    if (!exists(weightsPath)) {
-        if (exists(folder + "/pytorch_model.bin"))
+    if (!pathExists(weightsPath)) {
+        if (pathExists(folder + "/pytorch_model.bin"))
             error = pickleMessage(folder);
-        else if (exists(folder + "/model.safetensors.index.json"))
+        else if (pathExists(folder + "/model.safetensors.index.json"))
             error = folder + "/model.safetensors.index.json: a checkpoint sharded over several files is not read; "
                              "a GPT-2 model fits one model.safetensors";
         else
@@ -226,39 +209,6 @@ std::optional<Matched> matchTensors(const SafetensorsHeader& header, const std::
     return m;
 }
 
-/** The index of the first value of data[0 … count) that is NaN or infinite, if any. */
-std::optional<std::size_t> firstNonFinite(const float* data, std::size_t count)
-{
-    constexpr std::size_t chunk = 4096;
-    for (std::size_t begin = 0; begin < count; begin += chunk) {
-        const std::size_t end = std::min(count, begin + chunk);
-        // A branch-free pass over the chunk (the exponent all ones), then the exact place only where one is found.
-        std::uint32_t any = 0;
-        for (std::size_t i = begin; i < end; ++i)
-            any |= std::uint32_t((std::bit_cast<std::uint32_t>(data[i]) & 0x7f800000u) == 0x7f800000u);
-        if (any)
-            for (std::size_t i = begin; i < end; ++i)
-                if (!std::isfinite(data[i]))
-                    return i;
-    }
-    return std::nullopt;
-}
-
-/** Refuses a tensor whose values are not all finite, naming it and the first bad entry. */
-bool checkFinite(const FloatTensor& tensor, const TensorInfo& t, const std::string& weightsPath, std::string& error)
-{
-    const auto bad = firstNonFinite(tensor.data, std::size_t(tensor.rows * tensor.cols));
-    if (!bad)
-        return true;
-    const float v = tensor.data[*bad];
-    const std::string index = tensor.rows == 1 ? "[" + std::to_string(*bad) + "]"
-                                               : "[" + std::to_string(*bad / std::size_t(tensor.cols)) + "][" +
-                                                     std::to_string(*bad % std::size_t(tensor.cols)) + "]";
-    error = weightsPath + ": tensor " + t.name + ": value " + index + " is " +
-            (std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf") + "; every weight must be a finite number";
-    return false;
-}
-
 /** The tensors whose values are read in place from the mapped file, by where they are held. */
 using InPlaceTensors = std::map<const FloatTensor*, const TensorInfo*>;
 
@@ -280,10 +230,8 @@ bool readValues(const SafetensorsFile& weights, const std::vector<Wanted>& wante
     converted.resize(convertedFloats);
     std::size_t used = 0;
     for (const Wanted& w : wanted) {
-        if (stopNow(stop)) {
-            error = stoppedMessage;
+        if (stopRequested(stop, error))
             return false;
-        }
         const TensorInfo& t = *found.at(w.name);
         const std::string_view raw = weights.rawBytes(t);
         w.target->rows = t.rows();
@@ -297,8 +245,10 @@ bool readValues(const SafetensorsFile& weights, const std::vector<Wanted>& wante
             w.target->data = out;
             used += std::size_t(t.elements());
         }
-        if (!checkFinite(*w.target, t, weights.path(), error))
+        if (const auto problem = nonFiniteProblem(weights, t)) {
+            error = *problem;
             return false;
+        }
     }
     return true;
 }
@@ -356,20 +306,8 @@ PackedWeight packColumnBlock(const FloatMatrixMap& w, int t)
 std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& folder, std::string& error,
                                                            const StopCheck& stop)
 {
-    const auto stopped = [&] {
-        if (!stopNow(stop))
-            return false;
-        error = stoppedMessage;
-        return true;
-    };
-    std::error_code ec;
-    if (folder.empty()) {
-        error = "no folder given (the path is empty)";
-        return nullptr;
-    }
-    if (!std::filesystem::is_directory(folder, ec)) {
-        error = folder + (ec.value() == ELOOP ? ": a symbolic link that loops; it leads to no folder"
-                                              : ": is not a folder");
+    if (const auto problem = folderProblem(folder)) {
+        error = *problem;
         return nullptr;
     }
     std::shared_ptr<Gpt2Checkpoint> ckpt(new Gpt2Checkpoint);
@@ -380,13 +318,13 @@ std::shared_ptr<const Gpt2Checkpoint> Gpt2Checkpoint::load(const std::string& fo
         return nullptr;
     ckpt->m_config = *config;
     const Gpt2Config& c = *config;
-    if (stopped())
+    if (stopRequested(stop, error))
         return nullptr;
     ckpt->m_tokenizer = loadTokenizer(folder, c, configPath, error);
-    if (!ckpt->m_tokenizer || stopped())
+    if (!ckpt->m_tokenizer || stopRequested(stop, error))
         return nullptr;
     ckpt->m_weights = openWeights(folder, error);
-    if (!ckpt->m_weights || stopped())
+    if (!ckpt->m_weights || stopRequested(stop, error))
         return nullptr;
     const std::string& weightsPath = ckpt->m_weights->path();
     const SafetensorsHeader& header = ckpt->m_weights->header();

@@ -2,6 +2,7 @@
 
 #include "core/tensor/gemm.h"
 #include "core/attention/model.h"
+#include "core/models/checkpointfiles.h"
 #include "core/tensor/products.h"
 #include "core/tensor/simd.h"
 #include "core/tensor/threadpool.h"
@@ -197,27 +198,10 @@ Gpt2Forward::Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint)
 
 bool Gpt2Forward::setTokens(std::vector<int> ids, std::string& error)
 {
-    const Gpt2Config& c = config();
-    if (ids.empty()) {
-        error = "no tokens: the text is empty";
+    if (const auto problem = tokenIdsProblem(ids, config().positions, "n_positions", config().vocabSize)) {
+        error = *problem;
         return false;
     }
-    if (int(ids.size()) > c.positions) {
-        error = "the text is " + std::to_string(ids.size()) + " tokens long, more than the model's n_positions ("
-                + std::to_string(c.positions) + ")";
-        return false;
-    }
-    if (int(ids.size()) > Limits::maxTokens) { // before any work: the pass of n tokens costs n² per head
-        error = "the text is " + std::to_string(ids.size()) + " tokens long, more than the " +
-                std::to_string(Limits::maxTokens) + " this program reads";
-        return false;
-    }
-    for (std::size_t i = 0; i < ids.size(); ++i)
-        if (ids[i] < 0 || ids[i] >= c.vocabSize) {
-            error = "token " + std::to_string(i) + ": id " + std::to_string(ids[i]) + " is outside the vocabulary (0 … "
-                    + std::to_string(c.vocabSize - 1) + ")";
-            return false;
-        }
     // The rows before the first id that differs stay valid wherever they are now: in every layer once the pass
     // is up to date, in the layers before the lowest dirty one otherwise (the rows a dirty layer computes from
     // its rows on are valid up there, the others not).

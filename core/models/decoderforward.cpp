@@ -1,0 +1,474 @@
+#include "core/models/decoderforward.h"
+
+#include "core/tensor/gemm.h"
+#include "core/tensor/products.h"
+#include "core/tensor/softmax.h"
+#include "core/tensor/threadpool.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <numbers>
+
+namespace core {
+
+namespace {
+
+using Index = Eigen::Index;
+
+/** Rows of a weight widened and multiplied per task of the pool: a block small enough to stay in cache once widened
+ *  (256 rows of a 4096-wide weight are 4 MB of float32). */
+constexpr Index rowsPerTask = 256;
+
+/** out = x · wᵀ + bias: x is n × in, w out × in as stored, bias 1 × out (or absent); out n × out. The weight is read
+ *  in blocks of rows, each widened to float32 once (in place when it is stored so), on the pool's threads. */
+void linear(const FloatMatrix& x, const StoredTensor& w, const StoredTensor& bias, FloatMatrix& out)
+{
+    out.resize(x.rows(), w.rows);
+    const int tasks = int((w.rows + rowsPerTask - 1) / rowsPerTask);
+    parallelFor(tasks, coreCount(), [&](int t) {
+        const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, w.rows - r0);
+        // each thread widens into its own buffer, kept between products: no allocation, page faults or zeroing
+        thread_local std::vector<float> buffer;
+        const float* b = w.rowsAsFloat(r0, count, buffer);
+        productKernels().sgemm(x.data(), x.cols(), b, w.cols, true, out.data() + r0, out.cols(), x.rows(), count,
+                               x.cols());
+    });
+    if (bias.present())
+        out.rowwise() += bias.toFloat().row(0);
+}
+
+/** The norm of every row of x (n × d) with its statistics in double: RMSNorm x / √(mean x² + ε) · w, or LayerNorm
+ *  (x − mean) / √(biased variance + ε) · w + b. */
+FloatMatrix normRows(const FloatMatrix& x, NormKind kind, const StoredTensor& weight, const StoredTensor& bias,
+                     double epsilon)
+{
+    const Index d = x.cols();
+    const FloatMatrix w = weight.toFloat();
+    const FloatMatrix b = bias.present() ? bias.toFloat() : FloatMatrix::Zero(1, d);
+    FloatMatrix out(x.rows(), d);
+    for (Index r = 0; r < x.rows(); ++r) {
+        const float* in = x.row(r).data();
+        double mean = 0;
+        if (kind == NormKind::Layer) {
+            for (Index c = 0; c < d; ++c)
+                mean += in[c];
+            mean /= double(d);
+        }
+        double squares = 0;
+        for (Index c = 0; c < d; ++c)
+            squares += (in[c] - mean) * (in[c] - mean);
+        const double inverse = 1.0 / std::sqrt(squares / double(d) + epsilon);
+        for (Index c = 0; c < d; ++c)
+            out(r, c) = float((in[c] - mean) * inverse * w(0, c) + b(0, c));
+    }
+    return out;
+}
+
+/** RMSNorm of every row of m (n × head_dim) in place, in double, with weight (1 × head_dim). */
+void rmsNormRows(Matrix& m, const FloatMatrix& weight, double epsilon)
+{
+    for (Index r = 0; r < m.rows(); ++r) {
+        const double inverse = 1.0 / std::sqrt(m.row(r).squaredNorm() / double(m.cols()) + epsilon);
+        for (Index c = 0; c < m.cols(); ++c)
+            m(r, c) = m(r, c) * inverse * double(weight(0, c));
+    }
+}
+
+/** Turns the first dims columns of row p of m by position p: for i < dims/2 the pair (x_i, x_{i+dims/2}) by the
+ *  angle p·inverse[i] (rotate-half RoPE). */
+void rotateRows(Matrix& m, const std::vector<double>& inverse)
+{
+    const Index half = Index(inverse.size());
+    for (Index p = 0; p < m.rows(); ++p)
+        for (Index i = 0; i < half; ++i) {
+            const double angle = double(p) * inverse[std::size_t(i)], c = std::cos(angle), s = std::sin(angle);
+            const double a = m(p, i), b = m(p, i + half);
+            m(p, i) = a * c - b * s;
+            m(p, i + half) = b * c + a * s;
+        }
+}
+
+/** GELU of v: the exact 0.5·v·(1 + erf(v/√2)), or the tanh form. */
+double gelu(double v, GeluForm form)
+{
+    if (form == GeluForm::Erf)
+        return 0.5 * v * (1 + std::erf(v / std::numbers::sqrt2));
+    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+}
+
+} // namespace
+
+namespace {
+
+constexpr DecoderWeight allWeights[] = {DecoderWeight::Query,     DecoderWeight::Key,        DecoderWeight::Value,
+                                        DecoderWeight::Output,    DecoderWeight::QueryBias,  DecoderWeight::KeyBias,
+                                        DecoderWeight::ValueBias, DecoderWeight::OutputBias, DecoderWeight::QueryNorm,
+                                        DecoderWeight::KeyNorm};
+
+/** The layer's tensors an edit may reach, copied to float32 when the layer is first edited. */
+constexpr StoredTensor DecoderLayer::*editable[] = {
+    &DecoderLayer::qkv,       &DecoderLayer::qkvBias,  &DecoderLayer::query,     &DecoderLayer::queryBias,
+    &DecoderLayer::key,       &DecoderLayer::keyBias,  &DecoderLayer::value,     &DecoderLayer::valueBias,
+    &DecoderLayer::output,    &DecoderLayer::outputBias, &DecoderLayer::queryNorm, &DecoderLayer::keyNorm};
+
+} // namespace
+
+const char* decoderWeightName(DecoderWeight weight)
+{
+    switch (weight) {
+    case DecoderWeight::Query: return "query";
+    case DecoderWeight::Key: return "key";
+    case DecoderWeight::Value: return "value";
+    case DecoderWeight::Output: return "output";
+    case DecoderWeight::QueryBias: return "query_bias";
+    case DecoderWeight::KeyBias: return "key_bias";
+    case DecoderWeight::ValueBias: return "value_bias";
+    case DecoderWeight::OutputBias: return "output_bias";
+    case DecoderWeight::QueryNorm: return "query_norm";
+    case DecoderWeight::KeyNorm: return "key_norm";
+    }
+    return "";
+}
+
+std::optional<DecoderWeight> decoderWeightFromName(std::string_view name)
+{
+    for (DecoderWeight w : allWeights)
+        if (name == decoderWeightName(w))
+            return w;
+    return std::nullopt;
+}
+
+std::optional<std::string> checkDecoderCell(const DecoderConfig& c, DecoderWeight weight, int row, int col)
+{
+    const int q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
+    const std::string name = decoderWeightName(weight);
+    int rows = 1, cols = 0;
+    bool present = true;
+    switch (weight) {
+    case DecoderWeight::Query: rows = c.dModel, cols = q; break;
+    case DecoderWeight::Key:
+    case DecoderWeight::Value: rows = c.dModel, cols = kv; break;
+    case DecoderWeight::Output: rows = q, cols = c.dModel; break;
+    case DecoderWeight::QueryBias: cols = q, present = c.qkvBias; break;
+    case DecoderWeight::KeyBias:
+    case DecoderWeight::ValueBias: cols = kv, present = c.qkvBias; break;
+    case DecoderWeight::OutputBias: cols = c.dModel, present = c.outputBias; break;
+    case DecoderWeight::QueryNorm:
+    case DecoderWeight::KeyNorm: cols = c.headDim, present = c.qkNorm; break;
+    }
+    if (!present)
+        return name + ": " + c.architecture + " as config.json describes it has no such weight";
+    if (row < 0 || row >= rows)
+        return "row " + std::to_string(row) + " is outside 0 … " + std::to_string(rows - 1) + " (" + name + " has " +
+               std::to_string(rows) + (rows == 1 ? " row)" : " rows)");
+    if (col < 0 || col >= cols)
+        return "col " + std::to_string(col) + " is outside 0 … " + std::to_string(cols - 1) + " (" + name + " has " +
+               std::to_string(cols) + " columns)";
+    return std::nullopt;
+}
+
+DecoderForward::Place DecoderForward::place(DecoderWeight weight, int row, int col) const
+{
+    const DecoderConfig& c = config();
+    const Index hd = c.headDim;
+    // NeoX's fused rows are per head, [head][q, k, v][head_dim]: column col of W_Q, W_K or W_V (part 0, 1, 2) is
+    // row (col / hd)·3hd + part·hd + col % hd of query_key_value.
+    const auto fused = [&](int part) { return Index(col) / hd * 3 * hd + part * hd + Index(col) % hd; };
+    switch (weight) {
+    case DecoderWeight::Query:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(0), row} : Place{&DecoderLayer::query, col, row};
+    case DecoderWeight::Key:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(1), row} : Place{&DecoderLayer::key, col, row};
+    case DecoderWeight::Value:
+        return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(2), row} : Place{&DecoderLayer::value, col, row};
+    case DecoderWeight::Output: return {&DecoderLayer::output, col, row};
+    case DecoderWeight::QueryBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(0)} : Place{&DecoderLayer::queryBias, 0, col};
+    case DecoderWeight::KeyBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(1)} : Place{&DecoderLayer::keyBias, 0, col};
+    case DecoderWeight::ValueBias:
+        return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(2)} : Place{&DecoderLayer::valueBias, 0, col};
+    case DecoderWeight::OutputBias: return {&DecoderLayer::outputBias, 0, col};
+    case DecoderWeight::QueryNorm: return {&DecoderLayer::queryNorm, 0, col};
+    case DecoderWeight::KeyNorm: return {&DecoderLayer::keyNorm, 0, col};
+    }
+    return {&DecoderLayer::query, 0, 0};
+}
+
+const DecoderLayer& DecoderForward::weights(int layer) const
+{
+    const auto it = m_editedLayers.find(layer);
+    return it == m_editedLayers.end() ? m_checkpoint->layers()[std::size_t(layer)] : it->second.weights;
+}
+
+namespace {
+
+float valueAt(const StoredTensor& t, Index row, Index col)
+{
+    std::vector<float> buffer;
+    return t.rowsAsFloat(row, 1, buffer)[col];
+}
+
+} // namespace
+
+float DecoderForward::weightValue(int layer, DecoderWeight weight, int row, int col) const
+{
+    const Place p = place(weight, row, col);
+    return valueAt(weights(layer).*p.tensor, p.row, p.col);
+}
+
+float DecoderForward::checkpointValue(int layer, DecoderWeight weight, int row, int col) const
+{
+    const Place p = place(weight, row, col);
+    return valueAt(m_checkpoint->layers()[std::size_t(layer)].*p.tensor, p.row, p.col);
+}
+
+bool DecoderForward::setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error)
+{
+    if (layer < 0 || layer >= config().layers) {
+        error = "layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(config().layers - 1);
+        return false;
+    }
+    if (auto problem = checkDecoderCell(config(), weight, row, col)) {
+        error = *problem;
+        return false;
+    }
+    const auto cell = std::tuple{layer, weight, row, col};
+    const float original = checkpointValue(layer, weight, row, col);
+    if (std::bit_cast<std::uint32_t>(value) == std::bit_cast<std::uint32_t>(original)) {
+        m_edits.erase(cell);
+        const auto next = m_edits.lower_bound({layer, DecoderWeight::Query, 0, 0});
+        if (next == m_edits.end() || std::get<0>(next->first) != layer) {
+            m_editedLayers.erase(layer);
+            return true;
+        }
+    } else {
+        m_edits[cell] = value;
+    }
+    auto it = m_editedLayers.find(layer);
+    if (it == m_editedLayers.end()) {
+        // The layer's attention weights copied to float32 once, its view pointing at the copies (which never move).
+        it = m_editedLayers.emplace(layer, EditedLayer{{}, m_checkpoint->layers()[std::size_t(layer)]}).first;
+        EditedLayer& e = it->second;
+        e.copies.reserve(std::size(editable));
+        for (StoredTensor DecoderLayer::*member : editable) {
+            StoredTensor& view = e.weights.*member;
+            e.copies.push_back(view.present() ? view.toFloat() : FloatMatrix());
+            if (view.present())
+                view = {reinterpret_cast<const char*>(e.copies.back().data()), Dtype::F32, view.rows, view.cols};
+        }
+    }
+    EditedLayer& e = it->second;
+    const Place p = place(weight, row, col);
+    const auto index = std::size_t(std::find(std::begin(editable), std::end(editable), p.tensor) - std::begin(editable));
+    e.copies[index](p.row, p.col) = value;
+    return true;
+}
+
+void DecoderForward::clearEdits()
+{
+    m_edits.clear();
+    m_editedLayers.clear();
+}
+
+std::vector<DecoderEdit> DecoderForward::edits() const
+{
+    std::vector<DecoderEdit> out;
+    for (const auto& [cell, value] : m_edits)
+        out.push_back({std::get<0>(cell), std::get<1>(cell), std::get<2>(cell), std::get<3>(cell), value});
+    return out;
+}
+
+DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint)
+    : m_checkpoint(std::move(checkpoint))
+{
+    const DecoderConfig& c = config();
+    m_inverseFrequencies = c.inverseFrequencies();
+    m_stream.resize(std::size_t(c.layers) + 1);
+    m_q.resize(std::size_t(c.layers));
+    m_k.resize(std::size_t(c.layers));
+    m_v.resize(std::size_t(c.layers));
+    m_attended.resize(std::size_t(c.layers));
+    m_attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
+}
+
+bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
+{
+    if (const auto problem = tokenIdsProblem(ids, config().positions, "max_position_embeddings", config().vocabSize)) {
+        error = *problem;
+        return false;
+    }
+    m_ids = std::move(ids);
+    return true;
+}
+
+void DecoderForward::setAblated(int layer, int head, bool zeroed)
+{
+    if (zeroed)
+        m_ablations.insert({layer, head});
+    else
+        m_ablations.erase({layer, head});
+}
+
+bool DecoderForward::run(const StopCheck& stop)
+{
+    if (m_ids.empty())
+        return true;
+    const StoredTensor& embedding = m_checkpoint->embedding();
+    FloatMatrix& x = m_stream[0];
+    x.resize(n(), config().dModel);
+    std::vector<float> buffer;
+    for (Index i = 0; i < n(); ++i)
+        x.row(i) = Eigen::Map<const Eigen::RowVectorXf>(embedding.rowsAsFloat(m_ids[std::size_t(i)], 1, buffer),
+                                                        x.cols());
+    for (int layer = 0; layer < config().layers; ++layer) {
+        if (stopNow(stop))
+            return false;
+        runLayer(layer);
+    }
+    if (stopNow(stop))
+        return false;
+    m_logits = logitsOfRow(n() - 1);
+    return true;
+}
+
+FloatMatrix DecoderForward::layerInput(int layer) const
+{
+    const DecoderLayer& w = weights(layer);
+    return normRows(m_stream[std::size_t(layer)], config().norm, w.attnNorm, w.attnNormBias, config().normEpsilon);
+}
+
+Matrix DecoderForward::headRows(const FloatMatrix& projection, int head, const StoredTensor* norm, bool rotated) const
+{
+    const Index hd = config().headDim;
+    Matrix m = projection.middleCols(Index(head) * hd, hd).cast<double>();
+    if (norm && norm->present())
+        rmsNormRows(m, norm->toFloat(), config().normEpsilon);
+    if (rotated)
+        rotateRows(m, m_inverseFrequencies);
+    return m;
+}
+
+Matrix DecoderForward::allHeads(const FloatMatrix& projection, const StoredTensor& norm, bool rotated) const
+{
+    const Index hd = config().headDim;
+    Matrix out(projection.rows(), projection.cols());
+    for (Index h = 0; h < projection.cols() / hd; ++h)
+        out.middleCols(h * hd, hd) = headRows(projection, int(h), &norm, rotated);
+    return out;
+}
+
+Matrix DecoderForward::queries(int layer, bool rotated) const
+{
+    return allHeads(m_q[std::size_t(layer)], weights(layer).queryNorm, rotated);
+}
+
+Matrix DecoderForward::keys(int layer, bool rotated) const
+{
+    return allHeads(m_k[std::size_t(layer)], weights(layer).keyNorm, rotated);
+}
+
+Matrix DecoderForward::values(int layer) const
+{
+    return m_v[std::size_t(layer)].cast<double>();
+}
+
+void DecoderForward::runLayer(int layer)
+{
+    const DecoderConfig& c = config();
+    const DecoderLayer& w = weights(layer);
+    const std::size_t l = std::size_t(layer);
+    const Index count = n(), hd = c.headDim;
+    const FloatMatrix& x = m_stream[l];
+    const FloatMatrix a = layerInput(layer);
+    FloatMatrix &q = m_q[l], &k = m_k[l], &v = m_v[l];
+    // projections: q (n × heads·hd), k and v (n × kv·hd), with their biases
+    if (c.fusedQkv) {
+        // NeoX's rows are per head: [head][q, k, v][hd]
+        FloatMatrix qkv;
+        linear(a, w.qkv, w.qkvBias, qkv);
+        q.resize(count, c.heads * hd);
+        k.resize(count, c.heads * hd);
+        v.resize(count, c.heads * hd);
+        for (Index h = 0; h < c.heads; ++h) {
+            q.middleCols(h * hd, hd) = qkv.middleCols(3 * h * hd, hd);
+            k.middleCols(h * hd, hd) = qkv.middleCols(3 * h * hd + hd, hd);
+            v.middleCols(h * hd, hd) = qkv.middleCols(3 * h * hd + 2 * hd, hd);
+        }
+    } else {
+        linear(a, w.query, w.queryBias, q);
+        linear(a, w.key, w.keyBias, k);
+        linear(a, w.value, w.valueBias, v);
+    }
+    // each head: its q and K/V head's k (normed, turned), softmax(causal(q·kᵀ/√hd)), then weights·v
+    FloatMatrix concat(count, c.heads * hd);
+    const int group = c.groupSize();
+    std::vector<Matrix> kvKeys(std::size_t(c.kvHeads)), kvValues(std::size_t(c.kvHeads));
+    parallelFor(c.kvHeads, coreCount(), [&](int g) {
+        kvKeys[std::size_t(g)] = headRows(k, g, &w.keyNorm, true);
+        kvValues[std::size_t(g)] = v.middleCols(Index(g) * hd, hd).cast<double>();
+    });
+    parallelFor(c.heads, coreCount(), [&](int h) {
+        const Matrix qh = headRows(q, h, &w.queryNorm, true);
+        const std::size_t g = std::size_t(h / group);
+        SharedFactor keysT;
+        keysT.referTransposed(kvKeys[g]);
+        Matrix weights(count, count);
+        multiply(qh, keysT, weights);
+        maskedSoftmaxRows(weights, weights, 0, true, 1.0 / std::sqrt(double(hd)));
+        Matrix out(count, hd);
+        multiply(weights, kvValues[g], out);
+        concat.middleCols(Index(h) * hd, hd) = out.cast<float>();
+        m_attention[l * std::size_t(c.heads) + std::size_t(h)] = weights.cast<float>();
+    });
+    // a zeroed head's columns of W_O count as 0: its columns of concat reach nothing
+    for (auto it = m_ablations.lower_bound({layer, 0}); it != m_ablations.end() && it->first == layer; ++it)
+        concat.middleCols(Index(it->second) * hd, hd).setZero();
+    FloatMatrix& attended = m_attended[l];
+    linear(concat, w.output, w.outputBias, attended);
+    // the MLP on the stream after attention, or beside it on x (parallel residual)
+    const FloatMatrix afterAttention = x + attended;
+    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
+}
+
+FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
+{
+    const DecoderConfig& c = config();
+    const DecoderLayer& w = weights(layer);
+    const FloatMatrix h = normRows(x, c.norm, w.mlpNorm, w.mlpNormBias, c.normEpsilon);
+    FloatMatrix up, out;
+    linear(h, w.up, w.upBias, up);
+    if (c.mlp == MlpKind::GatedSilu) {
+        FloatMatrix gate;
+        linear(h, w.gate, w.gateBias, gate);
+        // silu(gate) · up
+        for (Index i = 0; i < up.size(); ++i) {
+            const double g = gate.data()[i];
+            up.data()[i] = float(g / (1 + std::exp(-g)) * double(up.data()[i]));
+        }
+    } else {
+        for (Index i = 0; i < up.size(); ++i)
+            up.data()[i] = float(gelu(up.data()[i], c.gelu));
+    }
+    linear(up, w.down, w.downBias, out);
+    return out;
+}
+
+FloatMatrix DecoderForward::logitsOfRow(Index row) const
+{
+    const FloatMatrix h = normRows(m_stream.back().middleRows(row, 1), config().norm, m_checkpoint->finalNorm(),
+                                   m_checkpoint->finalNormBias(), config().normEpsilon);
+    FloatMatrix out;
+    linear(h, m_checkpoint->head(), {}, out);
+    return out;
+}
+
+FloatMatrix DecoderForward::logitsAt(int position) const
+{
+    return position == n() - 1 ? m_logits : logitsOfRow(position);
+}
+
+} // namespace core

@@ -1,0 +1,166 @@
+#pragma once
+/** The one forward pass of every family of decoderconfig.h (SPEC §6), following the checkpoint's description:
+ *  X₀ = embedding[ids]; per layer a = norm₁(X), q, k, v projections (with their biases), each head's q and k
+ *  RMS-normalised when the family does (Qwen3), their first rotaryDims turned by their position (rotate-half RoPE),
+ *  query head i reading K/V head i / (heads / kv_heads), softmax(causal(q·kᵀ/√head_dim))·v, the output projection;
+ *  then the MLP (SwiGLU or GELU) on norm₂ of the stream after attention, or of X itself beside the attention (NeoX's
+ *  parallel residual); at the end the final norm and the logits, h·headᵀ.
+ *  Weight products in float32 from the weights as stored (a block of rows widened at a time); norm statistics,
+ *  rotations, scores, softmax and weights·V in double. Every layer's stream, projections and attention are kept.
+ *  Layers and heads count from 0 here. */
+
+#include "core/models/decodercheckpoint.h"
+#include "core/models/gpt2forward.h"
+#include "core/tensor/matrix.h"
+#include "core/tensor/stop.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace core {
+
+/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b), W_K and W_V of kv_heads·head_dim
+ *  columns; "query_norm" and "key_norm" are Qwen3's q_norm and k_norm (1 × head_dim). */
+enum class DecoderWeight {
+    Query,      ///< d × heads·head_dim (q_proj transposed, or NeoX's query rows of query_key_value)
+    Key,        ///< d × kv_heads·head_dim
+    Value,      ///< d × kv_heads·head_dim
+    Output,     ///< heads·head_dim × d (o_proj or dense, transposed)
+    QueryBias,  ///< 1 × heads·head_dim
+    KeyBias,    ///< 1 × kv_heads·head_dim
+    ValueBias,  ///< 1 × kv_heads·head_dim
+    OutputBias, ///< 1 × d
+    QueryNorm,  ///< 1 × head_dim
+    KeyNorm,    ///< 1 × head_dim
+};
+
+/** "query", "key", "value", "output", their "_bias" forms, "query_norm", "key_norm" (as session files name them). */
+const char* decoderWeightName(DecoderWeight weight);
+/** The weight a session file names, if any. */
+std::optional<DecoderWeight> decoderWeightFromName(std::string_view name);
+/** Nothing when (row, col) is a cell of weight in a model of config, else what is wrong: outside its rows or
+ *  columns, or a weight the model does not have ("query_bias: this model's attention has no biases"). */
+std::optional<std::string> checkDecoderCell(const DecoderConfig& config, DecoderWeight weight, int row, int col);
+
+/** One edited cell; layer counted from 0. */
+struct DecoderEdit {
+    int layer = 0;
+    DecoderWeight weight = DecoderWeight::Query;
+    int row = 0;
+    int col = 0;
+    float value = 0;
+
+    bool operator==(const DecoderEdit&) const = default;
+};
+
+class DecoderForward {
+public:
+    /** Shares the checkpoint; nothing is computed before run(). */
+    explicit DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint);
+    /** Not copied: an edited layer's weights point at its own copies. */
+    DecoderForward(const DecoderForward&) = delete;
+    DecoderForward& operator=(const DecoderForward&) = delete;
+
+    const DecoderCheckpoint& checkpoint() const { return *m_checkpoint; }
+    const DecoderConfig& config() const { return m_checkpoint->config(); }
+
+    /** Sets the token ids. False with error when there are none, more than max_position_embeddings or
+     *  Limits::maxTokens, or an id outside the vocabulary. */
+    bool setTokens(std::vector<int> ids, std::string& error);
+    const std::vector<int>& tokens() const { return m_ids; }
+    int n() const { return int(m_ids.size()); }
+
+    /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit. False with
+     *  error when the layer or cell is outside the model. The edited layer's attention weights are copied to float32
+     *  once; the others stay as stored. */
+    bool setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error);
+    /** Removes every edit. */
+    void clearEdits();
+    /** The edits, ordered by layer, weight, row and column. */
+    std::vector<DecoderEdit> edits() const;
+    /** The cell's value with the edits, and in the checkpoint (the caller checks the cell). */
+    float weightValue(int layer, DecoderWeight weight, int row, int col) const;
+    float checkpointValue(int layer, DecoderWeight weight, int row, int col) const;
+
+    /** Zeroes head (0-based) of layer as a whole, or gives it back: its columns of W_O count as 0 (SPEC §5
+     *  ablations). The caller checks layer and head. */
+    void setAblated(int layer, int head, bool zeroed);
+    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
+
+    /** Runs the whole pass over the tokens. Requires tokens. stop is asked before each layer and before the logits;
+     *  when it says stop, run() returns false and the pass is left to the next run(). */
+    bool run(const StopCheck& stop = {});
+
+    /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. */
+    const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
+    /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
+    const FloatMatrix& attention(int layer, int head) const
+    {
+        return m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)];
+    }
+    /** The logits of the token after the last one: 1 × vocab_size. */
+    const FloatMatrix& logits() const { return m_logits; }
+    /** The logits of the token after position (0 … n−1), computed as the pass computes the last one. */
+    FloatMatrix logitsAt(int position) const;
+    /** The `count` most probable next tokens, most probable first. */
+    std::vector<Gpt2Candidate> topTokens(int count = 10) const { return topCandidates(m_logits, count); }
+
+    /** The attention norm of the stream entering layer: the layer's X (n × d), as the pass uses it. */
+    FloatMatrix layerInput(int layer) const;
+    /** Layer's queries, n × heads·head_dim (head i in columns i·head_dim …): with their biases and q_norm, turned by
+     *  their positions when rotated, as the scores use them. */
+    Matrix queries(int layer, bool rotated) const;
+    /** The same for the keys, n × kv_heads·head_dim. */
+    Matrix keys(int layer, bool rotated) const;
+    /** Layer's values, n × kv_heads·head_dim, with their biases. */
+    Matrix values(int layer) const;
+    /** Layer's attention output, n × d: the heads' outputs side by side (a zeroed head's as 0) times W_O, plus its
+     *  bias, as the pass adds it to the stream. */
+    const FloatMatrix& attentionOutput(int layer) const { return m_attended[std::size_t(layer)]; }
+
+private:
+    /** A layer whose attention weights were edited: float32 copies of them, and the layer's weights pointing at the
+     *  copies instead of the file. */
+    struct EditedLayer {
+        std::vector<FloatMatrix> copies;
+        DecoderLayer weights;
+    };
+    /** Where a cell lives in the stored tensors (nn.Linear's out × in): which tensor of the layer and where in it. */
+    struct Place {
+        StoredTensor DecoderLayer::*tensor;
+        Eigen::Index row, col;
+    };
+    Place place(DecoderWeight weight, int row, int col) const;
+    /** Layer's weights, with the edits. */
+    const DecoderLayer& weights(int layer) const;
+
+    /** Head's columns of a layer's projection (query or key), in double, q/k-normed with norm when it is given and
+     *  turned when rotated. */
+    Matrix headRows(const FloatMatrix& projection, int head, const StoredTensor* norm, bool rotated) const;
+    /** Every head of a projection (n × heads·head_dim) through headRows(). */
+    Matrix allHeads(const FloatMatrix& projection, const StoredTensor& norm, bool rotated) const;
+    void runLayer(int layer);
+    FloatMatrix mlp(int layer, const FloatMatrix& x) const;
+    FloatMatrix logitsOfRow(Eigen::Index row) const;
+
+    std::shared_ptr<const DecoderCheckpoint> m_checkpoint;
+    std::vector<double> m_inverseFrequencies; ///< rotaryDims / 2 rotary frequencies
+    std::vector<int> m_ids;
+    std::set<std::pair<int, int>> m_ablations;
+    std::map<std::tuple<int, DecoderWeight, int, int>, float> m_edits;
+    std::map<int, EditedLayer> m_editedLayers;
+    std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
+    std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases
+    std::vector<FloatMatrix> m_attended;  ///< per layer, n × d: the attention's output before the residual
+    std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
+    FloatMatrix m_logits;                 ///< 1 × vocab
+};
+
+} // namespace core
