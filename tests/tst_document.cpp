@@ -249,6 +249,11 @@ void TestDocument::biasesSurviveEveryEdit()
     QCOMPARE(*doc.model().bk, mat({{-1, -2, 0, 0}}));
     QCOMPARE(*doc.model().bv, mat({{0.5, 0.25, 0.125, 0, 0, 0, 0, 0}}));
     QCOMPARE(*doc.model().bo, *loaded.bo);  // d_out stays 3
+    // the new head's W_Q, W_K and W_V are its own, not one identity block that would make q = k = v
+    const core::Matrix newQ = doc.model().wq.middleCols(2, 2), newK = doc.model().wk.middleCols(2, 2);
+    const core::Matrix newV = doc.model().wv.middleCols(4, 2);
+    QVERIFY(newQ != newK && newK != newV && newQ != newV);
+    QVERIFY(newQ.cwiseAbs().minCoeff() > 0 && newK.cwiseAbs().minCoeff() > 0);
     VERIFY_MATCHES_FRESH(doc, "after resizing");
     const core::AttentionModel resized = doc.model();
 

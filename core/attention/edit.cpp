@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <string_view>
 #include <map>
 #include <queue>
 
@@ -47,15 +49,17 @@ Matrix kept(const Matrix& m, Eigen::Index rows, Eigen::Index cols, bool diagonal
     return out;
 }
 
-/** Per-head column blocks resized from width `from` to `to`, for `heads` → `newHeads` heads. */
-Matrix keptHeads(const Matrix& m, int rows, int oldHeads, int from, int newHeads, int to)
+/** Per-head column blocks resized from width `from` to `to`, for `heads` → `newHeads` heads. A head that did not
+ *  exist gets Glorot-uniform weights seeded by name and head, so that its W_Q, W_K and W_V differ (identity
+ *  blocks in all three would make its q, k and v the same). */
+Matrix keptHeads(const Matrix& m, int rows, int oldHeads, int from, int newHeads, int to, std::string_view name)
 {
     Matrix out = Matrix::Zero(rows, Eigen::Index(newHeads) * to);
     for (int h = 0; h < newHeads; ++h) {
-        Matrix block;
-        if (h < oldHeads && from > 0 && m.cols() >= Eigen::Index(h + 1) * from)
-            block = m.middleCols(Eigen::Index(h) * from, from);
-        out.middleCols(Eigen::Index(h) * to, to) = kept(block, rows, to, true);
+        const bool existed = h < oldHeads && from > 0 && m.cols() >= Eigen::Index(h + 1) * from;
+        out.middleCols(Eigen::Index(h) * to, to) =
+            existed ? kept(m.middleCols(Eigen::Index(h) * from, from), rows, to, true)
+                    : initWeights(rows, to, Init::Uniform, fnv1a64(std::string(name) + " head " + std::to_string(h + 1)));
     }
     return out;
 }
@@ -89,9 +93,9 @@ AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, 
             e(i, c) = c < model.embeddings.cols() ? model.embeddings(i, c) : derived(c);
     }
     m.embeddings = e;
-    m.wq = keptHeads(model.wq, dModel, oldHeads, oldDk, heads, dk);
-    m.wk = keptHeads(model.wk, dModel, oldHeads, oldDk, heads, dk);
-    m.wv = keptHeads(model.wv, dModel, oldHeads, oldDv, heads, dv);
+    m.wq = keptHeads(model.wq, dModel, oldHeads, oldDk, heads, dk, "W_Q");
+    m.wk = keptHeads(model.wk, dModel, oldHeads, oldDk, heads, dk, "W_K");
+    m.wv = keptHeads(model.wv, dModel, oldHeads, oldDv, heads, dv, "W_V");
     if (model.wo)
         m.wo = kept(*model.wo, Eigen::Index(heads) * dv, model.wo->cols(), true);
     m.bq = keptBias(model.bq, oldHeads, oldDk, heads, dk);

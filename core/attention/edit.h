@@ -15,7 +15,8 @@ Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::s
 
 /** The model with new dimensions. Every value whose cell still exists is kept; new cells are
  *  derived (embeddings) or zero (weights), with ones on the diagonal of new weight columns so that
- *  a widened head is not all zeros. W_O follows h·d_v and keeps d_out. The biases follow their weights'
+ *  a widened head is not all zeros; a new head's W_Q, W_K and W_V are Glorot-uniform, each seeded by its
+ *  name and head, so that they differ. W_O follows h·d_v and keeps d_out. The biases follow their weights'
  *  columns head by head (new entries zero); b_O keeps d_out and stays. */
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads);
 
