@@ -163,6 +163,19 @@ private slots:
             const ScopedEnv hub("HF_HUB_CACHE", "/cache"), hf("HF_HOME", "/hf"), xdg("XDG_CACHE_HOME", "/xdg");
             QCOMPARE(core::hubCacheFolder(), std::string("/cache"));
         }
+        // The token file beside the cache, as `huggingface-cli login` writes it.
+        {
+            const ScopedEnv path("HF_TOKEN_PATH", ""), hf("HF_HOME", ""), xdg("XDG_CACHE_HOME", "");
+            QCOMPARE(core::hubTokenFile(), std::string("/home/someone/.cache/huggingface/token"));
+        }
+        {
+            const ScopedEnv path("HF_TOKEN_PATH", ""), hf("HF_HOME", "/hf");
+            QCOMPARE(core::hubTokenFile(), std::string("/hf/token"));
+        }
+        {
+            const ScopedEnv path("HF_TOKEN_PATH", "/secret/token"), hf("HF_HOME", "/hf");
+            QCOMPARE(core::hubTokenFile(), std::string("/secret/token"));
+        }
     }
 
     void resolvesRevisions_data()

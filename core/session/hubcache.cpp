@@ -43,6 +43,19 @@ std::string environment(const char* name)
     return value ? std::string(value) : std::string();
 }
 
+/** huggingface_hub's home: $HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface; empty without
+ *  any of them. */
+std::string hubHome()
+{
+    if (std::string home = environment("HF_HOME"); !home.empty())
+        return home;
+    if (std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty())
+        return (fs::path(xdg) / "huggingface").string();
+    if (std::string home = environment("HOME"); !home.empty())
+        return (fs::path(home) / ".cache" / "huggingface").string();
+    return {};
+}
+
 /** The text of a small file, or nothing when it cannot be read or holds more than maxBytes. */
 std::optional<std::string> readSmallFile(const fs::path& path, std::size_t maxBytes)
 {
@@ -198,13 +211,16 @@ std::string hubCacheFolder()
 {
     if (std::string cache = environment("HF_HUB_CACHE"); !cache.empty())
         return cache;
-    if (std::string home = environment("HF_HOME"); !home.empty())
-        return (fs::path(home) / "hub").string();
-    if (std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty())
-        return (fs::path(xdg) / "huggingface" / "hub").string();
-    if (std::string home = environment("HOME"); !home.empty())
-        return (fs::path(home) / ".cache" / "huggingface" / "hub").string();
-    return {};
+    const std::string home = hubHome();
+    return home.empty() ? home : (fs::path(home) / "hub").string();
+}
+
+std::string hubTokenFile()
+{
+    if (std::string path = environment("HF_TOKEN_PATH"); !path.empty())
+        return path;
+    const std::string home = hubHome();
+    return home.empty() ? home : (fs::path(home) / "token").string();
 }
 
 std::string hubRepoFolder(const std::string& cache, const std::string& repo)

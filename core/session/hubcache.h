@@ -31,6 +31,10 @@ bool isCommitHash(std::string_view text);
  *  ~/.cache/huggingface/hub (huggingface_hub's order). Empty when none can be named (no HOME). */
 std::string hubCacheFolder();
 
+/** The token file `huggingface-cli login` writes: $HF_TOKEN_PATH, else $HF_HOME/token, else
+ *  $XDG_CACHE_HOME/huggingface/token, else ~/.cache/huggingface/token. Empty when none can be named. */
+std::string hubTokenFile();
+
 /** The folder of repo in cache: cache/models--ORG--NAME. */
 std::string hubRepoFolder(const std::string& cache, const std::string& repo);
 
