@@ -3,7 +3,8 @@
  *  and the ETag (the git SHA-1 of a small file; for an LFS file a redirect to storage on another host carrying
  *  X-Linked-Etag, its SHA-256, and X-Linked-Size); Range requests at the storage; 401/403/404 with X-Error-Code.
  *  A full download and the cache reader opening it, a resume after a cut, a checksum mismatch, a gated repository,
- *  a missing repository and revision, a repository of pickles, a sharded checkpoint, no network and Cancel. */
+ *  a missing repository and revision, a repository of pickles, a sharded checkpoint, no network and Cancel; and the
+ *  command line's --download and --model ORG/NAME. */
 
 #include "core/session/hubcache.h"
 #include "core/session/modelsession.h"
@@ -12,6 +13,8 @@
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QEventLoop>
+#include <QProcess>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -459,6 +462,59 @@ private slots:
         const std::string blob = sha256(QByteArray(400000, 'w')).toStdString();
         QVERIFY(!fs::exists(repoFolder() / "blobs" / blob));
         QVERIFY(!fs::exists(fs::symlink_status(repoFolder() / "snapshots" / commit.toStdString() / "model.safetensors")));
+    }
+
+    /** attention-explorer --download: the token file sent, progress on standard error, the snapshot folder on
+     *  standard output, exit statuses 0, 2 and 1; then --model ORG/NAME opens what it wrote. */
+    void commandLine()
+    {
+        m_hub->repos["tiny-org/tiny"].gated = true;
+        m_hub->repos["pickles/only"] = {commit, {{"config.json", "{}"}, {"pytorch_model.bin", "x"}}};
+        const QString tokenFile = m_dir->path() + QStringLiteral("/token");
+        QVERIFY(testutil::writeText(tokenFile, QByteArray("hf_right\n")));
+        // The program runs while this process's event loop answers as the Hub.
+        const auto run = [&](const QStringList& arguments, const QString& endpoint) {
+            QProcess program;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("HF_ENDPOINT"), endpoint);
+            env.insert(QStringLiteral("HF_HUB_CACHE"), m_dir->path() + QStringLiteral("/hub"));
+            env.insert(QStringLiteral("HF_TOKEN_PATH"), tokenFile);
+            env.remove(QStringLiteral("HF_TOKEN"));
+            program.setProcessEnvironment(env);
+            QEventLoop loop;
+            connect(&program, &QProcess::finished, &loop, &QEventLoop::quit);
+            QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+            program.start(QStringLiteral(AE_BINARY), arguments);
+            loop.exec();
+            return std::tuple{program.state() == QProcess::NotRunning ? program.exitCode() : -1,
+                              program.readAllStandardOutput(), program.readAllStandardError()};
+        };
+        const QString download = QStringLiteral("--download");
+        auto [status, out, err] = run({download, QStringLiteral("tiny-org/tiny")}, m_hub->endpoint());
+        QVERIFY2(status == 0, err.constData());
+        QCOMPARE(out, QByteArray::fromStdString((repoFolder() / "snapshots" / commit.toStdString()).string()) + '\n');
+        QVERIFY2(err.contains("MB/s") && err.contains("left"), err.constData());
+        QVERIFY(m_hub->saw("auth=Bearer hf_right"));
+
+        std::tie(status, out, err) = run({QStringLiteral("--compute"), QStringLiteral("--model"), QStringLiteral("tiny-org/tiny"),
+                                          QStringLiteral("--text"), QStringLiteral("ab")},
+                                         m_hub->endpoint());
+        QVERIFY2(status == 0, err.constData());
+        QVERIFY(out.contains("\"next_token\""));
+
+        QVERIFY(QFile::remove(tokenFile));
+        std::tie(status, out, err) = run({download, QStringLiteral("tiny-org/tiny")}, m_hub->endpoint());
+        QCOMPARE(status, 2);
+        QVERIFY2(err.startsWith("attention-explorer: --download: tiny-org/tiny is gated"), err.constData());
+        std::tie(status, out, err) = run({download, QStringLiteral("pickles/only")}, m_hub->endpoint());
+        QCOMPARE(status, 2);
+        QVERIFY2(err.contains("only pickles"), err.constData());
+        std::tie(status, out, err) = run({download, QStringLiteral("not an id")}, m_hub->endpoint());
+        QCOMPARE(status, 2);
+        std::tie(status, out, err) = run({download, QStringLiteral("tiny-org/tiny")}, QStringLiteral("http://127.0.0.1:9"));
+        QCOMPARE(status, 1);
+        QVERIFY2(err.contains("cannot reach http://127.0.0.1:9"), err.constData());
+        QVERIFY(out.isEmpty());
     }
 };
 
