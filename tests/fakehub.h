@@ -45,6 +45,7 @@ public:
     qint64 cutAfter = -1;            ///< the next storage GET sends this many bytes of its body, then hangs up
     bool corrupt = false;            ///< storage serves every file with its first byte changed
     int dribbleMs = 0;
+    bool notAHub = false;            ///< answer every request with a web page, as a mistyped HF_ENDPOINT might
     QList<QByteArray> requests;      ///< "METHOD path range-header auth-header" of each request
 
     FakeHub()
@@ -131,6 +132,8 @@ private:
     void answer(QTcpSocket* socket, const QByteArray& method, const QByteArray& path,
                 std::map<QByteArray, QByteArray>& headers)
     {
+        if (notAHub)
+            return reply(socket, 200, method, {{"Content-Type", "text/html"}}, "<html><body>Welcome</body></html>");
         // /api/models/ORG/NAME/revision/REV, /ORG/NAME/resolve/REV/FILE, /cdn/SHA256
         QList<QByteArray> parts = path.mid(1).split('/');
         if (parts.value(0) == "cdn")

@@ -202,6 +202,26 @@ private slots:
         QVERIFY(fs::exists(snapshot / "model.safetensors.index.json"));
     }
 
+    /** An index naming a shard outside the snapshot's folder, and a server that is not a Hub, are refused. */
+    void hostileAnswers()
+    {
+        m_hub->repos["evil/model"] = {commit,
+                                      {{"config.json", "{}"},
+                                       {"model.safetensors.index.json", R"({"weight_map": {"a": "../../../evil.safetensors"}})"},
+                                       {"../../../evil.safetensors", "x"}}};
+        hub::DownloadResult result = download("evil/model");
+        QVERIFY(result.outcome == hub::Outcome::Refused);
+        QVERIFY2(result.message.contains(QStringLiteral("names a shard \"../../../evil.safetensors\"")),
+                 qPrintable(result.message));
+        QVERIFY(!m_hub->saw("evil.safetensors"));
+        QVERIFY(!fs::exists(m_dir->path().toStdString() + "/evil.safetensors"));
+
+        m_hub->notAHub = true;
+        result = download("tiny-org/tiny");
+        QVERIFY(result.outcome == hub::Outcome::Refused);
+        QVERIFY2(result.message.contains(QStringLiteral("a Hugging Face Hub?")), qPrintable(result.message));
+    }
+
     void noNetwork()
     {
         QTcpServer closed;

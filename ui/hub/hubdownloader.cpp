@@ -53,8 +53,10 @@ const QStringList companionFiles = {QStringLiteral("config.json"), QStringLitera
 const QString weightsFile = QStringLiteral("model.safetensors");
 const QString indexFile = QStringLiteral("model.safetensors.index.json");
 
-/** The largest JSON answer read (a repository's listing, a shard index). */
+/** The largest JSON answer read (a repository's listing, a shard index), and its values: a listing of some
+ *  hundred thousand files, an index of as many tensors. */
 constexpr std::size_t maxJsonBytes = std::size_t(16) << 20;
+const core::JsonLimits jsonLimits{maxJsonBytes, 16, std::size_t(1) << 21};
 
 /** An ETag as a file name: without W/ and quotes (huggingface_hub's normalisation). */
 QString normalEtag(QByteArray etag)
@@ -428,9 +430,12 @@ DownloadResult HubDownloader::download(const core::HubId& id)
         return *refused;
     std::string why;
     const auto json = core::readJsonObject(listing.body.toStdString(), "the Hub's listing of " + id.repo,
-                                           core::JsonLimits{maxJsonBytes}, why);
+                                           jsonLimits, why);
     if (!json)
-        return {Outcome::Failed, QString::fromStdString(why), {}};
+        return {Outcome::Refused,
+                QString::fromStdString(why) + QStringLiteral(" (is %1 a Hugging Face Hub? HF_ENDPOINT names it)")
+                    .arg(m_settings.endpoint.toString()),
+                {}};
     QStringList names;
     if (const auto siblings = json->find("siblings"); siblings != json->end() && siblings->is_array())
         for (const auto& sibling : *siblings)
@@ -468,7 +473,7 @@ DownloadResult HubDownloader::download(const core::HubId& id)
         QFile index(QString::fromStdString(path.string()));
         index.open(QIODevice::ReadOnly);
         const auto map = core::readJsonObject(index.read(qint64(maxJsonBytes) + 1).toStdString(), path.string(),
-                                              core::JsonLimits{maxJsonBytes}, why);
+                                              jsonLimits, why);
         if (!map)
             return {Outcome::Refused, QString::fromStdString(why), {}};
         QStringList shards;
