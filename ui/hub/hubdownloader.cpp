@@ -186,6 +186,8 @@ HubDownloader::Answer HubDownloader::send(const QByteArray& verb, QUrl url, bool
 {
     Answer answer;
     for (int hop = 0; hop < 10; ++hop) {
+        if (m_cancelled)  // cancelled between two requests: send no more
+            return answer;
         QNetworkRequest request(url);
         request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
         request.setTransferTimeout(m_settings.transferTimeoutMs);
@@ -252,8 +254,7 @@ HubDownloader::Answer HubDownloader::send(const QByteArray& verb, QUrl url, bool
         const QUrl next = url.resolved(QUrl(QString::fromUtf8(location)));
         // A HEAD follows only a redirect within the Hub (a renamed repository), as huggingface_hub does: the
         // redirect to storage carries the file's checksum and size itself.
-        if (!followEveryRedirect && QUrl(QString::fromUtf8(location)).isRelative() == false
-            && next.host() != url.host())
+        if (!followEveryRedirect && next.host() != url.host())
             return answer;
         url = next;
     }
