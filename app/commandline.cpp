@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "core/attention/attention.h"
+#include "core/session/hubcache.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
 #include "core/session/sessionfile.h"
@@ -24,9 +25,11 @@
 #include "core/session/instrumentfiles.h"
 #include "core/text/tokentext.h"
 #include "core/formats/utf8.h"
+#include "ui/hub/hubdownloader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -36,6 +39,8 @@
 #include <functional>
 #include <iterator>
 #include <optional>
+
+#include <unistd.h>
 
 namespace app {
 
@@ -63,6 +68,13 @@ struct Options {
                                      QStringLiteral("Write the heatmap to OUT (.png, .svg or .pdf)."),
                                      QStringLiteral("OUT")};
     QCommandLineOption listPresets{QStringLiteral("list-presets"), QStringLiteral("List the built-in presets.")};
+    QCommandLineOption download{QStringLiteral("download"),
+                                QStringLiteral("Download the files the program reads of a Hugging Face Hub model "
+                                               "(config, safetensors weights, tokenizer; never pickles) into the Hugging "
+                                               "Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub) from "
+                                               "$HF_ENDPOINT (default https://huggingface.co), sending $HF_TOKEN or the "
+                                               "login token when there is one; prints the snapshot folder."),
+                                QStringLiteral("ORG/NAME[@REVISION]")};
     QCommandLineOption session{QStringLiteral("session"), QStringLiteral("Source: a session file."),
                                QStringLiteral("FILE")};
     QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("Source: a built-in preset."),
@@ -71,7 +83,8 @@ struct Options {
                               QStringLiteral("Source: typed text, with the default embeddings and weights."),
                               QStringLiteral("TEXT")};
     QCommandLineOption model{QStringLiteral("model"),
-                             QStringLiteral("Source: a GPT-2-family checkpoint folder (with --text)."),
+                             QStringLiteral("Source: a GPT-2-family checkpoint folder, or a Hub repository id "
+                                            "ORG/NAME[@REVISION] in the Hugging Face cache (with --text)."),
                              QStringLiteral("DIR")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text a --model source reads."),
                             QStringLiteral("TEXT")};
@@ -307,6 +320,16 @@ QString inputName(const QCommandLineParser& p, const Options& o)
     return p.positionalArguments().value(0);
 }
 
+/** --model's value as model.path: a folder, made absolute; or, when no such folder exists and it reads as one, a Hub
+ *  repository id as given, which opening looks up in the Hugging Face cache (SPEC §7). */
+std::string modelArgument(const QString& value)
+{
+    const QFileInfo folder(value);
+    if (!folder.exists() && core::parseHubId(value.toStdString()))
+        return value.toStdString();
+    return folder.absoluteFilePath().toStdString();
+}
+
 /** Refuses two sources (file being sourceFile()'s), naming them, and --text without --model. */
 void checkOneSource(const QCommandLineParser& p, const Options& o, const QString& file)
 {
@@ -333,7 +356,7 @@ Source loadSource(const QCommandLineParser& p, const Options& o, const QString& 
         if (!p.isSet(o.text))
             throw Failure{ExitRefused, QStringLiteral("--model: give the text it reads with --text \"TEXT\"")};
         core::ModelSession session;
-        session.modelPath = QFileInfo(p.value(o.model)).absoluteFilePath().toStdString();
+        session.modelPath = modelArgument(p.value(o.model));
         session.text = p.value(o.text).toStdString();
         core::ModelSessionNames flags;
         flags.modelFolder = "--model";
@@ -854,6 +877,53 @@ int generateCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
+/** --download ORG/NAME[@REVISION]: the Hub's files into the cache, progress on standard error, the snapshot folder
+ *  on standard output. A refusal exits 2; no network, a cut or a checksum mismatch 1 (SPEC §7). */
+int downloadCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString given = p.value(o.download);
+    const auto id = core::parseHubId(given.toStdString());
+    if (!id)
+        throw Failure{ExitRefused, QStringLiteral("--download: expected a Hub repository id ORG/NAME[@REVISION] (such as "
+                                                  "openai-community/gpt2), got \"%1\"")
+                                       .arg(QString::fromStdString(core::messageExcerpt(given.toStdString())))};
+    hub::HubDownloader downloader(hub::HubSettings::fromEnvironment());
+    // On a terminal one line redrawn a few times a second; in a log, a line every few seconds.
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    QElapsedTimer shown;
+    QObject::connect(&downloader, &hub::HubDownloader::progressed, [&](const hub::Progress& progress) {
+        if (shown.isValid() && shown.elapsed() < (terminal ? 250 : 5000) && progress.done < progress.total)
+            return;
+        shown.start();
+        const double left = progress.secondsLeft();
+        const QString line = QStringLiteral("%1  %2 of %3 MB  %4 MB/s  %5")
+                                 .arg(progress.file)
+                                 .arg(double(progress.done) / 1e6, 0, 'f', 1)
+                                 .arg(double(progress.total) / 1e6, 0, 'f', 1)
+                                 .arg(progress.bytesPerSecond / 1e6, 0, 'f', 1)
+                                 .arg(left < 0 ? QStringLiteral("--:-- left")
+                                               : QStringLiteral("%1:%2 left")
+                                                     .arg(qint64(left) / 60)
+                                                     .arg(qint64(left) % 60, 2, 10, QLatin1Char('0')));
+        const QByteArray bytes = (terminal ? QStringLiteral("\r%1\x1b[K").arg(line) : line + QLatin1Char('\n')).toUtf8();
+        std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
+    });
+    const hub::DownloadResult result = downloader.download(*id);
+    if (terminal && shown.isValid())
+        std::fputc('\n', stderr);
+    switch (result.outcome) {
+    case hub::Outcome::Done:
+        printOut(result.snapshot + QLatin1Char('\n'));
+        return ExitOk;
+    case hub::Outcome::Refused:
+        throw Failure{ExitRefused, QStringLiteral("--download: ") + result.message};
+    case hub::Outcome::Failed:
+    case hub::Outcome::Cancelled:
+        break;
+    }
+    throw Failure{ExitFailed, QStringLiteral("--download: ") + result.message};
+}
+
 /** One action of the command line: its option, the figure options it reads, and what it does. */
 struct Action {
     const QCommandLineOption& option;
@@ -883,6 +953,7 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
         {o.exportAttribution, {&o.target, &o.position}, [&] { return exportAttributionCommand(p, o); }},
         {o.exportPatching, {&o.corrupt, &o.answer, &o.wrong}, [&] { return exportPatchingCommand(p, o); }},
         {o.generate, {&o.temperature, &o.topK, &o.topP, &o.seed}, [&] { return generateCommand(p, o); }},
+        {o.download, {}, [&] { return downloadCommand(p, o); }, false},
         {o.listPresets, {}, [] {
              QString text;
              for (const auto& info : core::presetList())
@@ -904,7 +975,12 @@ WindowSource windowSource(const QCommandLineParser& p, const Options& o)
     const QString file = sourceFile(p, o);
     if (p.isSet(o.model)) {
         checkOneSource(p, o, file);
-        window.modelFolder = QFileInfo(p.value(o.model)).absoluteFilePath();
+        window.modelFolder = QString::fromStdString(modelArgument(p.value(o.model)));
+        std::string notCached;
+        if (const auto snapshot = core::cachedSnapshotFor(window.modelFolder.toStdString(), window.modelFolder.toStdString(), notCached))
+            window.modelFolder = QString::fromStdString(*snapshot);
+        else if (!notCached.empty())
+            throw Failure{ExitRefused, QStringLiteral("--model: ") + QString::fromStdString(notCached)};
         window.modelText = p.value(o.text);
         bool ok = true;
         if (p.isSet(o.layer))

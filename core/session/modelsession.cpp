@@ -2,6 +2,7 @@
 
 #include "core/formats/jsontext.h"
 #include "core/formats/numbertext.h"
+#include "core/session/hubcache.h"
 #include "core/session/sessionfile.h"
 #include "core/text/tokentext.h"
 
@@ -235,9 +236,11 @@ std::string serializeModelSession(const ModelSession& s)
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath)
 {
     const std::filesystem::path model(session.modelPath);
-    if (model.is_absolute() || sessionPath.empty())
-        return model.string();
-    return (std::filesystem::path(sessionPath).parent_path() / model).lexically_normal().string();
+    const std::string folder = model.is_absolute() || sessionPath.empty()
+        ? model.string()
+        : (std::filesystem::path(sessionPath).parent_path() / model).lexically_normal().string();
+    std::string notCached;  // openModelSession says it
+    return cachedSnapshotFor(session.modelPath, folder, notCached).value_or(folder);
 }
 
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
@@ -252,6 +255,10 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
     opened.session = session;
     opened.folder = modelFolder(session, sessionPath);
     std::string why;
+    if (!cachedSnapshotFor(session.modelPath, opened.folder, why) && !why.empty()) {
+        error = where(names.modelFolder) + ": " + why;
+        return std::nullopt;
+    }
     auto checkpoint = Gpt2Checkpoint::load(opened.folder, why, stop);
     if (!checkpoint) {
         error = why == stoppedMessage ? why : where(names.modelFolder) + ": " + why;
@@ -389,6 +396,8 @@ json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
 
 std::string modelName(const std::string& folder)
 {
+    if (const auto cached = cachedRepoOf(folder))  // a snapshot is named by its repository, not its commit
+        return cached->repo.substr(cached->repo.find('/') + 1);
     std::filesystem::path path = std::filesystem::path(folder).lexically_normal();
     if (!path.has_filename())  // "models/gpt2/"
         path = path.parent_path();
