@@ -11,14 +11,19 @@
 namespace core {
 
 enum class Mask { None, Causal };
-enum class PositionalEncoding { None, Sinusoidal };
+/** Sinusoidal adds PE(pos) to X (SPEC §1); Rotary turns each head's q and k rows by their position (SPEC §6). */
+enum class PositionalEncoding { None, Sinusoidal, Rotary };
 
 struct Options {
     int heads = 1;
+    int kvHeads = 0;          ///< K/V heads (SPEC §6 kv_heads), dividing heads; 0 means one per query head
     bool scale = true;        ///< divide scores by √d_k
     double temperature = 1.0; ///< > 0; scores are divided by it before the softmax
     Mask mask = Mask::None;
     PositionalEncoding positionalEncoding = PositionalEncoding::None;
+    double ropeTheta = 10000;     ///< rotary: the base θ (rope_theta)
+    double rotaryFraction = 1.0;  ///< rotary: the share of each head's d_k that turns, d_r = its even part
+    bool qkNorm = false;          ///< RMS-normalise each head's q and k rows (with qNorm, kNorm) before the rotation
 
     bool operator==(const Options&) const = default;
 };
@@ -44,6 +49,12 @@ struct AttentionModel {
     /// Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V, output = concat·W_O + b_O (b_O needs W_O).
     /// A model session's shown layer has all four; a plain session has them only when its file gives them.
     std::optional<Matrix> bq, bk, bv, bo;
+    /// With qk_norm: the weight vectors (1 × d_k) each normalised q and k row is multiplied by; none means ones.
+    std::optional<Matrix> qNorm, kNorm;
+    double qkNormEpsilon = 1e-6;  ///< with qk_norm: the ε of √(mean x² + ε)
+    /// With rotary: the d_r / 2 frequencies to turn by instead of θ^(−2i/d_r), for a model whose rope_scaling
+    /// changes them (a model's shown layer only; session files do not write it).
+    std::optional<std::vector<double>> rotaryFrequencies;
     Options options;
     /// For a layer of a real model (SPEC §5): which model and layer it is, for the words the views and
     /// slides show ("X = LayerNorm(residual stream entering layer 3)"). A label only: session files do
@@ -58,10 +69,12 @@ struct AttentionModel {
     int n() const { return int(tokens.size()); }
     int dModel() const { return int(embeddings.cols()); }
     int heads() const { return options.heads; }
+    /** K/V heads: options.kvHeads, or heads when it is 0. W_K and W_V have kvHeads·d_k and kvHeads·d_v columns. */
+    int kvHeads() const { return options.kvHeads > 0 ? options.kvHeads : options.heads; }
     /** Per-head key width; 0 when heads does not divide the columns. */
     int dK() const { return options.heads > 0 && wq.cols() % options.heads == 0 ? int(wq.cols() / options.heads) : 0; }
-    /** Per-head value width; 0 when heads does not divide the columns. */
-    int dV() const { return options.heads > 0 && wv.cols() % options.heads == 0 ? int(wv.cols() / options.heads) : 0; }
+    /** Per-head value width (W_V holds kvHeads() of them); 0 when kvHeads() does not divide the columns. */
+    int dV() const { return kvHeads() > 0 && wv.cols() % kvHeads() == 0 ? int(wv.cols() / kvHeads()) : 0; }
 
     /** X as the computation sees it: embeddings plus positional encoding when that option is on. */
     Matrix x() const;

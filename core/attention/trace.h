@@ -34,6 +34,9 @@ struct HeadTrace {
     Matrix scores;   ///< n × n, scores(i, j) = q_i · k_j
     Matrix weights;  ///< n × n, softmax of each row of the scaled scores (masked entries exactly 0)
     Matrix outputs;  ///< n × d_v, row i = Σ_j weights(i, j) · v_j
+    /// With rotary positions: Q and K as they were before the turn (after qk_norm), n × d_k; else empty.
+    /// keys (and values) of heads sharing one K/V head (kv_heads) are that K/V head's.
+    Matrix queriesUnrotated, keysUnrotated;
 };
 
 /** The largest |entry| of X and of each weight: what decides whether a product may fuse its multiply-adds. */
