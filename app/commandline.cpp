@@ -223,7 +223,7 @@ struct Source {
 /** The layer given with --layer, or the session's: checked against the model. */
 int shownLayer(const QCommandLineParser& p, const Options& o, const core::OpenedModelSession& opened)
 {
-    const int layers = opened.forward->config().layers;
+    const int layers = opened.pass->shape().layers;
     if (!p.isSet(o.layer))
         return opened.session.layer;
     bool ok = false;
@@ -242,13 +242,11 @@ int shownLayer(const QCommandLineParser& p, const Options& o, const core::Opened
 Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedModelSession opened)
 {
     // Finite weights and edits can still overflow float32 on the way: then there are no logits to print.
-    const core::Gpt2Forward& forward = *opened.forward;
-    if (forward.topTokens(1).empty()) {
-        const int last = int(forward.tokens().size()) - 1;
-        const int overflow = forward.overflowLayer(last);
-        const QString where = overflow < forward.config().layers
+    if (opened.pass->topTokens(1).empty()) {
+        const int overflow = opened.pass->overflowLayer(opened.pass->n() - 1);
+        const QString where = overflow < opened.pass->shape().layers
             ? QStringLiteral("in layer %1, whose output is not finite").arg(overflow + 1)
-            : QStringLiteral("in the final norm and the logits");
+            : QStringLiteral("on the way to the logits");
         throw Failure{ExitRefused, QStringLiteral("%1: the forward pass overflows float32 %2 (the weights or the "
                                                   "edits are too large); there is no prediction")
                                        .arg(QString::fromStdString(opened.folder), where)};
@@ -257,7 +255,7 @@ Source modelSource(const QCommandLineParser& p, const Options& o, core::OpenedMo
     opened.session.layer = layer;
     const std::string name = core::modelName(opened.folder);
     Source source;
-    source.session.model = core::shownLayerModel(*opened.forward, layer - 1, name);
+    source.session.model = core::shownLayerModel(*opened.pass, layer - 1, name);
     const auto title = opened.session.extras.find("title");
     source.session.extras["title"] = title != opened.session.extras.end() && title->is_string()
         ? title->get<std::string>()
@@ -402,7 +400,7 @@ int computeCommand(const QCommandLineParser& p, const Options& o)
     const Source source = loadSource(p, o, file);
     const core::Trace trace = core::compute(source.session.model);
     const core::JsonEntries extras = source.model
-        ? core::modelComputeEntries(*source.model->forward, source.model->session.layer)
+        ? core::modelComputeEntries(*source.model->pass, source.model->session.layer)
         : core::JsonEntries{};
     // Written as it is made: the text of 8192 tokens is some 5 GB, never held whole.
     const auto print = [](std::string_view text) { return std::fwrite(text.data(), 1, text.size(), stdout) == text.size(); };
@@ -583,7 +581,7 @@ int exportStepsCommand(const QCommandLineParser& p, const Options& o)
     // A model's trace.json names its tokens as --compute does, as the vocabulary writes them (SPEC §5).
     std::vector<std::string> tokens;
     if (source.model)
-        tokens = core::vocabularyTokens(source.model->forward->checkpoint(), source.model->forward->tokens());
+        tokens = core::vocabularyTokens(*source.model->pass);
     QString error;
     if (!exports::writeStepFiles(trace, folder, &error, nullptr, tokens))
         throw Failure{ExitFailed, error};
@@ -633,7 +631,7 @@ render::AttentionGrid sourceGrid(const Source& source)
         QStringList tokens;
         for (const auto& t : source.session.model.tokens)
             tokens << QString::fromStdString(t);
-        grid = render::attentionGridFromModel(*source.model->forward, tokens);
+        grid = render::attentionGridFromModel(*source.model->pass, tokens);
     } else {
         grid = render::attentionGridFromTrace(core::compute(source.session.model));
     }
@@ -715,13 +713,19 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
-/** The opened model of an instrument's source; a source that is not a model is refused, naming the action. */
-const core::OpenedModelSession& instrumentModel(const Source& source, const QCommandLineOption& action)
+/** The GPT-2 pass of an instrument's source; a source that is not a model, or of another family, is refused,
+ *  naming the action. */
+const core::Gpt2Forward& instrumentModel(const Source& source, const QCommandLineOption& action)
 {
     if (!source.model)
         throw Failure{ExitRefused, QStringLiteral("--%1: needs a model (--model DIR --text TEXT, or a model session)")
                                        .arg(action.names().constFirst())};
-    return *source.model;
+    const auto* gpt2 = dynamic_cast<const core::Gpt2Forward*>(source.model->pass.get());
+    if (!gpt2)
+        throw Failure{ExitRefused, QStringLiteral("--%1: works on GPT-2 checkpoints so far; %2 is %3")
+                                       .arg(action.names().constFirst(), QString::fromStdString(source.model->folder),
+                                            QString::fromStdString(source.model->pass->shape().architecture))};
+    return *gpt2;
 }
 
 /** The token an option names (core::singleToken), refused with the option's name. */
@@ -801,7 +805,7 @@ QStringList shownTokens(const Source& source)
 int exportLensCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportLens).forward;
+    const core::Gpt2Forward& pass = instrumentModel(source, o.exportLens);
     const std::optional<int> target = p.isSet(o.target) ? std::optional<int>(tokenOption(p, o.target, pass)) : std::nullopt;
     const auto lens = core::logitLens(pass, target);
     return writeInstrument(p, o.exportLens, core::lensJson(pass, lens, target), core::lensCsv(pass, lens, target), [&] {
@@ -814,7 +818,7 @@ int exportLensCommand(const QCommandLineParser& p, const Options& o)
 int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportAttribution).forward;
+    const core::Gpt2Forward& pass = instrumentModel(source, o.exportAttribution);
     const int position = countOption(p, o.position, 1, pass.n(), pass.n()) - 1;
     int target = 0;
     if (p.isSet(o.target)) {
@@ -836,7 +840,7 @@ int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
 int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = *instrumentModel(source, o.exportPatching).forward;
+    const core::Gpt2Forward& pass = instrumentModel(source, o.exportPatching);
     for (const QCommandLineOption* needed : {&o.corrupt, &o.answer, &o.wrong})
         if (!p.isSet(*needed))
             throw Failure{ExitRefused, QStringLiteral("--export-patching: give --corrupt TEXT, --answer TOKEN and "
@@ -858,7 +862,7 @@ int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
 int generateCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    core::Gpt2Forward pass = *instrumentModel(source, o.generate).forward;
+    core::Gpt2Forward pass = instrumentModel(source, o.generate);
     const int count = countOption(p, o.generate, 0, core::Limits::maxTokens, 0);
     core::Sampling sampling;
     sampling.temperature = numberOption(p, o.temperature, 0, 100, 0);

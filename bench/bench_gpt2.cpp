@@ -99,9 +99,9 @@ int main(int argc, char** argv)
         full.push_back(msSince(start));
 
         for (const int layer : {last, 0}) {
-            const float value = forward.weightValue(layer, core::Gpt2Weight::Query, 0, 0) + (r % 2 ? -0.125f : 0.125f);
+            const float value = forward.weightValue(layer, core::ModelWeight::Query, 0, 0) + (r % 2 ? -0.125f : 0.125f);
             start = Clock::now();
-            forward.setEdit(layer, core::Gpt2Weight::Query, 0, 0, value, error);
+            forward.setEdit(layer, core::ModelWeight::Query, 0, 0, value, error);
             forward.run();
             (layer == last ? editLast : editFirst).push_back(msSince(start));
         }

@@ -105,10 +105,10 @@ int main(int argc, char** argv)
     const int last = checkpoint->config().layers - 1;
     for (int e = 0; e < edits; ++e) {
         const int layer = e % 2 ? 0 : last;
-        const float value = forward->weightValue(layer, core::Gpt2Weight::Query, 0, 0) + (e % 4 < 2 ? 0.25f : -0.25f);
+        const float value = forward->weightValue(layer, core::ModelWeight::Query, 0, 0) + (e % 4 < 2 ? 0.25f : -0.25f);
         QElapsedTimer timer;
         timer.start();
-        forward->setEdit(layer, core::Gpt2Weight::Query, 0, 0, value, error);
+        forward->setEdit(layer, core::ModelWeight::Query, 0, 0, value, error);
         forward->run();
         editMs.push_back(double(timer.nsecsElapsed()) / 1e6);
         (layer == last ? editLastMs : editFirstMs).push_back(editMs.back());

@@ -157,7 +157,7 @@ private slots:
         const auto ckpt = loadCase(name, dir.path());
         QVERIFY(ckpt);
         std::string error;
-        DecoderForward pass(ckpt);
+        DecoderForward pass(ckpt, nullptr);
         QVERIFY2(pass.setTokens(ids, error), error.c_str());
         QVERIFY(pass.run());
         compareWithReference(pass, dir.path());
@@ -185,7 +185,7 @@ private slots:
         const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
 
         for (const json& e : edits) {
-            const auto weight = core::decoderWeightFromName(e["weight"].get<std::string>());
+            const auto weight = core::modelWeightFromName(e["weight"].get<std::string>());
             QVERIFY(weight);
             QVERIFY2(pass.setEdit(e["layer"].get<int>() - 1, *weight, e["row"], e["col"], e["value"].get<float>(), error),
                      error.c_str());
@@ -214,12 +214,12 @@ private slots:
         const auto ckpt = loadCase(QStringLiteral("llama"), dir.path());
         QVERIFY(ckpt);
         std::string error;
-        DecoderForward pass(ckpt);
-        QVERIFY(!pass.setEdit(0, core::DecoderWeight::QueryNorm, 0, 0, 1.0f, error));
+        DecoderForward pass(ckpt, nullptr);
+        QVERIFY(!pass.setEdit(0, core::ModelWeight::QueryNorm, 0, 0, 1.0f, error));
         QCOMPARE(error, std::string("query_norm: LlamaForCausalLM as config.json describes it has no such weight"));
-        QVERIFY(!pass.setEdit(0, core::DecoderWeight::Key, 0, 32, 1.0f, error));
+        QVERIFY(!pass.setEdit(0, core::ModelWeight::Key, 0, 32, 1.0f, error));
         QCOMPARE(error, std::string("col 32 is outside 0 … 31 (key has 32 columns)"));
-        QVERIFY(!pass.setEdit(2, core::DecoderWeight::Query, 0, 0, 1.0f, error));
+        QVERIFY(!pass.setEdit(2, core::ModelWeight::Query, 0, 0, 1.0f, error));
         QCOMPARE(error, std::string("layer 2 is outside 0 … 1"));
         QVERIFY(pass.edits().empty());
     }
@@ -318,7 +318,7 @@ private slots:
         std::string error;
         QVERIFY(!DecoderCheckpoint::load(dir.path().toStdString(), error, [] { return true; }));
         QCOMPARE(error, std::string(core::stoppedMessage));
-        DecoderForward pass(ckpt), whole(ckpt);
+        DecoderForward pass(ckpt, nullptr), whole(ckpt, nullptr);
         QVERIFY(pass.setTokens(ids, error) && whole.setTokens(ids, error));
         int asked = 0;
         QVERIFY(!pass.run([&] { return ++asked == 2; }));
@@ -337,7 +337,7 @@ private slots:
         std::string error;
         const auto ckpt = DecoderCheckpoint::load(folder.toStdString(), error);
         QVERIFY2(ckpt, error.c_str());
-        DecoderForward pass(ckpt);
+        DecoderForward pass(ckpt, nullptr);
         QVERIFY2(pass.setTokens(ids, error), error.c_str());
         QVERIFY(pass.run());
         compareWithReference(pass, folder);

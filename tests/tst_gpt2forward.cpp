@@ -27,7 +27,7 @@
 #include <tuple>
 
 using core::Gpt2Forward;
-using core::Gpt2Weight;
+using core::ModelWeight;
 using nlohmann::json;
 using testutil::Folder;
 using testutil::flat;
@@ -123,7 +123,7 @@ twoPasses(const Folder& folder, const QTemporaryDir& dir)
 /** An edit, and where it lands in the folder's tensors (element index of tensor). */
 struct EditRow {
     int layer;
-    Gpt2Weight weight;
+    ModelWeight weight;
     int row, col;
     float value;
     std::string tensor;
@@ -223,21 +223,21 @@ private slots:
         QVERIFY(ckpt);
         const int d = 32, last = ckpt->config().layers - 1;
         const std::vector<EditRow> rows = {
-            {0, Gpt2Weight::Query, 0, 3, 2.25f, "h.0.attn.c_attn.weight", std::size_t(0 * 3 * d + 3)},
-            {0, Gpt2Weight::KeyBias, 0, 5, -1.5f, "h.0.attn.c_attn.bias", std::size_t(d + 5)},
-            {0, Gpt2Weight::Output, 2, 7, 0.75f, "h.0.attn.c_proj.weight", std::size_t(2 * d + 7)},
-            {last, Gpt2Weight::Value, 4, 1, 2.0f, "h.2.attn.c_attn.weight", std::size_t(4 * 3 * d + 2 * d + 1)},
-            {last, Gpt2Weight::Key, 6, 9, -3.0f, "h.2.attn.c_attn.weight", std::size_t(6 * 3 * d + d + 9)},
-            {last, Gpt2Weight::QueryBias, 0, 2, -0.5f, "h.2.attn.c_attn.bias", std::size_t(2)},
-            {last, Gpt2Weight::ValueBias, 0, 31, 1.0f, "h.2.attn.c_attn.bias", std::size_t(2 * d + 31)},
-            {last, Gpt2Weight::OutputBias, 0, 0, 1.25f, "h.2.attn.c_proj.bias", std::size_t(0)},
+            {0, ModelWeight::Query, 0, 3, 2.25f, "h.0.attn.c_attn.weight", std::size_t(0 * 3 * d + 3)},
+            {0, ModelWeight::KeyBias, 0, 5, -1.5f, "h.0.attn.c_attn.bias", std::size_t(d + 5)},
+            {0, ModelWeight::Output, 2, 7, 0.75f, "h.0.attn.c_proj.weight", std::size_t(2 * d + 7)},
+            {last, ModelWeight::Value, 4, 1, 2.0f, "h.2.attn.c_attn.weight", std::size_t(4 * 3 * d + 2 * d + 1)},
+            {last, ModelWeight::Key, 6, 9, -3.0f, "h.2.attn.c_attn.weight", std::size_t(6 * 3 * d + d + 9)},
+            {last, ModelWeight::QueryBias, 0, 2, -0.5f, "h.2.attn.c_attn.bias", std::size_t(2)},
+            {last, ModelWeight::ValueBias, 0, 31, 1.0f, "h.2.attn.c_attn.bias", std::size_t(2 * d + 31)},
+            {last, ModelWeight::OutputBias, 0, 0, 1.25f, "h.2.attn.c_proj.bias", std::size_t(0)},
         };
         json edits = json::array();
         for (const EditRow& e : rows) {
             std::string error;
             QVERIFY2(forward->setEdit(e.layer, e.weight, e.row, e.col, e.value, error), error.c_str());
             edits.push_back({{"layer", e.layer + 1},
-                             {"weight", core::gpt2WeightName(e.weight)},
+                             {"weight", core::modelWeightName(e.weight)},
                              {"row", e.row},
                              {"col", e.col},
                              {"value", e.value}});
@@ -246,7 +246,7 @@ private slots:
         QCOMPARE(int(forward->edits().size()), int(rows.size()));
         QVERIFY(!forward->upToDate());
         forward->run();
-        QCOMPARE(forward->weightValue(last, Gpt2Weight::Value, 4, 1), 2.0f);
+        QCOMPARE(forward->weightValue(last, ModelWeight::Value, 4, 1), 2.0f);
         QCOMPARE(forward->layerModel(last).wv(4, 1), 2.0);
         QCOMPARE((*forward->layerModel(last).bo)(0, 0), 1.25);
 
@@ -269,18 +269,18 @@ private slots:
         // An edit set back to its value removes it; an edit only in the last layer leaves the streams before it.
         std::string error;
         const float was = ckpt->blocks()[0].attnWeight.matrix()(0, 3);
-        QVERIFY(forward->setEdit(0, Gpt2Weight::Query, 0, 3, was, error));
+        QVERIFY(forward->setEdit(0, ModelWeight::Query, 0, 3, was, error));
         QCOMPARE(int(forward->edits().size()), int(rows.size()) - 1);
         forward->clearEdits();
         QVERIFY(forward->edits().empty());
         forward->run();
         QVERIFY(samePass(*forward, *original));
-        QVERIFY(forward->setEdit(last, Gpt2Weight::Output, 1, 1, 5.0f, error));
+        QVERIFY(forward->setEdit(last, ModelWeight::Output, 1, 1, 5.0f, error));
         forward->run();
         for (int l = 0; l <= last; ++l)
             QVERIFY(forward->stream(l) == original->stream(l));
         QVERIFY(!(forward->stream(last + 1) == original->stream(last + 1)));
-        forward->clearEdit(last, Gpt2Weight::Output, 1, 1);
+        forward->clearEdit(last, ModelWeight::Output, 1, 1);
         forward->run();
         QVERIFY(samePass(*forward, *original));
     }
@@ -297,11 +297,11 @@ private slots:
         const int d = 32, last = ckpt->config().layers - 1;
         const std::string attn = "h." + std::to_string(last) + ".attn.c_attn.", proj = "h." + std::to_string(last) + ".attn.c_proj.";
         const std::vector<EditRow> steps = {
-            {last, Gpt2Weight::Query, 2, 5, 1.5f, attn + "weight", std::size_t(2 * 3 * d + 5)},
-            {last, Gpt2Weight::Key, 0, 17, -2.0f, attn + "weight", std::size_t(0 * 3 * d + d + 17)},
-            {last, Gpt2Weight::ValueBias, 0, 30, 0.5f, attn + "bias", std::size_t(2 * d + 30)},
-            {last, Gpt2Weight::Output, 3, 3, 2.5f, proj + "weight", std::size_t(3 * d + 3)},
-            {last, Gpt2Weight::QueryBias, 0, 9, -1.0f, attn + "bias", std::size_t(9)},
+            {last, ModelWeight::Query, 2, 5, 1.5f, attn + "weight", std::size_t(2 * 3 * d + 5)},
+            {last, ModelWeight::Key, 0, 17, -2.0f, attn + "weight", std::size_t(0 * 3 * d + d + 17)},
+            {last, ModelWeight::ValueBias, 0, 30, 0.5f, attn + "bias", std::size_t(2 * d + 30)},
+            {last, ModelWeight::Output, 3, 3, 2.5f, proj + "weight", std::size_t(3 * d + 3)},
+            {last, ModelWeight::QueryBias, 0, 9, -1.0f, attn + "bias", std::size_t(9)},
         };
         for (const EditRow& s : steps) {
             std::string error;
@@ -314,7 +314,7 @@ private slots:
             const auto edited = load(editedDir.path().toStdString());
             QVERIFY(edited);
             QVERIFY2(samePass(*forward, *forwardOf(edited, sentence)),
-                     (std::string("after the edit of ") + core::gpt2WeightName(s.weight)).c_str());
+                     (std::string("after the edit of ") + core::modelWeightName(s.weight)).c_str());
             for (int l = 0; l <= last; ++l)
                 QVERIFY(forward->stream(l) == original->stream(l));
         }
@@ -337,11 +337,11 @@ private slots:
         QVERIFY(ckpt);
         std::mt19937 random(5);
         std::uniform_int_distribution<int> anyId(0, 256);
-        const auto fresh = [&](const std::vector<int>& ids, const std::vector<core::Gpt2Edit>& edits) {
+        const auto fresh = [&](const std::vector<int>& ids, const std::vector<core::ModelEdit>& edits) {
             auto pass = std::make_unique<Gpt2Forward>(ckpt);
             std::string error;
             pass->setTokens(ids, error);
-            for (const core::Gpt2Edit& e : edits)
+            for (const core::ModelEdit& e : edits)
                 pass->setEdit(e.layer, e.weight, e.row, e.col, e.value, error);
             pass->run();
             return pass;
@@ -374,7 +374,7 @@ private slots:
             QVERIFY2(samePass(pass, *fresh(ids, {})), s.what);
         }
         // Edits: one set before new tokens (its layer and every later one is recomputed whole), one after.
-        const core::Gpt2Edit before{1, Gpt2Weight::Key, 3, 40, 3.0f}, after{2, Gpt2Weight::Output, 7, 7, -2.0f};
+        const core::ModelEdit before{1, ModelWeight::Key, 3, 40, 3.0f}, after{2, ModelWeight::Output, 7, 7, -2.0f};
         QVERIFY(pass.setEdit(before.layer, before.weight, before.row, before.col, before.value, error));
         ids.resize(120);
         ids.push_back(5);
@@ -408,7 +408,7 @@ private slots:
         const auto ckpt = load(dir.path().toStdString());
         QVERIFY(ckpt);
         std::string error;
-        const core::Gpt2Edit edit{2, Gpt2Weight::Value, 5, 6, 2.5f};
+        const core::ModelEdit edit{2, ModelWeight::Value, 5, 6, 2.5f};
         Gpt2Forward edited(ckpt), unedited(ckpt);
         QVERIFY(edited.setEdit(edit.layer, edit.weight, edit.row, edit.col, edit.value, error));
         const auto fresh = [&](const std::vector<int>& ids, bool withEdit) {
@@ -454,8 +454,8 @@ private slots:
         std::string error;
         // v = x·W_V + b_V in float32: a column of FLT_MAX·(x + 1) overflows wherever x > 0, and the attention
         // carries it to every later token.
-        QVERIFY(forward->setEdit(1, Gpt2Weight::Value, 0, 0, 3.4e38f, error));
-        QVERIFY(forward->setEdit(1, Gpt2Weight::ValueBias, 0, 0, 3.4e38f, error));
+        QVERIFY(forward->setEdit(1, ModelWeight::Value, 0, 0, 3.4e38f, error));
+        QVERIFY(forward->setEdit(1, ModelWeight::ValueBias, 0, 0, 3.4e38f, error));
         forward->run();
         const int last = forward->n() - 1;
         QVERIFY(!forward->logits().allFinite());
@@ -483,11 +483,11 @@ private slots:
                  error.c_str());
         QVERIFY(!forward.setTokens({1, 257}, error));
         QVERIFY2(error.find("token 1: id 257 is outside the vocabulary (0 … 256)") != std::string::npos, error.c_str());
-        QVERIFY(!forward.setEdit(3, Gpt2Weight::Query, 0, 0, 1, error));
+        QVERIFY(!forward.setEdit(3, ModelWeight::Query, 0, 0, 1, error));
         QVERIFY2(error.find("layer 3 is outside 0 … 2") != std::string::npos, error.c_str());
-        QVERIFY(!forward.setEdit(0, Gpt2Weight::ValueBias, 1, 0, 1, error));
+        QVERIFY(!forward.setEdit(0, ModelWeight::ValueBias, 1, 0, 1, error));
         QVERIFY2(error.find("row 1 is outside 0 … 0 (value_bias has one row)") != std::string::npos, error.c_str());
-        QVERIFY(!forward.setEdit(0, Gpt2Weight::Output, 0, 32, 1, error));
+        QVERIFY(!forward.setEdit(0, ModelWeight::Output, 0, 32, 1, error));
         QVERIFY2(error.find("col 32 is outside 0 … 31") != std::string::npos, error.c_str());
         QVERIFY(forward.edits().empty());
     }
@@ -510,7 +510,7 @@ private slots:
         QVERIFY(ckpt);
         auto forward = forwardOf(ckpt, sentence);
         std::string error;
-        QVERIFY(forward->setEdit(1, Gpt2Weight::Key, 3, 4, 4.0f, error));
+        QVERIFY(forward->setEdit(1, ModelWeight::Key, 3, 4, 4.0f, error));
         forward->run();
         for (int l = 0; l < ckpt->config().layers; ++l) {
             const core::AttentionModel m = forward->layerModel(l);

@@ -74,7 +74,7 @@ private slots:
         m_clean = std::make_unique<Gpt2Forward>(m_checkpoint);
         QVERIFY2(m_clean->setTokens(m_checkpoint->tokenizer().encode(cleanText), error), error.c_str());
         // the session's changes: one weight edited, one head zeroed; every instrument must see both
-        QVERIFY(m_clean->setEdit(1, core::Gpt2Weight::Value, 3, 5, 2.5f, error));
+        QVERIFY(m_clean->setEdit(1, core::ModelWeight::Value, 3, 5, 2.5f, error));
         m_clean->setAblated(2, 1, true);
         m_clean->run();
         m_corruptIds = m_checkpoint->tokenizer().encode(corruptText);

@@ -19,7 +19,7 @@
 #include <filesystem>
 #include <functional>
 
-using core::Gpt2Weight;
+using core::ModelWeight;
 using core::ModelSession;
 using nlohmann::json;
 
@@ -86,8 +86,8 @@ private slots:
         QCOMPARE(s->layer, 5);
         QCOMPARE(s->text, std::string("The cat sat on the mat because it was tired"));
         QCOMPARE(int(s->edits.size()), 2);
-        QVERIFY((s->edits[0] == core::ModelSessionEdit{5, Gpt2Weight::Query, 0, 3, 0.25}));
-        QVERIFY((s->edits[1] == core::ModelSessionEdit{5, Gpt2Weight::ValueBias, 0, 7, -1.5}));
+        QVERIFY((s->edits[0] == core::ModelSessionEdit{5, ModelWeight::Query, 0, 3, 0.25}));
+        QVERIFY((s->edits[1] == core::ModelSessionEdit{5, ModelWeight::ValueBias, 0, 7, -1.5}));
         QVERIFY(s->extras.empty());
         QVERIFY(core::isModelSessionText(specExample));
         QCOMPARE(core::modelFolder(*s, "/data/sessions/cat.json"), std::string("/data/sessions/models/gpt2"));
@@ -145,23 +145,23 @@ private slots:
         QVERIFY2(opened, error.c_str());
         QCOMPARE(opened->session.ablations, (std::vector<core::ModelSessionAblation>{{1, 2}}));
         QVERIFY(json::parse(core::serializeModelSession(opened->session)) == j);
-        const core::Gpt2Forward& f = *opened->forward;
+        const auto& f = dynamic_cast<const core::Gpt2Forward&>(*opened->pass);
         QVERIFY(f.ablations().count({0, 1}));
-        QVERIFY(f.weightValue(0, Gpt2Weight::Output, 9, 3) == 2.5f);  // kept beside the ablation
+        QVERIFY(f.weightValue(0, ModelWeight::Output, 9, 3) == 2.5f);  // kept beside the ablation
         QVERIFY(f.layerModel(0).wo->middleRows(8, 8).isZero(0));
         core::Gpt2Forward byHand(f.sharedCheckpoint());
         QVERIFY(byHand.setTokens(f.tokens(), error));
-        for (const core::Gpt2Edit& e : f.edits())
+        for (const core::ModelEdit& e : f.edits())
             QVERIFY(byHand.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
         for (int r = 8; r < 16; ++r)
             for (int c = 0; c < 32; ++c)
-                QVERIFY(byHand.setEdit(0, Gpt2Weight::Output, r, c, 0.0f, error));
+                QVERIFY(byHand.setEdit(0, ModelWeight::Output, r, c, 0.0f, error));
         byHand.run();
         QVERIFY(byHand.logits() == f.logits());
         // Given back, the head's edited cell counts again: the pass equals one without the ablation.
         core::Gpt2Forward restored(f.sharedCheckpoint());
         QVERIFY(restored.setTokens(f.tokens(), error));
-        for (const core::Gpt2Edit& e : f.edits())
+        for (const core::ModelEdit& e : f.edits())
             QVERIFY(restored.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
         restored.setAblated(0, 1, true);
         restored.run();
@@ -170,7 +170,7 @@ private slots:
         restored.run();
         core::Gpt2Forward plain(f.sharedCheckpoint());
         QVERIFY(plain.setTokens(f.tokens(), error));
-        for (const core::Gpt2Edit& e : f.edits())
+        for (const core::ModelEdit& e : f.edits())
             QVERIFY(plain.setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
         plain.run();
         QVERIFY(plain.logits() == restored.logits());
@@ -207,7 +207,7 @@ private slots:
         row("text a list", [](json& j) { j["text"] = {1}; }, "text: expected a string, got a list of 1");
         row("edits an object", [](json& j) { j["edits"] = json::object(); }, "edits: expected a list of edited cells");
         row("unknown weight", [](json& j) { j["edits"][1]["weight"] = "mlp"; },
-            "edits[1].weight: expected query, key, value, output, query_bias, key_bias, value_bias or output_bias, "
+            "edits[1].weight: expected query, key, value, output, query_bias, key_bias, value_bias, output_bias, query_norm or key_norm, "
             "got the text \"mlp\"");
         row("negative row", [](json& j) { j["edits"][0]["row"] = -1; },
             "edits[0].row: expected a whole number from 0, got the number -1");
@@ -248,17 +248,17 @@ private slots:
         const auto opened = openTiny(file, error);
         QVERIFY2(opened, error.c_str());
         QCOMPARE(opened->folder, path("tiny"));
-        const core::Gpt2Forward& f = *opened->forward;
+        const auto& f = dynamic_cast<const core::Gpt2Forward&>(*opened->pass);
         QVERIFY(f.upToDate());
         QCOMPARE(f.n(), 12);
         QCOMPARE(int(f.edits().size()), 2);
-        QVERIFY(f.weightValue(1, Gpt2Weight::Key, 1, 2) == 3.5f);
+        QVERIFY(f.weightValue(1, ModelWeight::Key, 1, 2) == 3.5f);
         QCOMPARE(f.layerModel(0).bo->coeff(0, 31), -2.0);
         // The same as a pass given the edits by hand.
         core::Gpt2Forward byHand(f.sharedCheckpoint());
         QVERIFY(byHand.setTokens(f.checkpoint().tokenizer().encode("The cat sat."), error));
-        QVERIFY(byHand.setEdit(1, Gpt2Weight::Key, 1, 2, 3.5f, error));
-        QVERIFY(byHand.setEdit(0, Gpt2Weight::OutputBias, 0, 31, -2.0f, error));
+        QVERIFY(byHand.setEdit(1, ModelWeight::Key, 1, 2, 3.5f, error));
+        QVERIFY(byHand.setEdit(0, ModelWeight::OutputBias, 0, 31, -2.0f, error));
         byHand.run();
         QVERIFY(byHand.logits() == f.logits());
         // From another working directory, the path still comes from the file's folder.
@@ -381,8 +381,8 @@ private slots:
         std::string error;
         const auto opened = openTiny(path("extras.json"), error);
         QVERIFY2(opened, error.c_str());
-        const core::Gpt2Forward& f = *opened->forward;
-        const json j = json::parse(core::modelComputeExtras(f, 2).dump());
+        const auto& f = dynamic_cast<const core::Gpt2Forward&>(*opened->pass);
+        const json j = json::parse(core::modelComputeExtras(*opened->pass, 2).dump());
         QCOMPARE(j["layer"].get<int>(), 2);
         QCOMPARE(j["token_ids"].get<std::vector<int>>(), f.tokens());
         QCOMPARE(j["tokens"][3].get<std::string>(), std::string("Ġ"));
@@ -461,7 +461,7 @@ private slots:
         core::Gpt2Forward fresh(ckpt), edited(ckpt);
         QVERIFY(fresh.setTokens(ids, error) && edited.setTokens(ids, error));
         fresh.run();
-        QVERIFY(edited.setEdit(1, Gpt2Weight::Query, 2, 3, 1.5f, error));
+        QVERIFY(edited.setEdit(1, ModelWeight::Query, 2, 3, 1.5f, error));
         edited.run();
         // Stopped before the embedding, before layer 1, 2, 3 or the logits, the next run() finishes the pass:
         // the same as one that never stopped, bit for bit; also from an edit of layer 2, which redoes only a block
@@ -475,7 +475,7 @@ private slots:
             QVERIFY(f.run());
             QVERIFY(f.upToDate());
             QVERIFY2(sameRun(f, fresh), qPrintable(QStringLiteral("stopped at step %1").arg(at)));
-            QVERIFY(f.setEdit(1, Gpt2Weight::Query, 2, 3, 1.5f, error));
+            QVERIFY(f.setEdit(1, ModelWeight::Query, 2, 3, 1.5f, error));
             seen = 0;
             if (at <= 3) {  // layer 2, 3 and the logits are left: stop before the at-th of them
                 QVERIFY(!f.run([&] { return ++seen == at; }));

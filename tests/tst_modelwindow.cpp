@@ -66,7 +66,7 @@ const std::string kTokenizer = AE_SOURCE_DIR "/tests/data/gpt2-tokenizer";
 /** The shown head's attention weights as the core computes them for the saved session at path. */
 struct Fresh {
     core::Matrix weights;
-    std::vector<core::Gpt2Candidate> top;
+    std::vector<core::TokenCandidate> top;
     core::AttentionModel layer;
 };
 
@@ -77,9 +77,9 @@ Fresh freshComputation(const QString& path, int head)
     if (!opened)
         qFatal("%s", error.c_str());
     Fresh f;
-    f.layer = opened->forward->layerModel(opened->session.layer - 1);
+    f.layer = opened->pass->layerModel(opened->session.layer - 1);
     f.weights = core::compute(f.layer).heads[std::size_t(head)].weights;
-    f.top = opened->forward->topTokens(10);
+    f.top = opened->pass->topTokens(10);
     return f;
 }
 
@@ -263,7 +263,7 @@ void TestModelWindow::overviewShowsEveryLayerAndChoosesOne()
     // An edit of the shown layer: the grid follows the pass with it.
     QVERIFY(doc().setCell(ui::MatrixId::Query, 0, 0, 3.5));
     QVERIFY(doc().waitForModel(60000));
-    const core::Gpt2Config& config = doc().modelSession()->config();
+    const core::ModelShape& config = doc().modelSession()->shape();
     // Each cell is that layer's and head's attention of the saved session, as the core computes it alone.
     const QString path = m_dir.filePath(QStringLiteral("overview.json"));
     QString error;
@@ -278,7 +278,7 @@ void TestModelWindow::overviewShowsEveryLayerAndChoosesOne()
         double d = 0;
         for (int l = 0; l < config.layers; ++l)
             for (int h = 0; h < config.heads; ++h)
-                d = std::max(d, maxDifference(grid->cell(l, h), opened->forward->attention(l, h).cast<double>()));
+                d = std::max(d, maxDifference(grid->cell(l, h), opened->pass->attention(l, h).cast<double>()));
         return d;
     };
     QTRY_VERIFY_WITH_TIMEOUT(worst() <= 1e-6, 20000);
@@ -441,14 +441,14 @@ void TestModelWindow::pasteCopyAndScaleReachTheBiasRow()
     // The sparse edits to be saved: the six cells, the bias as query_bias row 0.
     std::vector<core::ModelSessionEdit> edits = doc().modelSession()->fileSession(QString(), QString()).edits;
     QCOMPARE(int(edits.size()), 6);
-    const auto has = [&](core::Gpt2Weight weight, int row, int col, double value) {
+    const auto has = [&](core::ModelWeight weight, int row, int col, double value) {
         return std::any_of(edits.begin(), edits.end(), [&](const core::ModelSessionEdit& e) {
             return e.layer == 1 && e.weight == weight && e.row == row && e.col == col && e.value == value;
         });
     };
-    QVERIFY(has(core::Gpt2Weight::QueryBias, 0, 2, 4.5));
-    QVERIFY(has(core::Gpt2Weight::QueryBias, 0, 3, -0.125));
-    QVERIFY(has(core::Gpt2Weight::Query, d - 1, 3, 3.0));
+    QVERIFY(has(core::ModelWeight::QueryBias, 0, 2, 4.5));
+    QVERIFY(has(core::ModelWeight::QueryBias, 0, 3, -0.125));
+    QVERIFY(has(core::ModelWeight::Query, d - 1, 3, 3.0));
     // The pass takes the bias: the shown layer equals the core's own computation of the saved session.
     QVERIFY(doc().waitForModel(60000));
     const QString path = m_dir.filePath(QStringLiteral("pasted.json"));
@@ -536,9 +536,9 @@ void TestModelWindow::zeroingAHeadAndResets()
     QVERIFY(zeroed.setTokens(doc().modelSession()->ids(), error));
     for (int r = 8; r < 16; ++r)
         for (int c = 0; c < 32; ++c)
-            QVERIFY(zeroed.setEdit(0, core::Gpt2Weight::Output, r, c, 0.0f, error));
+            QVERIFY(zeroed.setEdit(0, core::ModelWeight::Output, r, c, 0.0f, error));
     zeroed.run();
-    const std::vector<core::Gpt2Candidate> top = zeroed.topTokens(1);
+    const std::vector<core::TokenCandidate> top = zeroed.topTokens(1);
     QCOMPARE(doc().modelSession()->prediction().entries[0].id, top[0].id);
     QVERIFY(std::abs(doc().modelSession()->prediction().entries[0].probability - top[0].probability) < 1e-6);
     QVERIFY(std::abs(doc().modelSession()->prediction().entries[0].probability - before) > 1e-6);
@@ -1048,7 +1048,7 @@ void TestModelWindow::theComparisonFollowsInTheSameJob()
     forward->run();
     ui::ModelRunner::Request request;
     request.ids = checkpoint->tokenizer().encode("A dog ran far away.");
-    request.edits = {{0, core::Gpt2Weight::Query, 0, 0, 6.5f}, {1, core::Gpt2Weight::Value, 2, 3, -4.0f}};
+    request.edits = {{0, core::ModelWeight::Query, 0, 0, 6.5f}, {1, core::ModelWeight::Value, 2, 3, -4.0f}};
     request.layer = 1;
     request.wantLayer = true;
     request.modelName = "tiny";

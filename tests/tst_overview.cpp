@@ -221,8 +221,8 @@ private slots:
         std::string error;
         const QStringList tokens(forward.n(), QStringLiteral("t"));
         render::AttentionGrid before = render::attentionGridFromModel(forward, tokens);
-        QVERIFY(forward.setEdit(2, core::Gpt2Weight::Query, 0, 0, 30.0f, error));
-        QVERIFY(forward.setEdit(2, core::Gpt2Weight::Key, 1, 0, 30.0f, error));
+        QVERIFY(forward.setEdit(2, core::ModelWeight::Query, 0, 0, 30.0f, error));
+        QVERIFY(forward.setEdit(2, core::ModelWeight::Key, 1, 0, 30.0f, error));
         forward.run();
         const render::AttentionGrid fresh = render::attentionGridFromModel(forward, tokens);
         // Marked descriptors in the grid before: a head that takes its descriptors from there carries the mark.

@@ -233,6 +233,13 @@ bool namesDecoderFamily(std::string_view text)
     return json && familyOf(*json, ignored).has_value();
 }
 
+bool folderNamesDecoderFamily(const std::string& folder)
+{
+    std::string ignored;
+    const auto file = MappedFile::open(folder + "/config.json", ignored);
+    return file && namesDecoderFamily(file->bytes());
+}
+
 std::optional<DecoderConfig> parseDecoderConfig(std::string_view text, const std::string& label, std::string& error)
 {
     const auto read =

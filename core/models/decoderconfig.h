@@ -80,5 +80,7 @@ std::optional<DecoderConfig> loadDecoderConfig(const std::string& path, std::str
 /** True when config.json's text names one of the families by architectures[0] or model_type (whether or not the
  *  rest of it reads): what a loader asks to choose between this description and GPT-2's. */
 bool namesDecoderFamily(std::string_view json);
+/** The same of folder/config.json; false when it cannot be read (the GPT-2 loader then says why). */
+bool folderNamesDecoderFamily(const std::string& folder);
 
 } // namespace core

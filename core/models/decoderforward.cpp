@@ -103,11 +103,6 @@ double gelu(double v, GeluForm form)
 
 namespace {
 
-constexpr DecoderWeight allWeights[] = {DecoderWeight::Query,     DecoderWeight::Key,        DecoderWeight::Value,
-                                        DecoderWeight::Output,    DecoderWeight::QueryBias,  DecoderWeight::KeyBias,
-                                        DecoderWeight::ValueBias, DecoderWeight::OutputBias, DecoderWeight::QueryNorm,
-                                        DecoderWeight::KeyNorm};
-
 /** The layer's tensors an edit may reach, copied to float32 when the layer is first edited. */
 constexpr StoredTensor DecoderLayer::*editable[] = {
     &DecoderLayer::qkv,       &DecoderLayer::qkvBias,  &DecoderLayer::query,     &DecoderLayer::queryBias,
@@ -116,48 +111,23 @@ constexpr StoredTensor DecoderLayer::*editable[] = {
 
 } // namespace
 
-const char* decoderWeightName(DecoderWeight weight)
-{
-    switch (weight) {
-    case DecoderWeight::Query: return "query";
-    case DecoderWeight::Key: return "key";
-    case DecoderWeight::Value: return "value";
-    case DecoderWeight::Output: return "output";
-    case DecoderWeight::QueryBias: return "query_bias";
-    case DecoderWeight::KeyBias: return "key_bias";
-    case DecoderWeight::ValueBias: return "value_bias";
-    case DecoderWeight::OutputBias: return "output_bias";
-    case DecoderWeight::QueryNorm: return "query_norm";
-    case DecoderWeight::KeyNorm: return "key_norm";
-    }
-    return "";
-}
-
-std::optional<DecoderWeight> decoderWeightFromName(std::string_view name)
-{
-    for (DecoderWeight w : allWeights)
-        if (name == decoderWeightName(w))
-            return w;
-    return std::nullopt;
-}
-
-std::optional<std::string> checkDecoderCell(const DecoderConfig& c, DecoderWeight weight, int row, int col)
+std::optional<std::string> checkDecoderCell(const DecoderConfig& c, ModelWeight weight, int row, int col)
 {
     const int q = c.heads * c.headDim, kv = c.kvHeads * c.headDim;
-    const std::string name = decoderWeightName(weight);
+    const std::string name = modelWeightName(weight);
     int rows = 1, cols = 0;
     bool present = true;
     switch (weight) {
-    case DecoderWeight::Query: rows = c.dModel, cols = q; break;
-    case DecoderWeight::Key:
-    case DecoderWeight::Value: rows = c.dModel, cols = kv; break;
-    case DecoderWeight::Output: rows = q, cols = c.dModel; break;
-    case DecoderWeight::QueryBias: cols = q, present = c.qkvBias; break;
-    case DecoderWeight::KeyBias:
-    case DecoderWeight::ValueBias: cols = kv, present = c.qkvBias; break;
-    case DecoderWeight::OutputBias: cols = c.dModel, present = c.outputBias; break;
-    case DecoderWeight::QueryNorm:
-    case DecoderWeight::KeyNorm: cols = c.headDim, present = c.qkNorm; break;
+    case ModelWeight::Query: rows = c.dModel, cols = q; break;
+    case ModelWeight::Key:
+    case ModelWeight::Value: rows = c.dModel, cols = kv; break;
+    case ModelWeight::Output: rows = q, cols = c.dModel; break;
+    case ModelWeight::QueryBias: cols = q, present = c.qkvBias; break;
+    case ModelWeight::KeyBias:
+    case ModelWeight::ValueBias: cols = kv, present = c.qkvBias; break;
+    case ModelWeight::OutputBias: cols = c.dModel, present = c.outputBias; break;
+    case ModelWeight::QueryNorm:
+    case ModelWeight::KeyNorm: cols = c.headDim, present = c.qkNorm; break;
     }
     if (!present)
         return name + ": " + c.architecture + " as config.json describes it has no such weight";
@@ -170,7 +140,7 @@ std::optional<std::string> checkDecoderCell(const DecoderConfig& c, DecoderWeigh
     return std::nullopt;
 }
 
-DecoderForward::Place DecoderForward::place(DecoderWeight weight, int row, int col) const
+DecoderForward::Place DecoderForward::place(ModelWeight weight, int row, int col) const
 {
     const DecoderConfig& c = config();
     const Index hd = c.headDim;
@@ -178,22 +148,22 @@ DecoderForward::Place DecoderForward::place(DecoderWeight weight, int row, int c
     // row (col / hd)·3hd + part·hd + col % hd of query_key_value.
     const auto fused = [&](int part) { return Index(col) / hd * 3 * hd + part * hd + Index(col) % hd; };
     switch (weight) {
-    case DecoderWeight::Query:
+    case ModelWeight::Query:
         return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(0), row} : Place{&DecoderLayer::query, col, row};
-    case DecoderWeight::Key:
+    case ModelWeight::Key:
         return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(1), row} : Place{&DecoderLayer::key, col, row};
-    case DecoderWeight::Value:
+    case ModelWeight::Value:
         return c.fusedQkv ? Place{&DecoderLayer::qkv, fused(2), row} : Place{&DecoderLayer::value, col, row};
-    case DecoderWeight::Output: return {&DecoderLayer::output, col, row};
-    case DecoderWeight::QueryBias:
+    case ModelWeight::Output: return {&DecoderLayer::output, col, row};
+    case ModelWeight::QueryBias:
         return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(0)} : Place{&DecoderLayer::queryBias, 0, col};
-    case DecoderWeight::KeyBias:
+    case ModelWeight::KeyBias:
         return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(1)} : Place{&DecoderLayer::keyBias, 0, col};
-    case DecoderWeight::ValueBias:
+    case ModelWeight::ValueBias:
         return c.fusedQkv ? Place{&DecoderLayer::qkvBias, 0, fused(2)} : Place{&DecoderLayer::valueBias, 0, col};
-    case DecoderWeight::OutputBias: return {&DecoderLayer::outputBias, 0, col};
-    case DecoderWeight::QueryNorm: return {&DecoderLayer::queryNorm, 0, col};
-    case DecoderWeight::KeyNorm: return {&DecoderLayer::keyNorm, 0, col};
+    case ModelWeight::OutputBias: return {&DecoderLayer::outputBias, 0, col};
+    case ModelWeight::QueryNorm: return {&DecoderLayer::queryNorm, 0, col};
+    case ModelWeight::KeyNorm: return {&DecoderLayer::keyNorm, 0, col};
     }
     return {&DecoderLayer::query, 0, 0};
 }
@@ -214,19 +184,19 @@ float valueAt(const StoredTensor& t, Index row, Index col)
 
 } // namespace
 
-float DecoderForward::weightValue(int layer, DecoderWeight weight, int row, int col) const
+float DecoderForward::weightValue(int layer, ModelWeight weight, int row, int col) const
 {
     const Place p = place(weight, row, col);
     return valueAt(weights(layer).*p.tensor, p.row, p.col);
 }
 
-float DecoderForward::checkpointValue(int layer, DecoderWeight weight, int row, int col) const
+float DecoderForward::checkpointValue(int layer, ModelWeight weight, int row, int col) const
 {
     const Place p = place(weight, row, col);
     return valueAt(m_checkpoint->layers()[std::size_t(layer)].*p.tensor, p.row, p.col);
 }
 
-bool DecoderForward::setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error)
+bool DecoderForward::setEdit(int layer, ModelWeight weight, int row, int col, float value, std::string& error)
 {
     if (layer < 0 || layer >= config().layers) {
         error = "layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(config().layers - 1);
@@ -238,9 +208,10 @@ bool DecoderForward::setEdit(int layer, DecoderWeight weight, int row, int col, 
     }
     const auto cell = std::tuple{layer, weight, row, col};
     const float original = checkpointValue(layer, weight, row, col);
+    m_dirty = true;
     if (std::bit_cast<std::uint32_t>(value) == std::bit_cast<std::uint32_t>(original)) {
         m_edits.erase(cell);
-        const auto next = m_edits.lower_bound({layer, DecoderWeight::Query, 0, 0});
+        const auto next = m_edits.lower_bound({layer, ModelWeight::Query, 0, 0});
         if (next == m_edits.end() || std::get<0>(next->first) != layer) {
             m_editedLayers.erase(layer);
             return true;
@@ -268,22 +239,33 @@ bool DecoderForward::setEdit(int layer, DecoderWeight weight, int row, int col, 
     return true;
 }
 
+void DecoderForward::clearEdit(int layer, ModelWeight weight, int row, int col)
+{
+    if (!m_edits.count({layer, weight, row, col}))
+        return;
+    std::string ignored;
+    setEdit(layer, weight, row, col, checkpointValue(layer, weight, row, col), ignored);
+}
+
 void DecoderForward::clearEdits()
 {
+    if (!m_edits.empty())
+        m_dirty = true;
     m_edits.clear();
     m_editedLayers.clear();
 }
 
-std::vector<DecoderEdit> DecoderForward::edits() const
+std::vector<ModelEdit> DecoderForward::edits() const
 {
-    std::vector<DecoderEdit> out;
+    std::vector<ModelEdit> out;
     for (const auto& [cell, value] : m_edits)
         out.push_back({std::get<0>(cell), std::get<1>(cell), std::get<2>(cell), std::get<3>(cell), value});
     return out;
 }
 
-DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint)
-    : m_checkpoint(std::move(checkpoint))
+DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint,
+                               std::shared_ptr<const HfTokenizer> tokenizer)
+    : m_checkpoint(std::move(checkpoint)), m_tokenizer(std::move(tokenizer))
 {
     const DecoderConfig& c = config();
     m_inverseFrequencies = c.inverseFrequencies();
@@ -295,27 +277,61 @@ DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoi
     m_attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
 }
 
+ModelShape DecoderForward::shape() const
+{
+    const DecoderConfig& c = config();
+    return {.architecture = c.architecture, .layers = c.layers, .heads = c.heads, .kvHeads = c.kvHeads,
+            .dModel = c.dModel, .headDim = c.headDim, .positions = c.positions, .vocabSize = c.vocabSize,
+            .layersKey = "num_hidden_layers", .headsKey = "num_attention_heads",
+            .positionsKey = "max_position_embeddings", .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta};
+}
+
+std::shared_ptr<ModelPass> DecoderForward::freshPass() const
+{
+    return std::make_shared<DecoderForward>(m_checkpoint, m_tokenizer);
+}
+
+std::vector<int> DecoderForward::encode(std::string_view text) const
+{
+    return m_tokenizer ? m_tokenizer->encode(text) : std::vector<int>();
+}
+
+std::string DecoderForward::vocabularyToken(int id) const
+{
+    return m_tokenizer ? m_tokenizer->token(id) : std::to_string(id);
+}
+
+std::string DecoderForward::readable(int id) const
+{
+    return m_tokenizer ? m_tokenizer->readable(id) : std::to_string(id);
+}
+
+std::optional<std::string> DecoderForward::checkCell(ModelWeight weight, int row, int col) const
+{
+    return checkDecoderCell(config(), weight, row, col);
+}
+
 bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
 {
     if (const auto problem = tokenIdsProblem(ids, config().positions, "max_position_embeddings", config().vocabSize)) {
         error = *problem;
         return false;
     }
+    if (ids != m_ids)
+        m_dirty = true;
     m_ids = std::move(ids);
     return true;
 }
 
 void DecoderForward::setAblated(int layer, int head, bool zeroed)
 {
-    if (zeroed)
-        m_ablations.insert({layer, head});
-    else
-        m_ablations.erase({layer, head});
+    if (zeroed ? m_ablations.insert({layer, head}).second : m_ablations.erase({layer, head}) > 0)
+        m_dirty = true;
 }
 
 bool DecoderForward::run(const StopCheck& stop)
 {
-    if (m_ids.empty())
+    if (m_ids.empty() || !m_dirty)
         return true;
     const StoredTensor& embedding = m_checkpoint->embedding();
     FloatMatrix& x = m_stream[0];
@@ -332,6 +348,7 @@ bool DecoderForward::run(const StopCheck& stop)
     if (stopNow(stop))
         return false;
     m_logits = logitsOfRow(n() - 1);
+    m_dirty = false;
     return true;
 }
 
@@ -374,6 +391,92 @@ Matrix DecoderForward::keys(int layer, bool rotated) const
 Matrix DecoderForward::values(int layer) const
 {
     return m_v[std::size_t(layer)].cast<double>();
+}
+
+Matrix DecoderForward::weightMatrix(int layer, ModelWeight weight) const
+{
+    const DecoderConfig& c = config();
+    const DecoderLayer& w = weights(layer);
+    const Index hd = c.headDim;
+    const auto rowForm = [](const StoredTensor& t) { return t.present() ? Matrix(t.toFloat().cast<double>()) : Matrix(); };
+    // q_proj and its kin are out × in: W = tensorᵀ; a bias or norm vector is one row already
+    const auto transposed = [](const StoredTensor& t) {
+        return t.present() ? Matrix(t.toFloat().cast<double>().transpose()) : Matrix();
+    };
+    // NeoX's fused rows [head][q, k, v][head_dim]: part's rows of every head, side by side as columns (or a row)
+    const auto fusedPart = [&](const StoredTensor& t, int part) {
+        if (!t.present())
+            return Matrix();
+        const Matrix all = t.toFloat().cast<double>();
+        const bool row = all.rows() == 1;
+        Matrix out = row ? Matrix(1, c.heads * hd) : Matrix(all.cols(), c.heads * hd);
+        for (Index h = 0; h < c.heads; ++h) {
+            const Index from = (3 * h + part) * hd;
+            if (row)
+                out.middleCols(h * hd, hd) = all.middleCols(from, hd);
+            else
+                out.middleCols(h * hd, hd) = all.middleRows(from, hd).transpose();
+        }
+        return out;
+    };
+    switch (weight) {
+    case ModelWeight::Query: return c.fusedQkv ? fusedPart(w.qkv, 0) : transposed(w.query);
+    case ModelWeight::Key: return c.fusedQkv ? fusedPart(w.qkv, 1) : transposed(w.key);
+    case ModelWeight::Value: return c.fusedQkv ? fusedPart(w.qkv, 2) : transposed(w.value);
+    case ModelWeight::Output: return transposed(w.output);
+    case ModelWeight::QueryBias: return c.fusedQkv ? fusedPart(w.qkvBias, 0) : rowForm(w.queryBias);
+    case ModelWeight::KeyBias: return c.fusedQkv ? fusedPart(w.qkvBias, 1) : rowForm(w.keyBias);
+    case ModelWeight::ValueBias: return c.fusedQkv ? fusedPart(w.qkvBias, 2) : rowForm(w.valueBias);
+    case ModelWeight::OutputBias: return rowForm(w.outputBias);
+    case ModelWeight::QueryNorm: return rowForm(w.queryNorm);
+    case ModelWeight::KeyNorm: return rowForm(w.keyNorm);
+    }
+    return {};
+}
+
+AttentionModel DecoderForward::layerModel(int layer) const
+{
+    const DecoderConfig& c = config();
+    AttentionModel m;
+    for (int id : m_ids)
+        m.tokens.push_back(vocabularyToken(id));
+    m.embeddings = layerInput(layer).cast<double>();
+    m.wq = weightMatrix(layer, ModelWeight::Query);
+    m.wk = weightMatrix(layer, ModelWeight::Key);
+    m.wv = weightMatrix(layer, ModelWeight::Value);
+    m.wo = weightMatrix(layer, ModelWeight::Output);
+    const auto optional = [&](ModelWeight weight) {
+        Matrix b = weightMatrix(layer, weight);
+        return b.size() ? std::optional<Matrix>(std::move(b)) : std::nullopt;
+    };
+    m.bq = optional(ModelWeight::QueryBias);
+    m.bk = optional(ModelWeight::KeyBias);
+    m.bv = optional(ModelWeight::ValueBias);
+    m.bo = optional(ModelWeight::OutputBias);
+    // a zeroed head's rows of W_O count as 0, as the pass zeroes its output
+    for (auto it = m_ablations.lower_bound({layer, 0}); it != m_ablations.end() && it->first == layer; ++it)
+        m.wo->middleRows(Index(it->second) * c.headDim, c.headDim).setZero();
+    m.options.heads = c.heads;
+    m.options.kvHeads = c.kvHeads;
+    m.options.scale = true;
+    m.options.mask = Mask::Causal;
+    if (c.rotaryDims > 0) {
+        m.options.positionalEncoding = PositionalEncoding::Rotary;
+        m.options.ropeTheta = c.ropeTheta;
+        // the fraction whose even part of ⌊fraction·head_dim⌋ is rotaryDims, whatever the rounding of the quotient
+        double fraction = double(c.rotaryDims) / double(c.headDim);
+        while (int(fraction * c.headDim) < c.rotaryDims)
+            fraction = std::nextafter(fraction, 2.0);
+        m.options.rotaryFraction = std::min(fraction, 1.0);
+        m.rotaryFrequencies = m_inverseFrequencies;
+    }
+    if (c.qkNorm) {
+        m.options.qkNorm = true;
+        m.qNorm = optional(ModelWeight::QueryNorm);
+        m.kNorm = optional(ModelWeight::KeyNorm);
+        m.qkNormEpsilon = c.normEpsilon;
+    }
+    return m;
 }
 
 void DecoderForward::runLayer(int layer)

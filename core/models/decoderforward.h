@@ -10,7 +10,8 @@
  *  Layers and heads count from 0 here. */
 
 #include "core/models/decodercheckpoint.h"
-#include "core/models/gpt2forward.h"
+#include "core/models/modelpass.h"
+#include "core/text/hftokenizer.h"
 #include "core/tensor/matrix.h"
 #include "core/tensor/stop.h"
 
@@ -26,44 +27,14 @@
 
 namespace core {
 
-/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b), W_K and W_V of kv_heads·head_dim
- *  columns; "query_norm" and "key_norm" are Qwen3's q_norm and k_norm (1 × head_dim). */
-enum class DecoderWeight {
-    Query,      ///< d × heads·head_dim (q_proj transposed, or NeoX's query rows of query_key_value)
-    Key,        ///< d × kv_heads·head_dim
-    Value,      ///< d × kv_heads·head_dim
-    Output,     ///< heads·head_dim × d (o_proj or dense, transposed)
-    QueryBias,  ///< 1 × heads·head_dim
-    KeyBias,    ///< 1 × kv_heads·head_dim
-    ValueBias,  ///< 1 × kv_heads·head_dim
-    OutputBias, ///< 1 × d
-    QueryNorm,  ///< 1 × head_dim
-    KeyNorm,    ///< 1 × head_dim
-};
-
-/** "query", "key", "value", "output", their "_bias" forms, "query_norm", "key_norm" (as session files name them). */
-const char* decoderWeightName(DecoderWeight weight);
-/** The weight a session file names, if any. */
-std::optional<DecoderWeight> decoderWeightFromName(std::string_view name);
 /** Nothing when (row, col) is a cell of weight in a model of config, else what is wrong: outside its rows or
  *  columns, or a weight the model does not have ("query_bias: this model's attention has no biases"). */
-std::optional<std::string> checkDecoderCell(const DecoderConfig& config, DecoderWeight weight, int row, int col);
+std::optional<std::string> checkDecoderCell(const DecoderConfig& config, ModelWeight weight, int row, int col);
 
-/** One edited cell; layer counted from 0. */
-struct DecoderEdit {
-    int layer = 0;
-    DecoderWeight weight = DecoderWeight::Query;
-    int row = 0;
-    int col = 0;
-    float value = 0;
-
-    bool operator==(const DecoderEdit&) const = default;
-};
-
-class DecoderForward {
+class DecoderForward final : public ModelPass {
 public:
-    /** Shares the checkpoint; nothing is computed before run(). */
-    explicit DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint);
+    /** Shares the checkpoint and its tokenizer (null: a pass that reads ids only); nothing is computed before run(). */
+    DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint, std::shared_ptr<const HfTokenizer> tokenizer);
     /** Not copied: an edited layer's weights point at its own copies. */
     DecoderForward(const DecoderForward&) = delete;
     DecoderForward& operator=(const DecoderForward&) = delete;
@@ -71,46 +42,54 @@ public:
     const DecoderCheckpoint& checkpoint() const { return *m_checkpoint; }
     const DecoderConfig& config() const { return m_checkpoint->config(); }
 
+    ModelShape shape() const override;
+    std::shared_ptr<ModelPass> freshPass() const override;
+    std::vector<int> encode(std::string_view text) const override;
+    std::string vocabularyToken(int id) const override;
+    std::string readable(int id) const override;
+    /** No token of these vocabularies is near 256 bytes long. */
+    std::size_t longestTokenBytes() const override { return 256; }
+    std::optional<std::string> checkCell(ModelWeight weight, int row, int col) const override;
+
     /** Sets the token ids. False with error when there are none, more than max_position_embeddings or
      *  Limits::maxTokens, or an id outside the vocabulary. */
-    bool setTokens(std::vector<int> ids, std::string& error);
-    const std::vector<int>& tokens() const { return m_ids; }
-    int n() const { return int(m_ids.size()); }
+    bool setTokens(std::vector<int> ids, std::string& error) override;
+    const std::vector<int>& tokens() const override { return m_ids; }
 
     /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit. False with
      *  error when the layer or cell is outside the model. The edited layer's attention weights are copied to float32
      *  once; the others stay as stored. */
-    bool setEdit(int layer, DecoderWeight weight, int row, int col, float value, std::string& error);
-    /** Removes every edit. */
-    void clearEdits();
-    /** The edits, ordered by layer, weight, row and column. */
-    std::vector<DecoderEdit> edits() const;
-    /** The cell's value with the edits, and in the checkpoint (the caller checks the cell). */
-    float weightValue(int layer, DecoderWeight weight, int row, int col) const;
-    float checkpointValue(int layer, DecoderWeight weight, int row, int col) const;
-
+    bool setEdit(int layer, ModelWeight weight, int row, int col, float value, std::string& error) override;
+    void clearEdit(int layer, ModelWeight weight, int row, int col) override;
+    void clearEdits() override;
+    std::vector<ModelEdit> edits() const override;
+    float weightValue(int layer, ModelWeight weight, int row, int col) const override;
+    float checkpointValue(int layer, ModelWeight weight, int row, int col) const override;
     /** Zeroes head (0-based) of layer as a whole, or gives it back: its columns of W_O count as 0 (SPEC §5
      *  ablations). The caller checks layer and head. */
-    void setAblated(int layer, int head, bool zeroed);
-    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
+    void setAblated(int layer, int head, bool zeroed) override;
+    const std::set<std::pair<int, int>>& ablations() const override { return m_ablations; }
 
-    /** Runs the whole pass over the tokens. Requires tokens. stop is asked before each layer and before the logits;
-     *  when it says stop, run() returns false and the pass is left to the next run(). */
-    bool run(const StopCheck& stop = {});
+    /** Runs the whole pass over the tokens when anything changed since the last run. Requires tokens. stop is asked
+     *  before each layer and before the logits; when it says stop, run() returns false and the pass is left to the
+     *  next run(). */
+    bool run(const StopCheck& stop = {}) override;
+    bool upToDate() const override { return !m_dirty; }
+    /** The whole pass runs again on any change: nothing to take. */
+    int takeSharedLayers(const ModelPass&) override { return 0; }
 
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. */
     const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
     /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
-    const FloatMatrix& attention(int layer, int head) const
+    const FloatMatrix& attention(int layer, int head) const override
     {
         return m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)];
     }
     /** The logits of the token after the last one: 1 × vocab_size. */
-    const FloatMatrix& logits() const { return m_logits; }
+    const FloatMatrix& logits() const override { return m_logits; }
     /** The logits of the token after position (0 … n−1), computed as the pass computes the last one. */
-    FloatMatrix logitsAt(int position) const;
-    /** The `count` most probable next tokens, most probable first. */
-    std::vector<Gpt2Candidate> topTokens(int count = 10) const { return topCandidates(m_logits, count); }
+    FloatMatrix logitsAt(int position) const override;
+    int overflowLayer(int position) const override { return firstOverflowLayer(m_stream, position); }
 
     /** The attention norm of the stream entering layer: the layer's X (n × d), as the pass uses it. */
     FloatMatrix layerInput(int layer) const;
@@ -121,6 +100,14 @@ public:
     Matrix keys(int layer, bool rotated) const;
     /** Layer's values, n × kv_heads·head_dim, with their biases. */
     Matrix values(int layer) const;
+    /** Layer's weight in the row convention of SPEC §1 (Query d × heads·head_dim, a bias 1 × its columns, …), with
+     *  the edits, in double; empty when the family has no such weight. */
+    Matrix weightMatrix(int layer, ModelWeight weight) const;
+    /** Layer (0-based) as an AttentionModel (SPEC §6): tokens as the vocabulary writes them, embeddings the layer's
+     *  attention-norm output, W_Q, W_K, W_V, W_O and the biases the family has, with the edits, in double; heads,
+     *  kv_heads, scaled by 1/√head_dim, causal, rotary with the model's frequencies when it turns, q/k norm with its
+     *  weights when it has them. core::compute of it gives this layer's attention as the pass computes it. */
+    AttentionModel layerModel(int layer) const override;
     /** Layer's attention output, n × d: the heads' outputs side by side (a zeroed head's as 0) times W_O, plus its
      *  bias, as the pass adds it to the stream. */
     const FloatMatrix& attentionOutput(int layer) const { return m_attended[std::size_t(layer)]; }
@@ -137,7 +124,7 @@ private:
         StoredTensor DecoderLayer::*tensor;
         Eigen::Index row, col;
     };
-    Place place(DecoderWeight weight, int row, int col) const;
+    Place place(ModelWeight weight, int row, int col) const;
     /** Layer's weights, with the edits. */
     const DecoderLayer& weights(int layer) const;
 
@@ -151,10 +138,12 @@ private:
     FloatMatrix logitsOfRow(Eigen::Index row) const;
 
     std::shared_ptr<const DecoderCheckpoint> m_checkpoint;
+    std::shared_ptr<const HfTokenizer> m_tokenizer;
+    bool m_dirty = true; ///< tokens, edits or zeroed heads changed since the last run
     std::vector<double> m_inverseFrequencies; ///< rotaryDims / 2 rotary frequencies
     std::vector<int> m_ids;
     std::set<std::pair<int, int>> m_ablations;
-    std::map<std::tuple<int, DecoderWeight, int, int>, float> m_edits;
+    std::map<std::tuple<int, ModelWeight, int, int>, float> m_edits;
     std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases

@@ -3,6 +3,7 @@
 #include "core/tensor/gemm.h"
 #include "core/attention/model.h"
 #include "core/models/checkpointfiles.h"
+#include "core/text/tokentext.h"
 #include "core/tensor/products.h"
 #include "core/tensor/simd.h"
 #include "core/tensor/threadpool.h"
@@ -143,39 +144,12 @@ FloatMatrixMap rowOf(const FloatMatrix& m)
 
 } // namespace
 
-const char* gpt2WeightName(Gpt2Weight weight)
+std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, ModelWeight weight, int row, int col)
 {
-    switch (weight) {
-    case Gpt2Weight::Query: return "query";
-    case Gpt2Weight::Key: return "key";
-    case Gpt2Weight::Value: return "value";
-    case Gpt2Weight::Output: return "output";
-    case Gpt2Weight::QueryBias: return "query_bias";
-    case Gpt2Weight::KeyBias: return "key_bias";
-    case Gpt2Weight::ValueBias: return "value_bias";
-    case Gpt2Weight::OutputBias: return "output_bias";
-    }
-    return "";
-}
-
-std::optional<Gpt2Weight> gpt2WeightFromName(std::string_view name)
-{
-    for (Gpt2Weight w : {Gpt2Weight::Query, Gpt2Weight::Key, Gpt2Weight::Value, Gpt2Weight::Output,
-                         Gpt2Weight::QueryBias, Gpt2Weight::KeyBias, Gpt2Weight::ValueBias, Gpt2Weight::OutputBias})
-        if (name == gpt2WeightName(w))
-            return w;
-    return std::nullopt;
-}
-
-int gpt2WeightRows(Gpt2Weight weight, int dModel)
-{
-    return weight >= Gpt2Weight::QueryBias ? 1 : dModel;
-}
-
-std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight weight, int row, int col)
-{
-    const int rows = gpt2WeightRows(weight, config.dModel);
-    const std::string name = gpt2WeightName(weight);
+    const std::string name = modelWeightName(weight);
+    if (weight == ModelWeight::QueryNorm || weight == ModelWeight::KeyNorm)
+        return name + ": GPT-2 has no such weight";
+    const int rows = isRowWeight(weight) ? 1 : config.dModel;
     if (row < 0 || row >= rows)
         return "row " + std::to_string(row) + " is outside 0 … " + std::to_string(rows - 1) + " ("
                + (rows == 1 ? name + " has one row" : name + " is n_embd × n_embd, " + std::to_string(rows) + " rows")
@@ -184,6 +158,44 @@ std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight we
         return "col " + std::to_string(col) + " is outside 0 … " + std::to_string(config.dModel - 1) + " (" + name
                + " has n_embd = " + std::to_string(config.dModel) + " columns)";
     return std::nullopt;
+}
+
+ModelShape Gpt2Forward::shape() const
+{
+    const Gpt2Config& c = config();
+    return {.architecture = "GPT2LMHeadModel", .layers = c.layers, .heads = c.heads, .kvHeads = c.heads,
+            .dModel = c.dModel, .headDim = c.headSize(), .positions = c.positions, .vocabSize = c.vocabSize,
+            .layersKey = "n_layer", .headsKey = "n_head", .positionsKey = "n_positions"};
+}
+
+std::shared_ptr<ModelPass> Gpt2Forward::freshPass() const
+{
+    return std::make_shared<Gpt2Forward>(m_checkpoint);
+}
+
+std::vector<int> Gpt2Forward::encode(std::string_view text) const
+{
+    return m_checkpoint->tokenizer().encode(text);
+}
+
+std::string Gpt2Forward::vocabularyToken(int id) const
+{
+    return m_checkpoint->tokenizer().token(id);
+}
+
+std::string Gpt2Forward::readable(int id) const
+{
+    return readableToken(vocabularyToken(id));
+}
+
+std::size_t Gpt2Forward::longestTokenBytes() const
+{
+    return m_checkpoint->tokenizer().longestToken();
+}
+
+std::optional<std::string> Gpt2Forward::checkCell(ModelWeight weight, int row, int col) const
+{
+    return checkGpt2Cell(config(), weight, row, col);
 }
 
 Gpt2Forward::Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint)
@@ -222,18 +234,20 @@ bool Gpt2Forward::setTokens(std::vector<int> ids, std::string& error)
     return true;
 }
 
-Gpt2Forward::Place Gpt2Forward::place(Gpt2Weight weight, int row, int col, int dModel)
+Gpt2Forward::Place Gpt2Forward::place(ModelWeight weight, int row, int col, int dModel)
 {
     const Index d = dModel;
     switch (weight) {
-    case Gpt2Weight::Query: return {0, row, col};
-    case Gpt2Weight::Key: return {0, row, d + col};
-    case Gpt2Weight::Value: return {0, row, 2 * d + col};
-    case Gpt2Weight::Output: return {2, row, col};
-    case Gpt2Weight::QueryBias: return {1, 0, col};
-    case Gpt2Weight::KeyBias: return {1, 0, d + col};
-    case Gpt2Weight::ValueBias: return {1, 0, 2 * d + col};
-    case Gpt2Weight::OutputBias: return {3, 0, col};
+    case ModelWeight::Query: return {0, row, col};
+    case ModelWeight::Key: return {0, row, d + col};
+    case ModelWeight::Value: return {0, row, 2 * d + col};
+    case ModelWeight::Output: return {2, row, col};
+    case ModelWeight::QueryBias: return {1, 0, col};
+    case ModelWeight::KeyBias: return {1, 0, d + col};
+    case ModelWeight::ValueBias: return {1, 0, 2 * d + col};
+    case ModelWeight::OutputBias: return {3, 0, col};
+    case ModelWeight::QueryNorm:
+    case ModelWeight::KeyNorm: break; // checkGpt2Cell refuses them
     }
     return {0, 0, 0};
 }
@@ -255,12 +269,12 @@ Gpt2Forward::LayerWeights Gpt2Forward::weights(int layer) const
     return w;
 }
 
-float Gpt2Forward::originalValue(int layer, Gpt2Weight weight, int row, int col) const
+float Gpt2Forward::originalValue(int layer, ModelWeight weight, int row, int col) const
 {
     return gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col);
 }
 
-float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weight weight, int row, int col)
+float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, ModelWeight weight, int row, int col)
 {
     const Gpt2Block& b = checkpoint.blocks()[std::size_t(layer)];
     const auto p = Gpt2Forward::place(weight, row, col, checkpoint.config().dModel);
@@ -268,7 +282,7 @@ float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weigh
     return tensors[p.tensor]->matrix()(p.row, p.col);
 }
 
-float Gpt2Forward::weightValue(int layer, Gpt2Weight weight, int row, int col) const
+float Gpt2Forward::weightValue(int layer, ModelWeight weight, int row, int col) const
 {
     const LayerWeights w = weights(layer);
     const Place p = place(weight, row, col, config().dModel);
@@ -276,7 +290,7 @@ float Gpt2Forward::weightValue(int layer, Gpt2Weight weight, int row, int col) c
     return (*tensors[p.tensor])(p.row, p.col);
 }
 
-bool Gpt2Forward::setEdit(int layer, Gpt2Weight weight, int row, int col, float value, std::string& error)
+bool Gpt2Forward::setEdit(int layer, ModelWeight weight, int row, int col, float value, std::string& error)
 {
     if (layer < 0 || layer >= config().layers) {
         error = "layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(config().layers - 1);
@@ -293,7 +307,7 @@ bool Gpt2Forward::setEdit(int layer, Gpt2Weight weight, int row, int col, float 
         return true;
     if (restore) {
         m_edits.erase(cell);
-        const auto next = m_edits.lower_bound(Cell{layer, Gpt2Weight::Query, 0, 0});
+        const auto next = m_edits.lower_bound(Cell{layer, ModelWeight::Query, 0, 0});
         if (next == m_edits.end() || std::get<0>(next->first) != layer) {
             m_editedLayers.erase(layer);
             markEdited(layer, place(weight, row, col, config().dModel));
@@ -345,7 +359,7 @@ void Gpt2Forward::repackEdited(int layer)
     }
 }
 
-void Gpt2Forward::clearEdit(int layer, Gpt2Weight weight, int row, int col)
+void Gpt2Forward::clearEdit(int layer, ModelWeight weight, int row, int col)
 {
     if (!m_edits.count(Cell{layer, weight, row, col}))
         return;
@@ -374,9 +388,9 @@ void Gpt2Forward::setAblated(int layer, int head, bool zeroed)
     markDirty(layer);
 }
 
-std::vector<Gpt2Edit> Gpt2Forward::edits() const
+std::vector<ModelEdit> Gpt2Forward::edits() const
 {
-    std::vector<Gpt2Edit> out;
+    std::vector<ModelEdit> out;
     out.reserve(m_edits.size());
     for (const auto& [cell, value] : m_edits)
         out.push_back({std::get<0>(cell), std::get<1>(cell), std::get<2>(cell), std::get<3>(cell), value});
@@ -448,8 +462,12 @@ bool Gpt2Forward::run(const StopCheck& stop)
     return true;
 }
 
-int Gpt2Forward::takeSharedLayers(const Gpt2Forward& other)
+int Gpt2Forward::takeSharedLayers(const ModelPass& pass)
 {
+    const auto* gpt2 = dynamic_cast<const Gpt2Forward*>(&pass);
+    if (!gpt2)
+        return 0;
+    const Gpt2Forward& other = *gpt2;
     if (&other == this || !other.upToDate() || other.m_checkpoint != m_checkpoint || other.m_ids != m_ids)
         return 0;
     // Below the lowest layer either pass edits, both multiply the same weights with the same tokens.
@@ -645,10 +663,6 @@ void Gpt2Forward::clearHeadPatches()
     m_headPatches.clear();
 }
 
-std::vector<Gpt2Candidate> Gpt2Forward::topTokens(int count) const
-{
-    return topCandidates(m_logits, count);
-}
 
 AttentionModel Gpt2Forward::layerModel(int layer) const
 {
@@ -684,60 +698,8 @@ FloatMatrix Gpt2Forward::logitsAt(int position) const
 
 int Gpt2Forward::overflowLayer(int position) const
 {
-    for (int layer = 0; layer < config().layers; ++layer)
-        if (!m_stream[std::size_t(layer) + 1].topRows(position + 1).allFinite())
-            return layer;
-    return config().layers;
+    return firstOverflowLayer(m_stream, position);
 }
 
-namespace {
-
-/** The softmax of every entry of logits (1 × vocab), in double by the one row softmax; empty when an entry is NaN
- *  or +∞ or none is finite (the pass overflowed float32: such logits have no probabilities and no order). */
-RowVector probabilities(const FloatMatrix& logits)
-{
-    const float* v = logits.data();
-    if (std::any_of(v, v + logits.size(), [](float x) { return std::isnan(x); }))
-        return {};
-    RowVector p = Eigen::Map<const FloatRow>(v, logits.size()).cast<double>();
-    const SoftmaxNorm norm = softmaxRow(p.data(), p.data(), p.size(), p.size(), 1.0);
-    return std::isfinite(norm.max) ? p : RowVector();
-}
-
-} // namespace
-
-std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count)
-{
-    const RowVector p = probabilities(logits);
-    if (p.size() == 0)
-        return {};
-    const float* v = logits.data();
-    std::vector<int> ids(static_cast<std::size_t>(logits.size()));
-    std::iota(ids.begin(), ids.end(), 0);
-    const auto take = std::min<std::size_t>(std::size_t(std::max(count, 0)), ids.size());
-    std::partial_sort(ids.begin(), ids.begin() + std::ptrdiff_t(take), ids.end(),
-                      [&](int a, int b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
-    std::vector<Gpt2Candidate> out;
-    for (std::size_t i = 0; i < take; ++i)
-        out.push_back({ids[i], p(ids[i])});
-    return out;
-}
-
-std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids)
-{
-    std::vector<double> out(ids.size(), 0.0);
-    if (logits.size() == 0)
-        return out;
-    const RowVector p = probabilities(logits);  // once for all of them: 50 257 exponentials for GPT-2
-    for (std::size_t i = 0; i < ids.size(); ++i)
-        if (ids[i] >= 0 && ids[i] < logits.size())
-            out[i] = p.size() ? p(ids[i]) : std::numeric_limits<double>::quiet_NaN();
-    return out;
-}
-
-double candidateProbability(const FloatMatrix& logits, int id)
-{
-    return candidateProbabilities(logits, {id}).front();
-}
 
 } // namespace core

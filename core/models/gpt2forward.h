@@ -8,6 +8,7 @@
  *  Layers count from 0 here, from 1 in session files (modelsession.h). */
 
 #include "core/models/gpt2checkpoint.h"
+#include "core/models/modelpass.h"
 #include "core/attention/model.h"
 #include "core/tensor/stop.h"
 
@@ -23,54 +24,14 @@
 
 namespace core {
 
-/** The editable weights of one layer, in the row convention of SPEC §1 (x·W + b). */
-enum class Gpt2Weight {
-    Query,      ///< c_attn columns 0 … d−1: d × d
-    Key,        ///< c_attn columns d … 2d−1: d × d
-    Value,      ///< c_attn columns 2d … 3d−1: d × d
-    Output,     ///< attn.c_proj: d × d
-    QueryBias,  ///< c_attn.bias 0 … d−1: 1 × d
-    KeyBias,    ///< c_attn.bias d … 2d−1: 1 × d
-    ValueBias,  ///< c_attn.bias 2d … 3d−1: 1 × d
-    OutputBias, ///< attn.c_proj.bias: 1 × d
-};
-
-/** "query", "key", "value", "output", "query_bias", "key_bias", "value_bias", "output_bias". */
-const char* gpt2WeightName(Gpt2Weight weight);
-/** The weight a session file names, if any. */
-std::optional<Gpt2Weight> gpt2WeightFromName(std::string_view name);
-/** Rows of the weight for a model of width d: d, or 1 for a bias. */
-int gpt2WeightRows(Gpt2Weight weight, int dModel);
-
 /** Nothing when (row, col) is a cell of weight in a model of config's width, else what is wrong:
  *  "row 3 is outside 0 … 0 (query_bias has one row)". */
-std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, Gpt2Weight weight, int row, int col);
+std::optional<std::string> checkGpt2Cell(const Gpt2Config& config, ModelWeight weight, int row, int col);
 
-/** A weight cell of a checkpoint: layer counted from 0, row and col in the row convention of SPEC §1. */
-using Gpt2Cell = std::tuple<int, Gpt2Weight, int, int>;
-/** Edited cells and their values, ordered by layer, weight, row and column. */
-using Gpt2Edits = std::map<Gpt2Cell, float>;
 /** The cell's value in checkpoint, without edits (the caller checks the cell). */
-float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, Gpt2Weight weight, int row, int col);
+float gpt2CheckpointValue(const Gpt2Checkpoint& checkpoint, int layer, ModelWeight weight, int row, int col);
 
-/** One edited cell; layer counted from 0. */
-struct Gpt2Edit {
-    int layer = 0;
-    Gpt2Weight weight = Gpt2Weight::Query;
-    int row = 0;
-    int col = 0;
-    float value = 0;
-
-    bool operator==(const Gpt2Edit&) const = default;
-};
-
-/** The next token's most probable candidates. */
-struct Gpt2Candidate {
-    int id = 0;
-    double probability = 0; ///< softmax over the whole vocabulary
-};
-
-class Gpt2Forward {
+class Gpt2Forward final : public ModelPass {
 public:
     /** Shares the checkpoint; nothing is computed before run(). */
     explicit Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint);
@@ -79,30 +40,37 @@ public:
     const std::shared_ptr<const Gpt2Checkpoint>& sharedCheckpoint() const { return m_checkpoint; }
     const Gpt2Config& config() const { return m_checkpoint->config(); }
 
+    ModelShape shape() const override;
+    std::shared_ptr<ModelPass> freshPass() const override;
+    std::vector<int> encode(std::string_view text) const override;
+    std::string vocabularyToken(int id) const override;
+    std::string readable(int id) const override;
+    std::size_t longestTokenBytes() const override;
+    std::optional<std::string> checkCell(ModelWeight weight, int row, int col) const override;
+
     /** Sets the token ids: the rows from the first id that differs from the last ones are dirty in every layer.
      *  False with error when there are none, more than n_positions or Limits::maxTokens, or an id outside the vocabulary. */
-    bool setTokens(std::vector<int> ids, std::string& error);
-    const std::vector<int>& tokens() const { return m_ids; }
-    int n() const { return int(m_ids.size()); }
+    bool setTokens(std::vector<int> ids, std::string& error) override;
+    const std::vector<int>& tokens() const override { return m_ids; }
 
     /** Sets one weight cell of layer (0-based) to value; a value equal to the checkpoint's removes the edit.
      *  False with error when the layer or cell is outside the model. Marks layer … L dirty. */
-    bool setEdit(int layer, Gpt2Weight weight, int row, int col, float value, std::string& error);
+    bool setEdit(int layer, ModelWeight weight, int row, int col, float value, std::string& error) override;
     /** Gives the cell back its checkpoint value (nothing when it was not edited). */
-    void clearEdit(int layer, Gpt2Weight weight, int row, int col);
+    void clearEdit(int layer, ModelWeight weight, int row, int col) override;
     /** Removes every edit. */
-    void clearEdits();
+    void clearEdits() override;
     /** The edits, ordered by layer, weight, row and column. */
-    std::vector<Gpt2Edit> edits() const;
+    std::vector<ModelEdit> edits() const override;
     /** The cell's value with the edits (the caller checks the cell). */
-    float weightValue(int layer, Gpt2Weight weight, int row, int col) const;
+    float weightValue(int layer, ModelWeight weight, int row, int col) const override;
     /** Zeroes head (0-based) of layer as a whole, or gives it back: its rows of W_O count as 0 while the edits of
      *  those rows are kept. Marks layer … L dirty when it changes. The caller checks layer and head. */
-    void setAblated(int layer, int head, bool zeroed);
+    void setAblated(int layer, int head, bool zeroed) override;
     /** The heads zeroed, as (layer, head), ordered. */
-    const std::set<std::pair<int, int>>& ablations() const { return m_ablations; }
+    const std::set<std::pair<int, int>>& ablations() const override { return m_ablations; }
     /** The cell's value in the checkpoint, without the edits (the caller checks the cell). */
-    float checkpointValue(int layer, Gpt2Weight weight, int row, int col) const
+    float checkpointValue(int layer, ModelWeight weight, int row, int col) const override
     {
         return originalValue(layer, weight, row, col);
     }
@@ -110,26 +78,24 @@ public:
     /** Recomputes what the tokens or edits changed since the last run, from the lowest dirty layer.
      *  Requires tokens. stop is asked before each layer and before the logits: when it says stop, run() returns
      *  false there, and what is left stays dirty for the next run(). */
-    bool run(const StopCheck& stop = {});
+    bool run(const StopCheck& stop = {}) override;
     /** True when run() has nothing to do. */
-    bool upToDate() const { return m_dirtyFrom == clean; }
+    bool upToDate() const override { return m_dirtyFrom == clean; }
     /** Before a run(): takes from other, an up-to-date pass over the same checkpoint and tokens, every layer below
      *  the lowest one either pass edits, when this pass would compute them again (new tokens, say): computed from
      *  the same weights and tokens, they are the same bit for bit. A pass with edits takes them from the pass
      *  without, or the other way round. Returns how many layers it took (0 when it took none). */
-    int takeSharedLayers(const Gpt2Forward& other);
+    int takeSharedLayers(const ModelPass& other) override;
 
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
     const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
     /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
-    const FloatMatrix& attention(int layer, int head) const
+    const FloatMatrix& attention(int layer, int head) const override
     {
         return m_attention[std::size_t(layer) * std::size_t(config().heads) + std::size_t(head)];
     }
     /** The logits of the token after the last one: 1 × vocab_size. */
-    const FloatMatrix& logits() const { return m_logits; }
-    /** The `count` most probable next tokens, most probable first (softmax over all logits in double). */
-    std::vector<Gpt2Candidate> topTokens(int count = 10) const;
+    const FloatMatrix& logits() const override { return m_logits; }
 
     /** ln_1 of the stream entering layer: the shown layer's X (n × d), as the forward pass uses it. */
     FloatMatrix layerInput(int layer) const;
@@ -141,12 +107,12 @@ public:
      *  layer's ln_1 output, W_Q, W_K, W_V, W_O and the four biases with the edits, in double; n_head heads,
      *  scaled, temperature 1, causal, no positional encoding. core::compute of it gives this layer's
      *  attention, and its output plus stream(layer) is what finishLayer() takes. */
-    AttentionModel layerModel(int layer) const;
+    AttentionModel layerModel(int layer) const override;
 
     /** The logits of the token after position (0 … n−1; n−1 gives logits()): ln_f of that row of the stream
      *  before ln_f, times wteᵀ, computed as the pass computes the last one. 1 × vocab_size. The pass must have
      *  run. */
-    FloatMatrix logitsAt(int position) const;
+    FloatMatrix logitsAt(int position) const override;
     /** ln_f of each row of a stream (rows × d), as the pass applies it before the logits. */
     FloatMatrix finalNorm(const FloatMatrix& streamRows) const;
     /** ln_f(rows)·wteᵀ: the logits each row of a stream would give (rows × vocab_size), the product in the blocks
@@ -172,7 +138,7 @@ public:
      *  topCandidates() cannot rank: the first layer (0-based) whose output is not all finite in the rows
      *  0 … position (those the position attends to), or config().layers when every layer's is and only ln_f and the
      *  logits overflowed. It reads those rows of each kept stream. The pass must have run. */
-    int overflowLayer(int position) const;
+    int overflowLayer(int position) const override;
 
 private:
     /** The layer's c_attn and attention c_proj as the pass uses them: the checkpoint's or the edited copy, and
@@ -190,8 +156,8 @@ private:
         std::map<int, PackedWeight> attnBlocks, projBlocks;
         std::set<int> attnStale, projStale;
     };
-    using Cell = Gpt2Cell;
-    friend float gpt2CheckpointValue(const Gpt2Checkpoint&, int, Gpt2Weight, int, int);
+    using Cell = ModelCell;
+    friend float gpt2CheckpointValue(const Gpt2Checkpoint&, int, ModelWeight, int, int);
 
     LayerWeights weights(int layer) const;
     /** Packs again the column blocks of layer's edited copy that edits reached since they were last packed. */
@@ -203,8 +169,8 @@ private:
         int tensor;
         Index row, col;
     };
-    static Place place(Gpt2Weight weight, int row, int col, int dModel);
-    float originalValue(int layer, Gpt2Weight weight, int row, int col) const;
+    static Place place(ModelWeight weight, int row, int col, int dModel);
+    float originalValue(int layer, ModelWeight weight, int row, int col) const;
     /** Layer and everything after it must be recomputed in full. */
     void markDirty(int layer);
     /** Layer's weight cell at place p changed: what reaches only that cell, when nothing before it is dirty. */
@@ -241,15 +207,5 @@ private:
     int m_dirtyRowsFrom = 0;
     int m_wholeFrom = clean;
 };
-
-/** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
- *  probabilities are the softmax over every entry, in double (as topTokens()). None when an entry is NaN or +∞
- *  (the pass overflowed float32): such logits have no probabilities and no order. */
-std::vector<Gpt2Candidate> topCandidates(const FloatMatrix& logits, int count = 10);
-/** The softmax probability of id among every entry of logits (1 × vocab), in double. */
-double candidateProbability(const FloatMatrix& logits, int id);
-/** The same for each of ids (0 for one outside the vocabulary, NaN for all when topCandidates() has none), the
- *  softmax taken once. */
-std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
 } // namespace core

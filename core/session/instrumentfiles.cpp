@@ -56,7 +56,7 @@ nlohmann::ordered_json lensJson(const Gpt2Forward& pass, const std::vector<std::
         rows.push_back(std::move(row));
     }
     nlohmann::ordered_json out;
-    out["tokens"] = vocabularyTokens(pass.checkpoint(), pass.tokens());
+    out["tokens"] = vocabularyTokens(pass);
     out["lens"] = std::move(rows);
     return out;
 }

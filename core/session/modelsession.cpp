@@ -2,6 +2,8 @@
 
 #include "core/formats/jsontext.h"
 #include "core/formats/numbertext.h"
+#include "core/models/decoderforward.h"
+#include "core/models/gpt2forward.h"
 #include "core/session/hubcache.h"
 #include "core/session/sessionfile.h"
 #include "core/text/tokentext.h"
@@ -9,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 namespace core {
 
@@ -31,8 +34,6 @@ int wholeNumber(const json& j, const std::string& key, int least, const std::str
     return int(v);
 }
 
-const std::string weightNames = "query, key, value, output, query_bias, key_bias, value_bias or output_bias";
-
 ModelSessionEdit editFrom(const json& e, const std::string& key)
 {
     if (!e.is_object())
@@ -42,9 +43,9 @@ ModelSessionEdit editFrom(const json& e, const std::string& key)
             throw Refusal{key + "." + field + ": missing"};
     ModelSessionEdit edit;
     edit.layer = wholeNumber(e["layer"], key + ".layer", 1, "a whole number from 1 (the first layer)");
-    const auto weight = e["weight"].is_string() ? gpt2WeightFromName(e["weight"].get<std::string>()) : std::nullopt;
+    const auto weight = e["weight"].is_string() ? modelWeightFromName(e["weight"].get<std::string>()) : std::nullopt;
     if (!weight)
-        throw Refusal{key + ".weight: expected " + weightNames + ", got " + describeJson(e["weight"])};
+        throw Refusal{key + ".weight: expected " + std::string(modelWeightNames(true)) + ", got " + describeJson(e["weight"])};
     edit.weight = *weight;
     edit.row = wholeNumber(e["row"], key + ".row", 0, "a whole number from 0");
     edit.col = wholeNumber(e["col"], key + ".col", 0, "a whole number from 0");
@@ -216,7 +217,7 @@ std::string serializeModelSession(const ModelSession& s)
     nlohmann::ordered_json edits = nlohmann::ordered_json::array();
     for (const ModelSessionEdit& e : s.edits)
         edits.push_back({{"layer", e.layer},
-                         {"weight", gpt2WeightName(e.weight)},
+                         {"weight", modelWeightName(e.weight)},
                          {"row", e.row},
                          {"col", e.col},
                          {"value", e.value}});
@@ -243,12 +244,84 @@ std::string modelFolder(const ModelSession& session, const std::string& sessionP
     return cachedSnapshotFor(session.modelPath, folder, notCached).value_or(folder);
 }
 
+namespace {
+
+/** The pass of folder's checkpoint: config.json names the family (Llama, Qwen and NeoX read through one
+ *  description with their tokenizer.json; anything else as GPT-2, whose loader refuses what it is not, by name).
+ *  Null with error when the checkpoint or its tokenizer is refused or stop said stop. */
+std::shared_ptr<ModelPass> loadPass(const std::string& folder, const StopCheck& stop, std::string& error)
+{
+    if (!folderNamesDecoderFamily(folder)) {
+        auto checkpoint = Gpt2Checkpoint::load(folder, error, stop);
+        return checkpoint ? std::make_shared<Gpt2Forward>(std::move(checkpoint)) : nullptr;
+    }
+    auto checkpoint = DecoderCheckpoint::load(folder, error, stop);
+    if (!checkpoint)
+        return nullptr;
+    auto tokenizer = HfTokenizer::loadFolder(folder, error);
+    if (!tokenizer)
+        return nullptr;
+    return std::make_shared<DecoderForward>(std::move(checkpoint),
+                                            std::make_shared<const HfTokenizer>(std::move(*tokenizer)));
+}
+
+/** The session's text, layer, edits and ablations checked against the model and applied to pass, then the pass
+ *  run; what is wrong when something is refused (stoppedMessage when stop said stop). */
+std::optional<std::string> applyAndRun(ModelPass& pass, const ModelSession& session, const StopCheck& stop,
+                                       const std::function<std::string(const std::string&)>& where,
+                                       const ModelSessionNames& names, const std::string& folder)
+{
+    const ModelShape shape = pass.shape();
+    // A text too long for any tokenization is refused before it is encoded (which costs memory by the byte).
+    const std::size_t surelyTooLong = std::size_t(Limits::maxTokens) * pass.longestTokenBytes();
+    if (session.text.size() > surelyTooLong)
+        return where(names.text) + ": " + std::to_string(session.text.size()) + " bytes, more than the " +
+               std::to_string(Limits::maxTokens) + " tokens this program reads can hold";
+    std::string why;
+    if (!pass.setTokens(pass.encode(session.text), why))
+        return where(names.text) + ": " + why;
+    if (session.layer > shape.layers)
+        return where(names.layer) + ": " + std::to_string(session.layer) + " is past the model's last layer ("
+               + std::to_string(shape.layers) + ", " + shape.layersKey + " in " + folder + "/config.json)";
+    // An edit's or an ablation's layer past the model's last: refused, naming the key.
+    const auto pastLastLayer = [&](const std::string& key, int layer) -> std::optional<std::string> {
+        if (layer <= shape.layers)
+            return std::nullopt;
+        return key + ".layer: " + std::to_string(layer) + " is past the model's last layer ("
+               + std::to_string(shape.layers) + ")";
+    };
+    for (std::size_t i = 0; i < session.edits.size(); ++i) {
+        const ModelSessionEdit& e = session.edits[i];
+        const std::string key = where("edits[" + std::to_string(i) + "]");
+        if (auto problem = pastLastLayer(key, e.layer))
+            return problem;
+        if (auto problem = pass.checkCell(e.weight, e.row, e.col))
+            return key + ": " + *problem;
+        pass.setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
+    }
+    for (std::size_t i = 0; i < session.ablations.size(); ++i) {
+        const ModelSessionAblation& a = session.ablations[i];
+        const std::string key = where("ablations[" + std::to_string(i) + "]");
+        if (auto problem = pastLastLayer(key, a.layer))
+            return problem;
+        if (a.head > shape.heads)
+            return key + ".head: " + std::to_string(a.head) + " is past the layer's last head ("
+                   + std::to_string(shape.heads) + ", " + shape.headsKey + ")";
+        pass.setAblated(a.layer - 1, a.head - 1, true);
+    }
+    if (!pass.run(stop))
+        return std::string(stoppedMessage);
+    return std::nullopt;
+}
+
+} // namespace
+
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
                                                    std::string& error, const StopCheck& stop,
                                                    const ModelSessionNames& names)
 {
     // "<file>: <name>: …", or "<name>: …" for a session that has no file.
-    const auto where = [&sessionPath](const std::string& name) {
+    const std::function<std::string(const std::string&)> where = [&sessionPath](const std::string& name) {
         return (sessionPath.empty() ? std::string() : sessionPath + ": ") + name;
     };
     OpenedModelSession opened;
@@ -259,62 +332,13 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
         error = where(names.modelFolder) + ": " + why;
         return std::nullopt;
     }
-    auto checkpoint = Gpt2Checkpoint::load(opened.folder, why, stop);
-    if (!checkpoint) {
+    opened.pass = loadPass(opened.folder, stop, why);
+    if (!opened.pass) {
         error = why == stoppedMessage ? why : where(names.modelFolder) + ": " + why;
         return std::nullopt;
     }
-    const Gpt2Config& config = checkpoint->config();
-    if (session.layer > config.layers) {
-        error = where(names.layer) + ": " + std::to_string(session.layer) + " is past the model's last layer ("
-                + std::to_string(config.layers) + ", n_layer in " + opened.folder + "/config.json)";
-        return std::nullopt;
-    }
-    // A text too long for any tokenization is refused before it is encoded (which costs memory by the byte).
-    const std::size_t surelyTooLong = std::size_t(Limits::maxTokens) * checkpoint->tokenizer().longestToken();
-    if (session.text.size() > surelyTooLong) {
-        error = where(names.text) + ": " + std::to_string(session.text.size()) + " bytes, more than the " +
-                std::to_string(Limits::maxTokens) + " tokens this program reads can hold";
-        return std::nullopt;
-    }
-    opened.forward = std::make_shared<Gpt2Forward>(checkpoint);
-    if (!opened.forward->setTokens(checkpoint->tokenizer().encode(session.text), why)) {
-        error = where(names.text) + ": " + why;
-        return std::nullopt;
-    }
-    // An edit's or an ablation's layer past the model's last: refused, naming the key.
-    const auto pastLastLayer = [&](const std::string& key, int layer) {
-        if (layer <= config.layers)
-            return false;
-        error = key + ".layer: " + std::to_string(layer) + " is past the model's last layer ("
-                + std::to_string(config.layers) + ")";
-        return true;
-    };
-    for (std::size_t i = 0; i < session.edits.size(); ++i) {
-        const ModelSessionEdit& e = session.edits[i];
-        const std::string key = where("edits[" + std::to_string(i) + "]");
-        if (pastLastLayer(key, e.layer))
-            return std::nullopt;
-        if (auto problem = checkGpt2Cell(config, e.weight, e.row, e.col)) {
-            error = key + ": " + *problem;
-            return std::nullopt;
-        }
-        opened.forward->setEdit(e.layer - 1, e.weight, e.row, e.col, float(e.value), why);
-    }
-    for (std::size_t i = 0; i < session.ablations.size(); ++i) {
-        const ModelSessionAblation& a = session.ablations[i];
-        const std::string key = where("ablations[" + std::to_string(i) + "]");
-        if (pastLastLayer(key, a.layer))
-            return std::nullopt;
-        if (a.head > config.heads) {
-            error = key + ".head: " + std::to_string(a.head) + " is past the layer's last head ("
-                    + std::to_string(config.heads) + ", n_head)";
-            return std::nullopt;
-        }
-        opened.forward->setAblated(a.layer - 1, a.head - 1, true);
-    }
-    if (!opened.forward->run(stop)) {
-        error = stoppedMessage;
+    if (const auto problem = applyAndRun(*opened.pass, session, stop, where, names, opened.folder)) {
+        error = *problem;
         return std::nullopt;
     }
     return opened;
@@ -337,29 +361,29 @@ std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, 
     return openModelSessionText(*text, path, error);
 }
 
-std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids)
+std::vector<std::string> vocabularyTokens(const ModelPass& pass)
 {
     std::vector<std::string> tokens;
-    tokens.reserve(ids.size());
-    for (int id : ids)
-        tokens.push_back(checkpoint.tokenizer().token(id));
+    tokens.reserve(pass.tokens().size());
+    for (int id : pass.tokens())
+        tokens.push_back(pass.vocabularyToken(id));
     return tokens;
 }
 
-JsonEntries modelComputeEntries(const Gpt2Forward& forward, int layer, int count)
+JsonEntries modelComputeEntries(const ModelPass& pass, int layer, int count)
 {
-    const Gpt2Checkpoint& ckpt = forward.checkpoint();
+    const ModelShape shape = pass.shape();
     JsonEntries out;
-    out["token_ids"] = [&forward](JsonWriter& w) { w.value(json(forward.tokens())); };
-    out["tokens"] = [&](JsonWriter& w) { w.value(json(vocabularyTokens(ckpt, forward.tokens()))); };
+    out["token_ids"] = [&pass](JsonWriter& w) { w.value(json(pass.tokens())); };
+    out["tokens"] = [&pass](JsonWriter& w) { w.value(json(vocabularyTokens(pass))); };
     out["layer"] = [layer](JsonWriter& w) { w.value(json(layer)); };
     // [layer][head][n][n]: written row by row from the pass, never held as JSON (n² numbers per head).
-    out["attentions"] = [&forward](JsonWriter& w) {
+    out["attentions"] = [&pass, shape](JsonWriter& w) {
         w.beginArray();
-        for (int l = 0; l < forward.config().layers; ++l) {
+        for (int l = 0; l < shape.layers; ++l) {
             w.beginArray();
-            for (int h = 0; h < forward.config().heads; ++h) {
-                const FloatMatrix& a = forward.attention(l, h);
+            for (int h = 0; h < shape.heads; ++h) {
+                const FloatMatrix& a = pass.attention(l, h);
                 w.beginArray();
                 for (Eigen::Index r = 0; r < a.rows(); ++r) {
                     w.beginArray();
@@ -373,23 +397,28 @@ JsonEntries modelComputeEntries(const Gpt2Forward& forward, int layer, int count
         }
         w.endArray();
     };
-    out["next_token"] = [&forward, &ckpt, count](JsonWriter& w) {
+    out["next_token"] = [&pass, count](JsonWriter& w) {
         json logits = json::array();
-        const FloatMatrix& l = forward.logits();
+        const FloatMatrix& l = pass.logits();
         for (Eigen::Index v = 0; v < l.cols(); ++v)
             logits.push_back(floatNumber(l(0, v)));
         json top = json::array();
-        for (const Gpt2Candidate& c : forward.topTokens(count))
-            top.push_back({{"id", c.id}, {"token", ckpt.tokenizer().token(c.id)}, {"probability", c.probability}});
+        for (const TokenCandidate& c : pass.topTokens(count))
+            top.push_back({{"id", c.id}, {"token", pass.vocabularyToken(c.id)}, {"probability", c.probability}});
         w.value(json{{"logits", std::move(logits)}, {"top", std::move(top)}});
     };
+    // SPEC §6: the architecture, the K/V heads and, for a rotary model, its base and rotated width
+    out["architecture"] = [shape](JsonWriter& w) { w.value(json(shape.architecture)); };
+    out["kv_heads"] = [shape](JsonWriter& w) { w.value(json(shape.kvHeads)); };
+    if (shape.rotaryDims > 0)
+        out["rotary"] = [shape](JsonWriter& w) { w.value(json{{"theta", shape.ropeTheta}, {"dims", shape.rotaryDims}}); };
     return out;
 }
 
-json modelComputeExtras(const Gpt2Forward& forward, int layer, int count)
+json modelComputeExtras(const ModelPass& pass, int layer, int count)
 {
     json out = json::object();
-    for (const auto& [key, write] : modelComputeEntries(forward, layer, count))
+    for (const auto& [key, write] : modelComputeEntries(pass, layer, count))
         out[key] = json::parse(writtenText(write, -1));
     return out;
 }
@@ -405,13 +434,13 @@ std::string modelName(const std::string& folder)
     return name.empty() ? folder : name;
 }
 
-AttentionModel shownLayerModel(Gpt2Forward& forward, int layer, const std::string& modelName)
+AttentionModel shownLayerModel(ModelPass& pass, int layer, const std::string& modelName)
 {
-    forward.run();
-    AttentionModel model = forward.layerModel(layer);
-    for (std::string& token : model.tokens)
-        token = readableToken(token);
-    model.origin = AttentionModel::Origin{modelName, layer + 1, forward.config().layers};
+    pass.run();
+    AttentionModel model = pass.layerModel(layer);
+    for (std::size_t i = 0; i < model.tokens.size(); ++i)
+        model.tokens[i] = pass.readable(pass.tokens()[i]);
+    model.origin = AttentionModel::Origin{modelName, layer + 1, pass.shape().layers};
     return model;
 }
 

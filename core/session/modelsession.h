@@ -2,7 +2,7 @@
 /** The model session file of SPEC §5 (version 2): a GPT-2 checkpoint folder, the shown layer, the typed text
  *  and the edited weight cells; opening one, and the extras --compute prints for it. */
 
-#include "core/models/gpt2forward.h"
+#include "core/models/modelpass.h"
 #include "core/attention/tracejson.h"
 #include "core/session/sessionfile.h"
 
@@ -20,7 +20,7 @@ namespace core {
 /** One edited cell as the file writes it: layer 1-based, row and col 0-based. */
 struct ModelSessionEdit {
     int layer = 1;
-    Gpt2Weight weight = Gpt2Weight::Query;
+    ModelWeight weight = ModelWeight::Query;
     int row = 0;
     int col = 0;
     double value = 0; ///< as written; the forward pass uses it rounded to float32, as the weights are
@@ -75,11 +75,12 @@ std::string serializeModelSession(const ModelSession& session);
  *  directory when sessionPath is empty). */
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath);
 
-/** An opened model session: the checkpoint loaded, the text encoded, the edits applied, the pass run. */
+/** An opened model session: the checkpoint loaded (GPT-2, SPEC §5, or a family of SPEC §6), the text encoded, the
+ *  edits applied, the pass run. */
 struct OpenedModelSession {
     ModelSession session;
-    std::string folder;                   ///< the checkpoint's folder, resolved
-    std::shared_ptr<Gpt2Forward> forward; ///< tokens and edits set, run
+    std::string folder;              ///< the checkpoint's folder, resolved
+    std::shared_ptr<ModelPass> pass; ///< tokens and edits set, run
 };
 
 /** What openModelSession's messages call the model's folder, the text and the layer: by default the keys of a
@@ -111,21 +112,22 @@ std::optional<OpenedModelSession> openModelSessionFile(const std::string& path, 
 /** The name a model is shown by: its folder's last part ("gpt2" for "models/gpt2/"), or folder when it has none. */
 std::string modelName(const std::string& folder);
 
-/** Layer (0-based) of the pass as the views show it: Gpt2Forward::layerModel() with the tokens as people read them
- *  (core::readableToken) and the origin set to modelName. Runs the part of the pass it needs. */
-AttentionModel shownLayerModel(Gpt2Forward& forward, int layer, const std::string& modelName);
+/** Layer (0-based) of the pass as the views show it: ModelPass::layerModel() with the tokens as people read them
+ *  (ModelPass::readable) and the origin set to modelName. Runs the part of the pass it needs. */
+AttentionModel shownLayerModel(ModelPass& pass, int layer, const std::string& modelName);
 
-/** The tokens of ids as the model's vocabulary writes them ("Ġcat"), as --compute and trace.json name them. */
-std::vector<std::string> vocabularyTokens(const Gpt2Checkpoint& checkpoint, const std::vector<int>& ids);
+/** The pass's tokens as the model's vocabulary writes them ("Ġcat", "▁cat"), as --compute and trace.json name them. */
+std::vector<std::string> vocabularyTokens(const ModelPass& pass);
 
 /** What --compute prints for a model session beside the shown layer's steps (SPEC §5): token_ids, tokens (as
  *  the vocabulary writes them), layer (1-based), attentions [layer][head][n][n], next_token {logits
  *  (vocab_size numbers), top (count candidates: id, token, probability; most probable first)}. Float32 values
  *  are written as the shortest text that reads back to the same float32. The pass must have run. */
-nlohmann::json modelComputeExtras(const Gpt2Forward& forward, int layer, int count = 10);
+nlohmann::json modelComputeExtras(const ModelPass& pass, int layer, int count = 10);
 
 /** modelComputeExtras as entries that write themselves (writeComputeJson), the attentions row by row: what --compute
- *  prints without holding n² numbers per head as JSON. The entries refer to forward, which must outlive them. */
-JsonEntries modelComputeEntries(const Gpt2Forward& forward, int layer, int count = 10);
+ *  prints without holding n² numbers per head as JSON; with SPEC §6's architecture, kv_heads and, for a rotary
+ *  model, rotary {theta, dims}. The entries refer to pass, which must outlive them. */
+JsonEntries modelComputeEntries(const ModelPass& pass, int layer, int count = 10);
 
 } // namespace core

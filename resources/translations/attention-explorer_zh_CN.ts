@@ -891,8 +891,8 @@
         <translation>没有这个头。</translation>
     </message>
     <message>
-        <source>X is the layer's LayerNorm output, not a weight.</source>
-        <translation>X 是该层 LayerNorm 的输出，不是权重。</translation>
+        <source>X is the layer's attention norm output, not a weight.</source>
+        <translation>X 是该层注意力前归一化的输出，不是权重。</translation>
     </message>
     <message>
         <source>Only a model's heads can be zeroed.</source>
@@ -1043,8 +1043,8 @@
             <translation>模型会话的维度由检查点决定，不能更改。</translation>
         </message>
         <message>
-            <source>The text is %1 tokens; %2 reads at most %3 (its n_positions). The text is kept as it was.</source>
-            <translation>这段文本有 %1 个词元；%2 最多读取 %3 个（它的 n_positions）。文本保持原样。</translation>
+            <source>The text is %1 tokens; %2 reads at most %3 (its %4). The text is kept as it was.</source>
+            <translation>这段文本有 %1 个词元；%2 最多读取 %3 个（它的 %4）。文本保持原样。</translation>
         </message>
         <message>
             <source>Zeroed head %1 of layer %2</source>

@@ -200,7 +200,7 @@ Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const
 {
     if (!hasIndex(index.row(), index.column(), index.parent()))
         return Qt::NoItemFlags;
-    // A model's X is its layer's LayerNorm output, not a weight: it is shown, not edited.
+    // A model's X is its layer's attention norm output, not a weight: it is shown, not edited.
     if (m_id == MatrixId::Embeddings && m_document->isModelSession())
         return Qt::ItemIsSelectable | Qt::ItemIsEnabled;
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;

@@ -2,7 +2,6 @@
 
 #include "core/session/modelsession.h"
 #include "core/tensor/threadpool.h"
-#include "core/text/tokentext.h"
 
 #include <QStringList>
 
@@ -23,35 +22,35 @@ ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(M
 {
 }
 
-void ModelRunner::reset(std::shared_ptr<core::Gpt2Forward> forward)
+void ModelRunner::reset(std::shared_ptr<core::ModelPass> forward)
 {
     m_job.cancel();
     // A job in flight keeps its own passes alive; the next one starts on these.
     m_forward = std::move(forward);
-    m_unedited = m_forward ? std::make_shared<core::Gpt2Forward>(m_forward->sharedCheckpoint()) : nullptr;
+    m_unedited = m_forward ? m_forward->freshPass() : nullptr;
 }
 
 namespace {
 
 /** The ten most probable tokens of logits (the pass forward's after position), with their probabilities in
  *  unedited (the same pass's logits without the edits) when given. */
-Prediction predictionOf(const core::Gpt2Forward& forward, const core::FloatMatrix& logits, int position,
+Prediction predictionOf(const core::ModelPass& forward, const core::FloatMatrix& logits, int position,
                         bool edited, const core::FloatMatrix* unedited)
 {
     Prediction p;
     p.position = position;
     p.edited = edited;
     p.comparing = edited && !unedited;
-    const std::vector<core::Gpt2Candidate> top = core::topCandidates(logits, 10);
+    const std::vector<core::TokenCandidate> top = core::topCandidates(logits, 10);
     if (top.empty())  // the logits overflowed float32
         p.overflowLayer = forward.overflowLayer(position);
     std::vector<int> ids;
-    for (const core::Gpt2Candidate& c : top)
+    for (const core::TokenCandidate& c : top)
         ids.push_back(c.id);
     const std::vector<double> withoutEdits =
         edited && unedited ? core::candidateProbabilities(*unedited, ids) : std::vector<double>();
     for (std::size_t i = 0; i < top.size(); ++i) {
-        const std::string token = core::readableToken(forward.checkpoint().tokenizer().token(top[i].id));
+        const std::string token = forward.readable(top[i].id);
         p.entries.push_back({top[i].id, token, top[i].probability,
                              withoutEdits.empty() ? top[i].probability : withoutEdits[i]});
     }
@@ -60,11 +59,11 @@ Prediction predictionOf(const core::Gpt2Forward& forward, const core::FloatMatri
 
 /** What the views see of the finished pass forward beside the prediction: the shown layer's model, when the request
  *  asks for it, checked and copied for the views, and the overview's grid. */
-void addViews(ModelRunResult& result, core::Gpt2Forward& forward, const ModelRunner::Request& request)
+void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunner::Request& request)
 {
     QStringList tokens;
     for (int id : forward.tokens())
-        tokens << QString::fromStdString(core::readableToken(forward.checkpoint().tokenizer().token(id)));
+        tokens << QString::fromStdString(forward.readable(id));
     // The shown layer's model and the overview's grid only read the finished pass, and not each other: side by
     // side, and then the layer's check beside its copy for the views.
     core::parallelFor(2, 2, [&](int task) {
@@ -91,7 +90,7 @@ void addViews(ModelRunResult& result, core::Gpt2Forward& forward, const ModelRun
 }
 
 /** Brings forward's zeroed heads to wanted. */
-void setAblations(core::Gpt2Forward& forward, const std::set<std::pair<int, int>>& wanted)
+void setAblations(core::ModelPass& forward, const std::set<std::pair<int, int>>& wanted)
 {
     const std::set<std::pair<int, int>> have = forward.ablations();
     for (const auto& [layer, head] : have)
@@ -102,19 +101,19 @@ void setAblations(core::Gpt2Forward& forward, const std::set<std::pair<int, int>
 }
 
 /** Brings forward's edits to wanted (both ordered by layer, weight, row and column), touching only what differs. */
-void setEdits(core::Gpt2Forward& forward, const std::vector<core::Gpt2Edit>& wanted)
+void setEdits(core::ModelPass& forward, const std::vector<core::ModelEdit>& wanted)
 {
-    const std::vector<core::Gpt2Edit> have = forward.edits();
-    const auto key = [](const core::Gpt2Edit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
+    const std::vector<core::ModelEdit> have = forward.edits();
+    const auto key = [](const core::ModelEdit& e) { return std::tuple(e.layer, e.weight, e.row, e.col); };
     std::string ignored;
     std::size_t i = 0, j = 0;
     while (i < have.size() || j < wanted.size()) {
         if (j == wanted.size() || (i < have.size() && key(have[i]) < key(wanted[j]))) {
-            const core::Gpt2Edit& e = have[i++];
+            const core::ModelEdit& e = have[i++];
             forward.clearEdit(e.layer, e.weight, e.row, e.col);
             continue;
         }
-        const core::Gpt2Edit& want = wanted[j++];
+        const core::ModelEdit& want = wanted[j++];
         if (i < have.size() && key(have[i]) == key(want)) {
             if (have[i++].value == want.value)
                 continue;
@@ -125,7 +124,7 @@ void setEdits(core::Gpt2Forward& forward, const std::vector<core::Gpt2Edit>& wan
 
 }  // namespace
 
-ModelRunResult ModelRunner::run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedited, const Request& request,
                                 const LatestJob<ModelRunResult>::Post& post)
 {
     std::string ignored;

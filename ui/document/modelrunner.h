@@ -3,7 +3,7 @@
 
 #include "latestjob.h"
 
-#include "core/models/gpt2forward.h"
+#include "core/models/modelpass.h"
 #include "ui/render/attentiongrid.h"
 
 #include <QMetaType>
@@ -29,7 +29,7 @@ struct Prediction {
     std::vector<Entry> entries;  ///< the most probable first; none when the pass overflowed
     /** The pass overflowed float32 (its logits have a NaN or +∞, core::topCandidates): the first layer (0-based)
      *  whose output up to the position is not all finite, or the model's layer count when only the logits are not
-     *  (core::Gpt2Forward::overflowLayer). */
+     *  (core::ModelPass::overflowLayer). */
     std::optional<int> overflowLayer;
     bool edited = false;         ///< the pass had edits
     /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
@@ -57,7 +57,7 @@ class ModelRunner {
 public:
     struct Request {
         std::vector<int> ids;
-        std::vector<core::Gpt2Edit> edits;  ///< ordered by layer, weight, row and column
+        std::vector<core::ModelEdit> edits;  ///< ordered by layer, weight, row and column
         std::set<std::pair<int, int>> ablations;  ///< the heads zeroed, (layer, head) 0-based
         int layer = 0;
         int position = -1;      ///< −1: the last
@@ -71,7 +71,7 @@ public:
     ModelRunner(std::function<Request()> snapshot, std::function<void(ModelRunResult)> deliver);
 
     /** The passes to run on from now on (forward already holds the session's tokens and edits; it may have run). */
-    void reset(std::shared_ptr<core::Gpt2Forward> forward);
+    void reset(std::shared_ptr<core::ModelPass> forward);
     /** Asks for a result of the current state. */
     void request() { m_job.request(); }
     void cancel() { m_job.cancel(); }
@@ -83,11 +83,11 @@ public:
 private:
     /** Runs request on the passes (the worker's side); post takes the edited pass's result when the pass without
      *  edits has work too. */
-    static ModelRunResult run(core::Gpt2Forward& forward, core::Gpt2Forward& unedited, const Request& request,
+    static ModelRunResult run(core::ModelPass& forward, core::ModelPass& unedited, const Request& request,
                               const LatestJob<ModelRunResult>::Post& post);
 
     std::function<Request()> m_snapshot;
-    std::shared_ptr<core::Gpt2Forward> m_forward, m_unedited;
+    std::shared_ptr<core::ModelPass> m_forward, m_unedited;
     LatestJob<ModelRunResult> m_job;
 };
 

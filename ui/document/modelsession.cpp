@@ -16,37 +16,39 @@
 
 namespace ui {
 
-std::optional<core::Gpt2Weight> gpt2WeightOf(MatrixId id, int row, int dModel)
+std::optional<core::ModelWeight> weightOf(MatrixId id, int row, int weightRows)
 {
-    const bool bias = row == dModel;
+    const bool bias = row == weightRows;
     switch (id) {
     case MatrixId::Embeddings: return std::nullopt;
-    case MatrixId::Query: return bias ? core::Gpt2Weight::QueryBias : core::Gpt2Weight::Query;
-    case MatrixId::Key: return bias ? core::Gpt2Weight::KeyBias : core::Gpt2Weight::Key;
-    case MatrixId::Value: return bias ? core::Gpt2Weight::ValueBias : core::Gpt2Weight::Value;
-    case MatrixId::Output: return bias ? core::Gpt2Weight::OutputBias : core::Gpt2Weight::Output;
+    case MatrixId::Query: return bias ? core::ModelWeight::QueryBias : core::ModelWeight::Query;
+    case MatrixId::Key: return bias ? core::ModelWeight::KeyBias : core::ModelWeight::Key;
+    case MatrixId::Value: return bias ? core::ModelWeight::ValueBias : core::ModelWeight::Value;
+    case MatrixId::Output: return bias ? core::ModelWeight::OutputBias : core::ModelWeight::Output;
     }
     return std::nullopt;
 }
 
-MatrixId matrixIdOf(core::Gpt2Weight weight)
+MatrixId matrixIdOf(core::ModelWeight weight)
 {
     switch (weight) {
-    case core::Gpt2Weight::Query:
-    case core::Gpt2Weight::QueryBias: return MatrixId::Query;
-    case core::Gpt2Weight::Key:
-    case core::Gpt2Weight::KeyBias: return MatrixId::Key;
-    case core::Gpt2Weight::Value:
-    case core::Gpt2Weight::ValueBias: return MatrixId::Value;
-    case core::Gpt2Weight::Output:
-    case core::Gpt2Weight::OutputBias: return MatrixId::Output;
+    case core::ModelWeight::Query:
+    case core::ModelWeight::QueryBias:
+    case core::ModelWeight::QueryNorm: return MatrixId::Query;
+    case core::ModelWeight::Key:
+    case core::ModelWeight::KeyBias:
+    case core::ModelWeight::KeyNorm: return MatrixId::Key;
+    case core::ModelWeight::Value:
+    case core::ModelWeight::ValueBias: return MatrixId::Value;
+    case core::ModelWeight::Output:
+    case core::ModelWeight::OutputBias: return MatrixId::Output;
     }
     return MatrixId::Query;
 }
 
-int tableRowOf(core::Gpt2Weight weight, int row, int dModel)
+int tableRowOf(core::ModelWeight weight, int row, int weightRows)
 {
-    return core::gpt2WeightRows(weight, dModel) == 1 ? dModel : row;
+    return core::isRowWeight(weight) ? weightRows : row;
 }
 
 QString modelName(const QString& folder)
@@ -75,12 +77,17 @@ std::optional<LoadedModel> loadModelSession(const core::ModelSession& session, c
         return std::nullopt;
     }
     LoadedModel loaded{std::move(*opened), {}};
-    loaded.layer = core::shownLayerModel(*loaded.opened.forward, loaded.opened.session.layer - 1,
+    loaded.layer = core::shownLayerModel(*loaded.opened.pass, loaded.opened.session.layer - 1,
                                          core::modelName(loaded.opened.folder));
     return loaded;
 }
 
 namespace {
+
+QString xIsNoWeight()
+{
+    return Document::tr("X is the layer's attention norm output, not a weight.");
+}
 
 bool sameBits(float a, float b)
 {
@@ -109,16 +116,17 @@ ModelChange layerChange(const core::AttentionModel& before, const core::Attentio
 ModelSession::ModelSession(LoadedModel loaded, const QString&)
     : Session(std::move(loaded.layer), QString::fromStdString(loaded.opened.session.text),
               loaded.opened.session.extras),
-      m_checkpoint(loaded.opened.forward->sharedCheckpoint()),
+      m_reference(loaded.opened.pass->freshPass()),
+      m_shape(loaded.opened.pass->shape()),
       m_folder(QString::fromStdString(loaded.opened.folder)),
       m_modelPath(loaded.opened.session.modelPath),
-      m_ids(loaded.opened.forward->tokens()),
+      m_ids(loaded.opened.pass->tokens()),
       m_layer(loaded.opened.session.layer - 1)
 {
-    for (const core::Gpt2Edit& e : loaded.opened.forward->edits())
+    for (const core::ModelEdit& e : loaded.opened.pass->edits())
         m_edits[{e.layer, e.weight, e.row, e.col}] = e.value;
-    m_ablations = loaded.opened.forward->ablations();
-    m_runner.reset(loaded.opened.forward);
+    m_ablations = loaded.opened.pass->ablations();
+    m_runner.reset(loaded.opened.pass);
     run(false);
 }
 
@@ -127,24 +135,32 @@ ModelSession::~ModelSession()
     m_runner.cancel();
 }
 
-float ModelSession::weightValue(int layer, core::Gpt2Weight weight, int row, int col) const
+float ModelSession::weightValue(int layer, core::ModelWeight weight, int row, int col) const
 {
     const auto it = m_edits.find({layer, weight, row, col});
-    return it != m_edits.end() ? it->second : core::gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col);
+    return it != m_edits.end() ? it->second : m_reference->checkpointValue(layer, weight, row, col);
+}
+
+int ModelSession::weightRows(MatrixId id) const
+{
+    return id == MatrixId::Output ? m_shape.heads * m_shape.headDim : m_shape.dModel;
 }
 
 bool ModelSession::isCellEdited(MatrixId id, int row, int col) const
 {
-    const int d = config().dModel;
-    const auto weight = gpt2WeightOf(id, row, d);
-    if (!weight || row < 0 || row > d || col < 0 || col >= d)
+    const int rows = weightRows(id);
+    const auto weight = weightOf(id, row, rows);
+    if (!weight || row < 0 || row > rows || m_reference->checkCell(*weight, row == rows ? 0 : row, col))
         return false;
-    return m_edits.count({m_layer, *weight, row == d ? 0 : row, col}) > 0;
+    return m_edits.count({m_layer, *weight, row == rows ? 0 : row, col}) > 0;
 }
 
 std::vector<std::string> ModelSession::vocabularyTokens() const
 {
-    return core::vocabularyTokens(*m_checkpoint, m_ids);
+    std::vector<std::string> tokens;
+    for (int id : m_ids)
+        tokens.push_back(m_reference->vocabularyToken(id));
+    return tokens;
 }
 
 core::ModelSession ModelSession::fileSession(const QString& savePath, const QString& filePath) const
@@ -179,18 +195,19 @@ std::function<std::string()> ModelSession::serializing(const QString& savePath, 
 
 std::function<PreparedText()> ModelSession::prepareText(const QString& text) const
 {
-    return [text, checkpoint = m_checkpoint, name = modelName(m_folder)]() {
+    return [text, reference = m_reference, name = modelName(m_folder), shape = m_shape]() {
         PreparedText prepared;
-        const std::size_t count = checkpoint->tokenizer().encode(text.toStdString()).size();
-        const int limit = checkpoint->config().positions;
+        const std::size_t count = reference->encode(text.toStdString()).size();
+        const int limit = shape.positions;
         if (count == 0)
             prepared.error = Document::tr("Type at least one token: attention needs something to attend to.");
         else if (int(count) > limit)
-            prepared.error = Document::tr("The text is %1 tokens; %2 reads at most %3 (its n_positions). The text is "
+            prepared.error = Document::tr("The text is %1 tokens; %2 reads at most %3 (its %4). The text is "
                                           "kept as it was.")
                                  .arg(count)
                                  .arg(name)
-                                 .arg(limit);
+                                 .arg(limit)
+                                 .arg(QString::fromStdString(shape.positionsKey));
         if (!prepared.error.isEmpty())
             return prepared;
         prepared.step = [text](const Session& session, bool startsBurst) {
@@ -217,35 +234,35 @@ Step ModelSession::weightsStep(std::vector<Gpt2CellChange> cells, std::vector<Ab
 
 double ModelSession::shownOutputValue(int row, int col) const
 {
-    if (isAblated(m_layer, row / config().headSize()))
+    if (isAblated(m_layer, row / m_shape.headDim))
         return 0;
-    return double(weightValue(m_layer, core::Gpt2Weight::Output, row, col));
+    return double(weightValue(m_layer, core::ModelWeight::Output, row, col));
 }
 
 Step ModelSession::cellStep(MatrixId id, int row, int col, double value) const
 {
-    const int d = config().dModel;
-    const auto weight = gpt2WeightOf(id, row, d);
+    const int rows = weightRows(id);
+    const auto weight = weightOf(id, row, rows);
     const float v = float(value);
     if (!weight || !std::isfinite(v) || !cellOf(m_model, id, row, col))
-        return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
-    const int weightRow = row == d ? 0 : row;  // a bias is one row
+        return Step::refusal(xIsNoWeight());
+    const int weightRow = row == rows ? 0 : row;  // a bias is one row
     return weightsStep({{m_layer, *weight, weightRow, col, weightValue(m_layer, *weight, weightRow, col), v}});
 }
 
 Step ModelSession::matrixStep(MatrixId id, const core::Matrix& value) const
 {
     if (id == MatrixId::Embeddings)
-        return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
-    const int d = config().dModel;
+        return Step::refusal(xIsNoWeight());
+    const int rows = weightRows(id);
     std::vector<Gpt2CellChange> cells;
     for (int r = 0; r < int(value.rows()); ++r)
         for (int c = 0; c < int(value.cols()); ++c) {
-            const auto weight = gpt2WeightOf(id, r, d);
+            const auto weight = weightOf(id, r, rows);
             const float v = float(value(r, c));
             if (!weight || !std::isfinite(v))
-                return Step::refusal(Document::tr("X is the layer's LayerNorm output, not a weight."));
-            const int weightRow = r == d ? 0 : r;
+                return Step::refusal(xIsNoWeight());
+            const int weightRow = r == rows ? 0 : r;
             if (double(v) != *cellOf(m_model, id, r, c))
                 cells.push_back({m_layer, *weight, weightRow, c, weightValue(m_layer, *weight, weightRow, c), v});
         }
@@ -273,7 +290,7 @@ Step ModelSession::outputProjectionStep(bool on) const
 
 Step ModelSession::zeroHeadStep(int head) const
 {
-    if (head < 0 || head >= config().heads)
+    if (head < 0 || head >= m_shape.heads)
         return Step::refusal(Document::tr("There is no such head."));
     Step step = weightsStep({}, {{m_layer, head, isAblated(m_layer, head), true}});
     step.name = Document::tr("Zeroed head %1 of layer %2").arg(head + 1).arg(m_layer + 1);
@@ -286,7 +303,7 @@ Step ModelSession::resetStep(bool everyLayer) const
     for (const auto& [cell, value] : m_edits) {
         const auto& [layer, weight, row, col] = cell;
         if (everyLayer || layer == m_layer)
-            cells.push_back({layer, weight, row, col, value, core::gpt2CheckpointValue(*m_checkpoint, layer, weight, row, col)});
+            cells.push_back({layer, weight, row, col, value, m_reference->checkpointValue(layer, weight, row, col)});
     }
     std::vector<AblationChange> ablations;
     for (const auto& [layer, head] : m_ablations)
@@ -301,7 +318,7 @@ Step ModelSession::resetStep(bool everyLayer) const
 EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
                                       const std::vector<AblationChange>& ablations, bool forward)
 {
-    const int d = config().dModel, dv = config().headSize();
+    const int d = m_shape.dModel, dv = m_shape.headDim;
     EditResult result;
     int shown = 0;
     std::optional<MatrixId> only;  // the one table of the shown layer every shown cell is in
@@ -310,8 +327,8 @@ EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
     const Gpt2CellChange* last = nullptr;
     for (const Gpt2CellChange& c : cells) {
         const float value = forward ? c.after : c.before;
-        const core::Gpt2Cell cell{c.layer, c.weight, c.row, c.col};
-        if (sameBits(value, core::gpt2CheckpointValue(*m_checkpoint, c.layer, c.weight, c.row, c.col)))
+        const core::ModelCell cell{c.layer, c.weight, c.row, c.col};
+        if (sameBits(value, m_reference->checkpointValue(c.layer, c.weight, c.row, c.col)))
             m_edits.erase(cell);
         else
             m_edits[cell] = value;
@@ -320,8 +337,8 @@ EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
         if (c.layer != m_layer)
             continue;
         const MatrixId id = matrixIdOf(c.weight);
-        const int row = tableRowOf(c.weight, c.row, d);
-        const bool zeroed = c.weight == core::Gpt2Weight::Output && isAblated(c.layer, c.row / dv);
+        const int row = tableRowOf(c.weight, c.row, weightRows(id));
+        const bool zeroed = c.weight == core::ModelWeight::Output && isAblated(c.layer, c.row / dv);
         if (double* shownCell = cellOf(m_model, id, row, c.col); shownCell && !zeroed)
             *shownCell = double(value);
         oneTable = oneTable && (!only || *only == id);
@@ -351,7 +368,8 @@ EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
     if (shown == 1) {
         const double before = double(forward ? last->before : last->after);
         const double after = double(forward ? last->after : last->before);
-        result.change = ModelChange::cell(*only, tableRowOf(last->weight, last->row, d), last->col, before, after);
+        result.change =
+            ModelChange::cell(*only, tableRowOf(last->weight, last->row, weightRows(*only)), last->col, before, after);
     } else if (shown > 1) {
         result.change = oneTable ? ModelChange::block(*only, box.top(), box.left(), box.height(), box.width())
                                  : ModelChange::of(ModelChange::Kind::Model);
@@ -362,7 +380,7 @@ EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
 EditResult ModelSession::applyText(const QString& text)
 {
     m_tokenText = text;
-    m_ids = m_checkpoint->tokenizer().encode(text.toStdString());
+    m_ids = m_reference->encode(text.toStdString());
     emit tokenTextChanged();
     return {std::nullopt, true};
 }
@@ -378,7 +396,7 @@ void ModelSession::edited(const EditResult& result)
 
 bool ModelSession::setShownLayer(int layer)
 {
-    if (layer < 0 || layer >= config().layers || layer == m_layer)
+    if (layer < 0 || layer >= m_shape.layers || layer == m_layer)
         return false;
     m_layer = layer;
     emit shownLayerChanged(layer);

@@ -20,7 +20,7 @@ namespace ui {
 /** One checkpoint weight cell an edit changes (layer 0-based), float32 as the weights are. */
 struct Gpt2CellChange {
     int layer = 0;
-    core::Gpt2Weight weight = core::Gpt2Weight::Query;
+    core::ModelWeight weight = core::ModelWeight::Query;
     int row = 0, col = 0;
     float before = 0, after = 0;
 };
@@ -31,11 +31,12 @@ struct AblationChange {
     bool before = false, after = false;
 };
 
-/** The checkpoint weight behind cell (row, col) of the table of id (its bias at row d_model), or nothing (X). */
-std::optional<core::Gpt2Weight> gpt2WeightOf(MatrixId id, int row, int dModel);
+/** The checkpoint weight behind a row of the table of id, whose weight has weightRows rows (its bias in the row
+ *  after them), or nothing (X). */
+std::optional<core::ModelWeight> weightOf(MatrixId id, int row, int weightRows);
 /** The table and its row where a checkpoint weight's cell is shown. */
-MatrixId matrixIdOf(core::Gpt2Weight weight);
-int tableRowOf(core::Gpt2Weight weight, int row, int dModel);
+MatrixId matrixIdOf(core::ModelWeight weight);
+int tableRowOf(core::ModelWeight weight, int row, int weightRows);
 
 /** A model session loaded on a worker: the checkpoint, the pass run, and its shown layer for the views. */
 struct LoadedModel {
@@ -64,16 +65,16 @@ public:
     const ModelSession* modelSession() const override { return this; }
     ModelSession* modelSession() override { return this; }
 
-    const core::Gpt2Checkpoint& checkpoint() const { return *m_checkpoint; }
-    const core::Gpt2Config& config() const { return m_checkpoint->config(); }
+    /** The model's counts and names. */
+    const core::ModelShape& shape() const { return m_shape; }
     /** The checkpoint's folder, resolved. */
     const QString& folder() const { return m_folder; }
     /** The text's token ids. */
     const std::vector<int>& ids() const { return m_ids; }
     int shownLayer() const override { return m_layer; }
-    int layerCount() const override { return config().layers; }
+    int layerCount() const override { return m_shape.layers; }
     /** The cell's value with the edits (the caller checks the cell). */
-    float weightValue(int layer, core::Gpt2Weight weight, int row, int col) const;
+    float weightValue(int layer, core::ModelWeight weight, int row, int col) const;
     /** True when cell (row, col) of the table of id in the shown layer differs from the checkpoint. */
     bool isCellEdited(MatrixId id, int row, int col) const;
     /** The number of edited cells, in every layer. */
@@ -135,13 +136,17 @@ private:
     Step weightsStep(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations = {}) const;
     /** The shown value of W_O row (row) and column col: 0 in a zeroed head's rows. */
     double shownOutputValue(int row, int col) const;
+    /** The rows of the weight shown in the table of id: d_model, or heads·head_dim for W_O. */
+    int weightRows(MatrixId id) const;
 
-    std::shared_ptr<const core::Gpt2Checkpoint> m_checkpoint;
+    /** A pass of the checkpoint that never runs: its weights, cells, tokenizer and counts, read on any thread. */
+    std::shared_ptr<const core::ModelPass> m_reference;
+    core::ModelShape m_shape;
     QString m_folder;
     std::string m_modelPath;  ///< model.path as the file wrote it (kept on save), or the folder
     std::vector<int> m_ids;
     int m_layer = 0;
-    core::Gpt2Edits m_edits;  ///< the one record of the edited cells
+    core::ModelEdits m_edits;  ///< the one record of the edited cells
     std::set<std::pair<int, int>> m_ablations;
     bool m_relayerWanted = false;
     Prediction m_prediction;

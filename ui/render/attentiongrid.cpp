@@ -2,7 +2,7 @@
 
 #include "displaynumber.h"
 
-#include "core/models/gpt2forward.h"
+#include "core/models/modelpass.h"
 #include "core/tensor/pooling.h"
 #include "core/attention/trace.h"
 
@@ -42,22 +42,23 @@ AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide)
     return grid;
 }
 
-AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens, int maxSide,
+AttentionGrid attentionGridFromModel(const core::ModelPass& pass, const QStringList& tokens, int maxSide,
                                      const AttentionGrid* previous)
 {
     AttentionGrid grid;
-    grid.layers = forward.config().layers;
-    grid.heads = forward.config().heads;
+    const core::ModelShape shape = pass.shape();
+    grid.layers = shape.layers;
+    grid.heads = shape.heads;
     grid.tokens = tokens;
     grid.causal = true;
     // Only a grid that kept the weights whole can tell that they did not change.
     const bool comparable = previous && previous->layers == grid.layers && previous->heads == grid.heads
-        && previous->blockSide == 1 && previous->n() == forward.n() && forward.n() <= maxSide
+        && previous->blockSide == 1 && previous->n() == pass.n() && pass.n() <= maxSide
         && previous->cells.size() == std::size_t(grid.layers * grid.heads)
         && previous->descriptors.size() == previous->cells.size();
     for (int l = 0; l < grid.layers; ++l)
         for (int h = 0; h < grid.heads; ++h) {
-            const core::FloatMatrix& weights = forward.attention(l, h);
+            const core::FloatMatrix& weights = pass.attention(l, h);
             if (comparable) {
                 const core::Matrix& before = previous->cell(l, h);
                 if (before.rows() == weights.rows() && before.cols() == weights.cols()
@@ -69,9 +70,9 @@ AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QSt
             }
             addCell(grid, weights, maxSide);
         }
-    if (!forward.ablations().empty()) {
+    if (!pass.ablations().empty()) {
         grid.zeroed.assign(std::size_t(grid.layers * grid.heads), false);
-        for (const auto& [layer, head] : forward.ablations())
+        for (const auto& [layer, head] : pass.ablations())
             grid.zeroed[std::size_t(layer * grid.heads + head)] = true;
     }
     return grid;

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace core {
-class Gpt2Forward;
+class ModelPass;
 struct Trace;
 }  // namespace core
 
@@ -48,10 +48,10 @@ struct AttentionGrid {
 
 /** The trace's heads as one layer: 1 × headCount. */
 AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide = gridCellSide);
-/** Every layer and head of a model's last run (forward.attention), labelled with tokens. A head whose weights
+/** Every layer and head of a model's last run (pass.attention), labelled with tokens. A head whose weights
  *  equal its cell in previous (a grid of the same tokens, kept whole) takes that cell's descriptors instead of
  *  measuring them again: after an edit of a late layer, the layers before it are unchanged. */
-AttentionGrid attentionGridFromModel(const core::Gpt2Forward& forward, const QStringList& tokens,
+AttentionGrid attentionGridFromModel(const core::ModelPass& pass, const QStringList& tokens,
                                      int maxSide = gridCellSide, const AttentionGrid* previous = nullptr);
 
 /** What a head's cell says under it: its pattern, or that it is zeroed, translated. */

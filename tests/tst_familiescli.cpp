@@ -1,0 +1,256 @@
+/** The decoder families of SPEC §6 through the program, as a script calls it: `--compute` on a model session and on
+ *  `--model DIR --text TEXT` for each case of tests/family_reference.py (Llama with grouped heads, Llama 3's rope
+ *  scaling, Qwen2's biases over two shards, Qwen3's q/k norms, NeoX's partial rotary), each folder given a small
+ *  byte-level tokenizer.json whose ids are worked out by hand below. The printed shown layer (x, every head's
+ *  queries and keys before and after the rotation, the K/V head's values, weights, outputs, output), every layer's
+ *  attention and the logits are compared with the float64 reference within 2e-5 of the largest entry, with edits of
+ *  every kind the family has and a zeroed head; then the refusals a script meets. */
+
+#include "gpt2reference.h"
+#include "programrun.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+using testutil::flat;
+
+namespace {
+
+QByteArray script()
+{
+    QFile f(QStringLiteral(AE_SOURCE_DIR "/tests/family_reference.py"));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/** A byte-level BPE of 32 entries (the cases' vocabularies hold 60): <s> 0, a … z 1 … 26, Ġ 27, and the merges
+ *  t h → th 28, Ġ c → Ġc 29, a t → at 30, Ġc at → Ġcat 31; the post-processor puts <s> first, as Llama's does. */
+json tokenizerJson()
+{
+    json vocab = {{"<s>", 0}, {"Ġ", 27}, {"th", 28}, {"Ġc", 29}, {"at", 30}, {"Ġcat", 31}};
+    for (char c = 'a'; c <= 'z'; ++c)
+        vocab[std::string(1, c)] = c - 'a' + 1;
+    const json bos = {{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}};
+    const json a = {{"Sequence", {{"id", "A"}, {"type_id", 0}}}};
+    const json b = {{"Sequence", {{"id", "B"}, {"type_id", 1}}}};
+    return {{"version", "1.0"},
+            {"truncation", nullptr},
+            {"padding", nullptr},
+            {"added_tokens",
+             json::array({{{"id", 0}, {"content", "<s>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                           {"normalized", false}, {"special", true}}})},
+            {"normalizer", nullptr},
+            {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true},
+                               {"use_regex", true}}},
+            {"post_processor",
+             {{"type", "TemplateProcessing"},
+              {"single", json::array({bos, a})},
+              {"pair", json::array({bos, a, bos, b})},
+              {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {0}}, {"tokens", {"<s>"}}}}}}}},
+            {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+            {"model",
+             {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
+              {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
+              {"vocab", vocab}, {"merges", {"t h", "Ġ c", "a t", "Ġc at"}}}}};
+}
+
+/** "the cat sat on a mat", by the merges above: <s>, th, e, Ġcat, Ġ s at, Ġ o n, Ġ a, Ġ m at. */
+const char* const text = "the cat sat on a mat";
+const std::vector<int> textIds = {0, 28, 5, 31, 27, 19, 30, 27, 15, 14, 27, 1, 27, 13, 30};
+const std::vector<std::string> textTokens = {"<s>", "th", "e",  "Ġcat", "Ġ", "s", "at", "Ġ",
+                                             "o",   "n",  "Ġ", "a",    "Ġ", "m", "at"};
+
+/** Columns [first, first + count) of a JSON matrix, flat by rows. */
+std::vector<double> columns(const json& m, int first, int count)
+{
+    std::vector<double> out;
+    for (const json& row : m)
+        for (int c = first; c < first + count; ++c)
+            out.push_back(row[std::size_t(c)].get<double>());
+    return out;
+}
+
+} // namespace
+
+class TestFamiliesCli : public QObject {
+    Q_OBJECT
+
+    QString m_python;
+    QTemporaryDir m_cases; ///< every case written once, each in its folder, with the tokenizer
+
+    QString caseFolder(const QString& name) const { return m_cases.filePath(name); }
+
+    /** The program's --compute of args; fails the test when it does not exit 0 with JSON. */
+    json compute(const QStringList& args)
+    {
+        const testutil::Run run = testutil::runProgram(QStringLiteral(AE_BINARY), QStringList{"--compute"} + args);
+        if (run.status != 0) {
+            qWarning("exit %d: %s", run.status, run.err.constData());
+            return {};
+        }
+        return json::parse(run.out.toStdString(), nullptr, false);
+    }
+
+    /** The printed JSON against the reference's pass over the same folder, ids, edits and ablations. */
+    void compareWithReference(const json& got, const QString& folder, int layer, const json& edits,
+                              const json& ablations)
+    {
+        QStringList ids;
+        for (int id : got["token_ids"])
+            ids << QString::number(id);
+        QString error;
+        const QByteArray out = testutil::runPython(m_python, script(),
+                                                   {QStringLiteral("run"), folder, ids.join(QLatin1Char(',')),
+                                                    QString::fromStdString(edits.dump()),
+                                                    QString::fromStdString(ablations.dump())},
+                                                   &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const json want = json::parse(out.toStdString());
+        const json config = json::parse(testutil::readText((folder + "/config.json").toStdString()));
+        const int heads = config["num_attention_heads"];
+        const int kvHeads = config.value("num_key_value_heads", heads);
+        const int d = config["hidden_size"];
+        const int hd = config.value("head_dim", d / heads);
+        const std::size_t l = std::size_t(layer - 1);
+
+        QCOMPARE(got["layer"].get<int>(), layer);
+        QCOMPARE(got["architecture"].get<std::string>(), config["architectures"][0].get<std::string>());
+        QCOMPARE(got["kv_heads"].get<int>(), kvHeads);
+        QCOMPARE(int(got["attentions"].size()), int(config["num_hidden_layers"]));
+        for (std::size_t a = 0; a < got["attentions"].size(); ++a)
+            for (int h = 0; h < heads; ++h)
+                CHECK_CLOSE(flat(got["attentions"][a][std::size_t(h)]), flat(want["attentions"][a][std::size_t(h)]),
+                            "layer " + std::to_string(a) + " head " + std::to_string(h) + " attention");
+        CHECK_CLOSE(flat(got["next_token"]["logits"]), flat(want["logits"].back()), std::string("logits"));
+        CHECK_CLOSE(flat(got["x"]), flat(want["x"][l]), std::string("x"));
+        const int group = heads / kvHeads;
+        for (int h = 0; h < heads; ++h) {
+            const json& head = got["heads"][std::size_t(h)];
+            const std::string at = "head " + std::to_string(h) + " ";
+            const int g = h / group;
+            CHECK_CLOSE(flat(head["queries"]), columns(want["queries"][l], h * hd, hd), at + "queries");
+            CHECK_CLOSE(flat(head["queries_unrotated"]), columns(want["queries_unrotated"][l], h * hd, hd),
+                        at + "queries_unrotated");
+            CHECK_CLOSE(flat(head["keys"]), columns(want["keys"][l], g * hd, hd), at + "keys of its K/V head");
+            CHECK_CLOSE(flat(head["keys_unrotated"]), columns(want["keys_unrotated"][l], g * hd, hd),
+                        at + "keys_unrotated");
+            CHECK_CLOSE(flat(head["values"]), columns(want["values"][l], g * hd, hd), at + "values of its K/V head");
+            CHECK_CLOSE(flat(head["weights"]), flat(want["attentions"][l][std::size_t(h)]), at + "weights");
+        }
+        CHECK_CLOSE(flat(got["output"]), flat(want["output"][l]), std::string("output"));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_python = testutil::pythonWith(QStringLiteral("torch"));
+        if (m_python.isEmpty())
+            return;
+        QString error;
+        testutil::runPython(m_python, script(), {QStringLiteral("write-all"), m_cases.path()}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        for (const QString& name : QDir(m_cases.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            QVERIFY(testutil::writeText((caseFolder(name) + "/tokenizer.json").toStdString(), tokenizerJson().dump()));
+    }
+
+    void compute_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"llama", "llama3", "qwen2", "qwen3", "neox_parallel"})
+            QTest::addRow("%s", name) << QString::fromLatin1(name);
+    }
+
+    /** --model DIR --text TEXT: the ids and tokens worked out by hand, the rotary description, and every number
+     *  against the reference; then a session file with edits of every kind the family has and a zeroed head. */
+    void compute()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the reference cannot run");
+        QFETCH(QString, name);
+        const QString folder = caseFolder(name);
+        const json plain = compute({"--model", folder, "--text", QString::fromLatin1(text), "--layer", "2"});
+        QVERIFY(plain.is_object());
+        QCOMPARE(plain["token_ids"].get<std::vector<int>>(), textIds);
+        QCOMPARE(plain["tokens"].get<std::vector<std::string>>(), textTokens);
+        const json config = json::parse(testutil::readText((folder + "/config.json").toStdString()));
+        const bool neox = name.startsWith(QLatin1String("neox"));
+        const int hd = config.value("head_dim", int(config["hidden_size"]) / int(config["num_attention_heads"]));
+        QCOMPARE(plain["rotary"]["dims"].get<int>(), neox ? hd / 4 : hd);
+        QCOMPARE(plain["rotary"]["theta"].get<double>(),
+                 neox ? config["rotary_emb_base"].get<double>() : config["rope_theta"].get<double>());
+        compareWithReference(plain, folder, 2, json::array(), json::array());
+        if (QTest::currentTestFailed())
+            return;
+
+        const int q = int(config["num_attention_heads"]) * hd;
+        const int kv = int(config.value("num_key_value_heads", int(config["num_attention_heads"]))) * hd;
+        json edits = json::array({{{"layer", 1}, {"weight", "query"}, {"row", 3}, {"col", 5}, {"value", 2.5}},
+                                  {{"layer", 2}, {"weight", "key"}, {"row", 7}, {"col", kv - 1}, {"value", -3.0}},
+                                  {{"layer", 2}, {"weight", "value"}, {"row", 10}, {"col", 2}, {"value", 4.0}},
+                                  {{"layer", 2}, {"weight", "output"}, {"row", q - 1}, {"col", 0}, {"value", -2.5}}});
+        if (name == "qwen2" || name == "llama3" || neox)
+            for (const char* w : {"query_bias", "key_bias", "value_bias"})
+                edits.push_back({{"layer", 2}, {"weight", w}, {"row", 0}, {"col", 3}, {"value", 3.0}});
+        if (name == "qwen3") {
+            edits.push_back({{"layer", 2}, {"weight", "query_norm"}, {"row", 0}, {"col", 2}, {"value", 3.0}});
+            edits.push_back({{"layer", 2}, {"weight", "key_norm"}, {"row", 0}, {"col", 5}, {"value", -1.5}});
+        }
+        const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
+        const json session = {{"format", "attention-explorer-session"}, {"version", 2},
+                              {"model", {{"path", name.toStdString()}, {"layer", 2}}}, {"text", text},
+                              {"edits", edits}, {"ablations", ablations}};
+        const QString file = m_cases.filePath(name + ".json");
+        QVERIFY(testutil::writeText(file.toStdString(), session.dump()));
+        const json edited = compute({file});
+        QVERIFY(edited.is_object());
+        compareWithReference(edited, folder, 2, edits, ablations);
+        // The zeroed head's output reaches nothing: its rows of W_O count as 0.
+        QVERIFY(flat(edited["output"]) != flat(plain["output"]));
+    }
+
+    /** What a script meets: an edit of a weight the family lacks, a cell past the K/V columns, an instrument the
+     *  families do not have yet, a missing tokenizer: exit 2, naming the file and the fault. */
+    void refusals()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the cases cannot be written");
+        const QString llama = caseFolder(QStringLiteral("llama"));
+        const auto refused = [](const QStringList& args, const QString& says) {
+            const testutil::Run run = testutil::runProgram(QStringLiteral(AE_BINARY), args);
+            QCOMPARE(run.status, 2);
+            QVERIFY2(QString::fromUtf8(run.err).contains(says), run.err.constData());
+            QVERIFY(run.out.isEmpty());
+        };
+        const auto sessionWith = [&](const json& edit) {
+            const json s = {{"format", "attention-explorer-session"}, {"version", 2},
+                            {"model", {{"path", "llama"}, {"layer", 1}}}, {"text", "the cat"},
+                            {"edits", json::array({edit})}};
+            const QString file = m_cases.filePath(QStringLiteral("refused.json"));
+            testutil::writeText(file.toStdString(), s.dump());
+            return file;
+        };
+        refused({"--compute", sessionWith({{"layer", 1}, {"weight", "query_norm"}, {"row", 0}, {"col", 0},
+                                           {"value", 1.0}})},
+                QStringLiteral("edits[0]: query_norm: LlamaForCausalLM as config.json describes it has no such weight"));
+        // W_K has kv_heads · head_dim = 2 · 16 columns here, not the 64 of W_Q
+        refused({"--compute", sessionWith({{"layer", 1}, {"weight", "key"}, {"row", 0}, {"col", 32}, {"value", 1.0}})},
+                QStringLiteral("col 32 is outside 0 … 31 (key has 32 columns)"));
+        refused({"--compute", sessionWith({{"layer", 3}, {"weight", "key"}, {"row", 0}, {"col", 0}, {"value", 1.0}})},
+                QStringLiteral("edits[0].layer: 3 is past the model's last layer (2)"));
+        refused({"--export-lens", m_cases.filePath(QStringLiteral("lens.json")), "--model", llama, "--text", "the cat"},
+                QStringLiteral("works on GPT-2 checkpoints so far"));
+        QTemporaryDir bare;
+        for (const QString& file : QDir(llama).entryList(QDir::Files))
+            if (file != QLatin1String("tokenizer.json"))
+                QVERIFY(QFile::copy(QDir(llama).filePath(file), bare.filePath(file)));
+        refused({"--compute", "--model", bare.path(), "--text", "the cat"}, bare.path() + "/tokenizer.json");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFamiliesCli)
+#include "tst_familiescli.moc"
