@@ -98,14 +98,22 @@ std::vector<Index> differingCols(const Matrix& a, const Matrix& b, const std::op
     return cols;
 }
 
+/** True when the model turns, normalises or shares its heads' q, k or v (SPEC §6): a pass of it computes everything
+ *  again, and its trace is not the start of another's (HeadPlan knows only the plain steps). */
+bool hasHeadOptions(const AttentionModel& m)
+{
+    return m.options.positionalEncoding == PositionalEncoding::Rotary || m.options.qkNorm || m.kvHeads() != m.heads();
+}
+
 Changes changesSince(const Trace& previous, const AttentionModel& model, double scoreFactor)
 {
     Changes c;
     if (!previous.model)
         return c;
     const AttentionModel& p = *previous.model;
+    const bool plain = !hasHeadOptions(p) && !hasHeadOptions(model);
     if (&p == &model) {  // the very same (immutable) model: nothing differs but perhaps s / T
-        c.reusable = previous.headCount() == model.heads();
+        c.reusable = plain && previous.headCount() == model.heads();
         c.qSame = c.kSame = c.vSame = c.woSame = true;
         c.factor = previous.scoreFactor != scoreFactor;
         return c;
@@ -120,7 +128,7 @@ Changes changesSince(const Trace& previous, const AttentionModel& model, double 
         || p.embeddings.cols() != model.embeddings.cols() || p.wq.cols() != model.wq.cols()
         || p.wv.cols() != model.wv.cols() || previous.headCount() != model.heads()
         || p.bq.has_value() != model.bq.has_value() || p.bk.has_value() != model.bk.has_value()
-        || p.bv.has_value() != model.bv.has_value())
+        || p.bv.has_value() != model.bv.has_value() || !plain)
         return c;
     c.reusable = true;
     c.rows = differingRows(p.embeddings, model.embeddings);
@@ -267,7 +275,7 @@ void allocate(Matrix& m, Index rows, Index cols, bool keep, const Matrix* from)
 
 /** Every matrix of one head, allocated before any thread starts; old is the previous trace's head when the
  *  plan starts from it. */
-void allocateHead(HeadTrace& ht, const HeadPlan& plan, const HeadTrace* old, Index n, Index dk, Index dv)
+void allocateHead(HeadTrace& ht, const HeadPlan& plan, const HeadTrace* old, Index n, Index dk, Index dv, bool rotary)
 {
     allocate(ht.queries, n, dk, !plan.fullQ, old ? &old->queries : nullptr);  // n × d_k
     allocate(ht.keys, n, dk, !plan.fullK, old ? &old->keys : nullptr);        // n × d_k
@@ -275,6 +283,10 @@ void allocateHead(HeadTrace& ht, const HeadPlan& plan, const HeadTrace* old, Ind
     allocate(ht.scores, n, n, !plan.fullScores, old ? &old->scores : nullptr);  // n × n
     allocate(ht.weights, n, n, !plan.softmax, old ? &old->weights : nullptr);   // n × n
     allocate(ht.outputs, n, dv, !plan.fullOutputs, old ? &old->outputs : nullptr);  // n × d_v
+    if (!rotary) {  // a recycled trace's from a rotary model
+        ht.queriesUnrotated.resize(0, 0);
+        ht.keysUnrotated.resize(0, 0);
+    }
 }
 
 // --- one computation ---------------------------------------------------------------------------------------
@@ -321,6 +333,10 @@ Magnitudes copyMeasuringModel(const AttentionModel& model, AttentionModel& to)
     to.tokens = model.tokens;
     to.options = model.options;
     to.origin = model.origin;
+    to.qNorm = model.qNorm;  // one row each, checked by validateShapes()
+    to.kNorm = model.kNorm;
+    to.qkNormEpsilon = model.qkNormEpsilon;
+    to.rotaryFrequencies = model.rotaryFrequencies;
     Magnitudes m;
     m.x = copyMeasuring(model.embeddings, to.embeddings);
     m.wq = copyMeasuring(model.wq, to.wq);
@@ -385,7 +401,7 @@ void inputX(const AttentionModel& model, std::shared_ptr<const AttentionModel> s
         t.magnitudes = copyMeasuringModel(model, *copy);
         t.model = std::move(copy);
     }
-    if (model.options.positionalEncoding != PositionalEncoding::None) {
+    if (model.options.positionalEncoding == PositionalEncoding::Sinusoidal) {  // rotary turns q and k instead
         model.xInto(t.encodedX);
         t.magnitudes.x = maxAbs(t.encodedX);
     } else {
@@ -411,6 +427,9 @@ public:
     /** Step 2: Q = X·W_Q + b_Q, K = X·W_K + b_K (n × d_k), V = X·W_V + b_V (n × d_v) of every head (each bias
      *  when the model has it), whole or the rows and columns an edit reaches. */
     void projections();
+    /** Step 2 with SPEC §6's options: each head's q and k rows RMS-normalised (qk_norm), kept as they are then and
+     *  turned by their position (rotary); each head sharing a K/V head given a copy of its keys and values. */
+    void headOptions();
     /** W_Q, W_K, W_V and W_O packed (Trace::packed) where this pass multiplies all of X by them and the trace did
      *  not take them over packed already: before projections(). */
     void packWeights();
@@ -466,12 +485,16 @@ private:
     };
     /** threads: as many as the projection's own work is worth, or at least this many (the step's). */
     Projection wholeProjection(int which, int threads = 1) const;
-    /** True when head's plan redoes projection `which` (0 Q, 1 K, 2 V) whole. */
+    /** True when head's plan redoes projection `which` (0 Q, 1 K, 2 V) whole; head counts K/V heads for K and V. */
     bool redoesWhole(int which, int head) const
     {
-        const HeadPlan& plan = m_plans[std::size_t(head)];
+        const HeadPlan& plan = m_plans[std::size_t(queryHead(which, head))];
         return which == 0 ? plan.fullQ : which == 1 ? plan.fullK : plan.fullV;
     }
+    /** Heads of projection `which`: query heads for Q, K/V heads for K and V. */
+    int headsOf(int which) const { return which == 0 ? m_heads : m_kvHeads; }
+    /** The query head whose trace holds head `head` of projection `which`: for K and V the first of its group. */
+    int queryHead(int which, int head) const { return which == 0 ? head : head * m_group; }
     /** One task of a projection: one product of a chunk of rows of X with a part of its columns, each head's
      *  columns copied out of it. */
     void projectionTask(const Projection& p, int task);
@@ -489,6 +512,7 @@ private:
     Trace& m_t;
     const Matrix& m_x;  ///< n × d_model
     const int m_n, m_heads, m_dk, m_dv;
+    const int m_kvHeads, m_group;  ///< K/V heads; query head i reads K/V head i / m_group
     const bool m_causal;
     const int m_blockThreads;  ///< threads steps 3–6 are worth (their products: 2·n·n·(h·d_k + h·d_v) FLOPs)
     const int m_blocks;   ///< blocks of query rows per head
@@ -501,8 +525,9 @@ private:
 Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Changes& changes, const Trace* from,
            Trace& t)
     : m_model(model), m_magnitudes(magnitudes), m_t(t), m_x(t.x()), m_n(model.n()), m_heads(model.heads()),
-      m_dk(model.dK()), m_dv(model.dV()), m_causal(model.options.mask == Mask::Causal),
-      m_blockThreads(threadsFor(2.0 * m_n * m_n * (double(model.wq.cols()) + double(model.wv.cols())))),
+      m_dk(model.dK()), m_dv(model.dV()), m_kvHeads(model.kvHeads()), m_group(m_heads / m_kvHeads),
+      m_causal(model.options.mask == Mask::Causal),
+      m_blockThreads(threadsFor(2.0 * m_n * m_n * double(model.wq.cols() + Index(m_heads) * m_dv))),
       m_blocks(int((m_n + blockRows - 1) / blockRows)),
       m_valuesMax(std::size_t(m_heads), 0)
 {
@@ -510,7 +535,8 @@ Pass::Pass(const AttentionModel& model, const Magnitudes& magnitudes, const Chan
     t.heads.resize(std::size_t(m_heads));
     for (int head = 0; head < m_heads; ++head)
         allocateHead(t.heads[std::size_t(head)], m_plans[std::size_t(head)],
-                     changes.reusable && from ? &from->heads[std::size_t(head)] : nullptr, m_n, m_dk, m_dv);
+                     changes.reusable && from ? &from->heads[std::size_t(head)] : nullptr, m_n, m_dk, m_dv,
+                     model.options.positionalEncoding == PositionalEncoding::Rotary);
 }
 
 /** Cells of the scratch each thread keeps for the result of one chunk of a projection of several heads: 1 MiB,
@@ -529,8 +555,8 @@ Pass::Projection Pass::wholeProjection(int which, int threads) const
     p.which = which;
     const Index width = which == 2 ? m_dv : m_dk;
     auto redoes = [&](int head) { return redoesWhole(which, head); };
-    int first = 0, last = m_heads - 1;
-    while (first < m_heads && !redoes(first))
+    int first = 0, last = headsOf(which) - 1;
+    while (first < headsOf(which) && !redoes(first))
         ++first;
     while (last >= first && !redoes(last))
         --last;
@@ -568,7 +594,7 @@ void Pass::projectionTask(const Projection& p, int task)
     const PackedDoubleWeight* panels =
         (which == 0 ? m_t.packed.wq : which == 1 ? m_t.packed.wk : m_t.packed.wv).get();
     auto out = [&](int head) -> Matrix& {
-        HeadTrace& ht = m_t.heads[std::size_t(head)];
+        HeadTrace& ht = m_t.heads[std::size_t(queryHead(which, head))];
         return which == 0 ? ht.queries : which == 1 ? ht.keys : ht.values;
     };
     const Index r0 = Index(task / p.parts) * p.chunk, rows = std::min(p.chunk, m_n - r0);
@@ -679,6 +705,86 @@ void Pass::projections()
         update(plan.fullK, ht.keys, m_model.wk, m_model.bk, Index(head) * m_dk, m_dk, plan.kCols);
         update(plan.fullV, ht.values, m_model.wv, m_model.bv, Index(head) * m_dv, m_dv, plan.vCols);
     }
+}
+
+/** Each row x of m (n × d_k) as x / √(mean(x²) + ε) · w (w one row, or none for ones): qk_norm. */
+void rmsNormRows(Matrix& m, const std::optional<Matrix>& w, double epsilon)
+{
+    for (Index r = 0; r < m.rows(); ++r) {
+        auto row = m.row(r);
+        row *= 1.0 / std::sqrt(row.squaredNorm() / double(row.size()) + epsilon);
+        if (w)
+            row.array() *= w->row(0).array();
+    }
+}
+
+/** cos and sin of the rotary angles p·f_i, position p a row (from 0), pair i a column: n × d_r/2 each. f_i is
+ *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling). */
+struct Turns {
+    Matrix cos, sin;
+};
+
+Turns rotaryTurns(const AttentionModel& model, int n, int dr)
+{
+    const int half = dr / 2;
+    std::vector<double> f(static_cast<std::size_t>(half));
+    for (int i = 0; i < half; ++i)
+        f[std::size_t(i)] = model.rotaryFrequencies ? (*model.rotaryFrequencies)[std::size_t(i)]
+                                                    : 1.0 / std::pow(model.options.ropeTheta, double(2 * i) / dr);
+    Turns t{Matrix(n, half), Matrix(n, half)};
+    for (int p = 0; p < n; ++p)
+        for (int i = 0; i < half; ++i) {
+            const double angle = double(p) * f[std::size_t(i)];
+            t.cos(p, i) = std::cos(angle);
+            t.sin(p, i) = std::sin(angle);
+        }
+    return t;
+}
+
+/** Turns the pairs (x_i, x_{i+d_r/2}), i < d_r/2, of each row of m (n × d_k) by its position's angles (rotate-half
+ *  layout); the dimensions from d_r on stay. */
+void turnRows(Matrix& m, const Turns& t)
+{
+    const Index half = t.cos.cols();
+    for (Index p = 0; p < m.rows(); ++p)
+        for (Index i = 0; i < half; ++i) {
+            const double a = m(p, i), b = m(p, i + half), c = t.cos(p, i), s = t.sin(p, i);
+            m(p, i) = a * c - b * s;
+            m(p, i + half) = b * c + a * s;
+        }
+}
+
+void Pass::headOptions()
+{
+    const bool rotary = m_model.options.positionalEncoding == PositionalEncoding::Rotary;
+    const Turns turns = rotary ? rotaryTurns(m_model, m_n, rotaryWidth(m_model)) : Turns{};
+    // q or k of one head: normalised, kept as it is, turned
+    auto prepare = [&](Matrix& m, Matrix& unrotated, const std::optional<Matrix>& norm) {
+        if (m_model.options.qkNorm)
+            rmsNormRows(m, norm, m_model.qkNormEpsilon);
+        if (!rotary)
+            return;
+        unrotated = m;
+        turnRows(m, turns);
+    };
+    const int threads = threadsFor(20.0 * double(m_n) * double(m_heads + m_kvHeads) * double(m_dk));
+    parallelFor(m_heads, threads, [&](int head) {
+        HeadTrace& ht = m_t.heads[std::size_t(head)];
+        prepare(ht.queries, ht.queriesUnrotated, m_model.qNorm);
+        if (head % m_group == 0)  // the K/V head's keys, in the trace of the first query head that reads them
+            prepare(ht.keys, ht.keysUnrotated, m_model.kNorm);
+    });
+    if (m_group == 1)
+        return;
+    parallelFor(m_heads, threads, [&](int head) {
+        if (head % m_group == 0)
+            return;
+        HeadTrace& ht = m_t.heads[std::size_t(head)];
+        const HeadTrace& shared = m_t.heads[std::size_t(head - head % m_group)];
+        ht.keys = shared.keys;
+        ht.keysUnrotated = shared.keysUnrotated;
+        ht.values = shared.values;
+    });
 }
 
 void Pass::scoresOfEditedTokens()
@@ -888,6 +994,8 @@ Trace computeModel(const AttentionModel& model, std::shared_ptr<const AttentionM
     // 2. Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V (biases when given), each head its block of
     //    columns                                                                 n × d_k, n × d_k, n × d_v
     pass.projections();
+    if (hasHeadOptions(model))  // SPEC §6: q/k norm, rotary positions, shared K/V heads
+        pass.headOptions();
     // 3.–6. per head and block of query rows, so that a block's scores are still in cache for its
     // weighted values
     pass.scoresOfEditedTokens();

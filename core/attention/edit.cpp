@@ -78,6 +78,17 @@ std::optional<Matrix> keptBias(const std::optional<Matrix>& bias, int oldHeads, 
     return out;
 }
 
+/** A q/k norm's weights (1 × d_k) at width `to`, new entries one (the norm's identity); nothing when there are none. */
+std::optional<Matrix> keptNorm(const std::optional<Matrix>& norm, int to)
+{
+    if (!norm)
+        return std::nullopt;
+    Matrix out = Matrix::Ones(1, to);
+    const Eigen::Index width = std::min<Eigen::Index>(norm->cols(), to);
+    out.leftCols(width) = norm->leftCols(width);
+    return out;
+}
+
 }  // namespace
 
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads)
@@ -85,7 +96,11 @@ AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, 
     AttentionModel m = model;
     const int oldHeads = model.heads();
     const int oldDk = model.dK(), oldDv = model.dV();
+    const int oldKvHeads = model.kvHeads();
     m.options.heads = heads;
+    if (heads != oldHeads)  // K/V heads shared by a number of heads that may no longer divide: one per head again
+        m.options.kvHeads = 0;
+    const int kvHeads = m.kvHeads();
     Matrix e(model.n(), dModel);
     for (int i = 0; i < model.n(); ++i) {
         const RowVector derived = tokenEmbedding(model.tokens[std::size_t(i)], dModel);
@@ -94,13 +109,17 @@ AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, 
     }
     m.embeddings = e;
     m.wq = keptHeads(model.wq, dModel, oldHeads, oldDk, heads, dk, "W_Q");
-    m.wk = keptHeads(model.wk, dModel, oldHeads, oldDk, heads, dk, "W_K");
-    m.wv = keptHeads(model.wv, dModel, oldHeads, oldDv, heads, dv, "W_V");
+    m.wk = keptHeads(model.wk, dModel, oldKvHeads, oldDk, kvHeads, dk, "W_K");
+    m.wv = keptHeads(model.wv, dModel, oldKvHeads, oldDv, kvHeads, dv, "W_V");
     if (model.wo)
         m.wo = kept(*model.wo, Eigen::Index(heads) * dv, model.wo->cols(), true);
     m.bq = keptBias(model.bq, oldHeads, oldDk, heads, dk);
-    m.bk = keptBias(model.bk, oldHeads, oldDk, heads, dk);
-    m.bv = keptBias(model.bv, oldHeads, oldDv, heads, dv);
+    m.bk = keptBias(model.bk, oldKvHeads, oldDk, kvHeads, dk);
+    m.bv = keptBias(model.bv, oldKvHeads, oldDv, kvHeads, dv);
+    m.qNorm = keptNorm(model.qNorm, dk);
+    m.kNorm = keptNorm(model.kNorm, dk);
+    if (dk != oldDk)  // a model's own frequencies are d_r / 2 of the old width
+        m.rotaryFrequencies.reset();
     // b_O has d_out columns, which resizing keeps: it stays as it is.
     return m;
 }
@@ -114,7 +133,7 @@ std::optional<int> conventionalHeadWidth(int dModel, int heads)
 
 Matrix defaultOutputProjection(const AttentionModel& model)
 {
-    return Matrix::Identity(model.wv.cols(), model.dModel());
+    return Matrix::Identity(Eigen::Index(model.heads()) * model.dV(), model.dModel());
 }
 
 AttentionModel withOutputWidth(const AttentionModel& model, int dOut)

@@ -17,7 +17,8 @@ Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::s
  *  derived (embeddings) or zero (weights), with ones on the diagonal of new weight columns so that
  *  a widened head is not all zeros; a new head's W_Q, W_K and W_V are Glorot-uniform, each seeded by its
  *  name and head, so that they differ. W_O follows h·d_v and keeps d_out. The biases follow their weights'
- *  columns head by head (new entries zero); b_O keeps d_out and stays. */
+ *  columns head by head (new entries zero); b_O keeps d_out and stays. A new number of heads sets kv_heads back to one
+ *  K/V head per head (W_K and W_V keep the old K/V heads' blocks); q/k norm weights follow d_k (new entries one). */
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads);
 
 /** The per-head width the usual convention gives h heads over d_model: d_k = d_v = d_model / h, or

@@ -97,6 +97,10 @@ std::optional<std::string> validateShapes(const AttentionModel& model);
 /** Bytes the trace of this model will hold (the n × n matrices of every head and the rest). */
 std::size_t estimatedTraceBytes(const AttentionModel& model);
 
+/** With rotary positions: d_r, the width of each head's q and k that turns (the even part of
+ *  ⌊rotary_fraction · d_k⌋); 0 without. */
+int rotaryWidth(const AttentionModel& model);
+
 /** Readable names of the options, as the session file spells them. */
 const char* toString(Mask mask);
 const char* toString(PositionalEncoding pe);

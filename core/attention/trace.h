@@ -57,7 +57,7 @@ struct Trace {
     std::shared_ptr<const AttentionModel> model;
     Magnitudes magnitudes;         ///< of model's X and weights, found once per model (compute() reuses them)
     PackedWeights packed;          ///< model's weights packed, shared with the traces of the same weights
-    Matrix encodedX;               ///< embeddings plus positional encoding; empty when the model has none
+    Matrix encodedX;               ///< embeddings plus the sinusoidal encoding; empty without it
     std::vector<HeadTrace> heads;  ///< one per head
     Matrix concat;                 ///< n × (h·d_v), the heads' outputs side by side
     Matrix output;                 ///< n × d_out: concat·W_O, or concat when there is no W_O
@@ -66,11 +66,11 @@ struct Trace {
     int n() const { return model ? model->n() : 0; }
     int headCount() const { return int(heads.size()); }
 
-    /** X as the computation saw it (n × d_model): the embeddings, plus the positional encoding when that is on
-     *  (the trace keeps no second copy of the embeddings otherwise). */
+    /** X as the computation saw it (n × d_model): the embeddings, plus the sinusoidal encoding when that is on
+     *  (the trace keeps no second copy of the embeddings otherwise; rotary positions turn q and k, not X). */
     const Matrix& x() const
     {
-        return model->options.positionalEncoding == PositionalEncoding::None ? model->embeddings : encodedX;
+        return model->options.positionalEncoding != PositionalEncoding::Sinusoidal ? model->embeddings : encodedX;
     }
 
     /** scores · s / T (n × n), derived on demand. */

@@ -19,12 +19,23 @@ json matrixToJson(const MatrixCRef& m)
     return rows;
 }
 
+namespace {
+
+/** True when the trace's q and k were turned by their positions: its heads print them unrotated too (SPEC §6). */
+bool turnsPositions(const Trace& trace)
+{
+    return trace.model->options.positionalEncoding == PositionalEncoding::Rotary;
+}
+
+}  // namespace
+
 json traceToJson(const Trace& trace)
 {
     json j;
     j["tokens"] = trace.model->tokens;
     j["x"] = matrixToJson(trace.x());
     json heads = json::array();
+    const bool rotary = turnsPositions(trace);
     for (int h = 0; h < trace.headCount(); ++h) {
         const HeadTrace& ht = trace.heads[std::size_t(h)];
         json head;
@@ -35,6 +46,10 @@ json traceToJson(const Trace& trace)
         head["scaled_scores"] = matrixToJson(trace.scaledScores(h));
         head["weights"] = matrixToJson(ht.weights);
         head["outputs"] = matrixToJson(ht.outputs);
+        if (rotary) {
+            head["queries_unrotated"] = matrixToJson(ht.queriesUnrotated);
+            head["keys_unrotated"] = matrixToJson(ht.keysUnrotated);
+        }
         heads.push_back(std::move(head));
     }
     j["heads"] = std::move(heads);
@@ -63,14 +78,20 @@ void writeComputeJson(JsonWriter& writer, const Trace& trace, const JsonEntries&
     entries["tokens"] = [&] { writer.value(json(trace.model->tokens)); };
     entries["x"] = [&] { writer.matrix(trace.x()); };
     entries["heads"] = [&] {
+        const bool rotary = turnsPositions(trace);
         writer.beginArray();
         for (int h = 0; h < trace.headCount(); ++h) {
             const HeadTrace& ht = trace.heads[std::size_t(h)];
             const std::pair<const char*, const Matrix*> steps[] = {
-                {"keys", &ht.keys},     {"outputs", &ht.outputs}, {"queries", &ht.queries}, {"scaled_scores", nullptr},
-                {"scores", &ht.scores}, {"values", &ht.values},   {"weights", &ht.weights}}; // in key order
+                {"keys", &ht.keys},           {"keys_unrotated", &ht.keysUnrotated},
+                {"outputs", &ht.outputs},     {"queries", &ht.queries},
+                {"queries_unrotated", &ht.queriesUnrotated}, {"scaled_scores", nullptr},
+                {"scores", &ht.scores},       {"values", &ht.values},
+                {"weights", &ht.weights}};  // in key order; the unrotated two only with rotary positions
             writer.beginObject();
             for (const auto& [name, matrix] : steps) {
+                if (!rotary && (matrix == &ht.keysUnrotated || matrix == &ht.queriesUnrotated))
+                    continue;
                 writer.key(name);
                 if (matrix) {
                     writer.matrix(*matrix);

@@ -14,7 +14,7 @@ namespace core {
 
 nlohmann::json matrixToJson(const MatrixCRef& m);
 /** {"tokens", "x", "heads": [{queries, keys, values, scores, scaled_scores, weights, outputs}],
- *   "concat", "output"}. */
+ *   "concat", "output"}; with rotary positions each head also has queries_unrotated and keys_unrotated. */
 nlohmann::json traceToJson(const Trace& trace);
 /** traceToJson as jsonText writes it. */
 std::string traceToJsonText(const Trace& trace, int indent = 1);

@@ -160,17 +160,20 @@ Matrix matrixFrom(const json& j, const std::string& key)
     return m;
 }
 
-/** The optional bias keys of "weights", each one row of numbers, with the model's field it fills. */
-struct BiasKey {
+/** The optional keys of "weights" that are one row of numbers (the biases, the q/k norm weights of SPEC §6), each
+ *  with the model's field it fills. */
+struct RowKey {
     const char* key;  ///< in "weights"
-    std::optional<Matrix> AttentionModel::*bias;
+    std::optional<Matrix> AttentionModel::*row;
 };
-constexpr BiasKey biasKeys[] = {{"query_bias", &AttentionModel::bq},
-                                {"key_bias", &AttentionModel::bk},
-                                {"value_bias", &AttentionModel::bv},
-                                {"output_bias", &AttentionModel::bo}};
+constexpr RowKey rowKeys[] = {{"query_bias", &AttentionModel::bq}, {"key_bias", &AttentionModel::bk},
+                              {"value_bias", &AttentionModel::bv}, {"output_bias", &AttentionModel::bo},
+                              {"query_norm", &AttentionModel::qNorm}, {"key_norm", &AttentionModel::kNorm}};
 
-/** A JSON list of numbers → a 1 × cols Matrix (a bias); every refusal names the key and the entry. */
+/** The options of SPEC §6 and their defaults, which a file leaves out (and a file without them reads as before). */
+constexpr const char* headOptionKeys[] = {"kv_heads", "rope_theta", "rotary_fraction", "qk_norm", "qk_norm_epsilon"};
+
+/** A JSON list of numbers → a 1 × cols Matrix (a bias, a norm's weights); every refusal names the key and the entry. */
 Matrix rowFrom(const json& j, const std::string& key)
 {
     if (!j.is_array())
@@ -186,29 +189,47 @@ Matrix rowFrom(const json& j, const std::string& key)
     return m;
 }
 
-void readOptions(const json& o, Options& options)
+/** options.key as a number > 0 (and at most `most` when given), else a refusal naming the key. */
+double positiveOption(const json& o, const char* key, std::optional<int> most = std::nullopt)
+{
+    const std::string name = std::string("options.") + key;
+    const double v = number(o[key], name);
+    if (!(v > 0) || (most && v > *most))
+        throw Refusal{name + ": expected a number > 0" + (most ? " and at most " + std::to_string(*most) : std::string())
+                      + ", got " + describeJson(o[key])};
+    return v;
+}
+
+/** options.key as a count of heads, 1 to Limits::maxHeads, else a refusal naming the key. */
+int headsOption(const json& o, const char* key)
+{
+    const json& h = o[key];
+    const double v = h.is_number() ? h.get<double>() : NAN;
+    if (!h.is_number() || v != std::floor(v) || v < 1 || v > Limits::maxHeads)
+        throw Refusal{std::string("options.") + key + ": expected a whole number from 1 to "
+                      + std::to_string(Limits::maxHeads) + ", got " + describeJson(h)};
+    return int(v);
+}
+
+/** options.key as true or false, else a refusal naming the key. */
+bool booleanOption(const json& o, const char* key)
+{
+    if (!o[key].is_boolean())
+        throw Refusal{std::string("options.") + key + ": expected true or false, got " + describeJson(o[key])};
+    return o[key].get<bool>();
+}
+
+/** The session's "options" into options, and the ε of qk_norm into epsilon. */
+void readOptions(const json& o, Options& options, double& epsilon)
 {
     if (!o.is_object())
         throw Refusal{"options: expected an object, got " + describeJson(o)};
-    if (o.contains("heads")) {
-        const json& h = o["heads"];
-        const double v = h.is_number() ? h.get<double>() : NAN;
-        if (!h.is_number() || v != std::floor(v) || v < 1 || v > Limits::maxHeads)
-            throw Refusal{"options.heads: expected a whole number from 1 to " + std::to_string(Limits::maxHeads)
-                          + ", got " + describeJson(h)};
-        options.heads = int(v);
-    }
-    if (o.contains("scale")) {
-        if (!o["scale"].is_boolean())
-            throw Refusal{"options.scale: expected true or false, got " + describeJson(o["scale"])};
-        options.scale = o["scale"].get<bool>();
-    }
-    if (o.contains("temperature")) {
-        const double t = number(o["temperature"], "options.temperature");
-        if (!(t > 0))
-            throw Refusal{"options.temperature: expected a number > 0, got " + describeJson(o["temperature"])};
-        options.temperature = t;
-    }
+    if (o.contains("heads"))
+        options.heads = headsOption(o, "heads");
+    if (o.contains("scale"))
+        options.scale = booleanOption(o, "scale");
+    if (o.contains("temperature"))
+        options.temperature = positiveOption(o, "temperature");
     if (o.contains("mask")) {
         const json& m = o["mask"];
         const auto mask = m.is_string() ? maskFromString(m.get<std::string>()) : std::nullopt;
@@ -220,9 +241,20 @@ void readOptions(const json& o, Options& options)
         const json& p = o["positional_encoding"];
         const auto pe = p.is_string() ? positionalEncodingFromString(p.get<std::string>()) : std::nullopt;
         if (!pe)
-            throw Refusal{"options.positional_encoding: expected \"none\" or \"sinusoidal\", got " + describeJson(p)};
+            throw Refusal{"options.positional_encoding: expected \"none\", \"sinusoidal\" or \"rotary\", got "
+                          + describeJson(p)};
         options.positionalEncoding = *pe;
     }
+    if (o.contains("kv_heads"))
+        options.kvHeads = headsOption(o, "kv_heads");
+    if (o.contains("rope_theta"))
+        options.ropeTheta = positiveOption(o, "rope_theta");
+    if (o.contains("rotary_fraction"))
+        options.rotaryFraction = positiveOption(o, "rotary_fraction", 1);
+    if (o.contains("qk_norm"))
+        options.qkNorm = booleanOption(o, "qk_norm");
+    if (o.contains("qk_norm_epsilon"))
+        epsilon = positiveOption(o, "qk_norm_epsilon");
 }
 
 /** Refuses j unless it is a JSON object whose format and version name a plain session (SPEC §5). */
@@ -266,8 +298,10 @@ void readWeights(const json& j, AttentionModel& m)
         throw Refusal{"weights: missing; weights.query, weights.key and weights.value are required when embeddings are given"};
     if (!weights) {
         const Options options = m.options;
+        const double epsilon = m.qkNormEpsilon;
         m = modelForTokens(m.tokens);
         m.options = options;
+        m.qkNormEpsilon = epsilon;
         return;
     }
     for (const char* key : {"query", "key", "value"})
@@ -278,9 +312,9 @@ void readWeights(const json& j, AttentionModel& m)
     m.wv = matrixFrom((*weights)["value"], "weights.value");
     if (weights->contains("output") && !(*weights)["output"].is_null())
         m.wo = matrixFrom((*weights)["output"], "weights.output");
-    for (const BiasKey& b : biasKeys)
+    for (const RowKey& b : rowKeys)
         if (weights->contains(b.key) && !(*weights)[b.key].is_null())
-            m.*b.bias = rowFrom((*weights)[b.key], std::string("weights.") + b.key);
+            m.*b.row = rowFrom((*weights)[b.key], std::string("weights.") + b.key);
     if (hasEmbeddings)
         m.embeddings = matrixFrom(j["embeddings"], "embeddings");
     else
@@ -302,8 +336,11 @@ json extrasOf(const json& j)
                                     "positional_encoding"})
                 g.erase(key);
             if (std::string(group) == "weights")
-                for (const BiasKey& b : biasKeys)
+                for (const RowKey& b : rowKeys)
                     g.erase(b.key);
+            else
+                for (const char* key : headOptionKeys)
+                    g.erase(key);
         }
         if (!g.is_object() || g.empty())
             extras.erase(group);
@@ -318,7 +355,7 @@ Session sessionFrom(const json& j)
     AttentionModel& m = session.model;
     m.tokens = tokensFrom(j);
     if (j.contains("options"))
-        readOptions(j["options"], m.options);
+        readOptions(j["options"], m.options, m.qkNormEpsilon);
     readWeights(j, m);
     if (auto error = validate(m))
         throw Refusal{*error};
@@ -531,8 +568,8 @@ std::string serializeSession(const Session& session)
         writeMatrix(out, *m.wo, "    ");
     else
         out += "null";
-    for (const BiasKey& b : biasKeys) {
-        if (const std::optional<Matrix>& bias = m.*b.bias) {
+    for (const RowKey& b : rowKeys) {
+        if (const std::optional<Matrix>& bias = m.*b.row) {
             out += ",\n    \"" + std::string(b.key) + "\": [";
             for (Eigen::Index c = 0; c < bias->cols(); ++c)
                 out += (c ? ", " : "") + numberText((*bias)(0, c));
@@ -553,6 +590,18 @@ std::string serializeSession(const Session& session)
     out += "    \"temperature\": " + jsonNumber(o.temperature) + ",\n";
     out += std::string("    \"mask\": \"") + toString(o.mask) + "\",\n";
     out += std::string("    \"positional_encoding\": \"") + toString(o.positionalEncoding) + "\"";
+    // SPEC §6's options only where they differ from their defaults, so that an older file writes back as it was
+    const Options defaults;
+    if (o.kvHeads != defaults.kvHeads)
+        out += ",\n    \"kv_heads\": " + std::to_string(o.kvHeads);
+    if (o.ropeTheta != defaults.ropeTheta)
+        out += ",\n    \"rope_theta\": " + jsonNumber(o.ropeTheta);
+    if (o.rotaryFraction != defaults.rotaryFraction)
+        out += ",\n    \"rotary_fraction\": " + jsonNumber(o.rotaryFraction);
+    if (o.qkNorm != defaults.qkNorm)
+        out += std::string(",\n    \"qk_norm\": ") + (o.qkNorm ? "true" : "false");
+    if (m.qkNormEpsilon != AttentionModel{}.qkNormEpsilon)
+        out += ",\n    \"qk_norm_epsilon\": " + jsonNumber(m.qkNormEpsilon);
     if (extras.contains("options") && extras["options"].is_object())
         writeExtras(extras["options"], "    ");
     out += "\n  }";
