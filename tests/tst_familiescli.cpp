@@ -88,7 +88,7 @@ class TestFamiliesCli : public QObject {
     /** The program's --compute of args; fails the test when it does not exit 0 with JSON. */
     json compute(const QStringList& args)
     {
-        const testutil::Run run = testutil::runProgram(QStringLiteral(AE_BINARY), QStringList{"--compute"} + args);
+        const testutil::Run run = testutil::runProgram(QStringLiteral(AE_BINARY), QStringList{QStringLiteral("--compute")} + args);
         if (run.status != 0) {
             qWarning("exit %d: %s", run.status, run.err.constData());
             return {};
@@ -111,7 +111,7 @@ class TestFamiliesCli : public QObject {
                                                    &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const json want = json::parse(out.toStdString());
-        const json config = json::parse(testutil::readText((folder + "/config.json").toStdString()));
+        const json config = json::parse(testutil::readText((folder + QStringLiteral("/config.json")).toStdString()));
         const int heads = config["num_attention_heads"];
         const int kvHeads = config.value("num_key_value_heads", heads);
         const int d = config["hidden_size"];
@@ -155,7 +155,7 @@ private slots:
         testutil::runPython(m_python, script(), {QStringLiteral("write-all"), m_cases.path()}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         for (const QString& name : QDir(m_cases.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            QVERIFY(testutil::writeText((caseFolder(name) + "/tokenizer.json").toStdString(), tokenizerJson().dump()));
+            QVERIFY(testutil::writeText((caseFolder(name) + QStringLiteral("/tokenizer.json")).toStdString(), tokenizerJson().dump()));
     }
 
     void compute_data()
@@ -173,11 +173,11 @@ private slots:
             QSKIP("no python3 with torch: the reference cannot run");
         QFETCH(QString, name);
         const QString folder = caseFolder(name);
-        const json plain = compute({"--model", folder, "--text", QString::fromLatin1(text), "--layer", "2"});
+        const json plain = compute({QStringLiteral("--model"), folder, QStringLiteral("--text"), QString::fromLatin1(text), QStringLiteral("--layer"), QStringLiteral("2")});
         QVERIFY(plain.is_object());
         QCOMPARE(plain["token_ids"].get<std::vector<int>>(), textIds);
         QCOMPARE(plain["tokens"].get<std::vector<std::string>>(), textTokens);
-        const json config = json::parse(testutil::readText((folder + "/config.json").toStdString()));
+        const json config = json::parse(testutil::readText((folder + QStringLiteral("/config.json")).toStdString()));
         const bool neox = name.startsWith(QLatin1String("neox"));
         const int hd = config.value("head_dim", int(config["hidden_size"]) / int(config["num_attention_heads"]));
         QCOMPARE(plain["rotary"]["dims"].get<int>(), neox ? hd / 4 : hd);
@@ -193,10 +193,10 @@ private slots:
                                   {{"layer", 2}, {"weight", "key"}, {"row", 7}, {"col", kv - 1}, {"value", -3.0}},
                                   {{"layer", 2}, {"weight", "value"}, {"row", 10}, {"col", 2}, {"value", 4.0}},
                                   {{"layer", 2}, {"weight", "output"}, {"row", q - 1}, {"col", 0}, {"value", -2.5}}});
-        if (name == "qwen2" || name == "llama3" || neox)
+        if (name == QLatin1String("qwen2") || name == QLatin1String("llama3") || neox)
             for (const char* w : {"query_bias", "key_bias", "value_bias"})
                 edits.push_back({{"layer", 2}, {"weight", w}, {"row", 0}, {"col", 3}, {"value", 3.0}});
-        if (name == "qwen3") {
+        if (name == QLatin1String("qwen3")) {
             edits.push_back({{"layer", 2}, {"weight", "query_norm"}, {"row", 0}, {"col", 2}, {"value", 3.0}});
             edits.push_back({{"layer", 2}, {"weight", "key_norm"}, {"row", 0}, {"col", 5}, {"value", -1.5}});
         }
@@ -204,7 +204,7 @@ private slots:
         const json session = {{"format", "attention-explorer-session"}, {"version", 2},
                               {"model", {{"path", name.toStdString()}, {"layer", 2}}}, {"text", text},
                               {"edits", edits}, {"ablations", ablations}};
-        const QString file = m_cases.filePath(name + ".json");
+        const QString file = m_cases.filePath(name + QStringLiteral(".json"));
         QVERIFY(testutil::writeText(file.toStdString(), session.dump()));
         const json edited = compute({file});
         QVERIFY(edited.is_object());
@@ -234,21 +234,24 @@ private slots:
             testutil::writeText(file.toStdString(), s.dump());
             return file;
         };
-        refused({"--compute", sessionWith({{"layer", 1}, {"weight", "query_norm"}, {"row", 0}, {"col", 0},
+        refused({QStringLiteral("--compute"), sessionWith({{"layer", 1}, {"weight", "query_norm"}, {"row", 0}, {"col", 0},
                                            {"value", 1.0}})},
                 QStringLiteral("edits[0]: query_norm: LlamaForCausalLM as config.json describes it has no such weight"));
         // W_K has kv_heads · head_dim = 2 · 16 columns here, not the 64 of W_Q
-        refused({"--compute", sessionWith({{"layer", 1}, {"weight", "key"}, {"row", 0}, {"col", 32}, {"value", 1.0}})},
+        refused({QStringLiteral("--compute"), sessionWith({{"layer", 1}, {"weight", "key"}, {"row", 0}, {"col", 32}, {"value", 1.0}})},
                 QStringLiteral("col 32 is outside 0 … 31 (key has 32 columns)"));
-        refused({"--compute", sessionWith({{"layer", 3}, {"weight", "key"}, {"row", 0}, {"col", 0}, {"value", 1.0}})},
+        refused({QStringLiteral("--compute"), sessionWith({{"layer", 3}, {"weight", "key"}, {"row", 0}, {"col", 0}, {"value", 1.0}})},
                 QStringLiteral("edits[0].layer: 3 is past the model's last layer (2)"));
-        refused({"--export-lens", m_cases.filePath(QStringLiteral("lens.json")), "--model", llama, "--text", "the cat"},
+        refused({QStringLiteral("--export-lens"), m_cases.filePath(QStringLiteral("lens.json")), QStringLiteral("--model"), llama,
+                 QStringLiteral("--text"), QStringLiteral("the cat")},
                 QStringLiteral("works on GPT-2 checkpoints so far"));
         QTemporaryDir bare;
         for (const QString& file : QDir(llama).entryList(QDir::Files))
             if (file != QLatin1String("tokenizer.json"))
                 QVERIFY(QFile::copy(QDir(llama).filePath(file), bare.filePath(file)));
-        refused({"--compute", "--model", bare.path(), "--text", "the cat"}, bare.path() + "/tokenizer.json");
+        refused({QStringLiteral("--compute"), QStringLiteral("--model"), bare.path(), QStringLiteral("--text"),
+                 QStringLiteral("the cat")},
+                bare.path() + QStringLiteral("/tokenizer.json"));
     }
 };
 

@@ -3,7 +3,7 @@
  *  the plain session reader refusing version 2 as a model session, the --compute extras, and a
  *  load or pass stopped between its steps (what Cancel does in the window). */
 
-#include "core/models/gpt2checkpoint.h"
+#include "core/models/gpt2forward.h"
 #include "core/session/modelsession.h"
 #include "core/formats/numbertext.h"
 #include "core/session/sessionfile.h"
