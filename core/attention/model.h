@@ -63,6 +63,8 @@ struct AttentionModel {
         std::string model;  ///< the checkpoint's folder name, e.g. "gpt2"
         int layer = 1;      ///< 1-based
         int layers = 1;     ///< the model's layer count
+        std::string architecture = "GPT2LMHeadModel"; ///< config.json's architectures[0]
+        std::string norm = "LayerNorm";               ///< the norm that makes X: "LayerNorm" or "RMSNorm"
     };
     std::optional<Origin> origin;
 

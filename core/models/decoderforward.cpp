@@ -283,7 +283,8 @@ ModelShape DecoderForward::shape() const
     return {.architecture = c.architecture, .layers = c.layers, .heads = c.heads, .kvHeads = c.kvHeads,
             .dModel = c.dModel, .headDim = c.headDim, .positions = c.positions, .vocabSize = c.vocabSize,
             .layersKey = "num_hidden_layers", .headsKey = "num_attention_heads",
-            .positionsKey = "max_position_embeddings", .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta};
+            .positionsKey = "max_position_embeddings", .norm = c.norm == NormKind::Rms ? "RMSNorm" : "LayerNorm",
+            .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta};
 }
 
 std::shared_ptr<ModelPass> DecoderForward::freshPass() const

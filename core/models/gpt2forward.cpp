@@ -165,7 +165,7 @@ ModelShape Gpt2Forward::shape() const
     const Gpt2Config& c = config();
     return {.architecture = "GPT2LMHeadModel", .layers = c.layers, .heads = c.heads, .kvHeads = c.heads,
             .dModel = c.dModel, .headDim = c.headSize(), .positions = c.positions, .vocabSize = c.vocabSize,
-            .layersKey = "n_layer", .headsKey = "n_head", .positionsKey = "n_positions"};
+            .layersKey = "n_layer", .headsKey = "n_head", .positionsKey = "n_positions", .norm = "LayerNorm"};
 }
 
 std::shared_ptr<ModelPass> Gpt2Forward::freshPass() const

@@ -57,6 +57,7 @@ struct ModelShape {
     int vocabSize = 0;
     /// The config.json keys of the layers, heads and positions ("n_layer", "n_head", "n_positions" for GPT-2)
     std::string layersKey, headsKey, positionsKey;
+    std::string norm;         ///< the norm before attention: "LayerNorm" or "RMSNorm"
     int rotaryDims = 0;       ///< the dims of each head that rotary positions turn (0: the model has none)
     double ropeTheta = 0;     ///< their base θ
 };

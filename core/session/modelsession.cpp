@@ -440,7 +440,8 @@ AttentionModel shownLayerModel(ModelPass& pass, int layer, const std::string& mo
     AttentionModel model = pass.layerModel(layer);
     for (std::size_t i = 0; i < model.tokens.size(); ++i)
         model.tokens[i] = pass.readable(pass.tokens()[i]);
-    model.origin = AttentionModel::Origin{modelName, layer + 1, pass.shape().layers};
+    const ModelShape shape = pass.shape();
+    model.origin = AttentionModel::Origin{modelName, layer + 1, shape.layers, shape.architecture, shape.norm};
     return model;
 }
 
