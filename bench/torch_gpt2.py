@@ -44,21 +44,32 @@ def forward(t, config, ids):
     return attentions, h @ t["wte.weight"].T
 
 
+def bench_ids(tokens):
+    """The token ids scripts/bench hands over in AE_BENCH_TOKEN_IDS, the first `tokens` of them."""
+    return torch.tensor([int(i) for i in os.environ["AE_BENCH_TOKEN_IDS"].split(",")][:tokens])
+
+
+def median_ms(run, repetitions):
+    """The median milliseconds of `repetitions` calls of run() after one warm-up, in inference mode."""
+    times = []
+    with torch.inference_mode():
+        run()
+        for _ in range(repetitions):
+            start = time.perf_counter()
+            run()
+            times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
 def main():
     folder, tokens, repetitions, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     torch.set_num_threads(threads)
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
     t = {name: value.float().contiguous() for name, value in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
-    ids = torch.tensor([int(i) for i in os.environ["AE_BENCH_TOKEN_IDS"].split(",")][:tokens])
-    times = []
-    with torch.inference_mode():
-        forward(t, config, ids)  # warm-up
-        for _ in range(repetitions):
-            start = time.perf_counter()
-            forward(t, config, ids)
-            times.append((time.perf_counter() - start) * 1e3)
-    print(json.dumps({"tokens": len(ids), "forward_ms": statistics.median(times), "runs": len(times)}))
+    ids = bench_ids(tokens)
+    print(json.dumps({"tokens": len(ids), "forward_ms": median_ms(lambda: forward(t, config, ids), repetitions),
+                      "runs": repetitions}))
 
 
 if __name__ == "__main__":

@@ -327,6 +327,60 @@ private slots:
         QVERIFY(std::memcmp(pass.logits().data(), whole.logits().data(), std::size_t(whole.logits().size()) * 4) == 0);
     }
 
+    /** An edit recomputes from its layer on, a pass without edits takes the layers below the lowest edit from one with
+     *  them (and the other way round): each ends bit for bit as a fresh pass of the same state. */
+    void editsRecomputeFromTheirLayer()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the checkpoints are written by it");
+        QTemporaryDir dir;
+        const auto ckpt = loadCase(QStringLiteral("llama"), dir.path());
+        QVERIFY(ckpt);
+        const auto same = [](const core::FloatMatrix& a, const core::FloatMatrix& b) {
+            return a.rows() == b.rows() && a.cols() == b.cols()
+                && std::memcmp(a.data(), b.data(), std::size_t(a.size()) * sizeof(float)) == 0;
+        };
+        const auto sameAs = [&](const DecoderForward& a, const DecoderForward& b) {
+            for (int l = 0; l < a.config().layers; ++l)
+                for (int h = 0; h < a.config().heads; ++h)
+                    if (!same(a.attention(l, h), b.attention(l, h)))
+                        return false;
+            return same(a.logits(), b.logits()) && same(a.logitsAt(3), b.logitsAt(3));
+        };
+        std::string error;
+        DecoderForward pass(ckpt, nullptr), unedited(ckpt, nullptr);
+        QVERIFY(pass.setTokens(ids, error) && unedited.setTokens(ids, error));
+        QVERIFY(pass.run());
+        // an edit of layer 2 (index 1): the pass is not up to date, and a fresh pass with the edit agrees
+        QVERIFY(pass.setEdit(1, core::ModelWeight::Key, 3, 4, 5.0f, error));
+        QVERIFY(!pass.upToDate());
+        QVERIFY(pass.run());
+        DecoderForward fresh(ckpt, nullptr);
+        QVERIFY(fresh.setTokens(ids, error) && fresh.setEdit(1, core::ModelWeight::Key, 3, 4, 5.0f, error));
+        QVERIFY(fresh.run());
+        QVERIFY(sameAs(pass, fresh));
+        QVERIFY(!same(pass.logits(), (unedited.run(), unedited.logits())));
+        // layer 1 is shared: a pass without edits over new tokens takes it and agrees with a whole run
+        DecoderForward taker(ckpt, nullptr);
+        QVERIFY(taker.setTokens(ids, error));
+        QCOMPARE(taker.takeSharedLayers(pass), 1);
+        QVERIFY(taker.run());
+        QVERIFY(sameAs(taker, unedited));
+        // a zeroed head of layer 1 reaches every layer: nothing is shared then
+        QVERIFY(pass.run());
+        pass.setAblated(0, 1, true);
+        QVERIFY(pass.run());
+        DecoderForward none(ckpt, nullptr);
+        QVERIFY(none.setTokens(ids, error));
+        QCOMPARE(none.takeSharedLayers(pass), 0);
+        // the edit given back: the pass is the unedited one again, bit for bit
+        pass.setAblated(0, 1, false);
+        pass.clearEdit(1, core::ModelWeight::Key, 3, 4);
+        QVERIFY(pass.edits().empty());
+        QVERIFY(pass.run());
+        QVERIFY(sameAs(pass, unedited));
+    }
+
     /** With AE_FAMILY_DIR naming a real checkpoint folder of one of the families (SmolLM2-135M, Qwen2.5-0.5B,
      *  Pythia-70M …), the same comparison on its weights. */
     void realFolder()

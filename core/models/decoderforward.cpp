@@ -208,7 +208,7 @@ bool DecoderForward::setEdit(int layer, ModelWeight weight, int row, int col, fl
     }
     const auto cell = std::tuple{layer, weight, row, col};
     const float original = checkpointValue(layer, weight, row, col);
-    m_dirty = true;
+    markDirty(layer);
     if (std::bit_cast<std::uint32_t>(value) == std::bit_cast<std::uint32_t>(original)) {
         m_edits.erase(cell);
         const auto next = m_edits.lower_bound({layer, ModelWeight::Query, 0, 0});
@@ -250,7 +250,7 @@ void DecoderForward::clearEdit(int layer, ModelWeight weight, int row, int col)
 void DecoderForward::clearEdits()
 {
     if (!m_edits.empty())
-        m_dirty = true;
+        markDirty(std::get<0>(m_edits.begin()->first));
     m_edits.clear();
     m_editedLayers.clear();
 }
@@ -319,7 +319,7 @@ bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
         return false;
     }
     if (ids != m_ids)
-        m_dirty = true;
+        m_dirtyFrom = -1;
     m_ids = std::move(ids);
     return true;
 }
@@ -327,29 +327,73 @@ bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
 void DecoderForward::setAblated(int layer, int head, bool zeroed)
 {
     if (zeroed ? m_ablations.insert({layer, head}).second : m_ablations.erase({layer, head}) > 0)
-        m_dirty = true;
+        markDirty(layer);
+}
+
+void DecoderForward::markDirty(int layer)
+{
+    m_dirtyFrom = std::min(m_dirtyFrom, layer);
+}
+
+int DecoderForward::takeSharedLayers(const ModelPass& pass)
+{
+    const auto* other = dynamic_cast<const DecoderForward*>(&pass);
+    if (!other || other == this || !other->upToDate() || other->m_checkpoint != m_checkpoint || other->m_ids != m_ids)
+        return 0;
+    // Below the lowest layer either pass edits or zeroes a head, both compute the same from the same tokens.
+    const auto lowestChange = [&](const DecoderForward& f) {
+        int lowest = config().layers;
+        if (!f.m_edits.empty())
+            lowest = std::min(lowest, std::get<0>(f.m_edits.begin()->first));
+        if (!f.m_ablations.empty())
+            lowest = std::min(lowest, f.m_ablations.begin()->first);
+        return lowest;
+    };
+    const int below = std::min(lowestChange(*this), lowestChange(*other));
+    if (below <= std::max(m_dirtyFrom, 0))
+        return 0; // what lies below is computed already, or nothing is shared
+    for (int l = 0; l <= below; ++l)
+        m_stream[std::size_t(l)] = other->m_stream[std::size_t(l)];
+    for (int l = 0; l < below; ++l) {
+        const auto i = std::size_t(l);
+        m_q[i] = other->m_q[i];
+        m_k[i] = other->m_k[i];
+        m_v[i] = other->m_v[i];
+        m_attended[i] = other->m_attended[i];
+        for (int h = 0; h < config().heads; ++h)
+            m_attention[i * std::size_t(config().heads) + std::size_t(h)] =
+                other->m_attention[i * std::size_t(config().heads) + std::size_t(h)];
+    }
+    m_dirtyFrom = below;
+    return below;
 }
 
 bool DecoderForward::run(const StopCheck& stop)
 {
-    if (m_ids.empty() || !m_dirty)
+    if (m_ids.empty() || upToDate())
         return true;
-    const StoredTensor& embedding = m_checkpoint->embedding();
-    FloatMatrix& x = m_stream[0];
-    x.resize(n(), config().dModel);
-    std::vector<float> buffer;
-    for (Index i = 0; i < n(); ++i)
-        x.row(i) = Eigen::Map<const Eigen::RowVectorXf>(embedding.rowsAsFloat(m_ids[std::size_t(i)], 1, buffer),
-                                                        x.cols());
-    for (int layer = 0; layer < config().layers; ++layer) {
-        if (stopNow(stop))
+    if (m_dirtyFrom < 0) {
+        const StoredTensor& embedding = m_checkpoint->embedding();
+        FloatMatrix& x = m_stream[0];
+        x.resize(n(), config().dModel);
+        std::vector<float> buffer;
+        for (Index i = 0; i < n(); ++i)
+            x.row(i) = Eigen::Map<const Eigen::RowVectorXf>(embedding.rowsAsFloat(m_ids[std::size_t(i)], 1, buffer),
+                                                            x.cols());
+        m_dirtyFrom = 0;
+    }
+    for (int layer = m_dirtyFrom; layer < config().layers; ++layer) {
+        if (stopNow(stop)) {
+            m_dirtyFrom = layer;
             return false;
+        }
         runLayer(layer);
     }
+    m_dirtyFrom = config().layers;
     if (stopNow(stop))
         return false;
     m_logits = logitsOfRow(n() - 1);
-    m_dirty = false;
+    m_dirtyFrom = clean;
     return true;
 }
 

@@ -70,13 +70,12 @@ public:
     void setAblated(int layer, int head, bool zeroed) override;
     const std::set<std::pair<int, int>>& ablations() const override { return m_ablations; }
 
-    /** Runs the whole pass over the tokens when anything changed since the last run. Requires tokens. stop is asked
-     *  before each layer and before the logits; when it says stop, run() returns false and the pass is left to the
-     *  next run(). */
+    /** Runs the pass from the lowest layer that changed since the last run (from the embedding for new tokens).
+     *  Requires tokens. stop is asked before each layer and before the logits; when it says stop, run() returns
+     *  false and the rest is left to the next run(). */
     bool run(const StopCheck& stop = {}) override;
-    bool upToDate() const override { return !m_dirty; }
-    /** The whole pass runs again on any change: nothing to take. */
-    int takeSharedLayers(const ModelPass&) override { return 0; }
+    bool upToDate() const override { return m_dirtyFrom == clean; }
+    int takeSharedLayers(const ModelPass& other) override;
 
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. */
     const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
@@ -133,13 +132,16 @@ private:
     Matrix headRows(const FloatMatrix& projection, int head, const StoredTensor* norm, bool rotated) const;
     /** Every head of a projection (n × heads·head_dim) through headRows(). */
     Matrix allHeads(const FloatMatrix& projection, const StoredTensor& norm, bool rotated) const;
+    /** Layer and everything after it must be computed again. */
+    void markDirty(int layer);
     void runLayer(int layer);
     FloatMatrix mlp(int layer, const FloatMatrix& x) const;
     FloatMatrix logitsOfRow(Eigen::Index row) const;
 
     std::shared_ptr<const DecoderCheckpoint> m_checkpoint;
     std::shared_ptr<const HfTokenizer> m_tokenizer;
-    bool m_dirty = true; ///< tokens, edits or zeroed heads changed since the last run
+    static constexpr int clean = 1 << 30;
+    int m_dirtyFrom = -1; ///< the lowest layer to run again (−1: the embedding too; layers: the logits; clean: none)
     std::vector<double> m_inverseFrequencies; ///< rotaryDims / 2 rotary frequencies
     std::vector<int> m_ids;
     std::set<std::pair<int, int>> m_ablations;

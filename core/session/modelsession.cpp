@@ -246,24 +246,6 @@ std::string modelFolder(const ModelSession& session, const std::string& sessionP
 
 namespace {
 
-/** The pass of folder's checkpoint: config.json names the family (Llama, Qwen and NeoX read through one
- *  description with their tokenizer.json; anything else as GPT-2, whose loader refuses what it is not, by name).
- *  Null with error when the checkpoint or its tokenizer is refused or stop said stop. */
-std::shared_ptr<ModelPass> loadPass(const std::string& folder, const StopCheck& stop, std::string& error)
-{
-    if (!folderNamesDecoderFamily(folder)) {
-        auto checkpoint = Gpt2Checkpoint::load(folder, error, stop);
-        return checkpoint ? std::make_shared<Gpt2Forward>(std::move(checkpoint)) : nullptr;
-    }
-    auto checkpoint = DecoderCheckpoint::load(folder, error, stop);
-    if (!checkpoint)
-        return nullptr;
-    auto tokenizer = HfTokenizer::loadFolder(folder, error);
-    if (!tokenizer)
-        return nullptr;
-    return std::make_shared<DecoderForward>(std::move(checkpoint),
-                                            std::make_shared<const HfTokenizer>(std::move(*tokenizer)));
-}
 
 /** The session's text, layer, edits and ablations checked against the model and applied to pass, then the pass
  *  run; what is wrong when something is refused (stoppedMessage when stop said stop). */
@@ -316,6 +298,22 @@ std::optional<std::string> applyAndRun(ModelPass& pass, const ModelSession& sess
 
 } // namespace
 
+std::shared_ptr<ModelPass> loadModelPass(const std::string& folder, std::string& error, const StopCheck& stop)
+{
+    if (!folderNamesDecoderFamily(folder)) {
+        auto checkpoint = Gpt2Checkpoint::load(folder, error, stop);
+        return checkpoint ? std::make_shared<Gpt2Forward>(std::move(checkpoint)) : nullptr;
+    }
+    auto checkpoint = DecoderCheckpoint::load(folder, error, stop);
+    if (!checkpoint)
+        return nullptr;
+    auto tokenizer = HfTokenizer::loadFolder(folder, error);
+    if (!tokenizer)
+        return nullptr;
+    return std::make_shared<DecoderForward>(std::move(checkpoint),
+                                            std::make_shared<const HfTokenizer>(std::move(*tokenizer)));
+}
+
 std::optional<OpenedModelSession> openModelSession(const ModelSession& session, const std::string& sessionPath,
                                                    std::string& error, const StopCheck& stop,
                                                    const ModelSessionNames& names)
@@ -332,7 +330,7 @@ std::optional<OpenedModelSession> openModelSession(const ModelSession& session, 
         error = where(names.modelFolder) + ": " + why;
         return std::nullopt;
     }
-    opened.pass = loadPass(opened.folder, stop, why);
+    opened.pass = loadModelPass(opened.folder, why, stop);
     if (!opened.pass) {
         error = why == stoppedMessage ? why : where(names.modelFolder) + ": " + why;
         return std::nullopt;

@@ -83,6 +83,12 @@ struct OpenedModelSession {
     std::shared_ptr<ModelPass> pass; ///< tokens and edits set, run
 };
 
+/** The pass of folder's checkpoint, without tokens: config.json names the family (Llama, Qwen and NeoX read through
+ *  one description with their tokenizer.json; anything else as GPT-2, whose loader refuses what it is not, by
+ *  name). Null with error (naming the file and what is wrong) when the checkpoint or its tokenizer is refused, or
+ *  stoppedMessage when stop said stop. */
+std::shared_ptr<ModelPass> loadModelPass(const std::string& folder, std::string& error, const StopCheck& stop = {});
+
 /** What openModelSession's messages call the model's folder, the text and the layer: by default the keys of a
  *  session file (SPEC §5). The command line names its flags ("--model"), the window its own words. */
 struct ModelSessionNames {
