@@ -6,6 +6,7 @@
  *  attention and the logits are compared with the float64 reference within 2e-5 of the largest entry, with edits of
  *  every kind the family has and a zeroed head; then the refusals a script meets. */
 
+#include "familycase.h"
 #include "gpt2reference.h"
 #include "programrun.h"
 #include "testutil.h"
@@ -21,49 +22,6 @@ using nlohmann::json;
 using testutil::flat;
 
 namespace {
-
-QByteArray script()
-{
-    QFile f(QStringLiteral(AE_SOURCE_DIR "/tests/family_reference.py"));
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-/** A byte-level BPE of 32 entries (the cases' vocabularies hold 60): <s> 0, a … z 1 … 26, Ġ 27, and the merges
- *  t h → th 28, Ġ c → Ġc 29, a t → at 30, Ġc at → Ġcat 31; the post-processor puts <s> first, as Llama's does. */
-json tokenizerJson()
-{
-    json vocab = {{"<s>", 0}, {"Ġ", 27}, {"th", 28}, {"Ġc", 29}, {"at", 30}, {"Ġcat", 31}};
-    for (char c = 'a'; c <= 'z'; ++c)
-        vocab[std::string(1, c)] = c - 'a' + 1;
-    const json bos = {{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}};
-    const json a = {{"Sequence", {{"id", "A"}, {"type_id", 0}}}};
-    const json b = {{"Sequence", {{"id", "B"}, {"type_id", 1}}}};
-    return {{"version", "1.0"},
-            {"truncation", nullptr},
-            {"padding", nullptr},
-            {"added_tokens",
-             json::array({{{"id", 0}, {"content", "<s>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
-                           {"normalized", false}, {"special", true}}})},
-            {"normalizer", nullptr},
-            {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true},
-                               {"use_regex", true}}},
-            {"post_processor",
-             {{"type", "TemplateProcessing"},
-              {"single", json::array({bos, a})},
-              {"pair", json::array({bos, a, bos, b})},
-              {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {0}}, {"tokens", {"<s>"}}}}}}}},
-            {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
-            {"model",
-             {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
-              {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
-              {"vocab", vocab}, {"merges", {"t h", "Ġ c", "a t", "Ġc at"}}}}};
-}
-
-/** "the cat sat on a mat", by the merges above: <s>, th, e, Ġcat, Ġ s at, Ġ o n, Ġ a, Ġ m at. */
-const char* const text = "the cat sat on a mat";
-const std::vector<int> textIds = {0, 28, 5, 31, 27, 19, 30, 27, 15, 14, 27, 1, 27, 13, 30};
-const std::vector<std::string> textTokens = {"<s>", "th", "e",  "Ġcat", "Ġ", "s", "at", "Ġ",
-                                             "o",   "n",  "Ġ", "a",    "Ġ", "m", "at"};
 
 /** Columns [first, first + count) of a JSON matrix, flat by rows. */
 std::vector<double> columns(const json& m, int first, int count)
@@ -104,7 +62,7 @@ class TestFamiliesCli : public QObject {
         for (int id : got["token_ids"])
             ids << QString::number(id);
         QString error;
-        const QByteArray out = testutil::runPython(m_python, script(),
+        const QByteArray out = testutil::runPython(m_python, testutil::familyScript(),
                                                    {QStringLiteral("run"), folder, ids.join(QLatin1Char(',')),
                                                     QString::fromStdString(edits.dump()),
                                                     QString::fromStdString(ablations.dump())},
@@ -152,10 +110,10 @@ private slots:
         if (m_python.isEmpty())
             return;
         QString error;
-        testutil::runPython(m_python, script(), {QStringLiteral("write-all"), m_cases.path()}, &error);
+        testutil::runPython(m_python, testutil::familyScript(), {QStringLiteral("write-all"), m_cases.path()}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         for (const QString& name : QDir(m_cases.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            QVERIFY(testutil::writeText((caseFolder(name) + QStringLiteral("/tokenizer.json")).toStdString(), tokenizerJson().dump()));
+            QVERIFY(testutil::writeText((caseFolder(name) + QStringLiteral("/tokenizer.json")).toStdString(), testutil::familyTokenizerJson().dump()));
     }
 
     void compute_data()
@@ -173,10 +131,10 @@ private slots:
             QSKIP("no python3 with torch: the reference cannot run");
         QFETCH(QString, name);
         const QString folder = caseFolder(name);
-        const json plain = compute({QStringLiteral("--model"), folder, QStringLiteral("--text"), QString::fromLatin1(text), QStringLiteral("--layer"), QStringLiteral("2")});
+        const json plain = compute({QStringLiteral("--model"), folder, QStringLiteral("--text"), QString::fromLatin1(testutil::familyText), QStringLiteral("--layer"), QStringLiteral("2")});
         QVERIFY(plain.is_object());
-        QCOMPARE(plain["token_ids"].get<std::vector<int>>(), textIds);
-        QCOMPARE(plain["tokens"].get<std::vector<std::string>>(), textTokens);
+        QCOMPARE(plain["token_ids"].get<std::vector<int>>(), testutil::familyTextIds);
+        QCOMPARE(plain["tokens"].get<std::vector<std::string>>(), testutil::familyTextTokens);
         const json config = json::parse(testutil::readText((folder + QStringLiteral("/config.json")).toStdString()));
         const bool neox = name.startsWith(QLatin1String("neox"));
         const int hd = config.value("head_dim", int(config["hidden_size"]) / int(config["num_attention_heads"]));
@@ -202,7 +160,7 @@ private slots:
         }
         const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
         const json session = {{"format", "attention-explorer-session"}, {"version", 2},
-                              {"model", {{"path", name.toStdString()}, {"layer", 2}}}, {"text", text},
+                              {"model", {{"path", name.toStdString()}, {"layer", 2}}}, {"text", testutil::familyText},
                               {"edits", edits}, {"ablations", ablations}};
         const QString file = m_cases.filePath(name + QStringLiteral(".json"));
         QVERIFY(testutil::writeText(file.toStdString(), session.dump()));
