@@ -5,6 +5,7 @@
 
 #include "core/attention/attention.h"
 #include "core/attention/edit.h"
+#include "core/attention/pytorchexport.h"
 #include "core/attention/tracejson.h"
 #include "core/formats/jsontext.h"
 #include "core/session/presets.h"
@@ -221,6 +222,49 @@ private slots:
             }
             COMPARE_MATRIX(t.concat, fromJson(r["concat"]), tol);
             COMPARE_MATRIX(t.output, fromJson(r["output"]), tol);
+        }
+    }
+
+    /** The PyTorch code the program writes for a session with the options computes what the engine does. */
+    void pytorchExport()
+    {
+        const QString python = testutil::pythonWith(QStringLiteral("torch"));
+        if (python.isEmpty())
+            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QStringList paths;
+        std::vector<Trace> traces;
+        for (std::size_t i = 0; i < std::size(cases) - 1; ++i) {  // not the long one: its literals are large
+            const AttentionModel m = randomSession(cases[i], 29 + unsigned(i)).model;
+            paths << dir.filePath(QStringLiteral("case%1.py").arg(i));
+            QVERIFY(testutil::writeText(paths.last(), QByteArray::fromStdString(pytorchCode(m, cases[i].name))));
+            traces.push_back(compute(m));
+        }
+        QString error;
+        const QByteArray out = testutil::runPython(python,
+                                                   "import json, runpy, sys\n"
+                                                   "def listed(t):\n"
+                                                   "    return [x.tolist() for x in (t if isinstance(t, list) else [t])]\n"
+                                                   "print(json.dumps([{k: listed(g[k]) for k in ('weights', 'output', "
+                                                   "'Q', 'K', 'Q_unrotated')} for g in map(runpy.run_path, "
+                                                   "sys.argv[1:])]))\n",
+                                                   paths, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const nlohmann::json all = nlohmann::json::parse(out.toStdString());
+        for (std::size_t i = 0; i < traces.size(); ++i) {
+            const Trace& t = traces[i];
+            const nlohmann::json& r = all[i];
+            qInfo("%s", cases[i].name);
+            COMPARE_MATRIX(t.output, fromJson(r["output"][0]), 1e-9);
+            for (int h = 0; h < t.headCount(); ++h) {
+                const HeadTrace& ht = t.heads[std::size_t(h)];
+                COMPARE_MATRIX(ht.weights, fromJson(r["weights"][std::size_t(h)]), 1e-9);
+                COMPARE_MATRIX(ht.queries, fromJson(r["Q"][std::size_t(h)]), 1e-9);
+                COMPARE_MATRIX(ht.keys, fromJson(r["K"][std::size_t(h)]), 1e-9);
+                if (cases[i].encoding == PositionalEncoding::Rotary)
+                    COMPARE_MATRIX(ht.queriesUnrotated, fromJson(r["Q_unrotated"][std::size_t(h)]), 1e-9);
+            }
         }
     }
 
