@@ -166,23 +166,31 @@ std::string withOptions(const std::string& lines, int heads = 1)
 class TestAttentionOptions : public QObject {
     Q_OBJECT
 
+    QString m_python;  ///< a python3 with torch, or empty
+    QTemporaryDir m_dir;
+    static constexpr const char* noTorch =
+        "torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)";
+
 private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_python = testutil::pythonWith(QStringLiteral("torch"));
+    }
+
     /** Every step of every case against PyTorch (float64) to 1e-9, the sessions read by the reference from the
      *  files this program writes. */
     void matchesTransformersDefinitions()
     {
-        const QString python = testutil::pythonWith(QStringLiteral("torch"));
-        if (python.isEmpty())
-            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
+        if (m_python.isEmpty())
+            QSKIP(noTorch);
         QStringList paths;
         std::vector<Trace> traces;
         unsigned seed = 11;
         for (const Case& c : cases) {
             const Session s = randomSession(c, seed++);
             QVERIFY2(!validate(s.model), c.name);
-            const QString path = dir.filePath(QString::fromUtf8(c.name).replace(QLatin1Char(' '), QLatin1Char('_')) + QStringLiteral(".json"));
+            const QString path = m_dir.filePath(QString::fromUtf8(c.name).replace(QLatin1Char(' '), QLatin1Char('_')) + QStringLiteral(".json"));
             QVERIFY(testutil::writeText(path, QByteArray::fromStdString(serializeSession(s))));
             paths << path;
             traces.push_back(compute(s.model));
@@ -190,7 +198,7 @@ private slots:
         QFile script(QStringLiteral(AE_SOURCE_DIR "/tests/options_reference.py"));
         QVERIFY(script.open(QIODevice::ReadOnly));
         QString error;
-        const QByteArray out = testutil::runPython(python, script.readAll(), paths, &error);
+        const QByteArray out = testutil::runPython(m_python, script.readAll(), paths, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const nlohmann::json all = nlohmann::json::parse(out.toStdString());
         QCOMPARE(all.size(), std::size(cases));
@@ -228,21 +236,18 @@ private slots:
     /** The PyTorch code the program writes for a session with the options computes what the engine does. */
     void pytorchExport()
     {
-        const QString python = testutil::pythonWith(QStringLiteral("torch"));
-        if (python.isEmpty())
-            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
+        if (m_python.isEmpty())
+            QSKIP(noTorch);
         QStringList paths;
         std::vector<Trace> traces;
         for (std::size_t i = 0; i < std::size(cases) - 1; ++i) {  // not the long one: its literals are large
             const AttentionModel m = randomSession(cases[i], 29 + unsigned(i)).model;
-            paths << dir.filePath(QStringLiteral("case%1.py").arg(i));
+            paths << m_dir.filePath(QStringLiteral("case%1.py").arg(i));
             QVERIFY(testutil::writeText(paths.last(), QByteArray::fromStdString(pytorchCode(m, cases[i].name))));
             traces.push_back(compute(m));
         }
         QString error;
-        const QByteArray out = testutil::runPython(python,
+        const QByteArray out = testutil::runPython(m_python,
                                                    "import json, runpy, sys\n"
                                                    "def listed(t):\n"
                                                    "    return [x.tolist() for x in (t if isinstance(t, list) else [t])]\n"
