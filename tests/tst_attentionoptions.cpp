@@ -4,7 +4,9 @@
  *  under other options never taken as the start of a pass. */
 
 #include "core/attention/attention.h"
+#include "core/attention/derivation.h"
 #include "core/attention/edit.h"
+#include "core/attention/pytorchexport.h"
 #include "core/attention/tracejson.h"
 #include "core/formats/jsontext.h"
 #include "core/session/presets.h"
@@ -165,23 +167,31 @@ std::string withOptions(const std::string& lines, int heads = 1)
 class TestAttentionOptions : public QObject {
     Q_OBJECT
 
+    QString m_python;  ///< a python3 with torch, or empty
+    QTemporaryDir m_dir;
+    static constexpr const char* noTorch =
+        "torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)";
+
 private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_python = testutil::pythonWith(QStringLiteral("torch"));
+    }
+
     /** Every step of every case against PyTorch (float64) to 1e-9, the sessions read by the reference from the
      *  files this program writes. */
     void matchesTransformersDefinitions()
     {
-        const QString python = testutil::pythonWith(QStringLiteral("torch"));
-        if (python.isEmpty())
-            QSKIP("torch is missing: no python3 on PATH can import torch (install python3-torch to run this check)");
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
+        if (m_python.isEmpty())
+            QSKIP(noTorch);
         QStringList paths;
         std::vector<Trace> traces;
         unsigned seed = 11;
         for (const Case& c : cases) {
             const Session s = randomSession(c, seed++);
             QVERIFY2(!validate(s.model), c.name);
-            const QString path = dir.filePath(QString::fromUtf8(c.name).replace(QLatin1Char(' '), QLatin1Char('_')) + QStringLiteral(".json"));
+            const QString path = m_dir.filePath(QString::fromUtf8(c.name).replace(QLatin1Char(' '), QLatin1Char('_')) + QStringLiteral(".json"));
             QVERIFY(testutil::writeText(path, QByteArray::fromStdString(serializeSession(s))));
             paths << path;
             traces.push_back(compute(s.model));
@@ -189,7 +199,7 @@ private slots:
         QFile script(QStringLiteral(AE_SOURCE_DIR "/tests/options_reference.py"));
         QVERIFY(script.open(QIODevice::ReadOnly));
         QString error;
-        const QByteArray out = testutil::runPython(python, script.readAll(), paths, &error);
+        const QByteArray out = testutil::runPython(m_python, script.readAll(), paths, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const nlohmann::json all = nlohmann::json::parse(out.toStdString());
         QCOMPARE(all.size(), std::size(cases));
@@ -222,6 +232,85 @@ private slots:
             COMPARE_MATRIX(t.concat, fromJson(r["concat"]), tol);
             COMPARE_MATRIX(t.output, fromJson(r["output"]), tol);
         }
+    }
+
+    /** The PyTorch code the program writes for a session with the options computes what the engine does. */
+    void pytorchExport()
+    {
+        if (m_python.isEmpty())
+            QSKIP(noTorch);
+        QStringList paths;
+        std::vector<Trace> traces;
+        for (std::size_t i = 0; i < std::size(cases) - 1; ++i) {  // not the long one: its literals are large
+            const AttentionModel m = randomSession(cases[i], 29 + unsigned(i)).model;
+            paths << m_dir.filePath(QStringLiteral("case%1.py").arg(i));
+            QVERIFY(testutil::writeText(paths.last(), QByteArray::fromStdString(pytorchCode(m, cases[i].name))));
+            traces.push_back(compute(m));
+        }
+        QString error;
+        const QByteArray out = testutil::runPython(m_python,
+                                                   "import json, runpy, sys\n"
+                                                   "def listed(t):\n"
+                                                   "    return [x.tolist() for x in (t if isinstance(t, list) else [t])]\n"
+                                                   "print(json.dumps([{k: listed(g[k]) for k in ('weights', 'output', "
+                                                   "'Q', 'K', 'Q_unrotated')} for g in map(runpy.run_path, "
+                                                   "sys.argv[1:])]))\n",
+                                                   paths, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const nlohmann::json all = nlohmann::json::parse(out.toStdString());
+        for (std::size_t i = 0; i < traces.size(); ++i) {
+            const Trace& t = traces[i];
+            const nlohmann::json& r = all[i];
+            qInfo("%s", cases[i].name);
+            COMPARE_MATRIX(t.output, fromJson(r["output"][0]), 1e-9);
+            for (int h = 0; h < t.headCount(); ++h) {
+                const HeadTrace& ht = t.heads[std::size_t(h)];
+                COMPARE_MATRIX(ht.weights, fromJson(r["weights"][std::size_t(h)]), 1e-9);
+                COMPARE_MATRIX(ht.queries, fromJson(r["Q"][std::size_t(h)]), 1e-9);
+                COMPARE_MATRIX(ht.keys, fromJson(r["K"][std::size_t(h)]), 1e-9);
+                if (cases[i].encoding == PositionalEncoding::Rotary)
+                    COMPARE_MATRIX(ht.queriesUnrotated, fromJson(r["Q_unrotated"][std::size_t(h)]), 1e-9);
+            }
+        }
+    }
+
+    /** The arithmetic behind a turned q or k cell, a normalised one and a key of a shared K/V head gives the cell's
+     *  value. */
+    void derivations()
+    {
+        const Trace t = compute(randomSession(cases[2], 31).model);  // q/k norm with weights, rotary, one K/V head
+        const int dr = rotaryWidth(*t.model);
+        for (Step step : {Step::Queries, Step::Keys})
+            for (int col : {0, dr / 2 - 1, dr / 2, dr - 1}) {
+                const Derivation d = derive(t, CellRef{step, 1, 4, col});
+                QCOMPARE(d.kind, Derivation::Kind::Rotation);
+                const double angle = 4 * d.frequency;
+                const double expected = d.numeratorArg * std::cos(angle)
+                    + (col < dr / 2 ? -1 : 1) * d.partner * std::sin(angle);
+                QVERIFY(std::fabs(expected - d.value) < 1e-12);
+                const std::string text = d.text();
+                QVERIFY2(text.find(step == Step::Queries ? "q′(5," : "k′(5,") == 0, text.c_str());
+                QVERIFY2(text.find(col < dr / 2 ? "·cos(4·" : "+ ") != std::string::npos, text.c_str());
+            }
+        AttentionModel m = *t.model;
+        m.options.positionalEncoding = PositionalEncoding::None;
+        const Trace normed = compute(m);
+        const Derivation n = derive(normed, CellRef{Step::Keys, 1, 2, 3});
+        QCOMPARE(n.kind, Derivation::Kind::Normalised);
+        QVERIFY(std::fabs(n.numeratorArg / n.denominator * n.scaleFactor - n.value) < 1e-12);
+        QCOMPARE(n.scaleFactor, (*m.kNorm)(0, 3));
+        QVERIFY2(n.text().find(" / rms(k₃) · w_k[4]") != std::string::npos, n.text().c_str());
+        // a key of the second head of one K/V head: W_K's first block
+        m.options.qkNorm = false;
+        const Trace grouped = compute(m);
+        const Derivation k = derive(grouped, CellRef{Step::Keys, 1, 2, 3});
+        QCOMPARE(k.kind, Derivation::Kind::DotProduct);
+        QCOMPARE(k.sources[1].col, 3);
+        const Derivation v = derive(grouped, CellRef{Step::Values, 1, 2, 2});
+        QCOMPARE(v.sources[1].col, 2);
+        for (std::size_t r = 0; r < v.terms.size(); ++r)
+            QCOMPARE(v.terms[r].b, m.wv(Eigen::Index(r), 2));
+        QCOMPARE(*v.bias, (*m.bv)(0, 2));
     }
 
     /** Position 0 turns by no angle: its q and k rows are exactly those before the turn; every row keeps its length. */

@@ -719,18 +719,15 @@ void rmsNormRows(Matrix& m, const std::optional<Matrix>& w, double epsilon)
 }
 
 /** cos and sin of the rotary angles p·f_i, position p a row (from 0), pair i a column: n × d_r/2 each. f_i is
- *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling). */
+ *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling): rotaryTurnFrequencies(). */
 struct Turns {
     Matrix cos, sin;
 };
 
-Turns rotaryTurns(const AttentionModel& model, int n, int dr)
+Turns rotaryTurns(const AttentionModel& model, int n)
 {
-    const int half = dr / 2;
-    std::vector<double> f(static_cast<std::size_t>(half));
-    for (int i = 0; i < half; ++i)
-        f[std::size_t(i)] = model.rotaryFrequencies ? (*model.rotaryFrequencies)[std::size_t(i)]
-                                                    : 1.0 / std::pow(model.options.ropeTheta, double(2 * i) / dr);
+    const std::vector<double> f = rotaryTurnFrequencies(model);
+    const int half = int(f.size());
     Turns t{Matrix(n, half), Matrix(n, half)};
     for (int p = 0; p < n; ++p)
         for (int i = 0; i < half; ++i) {
@@ -757,7 +754,7 @@ void turnRows(Matrix& m, const Turns& t)
 void Pass::headOptions()
 {
     const bool rotary = m_model.options.positionalEncoding == PositionalEncoding::Rotary;
-    const Turns turns = rotary ? rotaryTurns(m_model, m_n, rotaryWidth(m_model)) : Turns{};
+    const Turns turns = rotary ? rotaryTurns(m_model, m_n) : Turns{};
     // q or k of one head: normalised, kept as it is, turned
     auto prepare = [&](Matrix& m, Matrix& unrotated, const std::optional<Matrix>& norm) {
         if (m_model.options.qkNorm)

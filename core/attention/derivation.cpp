@@ -72,6 +72,53 @@ double softmaxTerm(double s, double max)
     return std::exp(s - max);
 }
 
+/** A q or k cell under q/k norm: its projection (the dot product d holds) over the root mean square of its head's
+ *  row, times the norm's weight of its column; first is the head's first column of W_Q or W_K. */
+void normalised(Derivation& d, const Trace& trace, Step step, int row, int first, int col)
+{
+    const AttentionModel& model = *trace.model;
+    const bool query = step == Step::Queries;
+    const int dk = model.dK();
+    const Matrix& w = query ? model.wq : model.wk;
+    const std::optional<Matrix>& bias = query ? model.bq : model.bk;
+    Matrix projected = trace.x().row(row) * w.middleCols(first, dk);  // 1 × d_k, the head's row before the norm
+    if (bias)
+        projected += bias->middleCols(first, dk);
+    const std::optional<Matrix>& weights = query ? model.qNorm : model.kNorm;
+    d.kind = Derivation::Kind::Normalised;
+    d.numeratorArg = projected(0, col);
+    d.denominator = std::sqrt(projected.squaredNorm() / double(dk) + model.qkNormEpsilon);
+    d.scaleFactor = weights ? (*weights)(0, col) : 1.0;
+    d.symbolic = "(" + d.symbolic + ") / rms(" + (query ? "q" : "k") + subscript(row + 1) + ") · "
+        + (query ? "w_q" : "w_k") + "[" + std::to_string(col + 1) + "]";
+    d.terms.clear();
+    d.totalTerms = 0;
+    d.bias.reset();
+}
+
+/** A q or k cell that rotary positions turned: the pair (c, c ± d_r/2) of its row before the turn, by the angle
+ *  p·θ of its pair, p its row. */
+void turned(Derivation& d, const Trace& trace, const CellRef& c)
+{
+    const AttentionModel& model = *trace.model;
+    const HeadTrace& ht = trace.heads[std::size_t(c.head)];
+    const bool query = c.step == Step::Queries;
+    const Matrix& before = query ? ht.queriesUnrotated : ht.keysUnrotated;
+    const int half = rotaryWidth(model) / 2;
+    const int pair = c.col % half, other = c.col < half ? c.col + half : c.col - half;
+    const char* letter = query ? "q" : "k";
+    d.kind = Derivation::Kind::Rotation;
+    d.name = cell(query ? "q′" : "k′", c.row, c.col);
+    d.numeratorArg = before(c.row, c.col);
+    d.partner = before(c.row, other);
+    d.frequency = rotaryTurnFrequencies(model)[std::size_t(pair)];
+    d.plus = c.col >= half;
+    const std::string theta = "θ" + subscript(pair + 1) + ")";
+    d.symbolic = cell(letter, c.row, c.col) + "·cos(p·" + theta + (d.plus ? " + " : " − ")
+        + cell(letter, c.row, other) + "·sin(p·" + theta;
+    d.sources = {{c.step, c.head, c.row, c.col}, {c.step, c.head, c.row, other}};
+}
+
 }  // namespace
 
 std::string Derivation::text(int precision) const
@@ -117,6 +164,14 @@ std::string Derivation::text(int precision) const
     }
     case Kind::Copy:
         return s + " = " + symbolic + " = " + v;
+    case Kind::Normalised:
+        return s + " = " + symbolic + " = " + formatNumber(numeratorArg, precision) + " / "
+            + formatNumber(denominator, precision) + " · " + factor(scaleFactor, precision) + " = " + v;
+    case Kind::Rotation: {
+        const std::string angle = std::to_string(cell.row) + "·" + formatNumber(frequency, precision);
+        return s + " = " + symbolic + " = " + factor(numeratorArg, precision) + "·cos(" + angle + ")"
+            + (plus ? " + " : " − ") + factor(partner, precision) + "·sin(" + angle + ") = " + v;
+    }
     }
     return s + " = " + v;
 }
@@ -157,7 +212,13 @@ Derivation derive(const Trace& trace, const CellRef& c)
     case Step::Values: {
         const bool isValue = c.step == Step::Values;
         const int width = isValue ? dv : dk;
-        const int global = h * width + j;
+        // K and V: the K/V head this head reads (SPEC §6 kv_heads)
+        const int block = c.step == Step::Queries ? h : h / std::max(1, model.heads() / model.kvHeads());
+        const int global = block * width + j;
+        if (!isValue && j < rotaryWidth(model)) {
+            turned(d, trace, c);
+            break;
+        }
         const Matrix& w = c.step == Step::Queries ? model.wq : c.step == Step::Keys ? model.wk : model.wv;
         const char* letter = c.step == Step::Queries ? "q" : c.step == Step::Keys ? "k" : "v";
         const char* wname = c.step == Step::Queries ? "W_Q" : c.step == Step::Keys ? "W_K" : "W_V";
@@ -172,6 +233,8 @@ Derivation derive(const Trace& trace, const CellRef& c)
         dotProduct(d, trace.x(), i, w, global);
         addBias(d, b, c.step == Step::Queries ? "b_Q" : c.step == Step::Keys ? "b_K" : "b_V", global);
         d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
+        if (!isValue && model.options.qkNorm)
+            normalised(d, trace, c.step, i, block * width, j);
         break;
     }
     case Step::Scores: {

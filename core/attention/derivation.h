@@ -27,7 +27,9 @@ struct Derivation {
         Scale,        ///< scaled score = score · s / T
         Softmax,      ///< weight = exp(s_ij − max) / Σ_k exp(s_ik − max)
         WeightedSum,  ///< outputs(i, c) = Σ_j w_ij · v_jc
-        Copy          ///< concat(i, c) is an output cell of one head
+        Copy,         ///< concat(i, c) is an output cell of one head
+        Normalised,   ///< q/k norm: q(i, c) = (x_i·W_Q[:,c] + b_Q[c]) / rms(row) · w[c]
+        Rotation      ///< rotary positions: q′(i, c) = q(i, c)·cos(p·θ) ∓ q(i, c ± d_r/2)·sin(p·θ), p = i
     };
     struct Term {
         double a = 0;  ///< DotProduct / WeightedSum: left factor; Softmax: the scaled score s_ik
@@ -42,9 +44,13 @@ struct Derivation {
     std::vector<Term> terms;        ///< the first maxTerms terms, in order
     int totalTerms = 0;             ///< how many terms the full sum has
     double rowMax = 0;              ///< Softmax: the row maximum that was subtracted
-    double denominator = 0;         ///< Softmax: Σ_k exp(s_ik − max)
-    double numeratorArg = 0;        ///< Softmax: s_ij; Scale: the unscaled score; Sum: the embedding
-    double scaleFactor = 1;             ///< Scale: s / T; Sum: the positional encoding
+    double denominator = 0;         ///< Softmax: Σ_k exp(s_ik − max); Normalised: √(mean of the row² + ε)
+    double numeratorArg = 0;        ///< Softmax: s_ij; Scale: the unscaled score; Sum: the embedding;
+                                    ///< Normalised: the projection before the norm; Rotation: the cell before the turn
+    double scaleFactor = 1;             ///< Scale: s / T; Sum: the positional encoding; Normalised: the norm's weight
+    double partner = 0;             ///< Rotation: the other cell of the turned pair, before the turn
+    double frequency = 0;           ///< Rotation: θ of the pair, the angle per position
+    bool plus = false;              ///< Rotation: the cell is the second of its pair (+ sin, not − sin)
     bool masked = false;            ///< Softmax: the causal mask set this weight to 0
     int dk = 0;                     ///< Scale: d_k when scaling is on, else 0
     double temperature = 1;         ///< Scale: the temperature T

@@ -49,19 +49,27 @@ std::string tensorLiteral(const std::string& name, const MatrixCRef& m, const st
     return out;
 }
 
+/** `name = torch.tensor([...], dtype=torch.float64)  # comment` of one vector, its numbers wrapped. */
+std::string vectorLiteral(const std::string& name, const std::vector<double>& values, const std::string& comment)
+{
+    std::vector<std::string> cells;
+    for (double v : values)
+        cells.push_back(pythonFloat(v));
+    return name + " = torch.tensor(  # " + comment + "\n    [\n" + wrapped(cells, "        ")
+        + "\n    ],\n    dtype=torch.float64,\n)\n";
+}
+
 /** `name = torch.tensor([...], dtype=torch.float64)  # shape` of a bias (one row, as a vector that adds to every
  *  row), or `name = None` when the model has none. */
-void biasLiteral(std::string& py, const std::string& name, const std::optional<Matrix>& bias, const std::string& width)
+void biasLiteral(std::string& py, const std::string& name, const std::optional<Matrix>& bias, const std::string& width,
+                 const char* what = "bias", const char* use = "added to every row")
 {
     if (!bias) {
         py += name + " = None  # no bias\n";
         return;
     }
-    std::vector<std::string> cells;
-    for (Eigen::Index c = 0; c < bias->cols(); ++c)
-        cells.push_back(pythonFloat((*bias)(0, c)));
-    py += name + " = torch.tensor(  # bias, " + width + " = " + std::to_string(bias->cols()) + ", added to every row\n"
-        + "    [\n" + wrapped(cells, "        ") + "\n    ],\n    dtype=torch.float64,\n)\n";
+    py += vectorLiteral(name, std::vector<double>(bias->data(), bias->data() + bias->cols()),
+                        std::string(what) + ", " + width + " = " + std::to_string(bias->cols()) + ", " + use);
 }
 
 /** A line of text safe inside a Python comment: control characters become spaces. */
@@ -109,6 +117,29 @@ def softmax_rows(s, causal):
 
 )PY";
 
+/** Functions the options of SPEC §6 need: q/k norm and rotary positions. */
+constexpr const char* kHeadFunctions = R"PY(
+def rms_norm(x, weight, eps):
+    """Each row divided by its root mean square, then times the norm's weights: x / √(mean(x²) + ε) · weight."""
+    return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def rotate_half(x):
+    """The two halves (x1, x2) of each row as (−x2, x1)."""
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def rotary(x, dims, inv_freq):
+    """Row p (from 0) with its first dims turned by the angles p · inv_freq in pairs (i, i + dims/2), the
+    rotate-half layout of Llama and GPT-NeoX; the dimensions from dims on stay as they are."""
+    angles = torch.arange(x.shape[0], dtype=torch.float64)[:, None] * inv_freq[None, :]
+    both = torch.cat((angles, angles), dim=-1)  # n × dims
+    turned = x[:, :dims] * both.cos() + rotate_half(x[:, :dims]) * both.sin()
+    return torch.cat((turned, x[:, dims:]), dim=-1)
+
+)PY";
+
 constexpr const char* kSteps = R"PY(
 # Step 1 · tokens → X: one row per token
 X = embeddings.clone()  # n × d_model
@@ -116,15 +147,34 @@ if positional_encoding:
     X = X + sinusoidal_encoding(X.shape[0], X.shape[1])
 
 Q, K, V, scores, scaled_scores, weights, weighted_values, Z = [], [], [], [], [], [], [], []
+Q_unrotated, K_unrotated = [], []
 for h in range(heads):
-    qk = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q and W_K
-    vc = slice(h * d_v, (h + 1) * d_v)  # this head's columns of W_V
+    qc = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q
+    g = h // (heads // kv_heads)  # the K/V head this head reads (one per head unless kv_heads < heads)
+    kc = slice(g * d_k, (g + 1) * d_k)  # its columns of W_K
+    vc = slice(g * d_v, (g + 1) * d_v)  # its columns of W_V
 
     # Step 2 · queries, keys and values (plus each bias the model has, added to every row)
-    Q.append(X @ W_Q[:, qk] + (b_Q[qk] if b_Q is not None else 0))  # n × d_k, row i = query of token i
-    K.append(X @ W_K[:, qk] + (b_K[qk] if b_K is not None else 0))  # n × d_k, row j = key of token j
+    Q.append(X @ W_Q[:, qc] + (b_Q[qc] if b_Q is not None else 0))  # n × d_k, row i = query of token i
+    K.append(X @ W_K[:, kc] + (b_K[kc] if b_K is not None else 0))  # n × d_k, row j = key of token j
     V.append(X @ W_V[:, vc] + (b_V[vc] if b_V is not None else 0))  # n × d_v, row j = value of token j
+)PY";
 
+/** Step 2's options of SPEC §6, written only for a model that has one. */
+constexpr const char* kHeadOptionSteps = R"PY(
+    # q/k norm: each row of q and k over its root mean square, times the norm's weights
+    if qk_norm:
+        Q[h] = rms_norm(Q[h], q_norm, qk_norm_epsilon)
+        K[h] = rms_norm(K[h], k_norm, qk_norm_epsilon)
+    # rotary positions: row p of q and k turned by its position; scores then compare positions by their distance
+    if rotary_dims > 0:
+        Q_unrotated.append(Q[h])
+        K_unrotated.append(K[h])
+        Q[h] = rotary(Q[h], rotary_dims, inv_freq)
+        K[h] = rotary(K[h], rotary_dims, inv_freq)
+)PY";
+
+constexpr const char* kAttentionSteps = R"PY(
     # Step 3 · scores: every query against every key
     scores.append(Q[h] @ K[h].T)  # n × n, scores[i, j] = q_i · k_j
 
@@ -162,6 +212,30 @@ if __name__ == "__main__":
     print(output)
 )PY";
 
+/** The numbers of q/k norm and rotary positions (SPEC §6): their switches, the norm weights, the frequencies. */
+void headOptionLiterals(std::string& py, const AttentionModel& model)
+{
+    const Options& o = model.options;
+    const int dr = rotaryWidth(model);
+    py += std::string("\nqk_norm = ") + pythonBool(o.qkNorm) + "  # RMS-normalise each head's q and k rows\n";
+    py += "qk_norm_epsilon = " + pythonFloat(model.qkNormEpsilon) + "\n";
+    for (auto [name, norm] : {std::pair{"q_norm", &model.qNorm}, std::pair{"k_norm", &model.kNorm}}) {
+        if (*norm)
+            biasLiteral(py, name, *norm, "d_k", "norm weights", "multiplying each normalised row");
+        else
+            py += std::string(name) + " = torch.ones(d_k, dtype=torch.float64)  # no weights: ones\n";
+    }
+    py += "rotary_dims = " + std::to_string(dr) + "  # d_r: the dimensions of each head's q and k that turn (0: none)\n";
+    if (dr > 0 && model.rotaryFrequencies) {
+        py += vectorLiteral("inv_freq", *model.rotaryFrequencies, "the model's own frequencies, d_r / 2");
+    } else if (dr > 0) {
+        py += "rope_theta = " + pythonFloat(o.ropeTheta) + "\n";
+        py += "inv_freq = 1.0 / rope_theta ** (torch.arange(0, rotary_dims, 2, dtype=torch.float64) / rotary_dims)"
+              "  # θ^(−2i/d_r)\n";
+    }
+    py += "\n";
+}
+
 }  // namespace
 
 std::string pytorchCode(const AttentionModel& model, const std::string& title)
@@ -176,6 +250,8 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
     py += "#\n";
     py += "# Run it with python3 (it needs PyTorch), or import it and read its variables:\n";
     py += "#   X, Q, K, V, scores, scaled_scores, weights, weighted_values, Z, concat, output\n";
+    if (o.positionalEncoding == PositionalEncoding::Rotary)
+        py += "#   Q_unrotated, K_unrotated: q and k before their rotary turn (Q and K are after it)\n";
     py += h > 1 ? "# Q … Z are lists with one tensor per head.\n" : "# With one head, Q … Z are tensors.\n";
     py += "# Rows are tokens: X is n × d_model, Q = X · W_Q is n × d_k. All numbers are float64.\n";
     py += "# n = " + std::to_string(model.n()) + ", d_model = " + std::to_string(model.dModel()) + ", heads = "
@@ -189,6 +265,7 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
         tokens.push_back(pythonString(t));
     py += "tokens = [\n" + wrapped(tokens, "    ") + "\n]\n";
     py += "heads = " + std::to_string(h) + "\n";
+    py += "kv_heads = " + std::to_string(model.kvHeads()) + "  # K/V heads, each read by heads / kv_heads heads\n";
     py += "d_k = " + std::to_string(model.dK()) + "\n";
     py += "d_v = " + std::to_string(model.dV()) + "\n";
     py += std::string("scale = ") + pythonBool(o.scale) + "  # divide the scores by √d_k\n";
@@ -200,8 +277,8 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
 
     py += tensorLiteral("embeddings", model.embeddings, "n × d_model, before positional encoding");
     py += tensorLiteral("W_Q", model.wq, "d_model × (heads · d_k)");
-    py += tensorLiteral("W_K", model.wk, "d_model × (heads · d_k)");
-    py += tensorLiteral("W_V", model.wv, "d_model × (heads · d_v)");
+    py += tensorLiteral("W_K", model.wk, "d_model × (kv_heads · d_k)");
+    py += tensorLiteral("W_V", model.wv, "d_model × (kv_heads · d_v)");
     if (model.wo)
         py += tensorLiteral("W_O", *model.wo, "(heads · d_v) × d_out");
     else
@@ -211,12 +288,22 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
     biasLiteral(py, "b_V", model.bv, "heads · d_v");
     biasLiteral(py, "b_O", model.bo, "d_out");
 
+    const bool headOptions = o.qkNorm || o.positionalEncoding == PositionalEncoding::Rotary;
+    if (headOptions)
+        headOptionLiterals(py, model);
     py += kFunctions;
+    if (headOptions)
+        py += kHeadFunctions;
     py += kSteps;
+    if (headOptions)
+        py += kHeadOptionSteps;
+    py += kAttentionSteps;
     if (h == 1) {
         py += "# One head: the steps as tensors rather than lists of one\n";
         py += "Q, K, V, scores, scaled_scores, weights, weighted_values, Z = (\n"
               "    Q[0], K[0], V[0], scores[0], scaled_scores[0], weights[0], weighted_values[0], Z[0]\n)\n";
+        if (o.positionalEncoding == PositionalEncoding::Rotary)
+            py += "Q_unrotated, K_unrotated = Q_unrotated[0], K_unrotated[0]\n";
     }
     py += kSummary;
     return py;
