@@ -115,6 +115,7 @@ private slots:
     void editWeightRecomputes();
     void undoRestoresEveryMatrix();
     void biasesSurviveEveryEdit();
+    void groupedHeadsSurviveAResize();
     void cellEditsMerge();
     void retokenizeKeepsEditedRows();
     void emptyTokensRefused();
@@ -215,6 +216,47 @@ void TestDocument::undoRestoresEveryMatrix()
     }
     QVERIFY(doc.waitForTrace(10000));
     QVERIFY(*doc.trace()->model == doc.model());
+}
+
+/** A session with grouped K/V heads, q/k norm and rotary positions resized: the heads' change resets kv_heads so the
+ *  model stays valid, d_k's change resizes the norm weights, and undo gives every one of them back. */
+void TestDocument::groupedHeadsSurviveAResize()
+{
+    Document doc;
+    std::mt19937_64 rng(5);
+    core::Session session;
+    session.model = testutil::randomModel(rng, 6, 32, 4, 8, 8, 8);
+    core::AttentionModel& m = session.model;
+    m.options.kvHeads = 2;
+    m.wk = m.wk.leftCols(16).eval();
+    m.wv = m.wv.leftCols(16).eval();
+    m.options.qkNorm = true;
+    m.qNorm = core::Matrix::Constant(1, 8, 1.5);
+    m.kNorm = core::Matrix::Constant(1, 8, 0.5);
+    m.options.positionalEncoding = core::PositionalEncoding::Rotary;
+    QVERIFY(!core::validate(m));
+    doc.loadSession(session, QString());
+    QVERIFY(doc.waitForTrace(60000));
+    const core::AttentionModel before = doc.model();
+
+    QString error;
+    QVERIFY2(doc.setDimensions(32, 8, 8, 2, &error), qPrintable(error));
+    QVERIFY(doc.waitForTrace(60000));
+    QCOMPARE(doc.model().kvHeads(), 2);
+    QVERIFY(!core::validate(doc.model()));
+    VERIFY_MATCHES_FRESH(doc, "two heads");
+    QVERIFY2(doc.setDimensions(32, 4, 4, 2, &error), qPrintable(error));
+    QVERIFY(doc.waitForTrace(60000));
+    QCOMPARE(int(doc.model().qNorm->cols()), 4);
+    VERIFY_MATCHES_FRESH(doc, "d_k 4");
+
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(doc.waitForTrace(60000));
+    QCOMPARE(doc.model().options.kvHeads, 2);
+    QVERIFY(doc.model().qNorm == before.qNorm && doc.model().kNorm == before.kNorm);
+    QVERIFY(doc.model() == before);
+    VERIFY_MATCHES_FRESH(doc, "undone");
 }
 
 void TestDocument::biasesSurviveEveryEdit()

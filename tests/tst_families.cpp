@@ -381,6 +381,26 @@ private slots:
         QVERIFY(sameAs(pass, unedited));
     }
 
+    /** A text whose kept attention (every layer's and head's n × n float32 weights) would pass the memory budget is
+     *  refused before any work, saying how many tokens fit; one that fits is taken. Llama-3.2-1B keeps 16 × 32. */
+    void attentionFitsTheBudget()
+    {
+        const long long matrices = 16 * 32;
+        const auto fits = [&](long long n) {
+            return double(matrices) * double(n) * double(n) * 4 <= double(core::Limits::memoryBudgetBytes);
+        };
+        long long most = 1;
+        while (fits(most + 1))
+            ++most;
+        std::vector<int> ids(std::size_t(most), 7);
+        QVERIFY(!core::tokenIdsProblem(ids, 131072, "max_position_embeddings", 128256, matrices));
+        ids.push_back(7);
+        const auto problem = core::tokenIdsProblem(ids, 131072, "max_position_embeddings", 128256, matrices);
+        QVERIFY(problem);
+        QVERIFY2(problem->find("at most " + std::to_string(most) + " tokens") != std::string::npos, problem->c_str());
+        QVERIFY2(problem->find("512 heads") != std::string::npos, problem->c_str());
+    }
+
     /** With AE_FAMILY_DIR naming a real checkpoint folder of one of the families (SmolLM2-135M, Qwen2.5-0.5B,
      *  Pythia-70M …), the same comparison on its weights. */
     void realFolder()

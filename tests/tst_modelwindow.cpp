@@ -4,6 +4,7 @@
 
 #include "core/attention/attention.h"
 #include "core/attention/edit.h"
+#include "core/models/gpt2forward.h"
 #include "core/session/modelsession.h"
 #include "core/text/tokentext.h"
 #include "gpt2folder_tokenizer.h"

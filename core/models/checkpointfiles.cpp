@@ -25,7 +25,7 @@ std::optional<std::string> folderProblem(const std::string& folder)
 }
 
 std::optional<std::string> tokenIdsProblem(const std::vector<int>& ids, int positions, const char* positionsKey,
-                                           int vocabSize)
+                                           int vocabSize, long long attentionMatrices)
 {
     if (ids.empty())
         return "no tokens: the text is empty";
@@ -35,6 +35,18 @@ std::optional<std::string> tokenIdsProblem(const std::vector<int>& ids, int posi
     if (int(ids.size()) > Limits::maxTokens)
         return "the text is " + std::to_string(ids.size()) + " tokens long, more than the " +
                std::to_string(Limits::maxTokens) + " this program reads";
+    // every layer's and head's n × n weights are kept as float32, for the overview and the instruments
+    const auto bytes = [&](long long n) { return double(attentionMatrices) * double(n) * double(n) * sizeof(float); };
+    if (bytes((long long)(ids.size())) > double(Limits::memoryBudgetBytes)) {
+        long long most = (long long)(std::sqrt(double(Limits::memoryBudgetBytes) / std::max(1.0, bytes(1))));
+        while (most > 0 && bytes(most) > double(Limits::memoryBudgetBytes))
+            --most;
+        return "the text is " + std::to_string(ids.size()) + " tokens long; keeping the attention of each of the " +
+               std::to_string(attentionMatrices) + " heads of this model for that many takes " +
+               std::to_string((long long)(bytes((long long)(ids.size())) / double(1 << 20))) + " MiB, more than the " +
+               std::to_string(Limits::memoryBudgetBytes >> 20) + " MiB this program allows: at most " +
+               std::to_string(most) + " tokens";
+    }
     for (std::size_t i = 0; i < ids.size(); ++i)
         if (ids[i] < 0 || ids[i] >= vocabSize)
             return "token " + std::to_string(i) + ": id " + std::to_string(ids[i]) + " is outside the vocabulary (0 … " +

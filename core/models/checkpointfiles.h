@@ -26,11 +26,12 @@ inline bool stopRequested(const StopCheck& stop, std::string& error)
  *  "<folder>: a symbolic link that loops; it leads to no folder". */
 std::optional<std::string> folderProblem(const std::string& folder);
 
-/** Nothing when ids can run through a model of positions positions (config.json calls them positionsKey) and
- *  vocabSize tokens; else what is wrong: none, more than positions or Limits::maxTokens (checked before any work: a
- *  pass of n tokens costs n² per head), an id outside the vocabulary. */
+/** Nothing when ids can run through a model of positions positions (config.json calls them positionsKey),
+ *  vocabSize tokens and attentionMatrices kept attention matrices (layers × heads); else what is wrong: none, more
+ *  than positions or Limits::maxTokens, more than the kept n × n matrices fit in Limits::memoryBudgetBytes (checked
+ *  before any work: a pass of n tokens costs n² per head), an id outside the vocabulary. */
 std::optional<std::string> tokenIdsProblem(const std::vector<int>& ids, int positions, const char* positionsKey,
-                                           int vocabSize);
+                                           int vocabSize, long long attentionMatrices);
 
 /** True when path names anything, a symbolic link that leads nowhere included (reading it then says so). */
 bool pathExists(const std::string& path);

@@ -314,7 +314,7 @@ std::optional<std::string> DecoderForward::checkCell(ModelWeight weight, int row
 
 bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
 {
-    if (const auto problem = tokenIdsProblem(ids, config().positions, "max_position_embeddings", config().vocabSize)) {
+    if (const auto problem = tokensProblem(ids)) {
         error = *problem;
         return false;
     }

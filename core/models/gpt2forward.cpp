@@ -210,7 +210,7 @@ Gpt2Forward::Gpt2Forward(std::shared_ptr<const Gpt2Checkpoint> checkpoint)
 
 bool Gpt2Forward::setTokens(std::vector<int> ids, std::string& error)
 {
-    if (const auto problem = tokenIdsProblem(ids, config().positions, "n_positions", config().vocabSize)) {
+    if (const auto problem = tokensProblem(ids)) {
         error = *problem;
         return false;
     }

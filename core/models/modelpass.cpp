@@ -1,5 +1,6 @@
 #include "core/models/modelpass.h"
 
+#include "core/models/checkpointfiles.h"
 #include "core/tensor/softmax.h"
 
 #include <algorithm>
@@ -61,6 +62,12 @@ std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std:
 double candidateProbability(const FloatMatrix& logits, int id)
 {
     return candidateProbabilities(logits, {id}).front();
+}
+
+std::optional<std::string> ModelPass::tokensProblem(const std::vector<int>& ids) const
+{
+    const ModelShape s = shape();
+    return tokenIdsProblem(ids, s.positions, s.positionsKey.c_str(), s.vocabSize, (long long)s.layers * s.heads);
 }
 
 std::vector<TokenCandidate> ModelPass::topTokens(int count) const

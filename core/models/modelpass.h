@@ -89,8 +89,11 @@ public:
     /** The length in bytes that no token's text reaches: a longer text than maxTokens of these is refused unread. */
     virtual std::size_t longestTokenBytes() const = 0;
 
-    /** Sets the token ids. False with error when there are none, more than the model's positions or
-     *  Limits::maxTokens, or an id outside the vocabulary. */
+    /** Nothing when ids can run through this model, else what is wrong (tokenIdsProblem): none, more than the
+     *  model's positions or Limits::maxTokens, more than its kept attention fits in the memory budget, an id
+     *  outside the vocabulary. */
+    std::optional<std::string> tokensProblem(const std::vector<int>& ids) const;
+    /** Sets the token ids. False with error (tokensProblem) when they cannot run. */
     virtual bool setTokens(std::vector<int> ids, std::string& error) = 0;
     virtual const std::vector<int>& tokens() const = 0;
     int n() const { return int(tokens().size()); }

@@ -1047,6 +1047,10 @@
             <translation>这段文本有 %1 个词元；%2 最多读取 %3 个（它的 %4）。文本保持原样。</translation>
         </message>
         <message>
+            <source>The text cannot be read: %1. The text is kept as it was.</source>
+            <translation>无法读取这段文本：%1。文本保持原样。</translation>
+        </message>
+        <message>
             <source>Zeroed head %1 of layer %2</source>
             <translation>已将第 %2 层的第 %1 个头置零</translation>
         </message>

@@ -197,7 +197,8 @@ std::function<PreparedText()> ModelSession::prepareText(const QString& text) con
 {
     return [text, reference = m_reference, name = modelName(m_folder), shape = m_shape]() {
         PreparedText prepared;
-        const std::size_t count = reference->encode(text.toStdString()).size();
+        const std::vector<int> ids = reference->encode(text.toStdString());
+        const std::size_t count = ids.size();
         const int limit = shape.positions;
         if (count == 0)
             prepared.error = Document::tr("Type at least one token: attention needs something to attend to.");
@@ -208,6 +209,9 @@ std::function<PreparedText()> ModelSession::prepareText(const QString& text) con
                                  .arg(name)
                                  .arg(limit)
                                  .arg(QString::fromStdString(shape.positionsKey));
+        else if (const auto problem = reference->tokensProblem(ids))
+            prepared.error = Document::tr("The text cannot be read: %1. The text is kept as it was.")
+                                 .arg(QString::fromStdString(*problem));
         if (!prepared.error.isEmpty())
             return prepared;
         prepared.step = [text](const Session& session, bool startsBurst) {
