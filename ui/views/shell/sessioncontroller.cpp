@@ -2,6 +2,7 @@
 
 #include "ui/render/stepfigure.h"
 
+#include "core/session/builtinmodel.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
 #include "ui/views/model/modelloader.h"
@@ -145,6 +146,22 @@ void SessionController::openModelDialog()
         return;
     settings.setValue(QStringLiteral("lastModelFolder"), QFileInfo(folder).absolutePath());
     openModelInteractively(folder);
+}
+
+void SessionController::openBuiltinModel()
+{
+    if (!maybeSave())
+        return;
+    core::ModelSession session;
+    session.modelPath = core::builtinModelName;
+    session.layer = 2;  // the layer of its induction heads (MODEL_CARD.md)
+    session.text = "When Mary and John went to the store, John gave a drink to Mary. "
+                   "The red fox saw a blue bird. The red fox saw a blue bird.";
+    QString why;
+    if (openModelSession(session, QString(), &why))
+        showStatus(tr("Opened the built-in model"));
+    else if (!why.isEmpty())
+        showError(tr("Cannot open the model"), ModelLoader::refusal(QString::fromStdString(core::builtinModelFolder()), why));
 }
 
 void SessionController::openModelInteractively(const QString& folder)
