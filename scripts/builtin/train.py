@@ -37,9 +37,10 @@ CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_
 ROW = 80          # tokens per training row
 BATCH = 12
 # The stages: steps, rows of each batch (of BATCH) that are random word sequences said again, their lengths and
-# how many times each is said. The first learns the corpus; the second mostly copying, which the first did not.
+# how many times each is said. The first learns the corpus; the later ones mostly copying, which the first did not.
 STAGES = [dict(steps=2000, copy_rows=6, lengths=(5, 30), repeats=2),
-          dict(steps=1200, copy_rows=10, lengths=(4, 15), repeats=4)]
+          dict(steps=1200, copy_rows=10, lengths=(4, 15), repeats=4),
+          dict(steps=1500, copy_rows=10, lengths=(5, 30), repeats=3)]
 LR, WARMUP = 3e-3, 100
 
 # ---------------------------------------------------------------------------------------------------------------
