@@ -154,9 +154,8 @@ void SessionController::openBuiltinModel()
         return;
     core::ModelSession session;
     session.modelPath = core::builtinModelName;
-    session.layer = 2;  // the layer of its induction heads (MODEL_CARD.md)
-    session.text = "When Mary and John went to the store, John gave a drink to Mary. "
-                   "The red fox saw a blue bird. The red fox saw a blue bird.";
+    session.layer = 2;  // words said twice, on the layer of its induction heads (MODEL_CARD.md)
+    session.text = " park red Laura gift seven cup river ball map park red Laura gift seven cup";
     QString why;
     if (openModelSession(session, QString(), &why))
         showStatus(tr("Opened the built-in model"));
