@@ -1,6 +1,7 @@
 #include "commandline.h"
 
 #include "core/attention/attention.h"
+#include "core/session/builtinmodel.h"
 #include "core/session/hubcache.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
@@ -323,7 +324,7 @@ QString inputName(const QCommandLineParser& p, const Options& o)
 std::string modelArgument(const QString& value)
 {
     const QFileInfo folder(value);
-    if (!folder.exists() && core::parseHubId(value.toStdString()))
+    if (core::isBuiltinModel(value.toStdString()) || (!folder.exists() && core::parseHubId(value.toStdString())))
         return value.toStdString();
     return folder.absoluteFilePath().toStdString();
 }

@@ -50,7 +50,7 @@ for lib in libc6 libstdc++6 libqt6core6 libqt6gui6 libqt6widgets6 libqt6svg6; do
 done
 grep -qF '(>=' <<<"$depends" || fail "Depends carries no versions, so dpkg-shlibdeps did not run: $depends"
 
-# 3. The contents: the program, its menu entry, icon, man page and licence, under /usr only.
+# 3. The contents: the program, its menu entry, icon, man page, licence and the model in the box, under /usr only.
 dpkg-deb -c "$deb" >"$SCRATCH/contents.txt"
 paths="$(awk '{print $6}' "$SCRATCH/contents.txt")"
 for path in ./usr/bin/attention-explorer \
@@ -58,7 +58,10 @@ for path in ./usr/bin/attention-explorer \
     ./usr/share/icons/hicolor/scalable/apps/attention-explorer.svg \
     ./usr/share/man/man1/attention-explorer.1.gz \
     ./usr/share/doc/attention-explorer/copyright \
-    ./usr/share/doc/attention-explorer/changelog.gz; do
+    ./usr/share/doc/attention-explorer/changelog.gz \
+    ./usr/share/attention-explorer/models/builtin/config.json \
+    ./usr/share/attention-explorer/models/builtin/model.safetensors \
+    ./usr/share/attention-explorer/models/builtin/tokenizer.json; do
     grep -qxF "$path" <<<"$paths" || fail "the package lacks $path"
 done
 outside="$(grep -v -e '^\./$' -e '^\./usr/' <<<"$paths" || true)"
@@ -79,6 +82,8 @@ if "$program" --export-heatmap "$out" --preset illustrated --annotate >"$SCRATCH
 else
     fail "--export-heatmap failed: $(cat "$SCRATCH/export.log")"
 fi
+"$program" --compute --model builtin --text "When Mary and John" >"$SCRATCH/builtin.json" 2>&1 \
+    || fail "--model builtin failed: $(head -c 300 "$SCRATCH/builtin.json")"
 man_page="$SCRATCH/attention-explorer.1"
 gzip -dc "$root/usr/share/man/man1/attention-explorer.1.gz" >"$man_page" 2>/dev/null \
     && grep -qF ".TH ATTENTION-EXPLORER 1 " "$man_page" || fail "the man page is not a gzipped page of section 1"

@@ -4,6 +4,7 @@
 #include "core/formats/numbertext.h"
 #include "core/models/decoderforward.h"
 #include "core/models/gpt2forward.h"
+#include "core/session/builtinmodel.h"
 #include "core/session/hubcache.h"
 #include "core/session/sessionfile.h"
 #include "core/text/tokentext.h"
@@ -236,6 +237,8 @@ std::string serializeModelSession(const ModelSession& s)
 
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath)
 {
+    if (isBuiltinModel(session.modelPath))
+        return builtinModelFolder();
     const std::filesystem::path model(session.modelPath);
     const std::string folder = model.is_absolute() || sessionPath.empty()
         ? model.string()

@@ -71,8 +71,8 @@ std::optional<AnySession> readSession(const std::string& path, std::string& erro
 /** The session as JSON text (indented, UTF-8; numbers that read back to the same double; extras kept). */
 std::string serializeModelSession(const ModelSession& session);
 
-/** model.path as a folder: an absolute path as it is, a relative one from sessionPath's folder (the working
- *  directory when sessionPath is empty). */
+/** model.path as a folder: "builtin" as the shipped model's folder (builtinModelFolder), an absolute path as it is,
+ *  a relative one from sessionPath's folder (the working directory when sessionPath is empty). */
 std::string modelFolder(const ModelSession& session, const std::string& sessionPath);
 
 /** An opened model session: the checkpoint loaded (GPT-2, SPEC §5, or a family of SPEC §6), the text encoded, the

@@ -1676,6 +1676,14 @@
             <translation>打开 GPT-2 检查点文件夹（config.json、model.safetensors 和分词器）</translation>
         </message>
         <message>
+            <source>Open &amp;Built-in Model</source>
+            <translation>打开内置模型(&amp;B)</translation>
+        </message>
+        <message>
+            <source>Open the small model trained for teaching that comes with the program</source>
+            <translation>打开随程序附带、为教学而训练的小模型</translation>
+        </message>
+        <message>
             <source>Recent Mo&amp;dels</source>
             <translation>最近的模型(&amp;D)</translation>
         </message>
@@ -2355,6 +2363,10 @@
         <message>
             <source>Opened the model %1</source>
             <translation>已打开模型 %1</translation>
+        </message>
+        <message>
+            <source>Opened the built-in model</source>
+            <translation>已打开内置模型</translation>
         </message>
         <message>
             <source>Open Model Folder</source>

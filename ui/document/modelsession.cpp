@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "document.h"
 
+#include "core/session/builtinmodel.h"
 #include "core/text/tokentext.h"
 
 #include <QCoreApplication>
@@ -171,8 +172,10 @@ core::ModelSession ModelSession::fileSession(const QString& savePath, const QStr
     const bool relative = !m_modelPath.empty() && QDir::isRelativePath(QString::fromStdString(m_modelPath));
     const bool sameFolder = !filePath.isEmpty() && !savePath.isEmpty()
         && QFileInfo(savePath).absoluteDir() == QFileInfo(filePath).absoluteDir();
-    session.modelPath = relative && (sameFolder || savePath.isEmpty()) ? m_modelPath
-                                                                        : QDir(m_folder).absolutePath().toStdString();
+    // The model in the box is saved by its name, wherever the program and the file are.
+    session.modelPath = core::isBuiltinModel(m_modelPath) || (relative && (sameFolder || savePath.isEmpty()))
+        ? m_modelPath
+        : QDir(m_folder).absolutePath().toStdString();
     session.layer = m_layer + 1;
     session.text = m_tokenText.toStdString();
     session.extras = m_extras;

@@ -52,6 +52,9 @@ void MainMenus::createActions()
     t.add({"openModelAction", QT_TR_NOOP("Open &Model…"),
            QT_TR_NOOP("Open a GPT-2 checkpoint folder (config.json, model.safetensors, the tokenizer)"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_O}, "folder-open", [s] { s->openModelDialog(); }});
+    t.add({"openBuiltinModelAction", QT_TR_NOOP("Open &Built-in Model"),
+           QT_TR_NOOP("Open the small model trained for teaching that comes with the program"), {}, nullptr,
+           [s] { s->openBuiltinModel(); }});
     t.add({"saveAction", QT_TR_NOOP("&Save"), nullptr, keys(QKeySequence::Save), "document-save", [s] { s->save(); }});
     t.add({"saveAsAction", QT_TR_NOOP("Save &As…"), nullptr, keys(QKeySequence::SaveAs), "document-save-as",
            [s] { s->saveAs(); }});
@@ -167,7 +170,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     QMenu* recent = addMenu(file, QT_TR_NOOP("Open &Recent"));
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
-    fill(file, {"openModelAction"});
+    fill(file, {"openModelAction", "openBuiltinModelAction"});
     QMenu* recentModels = addMenu(file, QT_TR_NOOP("Recent Mo&dels"));
     m_session->setRecentModelsMenu(recentModels);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportOverviewAction", "exportHeadViewAction", "exportReportAction",

@@ -2,6 +2,7 @@
 
 #include "ui/render/stepfigure.h"
 
+#include "core/session/builtinmodel.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
 #include "ui/views/model/modelloader.h"
@@ -145,6 +146,21 @@ void SessionController::openModelDialog()
         return;
     settings.setValue(QStringLiteral("lastModelFolder"), QFileInfo(folder).absolutePath());
     openModelInteractively(folder);
+}
+
+void SessionController::openBuiltinModel()
+{
+    if (!maybeSave())
+        return;
+    core::ModelSession session;
+    session.modelPath = core::builtinModelName;
+    session.layer = 2;  // words said twice, on the layer of its induction heads (MODEL_CARD.md)
+    session.text = " park red Laura gift seven cup river ball map park red Laura gift seven cup";
+    QString why;
+    if (openModelSession(session, QString(), &why))
+        showStatus(tr("Opened the built-in model"));
+    else if (!why.isEmpty())
+        showError(tr("Cannot open the model"), ModelLoader::refusal(QString::fromStdString(core::builtinModelFolder()), why));
 }
 
 void SessionController::openModelInteractively(const QString& folder)

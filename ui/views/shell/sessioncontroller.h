@@ -42,6 +42,9 @@ public:
     bool openModelFolder(const QString& folder, QString* error, const QString& text = {}, int layer = 1);
     /** Asks about unsaved changes, then a folder; a folder that is not a model gets a box listing what is wrong. */
     void openModelDialog();
+    /** Asks about unsaved changes, then opens the model that ships with the program (SPEC §7) on a text that shows
+     *  its copying heads; errors in a box. */
+    void openBuiltinModel();
     /** Asks about unsaved changes, then opens the model folder (a recent one); errors in a box. */
     void openModelInteractively(const QString& folder);
     /** The recent model folders, newest first. */
