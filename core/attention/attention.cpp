@@ -1,4 +1,5 @@
 #include "core/attention/attention.h"
+#include "core/attention/rotary.h"
 
 #include "core/tensor/gemm.h"
 #include "core/tensor/softmax.h"
@@ -718,8 +719,8 @@ void rmsNormRows(Matrix& m, const std::optional<Matrix>& w, double epsilon)
     }
 }
 
-/** cos and sin of the rotary angles p·f_i, position p a row (from 0), pair i a column: n × d_r/2 each. f_i is
- *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling). */
+/** cos and sin of the rotary angles p·f_i, position p a row (from 0), pair i a column: n × d_r/2 each
+ *  (f_i: rotaryFrequencies()). */
 struct Turns {
     Matrix cos, sin;
 };
@@ -727,10 +728,7 @@ struct Turns {
 Turns rotaryTurns(const AttentionModel& model, int n, int dr)
 {
     const int half = dr / 2;
-    std::vector<double> f(static_cast<std::size_t>(half));
-    for (int i = 0; i < half; ++i)
-        f[std::size_t(i)] = model.rotaryFrequencies ? (*model.rotaryFrequencies)[std::size_t(i)]
-                                                    : 1.0 / std::pow(model.options.ropeTheta, double(2 * i) / dr);
+    const std::vector<double> f = rotaryFrequencies(model);
     Turns t{Matrix(n, half), Matrix(n, half)};
     for (int p = 0; p < n; ++p)
         for (int i = 0; i < half; ++i) {

@@ -1,5 +1,7 @@
 #include "core/attention/derivation.h"
 
+#include "core/attention/rotary.h"
+
 #include <cmath>
 
 namespace core {
@@ -117,6 +119,13 @@ std::string Derivation::text(int precision) const
     }
     case Kind::Copy:
         return s + " = " + symbolic + " = " + v;
+    case Kind::Rotation: {
+        if (terms.size() < 2)
+            return s + " = " + symbolic + " = " + v;
+        const std::string angle = formatNumber(numeratorArg, precision);
+        return s + " = " + symbolic + " = " + factor(terms[0].a, precision) + "·cos(" + angle + ")"
+            + (partnerAdds ? " + " : " − ") + factor(terms[1].a, precision) + "·sin(" + angle + ") = " + v;
+    }
     }
     return s + " = " + v;
 }
@@ -154,24 +163,53 @@ Derivation derive(const Trace& trace, const CellRef& c)
     case Step::WeightOutput: d.name = cell("W_O", i, j); break;
     case Step::Queries:
     case Step::Keys:
-    case Step::Values: {
+    case Step::Values:
+    case Step::QueriesUnrotated:
+    case Step::KeysUnrotated: {
+        const bool rotary = model.options.positionalEncoding == PositionalEncoding::Rotary;
+        const bool isQuery = c.step == Step::Queries || c.step == Step::QueriesUnrotated;
         const bool isValue = c.step == Step::Values;
+        const bool turned = rotary && (c.step == Step::Queries || c.step == Step::Keys);
+        // Keys and values are their K/V head's: query head h reads K/V head h / (heads / kv_heads).
+        const int block = isQuery ? h : h / std::max(1, model.heads() / model.kvHeads());
         const int width = isValue ? dv : dk;
-        const int global = h * width + j;
-        const Matrix& w = c.step == Step::Queries ? model.wq : c.step == Step::Keys ? model.wk : model.wv;
-        const char* letter = c.step == Step::Queries ? "q" : c.step == Step::Keys ? "k" : "v";
-        const char* wname = c.step == Step::Queries ? "W_Q" : c.step == Step::Keys ? "W_K" : "W_V";
-        const Step wstep = c.step == Step::Queries ? Step::WeightQuery
-            : c.step == Step::Keys                 ? Step::WeightKey
-                                                   : Step::WeightValue;
-        d.name = cell(letter, i, j);
-        const std::optional<Matrix>& b = c.step == Step::Queries ? model.bq
-            : c.step == Step::Keys                               ? model.bk
-                                                                 : model.bv;
+        const int global = block * width + j;
+        const Matrix& w = isQuery ? model.wq : isValue ? model.wv : model.wk;
+        const char* letter = isQuery ? "q" : isValue ? "v" : "k";
+        const char* wname = isQuery ? "W_Q" : isValue ? "W_V" : "W_K";
+        const Step wstep = isQuery ? Step::WeightQuery : isValue ? Step::WeightValue : Step::WeightKey;
+        d.name = cell(turned ? (isQuery ? "q′" : "k′") : letter, i, j);
+        d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
+        if (turned) {
+            // q′ = the unrotated row turned by its position i (rotate-half: pair (c, c + d_r/2)).
+            const HeadTrace& ht = trace.heads[std::size_t(h)];
+            const Matrix& u = isQuery ? ht.queriesUnrotated : ht.keysUnrotated;
+            const std::vector<double> f = rotaryFrequencies(model);
+            const int half = int(f.size());
+            if (j >= 2 * half || u.rows() <= i || u.cols() <= j) {
+                d.kind = Derivation::Kind::Copy;
+                d.symbolic = cell(letter, i, j) + " (not turned: past the rotated " + std::to_string(2 * half) + ")";
+                break;
+            }
+            const int pair = j < half ? j : j - half;
+            const int partner = j < half ? j + half : j - half;
+            d.kind = Derivation::Kind::Rotation;
+            d.partnerAdds = j >= half;
+            d.numeratorArg = double(i) * f[std::size_t(pair)];
+            d.symbolic = cell(letter, i, j) + "·cos(" + std::to_string(i) + "·θ" + subscript(pair + 1) + ")"
+                + (d.partnerAdds ? " + " : " − ") + cell(letter, i, partner) + "·sin(" + std::to_string(i) + "·θ"
+                + subscript(pair + 1) + ")";
+            d.terms = {{u(i, j), std::cos(d.numeratorArg)}, {u(i, partner), std::sin(d.numeratorArg)}};
+            d.totalTerms = 2;
+            d.sources.insert(d.sources.begin(), CellRef{isQuery ? Step::QueriesUnrotated : Step::KeysUnrotated, h, i, -1});
+            break;
+        }
+        if (model.options.qkNorm && !isValue)
+            break;  // normalised after the product: the value as it is (an input of the rotation and scores)
+        const std::optional<Matrix>& b = isQuery ? model.bq : isValue ? model.bv : model.bk;
         d.symbolic = "x" + si + "·" + wname + "[:," + std::to_string(global + 1) + "]";
         dotProduct(d, trace.x(), i, w, global);
-        addBias(d, b, c.step == Step::Queries ? "b_Q" : c.step == Step::Keys ? "b_K" : "b_V", global);
-        d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
+        addBias(d, b, isQuery ? "b_Q" : isValue ? "b_V" : "b_K", global);
         break;
     }
     case Step::Scores: {

@@ -27,7 +27,8 @@ struct Derivation {
         Scale,        ///< scaled score = score · s / T
         Softmax,      ///< weight = exp(s_ij − max) / Σ_k exp(s_ik − max)
         WeightedSum,  ///< outputs(i, c) = Σ_j w_ij · v_jc
-        Copy          ///< concat(i, c) is an output cell of one head
+        Copy,         ///< concat(i, c) is an output cell of one head
+        Rotation      ///< rotary q′ or k′: terms[0] = {x_c, cos}, terms[1] = {its partner, sin}; numeratorArg the angle
     };
     struct Term {
         double a = 0;  ///< DotProduct / WeightedSum: left factor; Softmax: the scaled score s_ik
@@ -51,6 +52,7 @@ struct Derivation {
     std::optional<double> bias;     ///< DotProduct of Q, K, V or the output: the bias added after the sum
     int headCount = 1;              ///< heads in the model (texts name the head when > 1)
     int otherHead = 0;              ///< Copy from concat: the head the cell comes from
+    bool partnerAdds = false;       ///< Rotation: the second half of a pair (x_c·cos + partner·sin), else − partner·sin
     std::vector<CellRef> sources;   ///< the cells, rows or columns it came from, for highlighting
 
     /** One line of arithmetic, e.g. "score(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4", with a bias as the last term:

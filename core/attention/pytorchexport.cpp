@@ -1,5 +1,6 @@
 #include "core/attention/pytorchexport.h"
 
+#include "core/attention/rotary.h"
 #include "core/formats/numbertext.h"
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,21 @@ def sinusoidal_encoding(n, d):
     return pe
 
 
+def rms_norm_rows(x, w, eps):
+    """Each row divided by its root mean square √(mean x² + eps), times the weight vector w (q/k norm)."""
+    return x / torch.sqrt((x * x).mean(dim=1, keepdim=True) + eps) * w
+
+
+def rotate(x, frequencies):
+    """Rotary positions (rotate-half layout): row p's pair (i, i + d_r/2) turns by the angle p·f_i, with
+    f_i = θ^(−2i/d_r); the dimensions from d_r on stay as they are."""
+    half = len(frequencies)
+    angles = torch.arange(x.shape[0], dtype=torch.float64)[:, None] * torch.tensor(frequencies, dtype=torch.float64)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    a, b = x[:, :half], x[:, half:2 * half]
+    return torch.cat([a * cos - b * sin, b * cos + a * sin, x[:, 2 * half:]], dim=1)
+
+
 def softmax_rows(s, causal):
     """Softmax of each row, subtracting the row maximum first. Under the causal mask, entry (i, j)
     with j > i gets weight exactly 0 and the rest of the row is renormalised."""
@@ -116,14 +132,25 @@ if positional_encoding:
     X = X + sinusoidal_encoding(X.shape[0], X.shape[1])
 
 Q, K, V, scores, scaled_scores, weights, weighted_values, Z = [], [], [], [], [], [], [], []
+Q_unrotated, K_unrotated = [], []  # with rotary positions: Q and K before the turn
 for h in range(heads):
-    qk = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q and W_K
-    vc = slice(h * d_v, (h + 1) * d_v)  # this head's columns of W_V
+    g = h // (heads // kv_heads)  # the K/V head this query head reads
+    qc = slice(h * d_k, (h + 1) * d_k)  # this head's columns of W_Q
+    kc = slice(g * d_k, (g + 1) * d_k)  # its K/V head's columns of W_K
+    vc = slice(g * d_v, (g + 1) * d_v)  # and of W_V
 
     # Step 2 · queries, keys and values (plus each bias the model has, added to every row)
-    Q.append(X @ W_Q[:, qk] + (b_Q[qk] if b_Q is not None else 0))  # n × d_k, row i = query of token i
-    K.append(X @ W_K[:, qk] + (b_K[qk] if b_K is not None else 0))  # n × d_k, row j = key of token j
+    q = X @ W_Q[:, qc] + (b_Q[qc] if b_Q is not None else 0)  # n × d_k, row i = query of token i
+    k = X @ W_K[:, kc] + (b_K[kc] if b_K is not None else 0)  # n × d_k, row j = key of token j
     V.append(X @ W_V[:, vc] + (b_V[vc] if b_V is not None else 0))  # n × d_v, row j = value of token j
+    if qk_norm:  # each q and k row RMS-normalised, before the rotation
+        q, k = rms_norm_rows(q, q_norm, qk_norm_eps), rms_norm_rows(k, k_norm, qk_norm_eps)
+    if rotary:  # each row turned by its position
+        Q_unrotated.append(q)
+        K_unrotated.append(k)
+        q, k = rotate(q, rotary_frequencies), rotate(k, rotary_frequencies)
+    Q.append(q)
+    K.append(k)
 
     # Step 3 · scores: every query against every key
     scores.append(Q[h] @ K[h].T)  # n × n, scores[i, j] = q_i · k_j
@@ -176,6 +203,8 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
     py += "#\n";
     py += "# Run it with python3 (it needs PyTorch), or import it and read its variables:\n";
     py += "#   X, Q, K, V, scores, scaled_scores, weights, weighted_values, Z, concat, output\n";
+    if (model.options.positionalEncoding == PositionalEncoding::Rotary)
+        py += "#   and Q_unrotated, K_unrotated: Q and K before the rotary turn\n";
     py += h > 1 ? "# Q … Z are lists with one tensor per head.\n" : "# With one head, Q … Z are tensors.\n";
     py += "# Rows are tokens: X is n × d_model, Q = X · W_Q is n × d_k. All numbers are float64.\n";
     py += "# n = " + std::to_string(model.n()) + ", d_model = " + std::to_string(model.dModel()) + ", heads = "
@@ -196,19 +225,40 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
     py += std::string("causal = ") + pythonBool(o.mask == Mask::Causal)
         + "  # token i attends only to tokens 1 … i\n";
     py += std::string("positional_encoding = ") + pythonBool(o.positionalEncoding == PositionalEncoding::Sinusoidal)
-        + "  # add the sinusoidal encoding to the embeddings\n\n";
+        + "  # add the sinusoidal encoding to the embeddings\n";
+    const bool rotary = o.positionalEncoding == PositionalEncoding::Rotary;
+    py += std::string("rotary = ") + pythonBool(rotary) + "  # turn each head's q and k by their position\n";
+    if (rotary) {
+        std::vector<std::string> f;
+        for (const double v : rotaryFrequencies(model))
+            f.push_back(pythonFloat(v));
+        py += "# the angle per position of each pair (i, i + d_r/2), d_r = " + std::to_string(rotaryWidth(model))
+            + (model.rotaryFrequencies ? ": the model's own (rope_scaling)\n"
+                                       : ", θ = " + pythonFloat(o.ropeTheta) + ": θ^(−2i/d_r)\n");
+        py += "rotary_frequencies = [\n" + wrapped(f, "    ") + "\n]\n";
+    }
+    py += "kv_heads = " + std::to_string(model.kvHeads()) + "  # query head h reads K/V head h // (heads // kv_heads)\n";
+    py += std::string("qk_norm = ") + pythonBool(o.qkNorm) + "  # RMS-normalise each head's q and k rows\n";
+    if (o.qkNorm) {
+        py += "qk_norm_eps = " + pythonFloat(model.qkNormEpsilon) + "\n";
+        const Matrix ones = Matrix::Ones(1, model.dK());
+        py += tensorLiteral("q_norm", model.qNorm ? *model.qNorm : ones, "1 × d_k");
+        py += tensorLiteral("k_norm", model.kNorm ? *model.kNorm : ones, "1 × d_k");
+        py += "q_norm, k_norm = q_norm[0], k_norm[0]\n";
+    }
+    py += "\n";
 
     py += tensorLiteral("embeddings", model.embeddings, "n × d_model, before positional encoding");
     py += tensorLiteral("W_Q", model.wq, "d_model × (heads · d_k)");
-    py += tensorLiteral("W_K", model.wk, "d_model × (heads · d_k)");
-    py += tensorLiteral("W_V", model.wv, "d_model × (heads · d_v)");
+    py += tensorLiteral("W_K", model.wk, "d_model × (kv_heads · d_k)");
+    py += tensorLiteral("W_V", model.wv, "d_model × (kv_heads · d_v)");
     if (model.wo)
         py += tensorLiteral("W_O", *model.wo, "(heads · d_v) × d_out");
     else
         py += "W_O = None  # no output projection: output = concat\n";
     biasLiteral(py, "b_Q", model.bq, "heads · d_k");
-    biasLiteral(py, "b_K", model.bk, "heads · d_k");
-    biasLiteral(py, "b_V", model.bv, "heads · d_v");
+    biasLiteral(py, "b_K", model.bk, "kv_heads · d_k");
+    biasLiteral(py, "b_V", model.bv, "kv_heads · d_v");
     biasLiteral(py, "b_O", model.bo, "d_out");
 
     py += kFunctions;
@@ -217,6 +267,8 @@ std::string pytorchCode(const AttentionModel& model, const std::string& title)
         py += "# One head: the steps as tensors rather than lists of one\n";
         py += "Q, K, V, scores, scaled_scores, weights, weighted_values, Z = (\n"
               "    Q[0], K[0], V[0], scores[0], scaled_scores[0], weights[0], weighted_values[0], Z[0]\n)\n";
+        if (model.options.positionalEncoding == PositionalEncoding::Rotary)
+            py += "Q_unrotated, K_unrotated = Q_unrotated[0], K_unrotated[0]\n";
     }
     py += kSummary;
     return py;
