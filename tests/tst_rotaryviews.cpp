@@ -28,6 +28,9 @@
 
 using namespace ui;
 
+// The engine's enums (Step, PositionalEncoding, Derivation::Kind) are compared with QVERIFY: a failing QCOMPARE
+// of an enum without Q_ENUM cannot print its values.
+
 namespace {
 
 /** head's columns of X·W (d columns each, plus the bias), as the definition has them. */
@@ -111,8 +114,8 @@ private slots:
         const std::vector<StepBlock*> blocks = d.panel.stepBlocks(2);
         QCOMPARE(blocks.size(), std::size_t(5));
         // Q, K, V, Q before the turn, K before the turn
-        QCOMPARE(blocks[3]->model()->step(), core::Step::QueriesUnrotated);
-        QCOMPARE(blocks[4]->model()->step(), core::Step::KeysUnrotated);
+        QVERIFY(blocks[3]->model()->step() == core::Step::QueriesUnrotated);
+        QVERIFY(blocks[4]->model()->step() == core::Step::KeysUnrotated);
         for (StepBlock* b : blocks)
             QVERIFY2(b->isVisible(), qPrintable(captionOf(b)));
         const core::Matrix q = projected(m, m.wq, m.bq, 0, dk), k = projected(m, m.wk, m.bk, 0, dk);
@@ -149,7 +152,7 @@ private slots:
         const double angle = p * std::pow(100.0, 0.0);  // pair 0: θ^0 = 1
         for (int col : {0, 1}) {
             const core::Derivation dv = core::derive(*trace, {core::Step::Queries, 0, p, col});
-            QCOMPARE(dv.kind, core::Derivation::Kind::Rotation);
+            QVERIFY(dv.kind == core::Derivation::Kind::Rotation);
             QCOMPARE(dv.terms.size(), std::size_t(2));
             QCOMPARE(dv.terms[0].a, q(p, col));
             QCOMPARE(dv.terms[1].a, q(p, 1 - col));
@@ -161,11 +164,11 @@ private slots:
         }
         // the third dimension is past the turned width: as it was
         const core::Derivation kept = core::derive(*trace, {core::Step::Queries, 0, p, 2});
-        QCOMPARE(kept.kind, core::Derivation::Kind::Copy);
+        QVERIFY(kept.kind == core::Derivation::Kind::Copy);
         QCOMPARE(kept.value, q(p, 2));
         // a cell before the turn is X·W_Q
         const core::Derivation before = core::derive(*trace, {core::Step::QueriesUnrotated, 0, p, 1});
-        QCOMPARE(before.kind, core::Derivation::Kind::DotProduct);
+        QVERIFY(before.kind == core::Derivation::Kind::DotProduct);
         QVERIFY(std::abs(before.value - q(p, 1)) < 1e-12);
     }
 
@@ -215,7 +218,7 @@ private slots:
         QVERIFY(rotary >= 0);
         encoding->setCurrentIndex(rotary);
         emit encoding->activated(rotary);
-        QCOMPARE(doc.model().options.positionalEncoding, core::PositionalEncoding::Rotary);
+        QVERIFY(doc.model().options.positionalEncoding == core::PositionalEncoding::Rotary);
         QVERIFY(theta->isVisible());
         theta->setValue(500000);
         QCOMPARE(doc.model().options.ropeTheta, 500000.0);
@@ -237,10 +240,10 @@ private slots:
         QCOMPARE(doc.model().options.ropeTheta, 10000.0);
         QCOMPARE(theta->value(), 10000.0);
         doc.undoStack()->undo();
-        QCOMPARE(doc.model().options.positionalEncoding, core::PositionalEncoding::None);
+        QVERIFY(doc.model().options.positionalEncoding == core::PositionalEncoding::None);
         QVERIFY(!theta->isVisible());
         doc.undoStack()->redo();
-        QCOMPARE(doc.model().options.positionalEncoding, core::PositionalEncoding::Rotary);
+        QVERIFY(doc.model().options.positionalEncoding == core::PositionalEncoding::Rotary);
     }
 
     void ropeChartIsTheScoreOverTheDistance()
