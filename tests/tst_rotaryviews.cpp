@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QSpinBox>
 #include <QTest>
 #include <QUndoStack>
 
@@ -244,6 +245,35 @@ private slots:
         QVERIFY(!theta->isVisible());
         doc.undoStack()->redo();
         QVERIFY(doc.model().options.positionalEncoding == core::PositionalEncoding::Rotary);
+    }
+
+    void optionsPanelGroupsKeyValueHeadsAsAnUndoStep()
+    {
+        Document doc;
+        OptionsPanel panel(&doc);
+        panel.show();
+        QVERIFY(doc.setDimensions(4, 2, 2, 2));  // two heads of d_k = d_v = 2
+        const core::AttentionModel before = doc.model();
+        auto* kvHeads = panel.findChild<QSpinBox*>(QStringLiteral("kvHeadsBox"));
+        QVERIFY(kvHeads);
+        QCOMPARE(kvHeads->value(), 2);
+        kvHeads->setValue(1);
+        const core::AttentionModel& m = doc.model();
+        QCOMPARE(m.kvHeads(), 1);
+        QCOMPARE(m.wk.cols(), 2);
+        COMPARE_MATRIX(m.wk, before.wk.leftCols(2), 0.0);  // the group's first head keeps its keys and values
+        COMPARE_MATRIX(m.wv, before.wv.leftCols(2), 0.0);
+        QVERIFY(!core::validate(m));
+        QVERIFY(doc.waitForTrace(10000));
+        COMPARE_MATRIX(doc.trace()->heads[1].keys, doc.trace()->heads[0].keys, 0.0);  // head 2 reads head 1's
+        kvHeads->setValue(2);
+        QCOMPARE(doc.model().kvHeads(), 2);
+        COMPARE_MATRIX(doc.model().wk.rightCols(2), before.wk.leftCols(2), 0.0);  // ungrouped: each its group's
+        doc.undoStack()->undo();
+        QCOMPARE(doc.model().kvHeads(), 1);
+        doc.undoStack()->undo();
+        QVERIFY(doc.model() == before);
+        QCOMPARE(kvHeads->value(), 2);
     }
 
     void ropeChartIsTheScoreOverTheDistance()

@@ -1170,6 +1170,14 @@
             <source>Turned off q/k norm</source>
             <translation>已关闭 q/k 归一化</translation>
         </message>
+        <message>
+            <source>the K/V heads must divide the heads (%1)</source>
+            <translation>K/V 头数必须整除头数（%1）</translation>
+        </message>
+        <message>
+            <source>Set the K/V heads to %1</source>
+            <translation>已把 K/V 头数设为 %1</translation>
+        </message>
     </context>
     <context>
         <name>ui::FileActions</name>
@@ -2325,6 +2333,14 @@
         <message>
             <source>Divides each q and k row by its root mean square before the rotation, as Qwen3 does</source>
             <translation>在旋转之前把每个 q 和 k 行除以其均方根，与 Qwen3 相同</translation>
+        </message>
+        <message>
+            <source>K/V hea&amp;ds</source>
+            <translation>K/V 头数(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Query heads share K and V in groups (grouped-query attention): W_K and W_V have the columns of this many heads. It must divide the heads.</source>
+            <translation>查询头按组共享 K 和 V（分组查询注意力）：W_K 和 W_V 只有这么多个头的列。它必须整除头数。</translation>
         </message>
     </context>
     <context>

@@ -211,6 +211,8 @@ public:
         std::optional<core::Matrix> wo;
         std::optional<core::Matrix> bq, bk, bv, bo;  ///< the biases follow their weights' shapes
         int heads = 1;
+        int kvHeads = 0;                             ///< W_K and W_V follow them (SPEC §6)
+        std::optional<core::Matrix> qNorm, kNorm;    ///< follow d_k
     };
     ShapeEdit(Side before, Side after) : m_before(std::move(before)), m_after(std::move(after)) {}
     EditResult apply(Session& session, bool forward) override
@@ -227,6 +229,9 @@ public:
         model.bv = to.bv;
         model.bo = to.bo;
         model.options.heads = to.heads;
+        model.options.kvHeads = to.kvHeads;
+        model.qNorm = to.qNorm;
+        model.kNorm = to.kNorm;
         return ModelChange::of(ModelChange::Kind::Shape);
     }
     std::size_t heapBytes() const override
@@ -235,7 +240,7 @@ public:
         for (const Side* s : {&m_before, &m_after}) {
             for (const core::Matrix* m : {&s->embeddings, &s->wq, &s->wk, &s->wv})
                 bytes += bytesOf(*m);
-            for (const std::optional<core::Matrix>* m : {&s->wo, &s->bq, &s->bk, &s->bv, &s->bo})
+            for (const std::optional<core::Matrix>* m : {&s->wo, &s->bq, &s->bk, &s->bv, &s->bo, &s->qNorm, &s->kNorm})
                 bytes += *m ? bytesOf(**m) : 0;
         }
         return bytes;
@@ -357,10 +362,12 @@ std::shared_ptr<Edit> tokensEdit(const core::AttentionModel& model, const QStrin
 std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::AttentionModel after)
 {
     ShapeEdit::Side b{before.embeddings, before.wq, before.wk, before.wv, before.wo,
-                      before.bq, before.bk, before.bv, before.bo, before.options.heads};
+                      before.bq, before.bk, before.bv, before.bo, before.options.heads, before.options.kvHeads,
+                      before.qNorm, before.kNorm};
     ShapeEdit::Side a{std::move(after.embeddings), std::move(after.wq), std::move(after.wk), std::move(after.wv),
                       std::move(after.wo), std::move(after.bq), std::move(after.bk), std::move(after.bv),
-                      std::move(after.bo), after.options.heads};
+                      std::move(after.bo), after.options.heads, after.options.kvHeads, std::move(after.qNorm),
+                      std::move(after.kNorm)};
     return std::make_shared<ShapeEdit>(std::move(b), std::move(a));
 }
 

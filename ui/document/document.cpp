@@ -191,6 +191,19 @@ bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* err
     return push(m_session->shapeStep(std::move(after)), text, error);
 }
 
+bool Document::setKvHeads(int kvHeads, QString* error)
+{
+    if (kvHeads == model().kvHeads())
+        return true;
+    core::AttentionModel after = core::withKvHeads(model(), kvHeads);
+    if (after.kvHeads() != kvHeads) {
+        if (error)
+            *error = tr("the K/V heads must divide the heads (%1)").arg(model().heads());
+        return false;
+    }
+    return push(m_session->shapeStep(std::move(after)), tr("Set the K/V heads to %1").arg(kvHeads), error);
+}
+
 bool Document::setOutputWidth(int dOut, QString* error)
 {
     if (!model().wo) {

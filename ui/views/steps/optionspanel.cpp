@@ -110,6 +110,7 @@ void OptionsPanel::createControls()
     m_qkNorm->setObjectName(QStringLiteral("qkNormBox"));
 
     m_heads = dimensionBox(core::Limits::maxHeads, QStringLiteral("headsBox"));
+    m_kvHeads = dimensionBox(core::Limits::maxHeads, QStringLiteral("kvHeadsBox"));
     m_dModel = dimensionBox(core::Limits::maxDModel, QStringLiteral("dModelBox"));
     m_dk = dimensionBox(core::Limits::maxWidth, QStringLiteral("dkBox"));
     m_dv = dimensionBox(core::Limits::maxWidth, QStringLiteral("dvBox"));
@@ -118,7 +119,8 @@ void OptionsPanel::createControls()
     m_dOut = dimensionBox(core::Limits::maxWidth, QStringLiteral("dOutBox"));
     // What a box takes is an undo step of the document's: Ctrl+Z undoes that step, not the box's typing.
     const std::initializer_list<QAbstractSpinBox*> boxes = {m_temperature, m_ropeTheta, m_rotaryFraction, m_heads,
-                                                            m_dModel,      m_dk,        m_dv,             m_dOut};
+                                                            m_kvHeads,     m_dModel,    m_dk,             m_dv,
+                                                            m_dOut};
     for (QAbstractSpinBox* box : boxes)
         routeUndoToDocument(box, m_document->undoStack());
     m_dOutLabel = new QLabel;
@@ -169,6 +171,9 @@ QFormLayout* OptionsPanel::dimensionsForm()
         m_dimLabels[i]->setBuddy(dimBoxes[i]);
         dims->addRow(m_dimLabels[i], dimBoxes[i]);
     }
+    m_kvHeadsLabel = new QLabel;
+    m_kvHeadsLabel->setBuddy(m_kvHeads);
+    dims->insertRow(1, m_kvHeadsLabel, m_kvHeads);  // under the heads it divides
     dims->addRow(m_outputProjection);
     dims->addRow(m_dOutLabel, m_dOut);
     return dims;
@@ -240,6 +245,9 @@ void OptionsPanel::retranslate()
     m_positionsLabel->setText(tr("&Positions"));
     m_dimLabels[0]->setText(tr("&Heads"));
     m_dimLabels[1]->setText(tr("d_m&odel"));
+    m_kvHeadsLabel->setText(tr("K/V hea&ds"));
+    m_kvHeads->setToolTip(tr("Query heads share K and V in groups (grouped-query attention): W_K and W_V have the "
+                             "columns of this many heads. It must divide the heads."));
     m_dimLabels[2]->setText(tr("d_&k per head"));
     m_dimLabels[3]->setText(tr("d_&v per head"));
     m_dOutLabel->setText(tr("d_o&ut"));
@@ -287,6 +295,11 @@ void OptionsPanel::connectControls()
         applyOptions(o);
     });
     connect(m_heads, &QSpinBox::valueChanged, this, &OptionsPanel::headsChanged);
+    connect(m_kvHeads, &QSpinBox::valueChanged, this, [this](int kvHeads) {
+        QString error;
+        const bool done = m_document->setKvHeads(kvHeads, &error);
+        settle(done, error);
+    });
     for (QSpinBox* box : {m_dModel, m_dk, m_dv})
         connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
     connect(m_dOut, &QSpinBox::valueChanged, this, &OptionsPanel::applyOutputWidth);
@@ -326,7 +339,8 @@ void OptionsPanel::syncFromDocument()
         m_fixedNote->setText(fixedNote(m));
     const QSignalBlocker b1(m_scale), b2(m_temperatureSlider), b3(m_temperature), b4(m_mask), b5(m_encoding),
         b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection), b11(m_dOut), b12(m_ropeTheta),
-        b13(m_rotaryFraction), b14(m_qkNorm);
+        b13(m_rotaryFraction), b14(m_qkNorm), b15(m_kvHeads);
+    m_kvHeads->setValue(m.kvHeads());
     const bool rotary = m.options.positionalEncoding == core::PositionalEncoding::Rotary;
     m_scoresForm->setRowVisible(m_ropeTheta, rotary);
     m_scoresForm->setRowVisible(m_rotaryFraction, rotary);
@@ -457,7 +471,13 @@ void OptionsPanel::headsChanged(int heads)
 void OptionsPanel::applyOutputWidth(int dOut)
 {
     QString error;
-    if (!m_document->setOutputWidth(dOut, &error)) {
+    const bool done = m_document->setOutputWidth(dOut, &error);
+    settle(done, error);
+}
+
+void OptionsPanel::settle(bool done, const QString& error)
+{
+    if (!done) {
         m_message->showMessage(tr("Not changed: %1").arg(error));
         syncFromDocument();
         return;

@@ -66,6 +66,8 @@ private:
     /** The number of heads changed: offers d_k = d_v = d_model / h when h divides d_model. */
     void headsChanged(int heads);
     void applyOutputWidth(int dOut);
+    /** After a change the document took (done) or refused: the refusal and its reason shown, the controls set back. */
+    void settle(bool done, const QString& error);
 
     Document* m_document;
     QCheckBox* m_scale;
@@ -80,6 +82,8 @@ private:
     QLabel* m_rotaryFractionLabel = nullptr;
     QFormLayout* m_scoresForm = nullptr;
     QSpinBox* m_heads;
+    QSpinBox* m_kvHeads;  ///< K/V heads, dividing the heads
+    QLabel* m_kvHeadsLabel = nullptr;
     QSpinBox* m_dModel;
     QSpinBox* m_dk;
     QSpinBox* m_dv;
