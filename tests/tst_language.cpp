@@ -150,7 +150,8 @@ QStringList visibleTexts(QWidget& window)
 
 /** The English words of a text meant to be Chinese: runs of three or more Latin letters, leaving out
  *  the session's own tokens, the names of mathematics (d_model, W_Q, softmax, exp, max, √d_k) and the
- *  few names that stay as they are (the program, file formats, keys, English in the language menu). */
+ *  few names that stay as they are (the program, file formats, keys, English in the language menu, the names of
+ *  norms, RoPE and model families). */
 QStringList englishWords(QString text, const QStringList& tokens)
 {
     static const QRegularExpression tags(QStringLiteral("<[^>]*>|&[a-z]+;"));
@@ -170,7 +171,9 @@ QStringList englishWords(QString text, const QStringList& tokens)
                                   QStringLiteral("Machines"), QStringLiteral("sin"), QStringLiteral("cos"),
                                   QStringLiteral("Softmax"), QStringLiteral("Viridis"), QStringLiteral("Magma"),
                                   QStringLiteral("Cividis"), QStringLiteral("Python"), QStringLiteral("torch"),
-                                  QStringLiteral("The"), QStringLiteral("Transformer")};
+                                  QStringLiteral("The"), QStringLiteral("Transformer"), QStringLiteral("RoPE"),
+                                  QStringLiteral("RMS"), QStringLiteral("RMSNorm"), QStringLiteral("LayerNorm"),
+                                  QStringLiteral("Qwen"), QStringLiteral("NeoX")};
     text.replace(tags, QStringLiteral(" ")).remove(identifiers).remove(fileNames);
     QStringList found;
     for (auto it = words.globalMatch(text); it.hasNext();) {

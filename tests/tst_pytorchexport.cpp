@@ -48,12 +48,14 @@ for path in sys.argv[1:]:
     for b in ("b_Q", "b_K", "b_V", "b_O"):
         out["inputs"][b] = [plain(g[b])] if g[b] is not None else None
     out["temperature"] = g["temperature"]
+    for k in ("Q_unrotated", "K_unrotated"):
+        out[k] = heads(g[k]) if g["rotary"] else None
     result[path] = out
 print(json.dumps(result))
 )PY";
 
 const char* const kCases[] = {"illustrated", "illustrated-scaled", "multi-head", "causal-sentence", "chinese",
-                              "everything", "biases"};
+                              "everything", "biases", "rotary"};
 
 core::Matrix fromJson(const QJsonValue& value)
 {
@@ -138,6 +140,28 @@ core::AttentionModel biasedModel()
     return m;
 }
 
+/** The options of SPEC §6 at once: rotary positions turning half of d_k, four query heads over two K/V heads with
+ *  biases, and q/k norm with weights of its own. */
+core::AttentionModel rotaryModel()
+{
+    std::mt19937_64 rng(11);
+    core::AttentionModel m = testutil::randomModel(rng, 6, 8, 4, 4, 3, 5);
+    m.tokens = {"one", "two", "three", "four", "five", "six"};
+    m.options.kvHeads = 2;
+    m.wk = core::Matrix(m.wk.leftCols(8));
+    m.wv = core::Matrix(m.wv.leftCols(6));
+    m.bk = testutil::randomMatrix(rng, 1, 8);
+    m.bv = testutil::randomMatrix(rng, 1, 6);
+    m.options.positionalEncoding = core::PositionalEncoding::Rotary;
+    m.options.ropeTheta = 50;
+    m.options.rotaryFraction = 0.5;
+    m.options.qkNorm = true;
+    m.qNorm = testutil::randomMatrix(rng, 1, 4, 0.5, 2);
+    m.kNorm = testutil::randomMatrix(rng, 1, 4, 0.5, 2);
+    m.options.mask = core::Mask::Causal;
+    return m;
+}
+
 }  // namespace
 
 class TestPytorchExport : public QObject {
@@ -156,6 +180,8 @@ private:
             return everythingModel();
         if (name == QLatin1String("biases"))
             return biasedModel();
+        if (name == QLatin1String("rotary"))
+            return rotaryModel();
         const auto session = core::preset(name.toStdString());
         return session ? session->model : core::AttentionModel();
     }
@@ -321,6 +347,11 @@ private slots:
             const core::Matrix weights = headStep(o, "weights", h);
             COMPARE_MATRIX(weights, ht.weights, tol);
             COMPARE_MATRIX(headStep(o, "Z", h), ht.outputs, tol);
+            QCOMPARE(o.value(QLatin1String("Q_unrotated")).isNull(), ht.queriesUnrotated.size() == 0);
+            if (ht.queriesUnrotated.size() > 0) {
+                COMPARE_MATRIX(headStep(o, "Q_unrotated", h), ht.queriesUnrotated, tol);
+                COMPARE_MATRIX(headStep(o, "K_unrotated", h), ht.keysUnrotated, tol);
+            }
             if (model.options.mask == core::Mask::Causal)
                 for (int i = 0; i < trace.n(); ++i)
                     for (int j = i + 1; j < trace.n(); ++j)

@@ -1,4 +1,5 @@
 #include "core/attention/attention.h"
+#include "core/attention/rotary.h"
 
 #include "core/tensor/gemm.h"
 #include "core/tensor/softmax.h"
@@ -719,14 +720,14 @@ void rmsNormRows(Matrix& m, const std::optional<Matrix>& w, double epsilon)
 }
 
 /** cos and sin of the rotary angles p·f_i, position p a row (from 0), pair i a column: n × d_r/2 each. f_i is
- *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling): rotaryTurnFrequencies(). */
+ *  θ^(−2i/d_r), or the model's own frequencies (a rope_scaling): rotaryFrequencies(). */
 struct Turns {
     Matrix cos, sin;
 };
 
 Turns rotaryTurns(const AttentionModel& model, int n)
 {
-    const std::vector<double> f = rotaryTurnFrequencies(model);
+    const std::vector<double> f = rotaryFrequencies(model);
     const int half = int(f.size());
     Turns t{Matrix(n, half), Matrix(n, half)};
     for (int p = 0; p < n; ++p)

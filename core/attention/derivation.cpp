@@ -1,5 +1,7 @@
 #include "core/attention/derivation.h"
 
+#include "core/attention/rotary.h"
+
 #include <cmath>
 
 namespace core {
@@ -72,53 +74,6 @@ double softmaxTerm(double s, double max)
     return std::exp(s - max);
 }
 
-/** A q or k cell under q/k norm: its projection (the dot product d holds) over the root mean square of its head's
- *  row, times the norm's weight of its column; first is the head's first column of W_Q or W_K. */
-void normalised(Derivation& d, const Trace& trace, Step step, int row, int first, int col)
-{
-    const AttentionModel& model = *trace.model;
-    const bool query = step == Step::Queries;
-    const int dk = model.dK();
-    const Matrix& w = query ? model.wq : model.wk;
-    const std::optional<Matrix>& bias = query ? model.bq : model.bk;
-    Matrix projected = trace.x().row(row) * w.middleCols(first, dk);  // 1 × d_k, the head's row before the norm
-    if (bias)
-        projected += bias->middleCols(first, dk);
-    const std::optional<Matrix>& weights = query ? model.qNorm : model.kNorm;
-    d.kind = Derivation::Kind::Normalised;
-    d.numeratorArg = projected(0, col);
-    d.denominator = std::sqrt(projected.squaredNorm() / double(dk) + model.qkNormEpsilon);
-    d.scaleFactor = weights ? (*weights)(0, col) : 1.0;
-    d.symbolic = "(" + d.symbolic + ") / rms(" + (query ? "q" : "k") + subscript(row + 1) + ") · "
-        + (query ? "w_q" : "w_k") + "[" + std::to_string(col + 1) + "]";
-    d.terms.clear();
-    d.totalTerms = 0;
-    d.bias.reset();
-}
-
-/** A q or k cell that rotary positions turned: the pair (c, c ± d_r/2) of its row before the turn, by the angle
- *  p·θ of its pair, p its row. */
-void turned(Derivation& d, const Trace& trace, const CellRef& c)
-{
-    const AttentionModel& model = *trace.model;
-    const HeadTrace& ht = trace.heads[std::size_t(c.head)];
-    const bool query = c.step == Step::Queries;
-    const Matrix& before = query ? ht.queriesUnrotated : ht.keysUnrotated;
-    const int half = rotaryWidth(model) / 2;
-    const int pair = c.col % half, other = c.col < half ? c.col + half : c.col - half;
-    const char* letter = query ? "q" : "k";
-    d.kind = Derivation::Kind::Rotation;
-    d.name = cell(query ? "q′" : "k′", c.row, c.col);
-    d.numeratorArg = before(c.row, c.col);
-    d.partner = before(c.row, other);
-    d.frequency = rotaryTurnFrequencies(model)[std::size_t(pair)];
-    d.plus = c.col >= half;
-    const std::string theta = "θ" + subscript(pair + 1) + ")";
-    d.symbolic = cell(letter, c.row, c.col) + "·cos(p·" + theta + (d.plus ? " + " : " − ")
-        + cell(letter, c.row, other) + "·sin(p·" + theta;
-    d.sources = {{c.step, c.head, c.row, c.col}, {c.step, c.head, c.row, other}};
-}
-
 }  // namespace
 
 std::string Derivation::text(int precision) const
@@ -164,13 +119,12 @@ std::string Derivation::text(int precision) const
     }
     case Kind::Copy:
         return s + " = " + symbolic + " = " + v;
-    case Kind::Normalised:
-        return s + " = " + symbolic + " = " + formatNumber(numeratorArg, precision) + " / "
-            + formatNumber(denominator, precision) + " · " + factor(scaleFactor, precision) + " = " + v;
     case Kind::Rotation: {
-        const std::string angle = std::to_string(cell.row) + "·" + formatNumber(frequency, precision);
-        return s + " = " + symbolic + " = " + factor(numeratorArg, precision) + "·cos(" + angle + ")"
-            + (plus ? " + " : " − ") + factor(partner, precision) + "·sin(" + angle + ") = " + v;
+        if (terms.size() < 2)
+            return s + " = " + symbolic + " = " + v;
+        const std::string angle = formatNumber(numeratorArg, precision);
+        return s + " = " + symbolic + " = " + factor(terms[0].a, precision) + "·cos(" + angle + ")"
+            + (partnerAdds ? " + " : " − ") + factor(terms[1].a, precision) + "·sin(" + angle + ") = " + v;
     }
     }
     return s + " = " + v;
@@ -209,32 +163,53 @@ Derivation derive(const Trace& trace, const CellRef& c)
     case Step::WeightOutput: d.name = cell("W_O", i, j); break;
     case Step::Queries:
     case Step::Keys:
-    case Step::Values: {
+    case Step::Values:
+    case Step::QueriesUnrotated:
+    case Step::KeysUnrotated: {
+        const bool rotary = model.options.positionalEncoding == PositionalEncoding::Rotary;
+        const bool isQuery = c.step == Step::Queries || c.step == Step::QueriesUnrotated;
         const bool isValue = c.step == Step::Values;
+        const bool turned = rotary && (c.step == Step::Queries || c.step == Step::Keys);
+        // Keys and values are their K/V head's: query head h reads K/V head h / (heads / kv_heads).
+        const int block = isQuery ? h : h / std::max(1, model.heads() / model.kvHeads());
         const int width = isValue ? dv : dk;
-        // K and V: the K/V head this head reads (SPEC §6 kv_heads)
-        const int block = c.step == Step::Queries ? h : h / std::max(1, model.heads() / model.kvHeads());
         const int global = block * width + j;
-        if (!isValue && j < rotaryWidth(model)) {
-            turned(d, trace, c);
+        const Matrix& w = isQuery ? model.wq : isValue ? model.wv : model.wk;
+        const char* letter = isQuery ? "q" : isValue ? "v" : "k";
+        const char* wname = isQuery ? "W_Q" : isValue ? "W_V" : "W_K";
+        const Step wstep = isQuery ? Step::WeightQuery : isValue ? Step::WeightValue : Step::WeightKey;
+        d.name = cell(turned ? (isQuery ? "q′" : "k′") : letter, i, j);
+        d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
+        if (turned) {
+            // q′ = the unrotated row turned by its position i (rotate-half: pair (c, c + d_r/2)).
+            const HeadTrace& ht = trace.heads[std::size_t(h)];
+            const Matrix& u = isQuery ? ht.queriesUnrotated : ht.keysUnrotated;
+            const std::vector<double> f = rotaryFrequencies(model);
+            const int half = int(f.size());
+            if (j >= 2 * half || u.rows() <= i || u.cols() <= j) {
+                d.kind = Derivation::Kind::Copy;
+                d.symbolic = cell(letter, i, j) + " (not turned: past the rotated " + std::to_string(2 * half) + ")";
+                break;
+            }
+            const int pair = j < half ? j : j - half;
+            const int partner = j < half ? j + half : j - half;
+            d.kind = Derivation::Kind::Rotation;
+            d.partnerAdds = j >= half;
+            d.numeratorArg = double(i) * f[std::size_t(pair)];
+            d.symbolic = cell(letter, i, j) + "·cos(" + std::to_string(i) + "·θ" + subscript(pair + 1) + ")"
+                + (d.partnerAdds ? " + " : " − ") + cell(letter, i, partner) + "·sin(" + std::to_string(i) + "·θ"
+                + subscript(pair + 1) + ")";
+            d.terms = {{u(i, j), std::cos(d.numeratorArg)}, {u(i, partner), std::sin(d.numeratorArg)}};
+            d.totalTerms = 2;
+            d.sources.insert(d.sources.begin(), CellRef{isQuery ? Step::QueriesUnrotated : Step::KeysUnrotated, h, i, -1});
             break;
         }
-        const Matrix& w = c.step == Step::Queries ? model.wq : c.step == Step::Keys ? model.wk : model.wv;
-        const char* letter = c.step == Step::Queries ? "q" : c.step == Step::Keys ? "k" : "v";
-        const char* wname = c.step == Step::Queries ? "W_Q" : c.step == Step::Keys ? "W_K" : "W_V";
-        const Step wstep = c.step == Step::Queries ? Step::WeightQuery
-            : c.step == Step::Keys                 ? Step::WeightKey
-                                                   : Step::WeightValue;
-        d.name = cell(letter, i, j);
-        const std::optional<Matrix>& b = c.step == Step::Queries ? model.bq
-            : c.step == Step::Keys                               ? model.bk
-                                                                 : model.bv;
+        if (model.options.qkNorm && !isValue)
+            break;  // normalised after the product: the value as it is (an input of the rotation and scores)
+        const std::optional<Matrix>& b = isQuery ? model.bq : isValue ? model.bv : model.bk;
         d.symbolic = "x" + si + "·" + wname + "[:," + std::to_string(global + 1) + "]";
         dotProduct(d, trace.x(), i, w, global);
-        addBias(d, b, c.step == Step::Queries ? "b_Q" : c.step == Step::Keys ? "b_K" : "b_V", global);
-        d.sources = {{Step::X, 0, i, -1}, {wstep, 0, -1, global}};
-        if (!isValue && model.options.qkNorm)
-            normalised(d, trace, c.step, i, block * width, j);
+        addBias(d, b, isQuery ? "b_Q" : isValue ? "b_V" : "b_K", global);
         break;
     }
     case Step::Scores: {

@@ -28,8 +28,7 @@ struct Derivation {
         Softmax,      ///< weight = exp(s_ij − max) / Σ_k exp(s_ik − max)
         WeightedSum,  ///< outputs(i, c) = Σ_j w_ij · v_jc
         Copy,         ///< concat(i, c) is an output cell of one head
-        Normalised,   ///< q/k norm: q(i, c) = (x_i·W_Q[:,c] + b_Q[c]) / rms(row) · w[c]
-        Rotation      ///< rotary positions: q′(i, c) = q(i, c)·cos(p·θ) ∓ q(i, c ± d_r/2)·sin(p·θ), p = i
+        Rotation      ///< rotary q′ or k′: terms[0] = {x_c, cos}, terms[1] = {its partner, sin}; numeratorArg the angle
     };
     struct Term {
         double a = 0;  ///< DotProduct / WeightedSum: left factor; Softmax: the scaled score s_ik
@@ -44,19 +43,16 @@ struct Derivation {
     std::vector<Term> terms;        ///< the first maxTerms terms, in order
     int totalTerms = 0;             ///< how many terms the full sum has
     double rowMax = 0;              ///< Softmax: the row maximum that was subtracted
-    double denominator = 0;         ///< Softmax: Σ_k exp(s_ik − max); Normalised: √(mean of the row² + ε)
-    double numeratorArg = 0;        ///< Softmax: s_ij; Scale: the unscaled score; Sum: the embedding;
-                                    ///< Normalised: the projection before the norm; Rotation: the cell before the turn
-    double scaleFactor = 1;             ///< Scale: s / T; Sum: the positional encoding; Normalised: the norm's weight
-    double partner = 0;             ///< Rotation: the other cell of the turned pair, before the turn
-    double frequency = 0;           ///< Rotation: θ of the pair, the angle per position
-    bool plus = false;              ///< Rotation: the cell is the second of its pair (+ sin, not − sin)
+    double denominator = 0;         ///< Softmax: Σ_k exp(s_ik − max)
+    double numeratorArg = 0;        ///< Softmax: s_ij; Scale: the unscaled score; Sum: the embedding
+    double scaleFactor = 1;             ///< Scale: s / T; Sum: the positional encoding
     bool masked = false;            ///< Softmax: the causal mask set this weight to 0
     int dk = 0;                     ///< Scale: d_k when scaling is on, else 0
     double temperature = 1;         ///< Scale: the temperature T
     std::optional<double> bias;     ///< DotProduct of Q, K, V or the output: the bias added after the sum
     int headCount = 1;              ///< heads in the model (texts name the head when > 1)
     int otherHead = 0;              ///< Copy from concat: the head the cell comes from
+    bool partnerAdds = false;       ///< Rotation: the second half of a pair (x_c·cos + partner·sin), else − partner·sin
     std::vector<CellRef> sources;   ///< the cells, rows or columns it came from, for highlighting
 
     /** One line of arithmetic, e.g. "score(1,2) = q₁·k₂ = 1·4 + 0·4 + 2·0 = 4", with a bias as the last term:

@@ -91,6 +91,30 @@ std::optional<Matrix> keptNorm(const std::optional<Matrix>& norm, int to)
 
 }  // namespace
 
+AttentionModel withKvHeads(const AttentionModel& model, int kvHeads)
+{
+    const int heads = model.heads(), dk = model.dK(), dv = model.dV();
+    if (kvHeads < 1 || heads % kvHeads != 0 || dk == 0 || dv == 0)
+        return model;
+    AttentionModel m = model;
+    const int oldGroup = heads / model.kvHeads(), group = heads / kvHeads;
+    // columns of K/V head g: those its first query head read
+    const auto regrouped = [&](const Matrix& from, int width) {
+        Matrix to(from.rows(), Eigen::Index(kvHeads) * width);
+        for (int g = 0; g < kvHeads; ++g)
+            to.middleCols(Eigen::Index(g) * width, width) = from.middleCols(Eigen::Index(g * group / oldGroup) * width, width);
+        return to;
+    };
+    m.wk = regrouped(model.wk, dk);
+    m.wv = regrouped(model.wv, dv);
+    if (model.bk)
+        m.bk = regrouped(*model.bk, dk);
+    if (model.bv)
+        m.bv = regrouped(*model.bv, dv);
+    m.options.kvHeads = kvHeads == heads ? 0 : kvHeads;
+    return m;
+}
+
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads)
 {
     AttentionModel m = model;

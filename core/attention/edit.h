@@ -21,6 +21,12 @@ Matrix embeddingsForTokens(const AttentionModel& model, const std::vector<std::s
  *  K/V head per head (W_K and W_V keep the old K/V heads' blocks); q/k norm weights follow d_k (new entries one). */
 AttentionModel resized(const AttentionModel& model, int dModel, int dk, int dv, int heads);
 
+/** The model with kvHeads K/V heads (SPEC §6 kv_heads; it must divide the heads): K/V head g takes the columns of W_K,
+ *  W_V and their biases that its first query head read before, so grouping heads keeps each group's first head as it
+ *  was, and ungrouping gives every head its group's keys and values. The model unchanged when kvHeads does not divide
+ *  the heads. */
+AttentionModel withKvHeads(const AttentionModel& model, int kvHeads);
+
 /** The per-head width the usual convention gives h heads over d_model: d_k = d_v = d_model / h, or
  *  nothing when h does not divide d_model (or either is not positive). */
 std::optional<int> conventionalHeadWidth(int dModel, int heads);

@@ -264,17 +264,6 @@ int rotaryWidth(const AttentionModel& m)
     return turned >= 0 && turned <= double(m.dK()) ? int(turned) / 2 * 2 : 0;
 }
 
-std::vector<double> rotaryTurnFrequencies(const AttentionModel& m)
-{
-    const int dr = rotaryWidth(m);
-    if (m.rotaryFrequencies && int(m.rotaryFrequencies->size()) == dr / 2)
-        return *m.rotaryFrequencies;
-    std::vector<double> f;
-    for (int i = 0; i < dr / 2; ++i)
-        f.push_back(1.0 / std::pow(m.options.ropeTheta, double(2 * i) / dr));
-    return f;
-}
-
 const char* toString(Mask mask)
 {
     return mask == Mask::Causal ? "causal" : "none";

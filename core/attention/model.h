@@ -103,9 +103,6 @@ std::size_t estimatedTraceBytes(const AttentionModel& model);
  *  ⌊rotary_fraction · d_k⌋); 0 without. */
 int rotaryWidth(const AttentionModel& model);
 
-/** With rotary positions: the d_r/2 frequencies f_i the pairs (i, i + d_r/2) turn by per position, the model's own
- *  (rotaryFrequencies) or θ^(−2i/d_r) as transformers computes it, 1 / θ^(2i/d_r). Empty without. */
-std::vector<double> rotaryTurnFrequencies(const AttentionModel& model);
 
 /** Readable names of the options, as the session file spells them. */
 const char* toString(Mask mask);

@@ -25,6 +25,7 @@ constexpr StepName stepNames[] = {
     {Step::Weights, "weights"}, {Step::Outputs, "outputs"}, {Step::Concat, "concat"},
     {Step::Output, "output"},   {Step::WeightQuery, "w_q"},   {Step::WeightKey, "w_k"},
     {Step::WeightValue, "w_v"}, {Step::WeightOutput, "w_o"},
+    {Step::QueriesUnrotated, "queries_unrotated"}, {Step::KeysUnrotated, "keys_unrotated"},
 };
 
 }  // namespace
@@ -50,6 +51,7 @@ bool isPerHead(Step step)
     switch (step) {
     case Step::Queries: case Step::Keys: case Step::Values: case Step::Scores:
     case Step::ScaledScores: case Step::Weights: case Step::Outputs:
+    case Step::QueriesUnrotated: case Step::KeysUnrotated:
         return true;
     default:
         return false;
@@ -166,6 +168,8 @@ const Matrix* Trace::storedMatrix(Step s, int head) const
     case Step::ScaledScores: return &ht.scores;
     case Step::Weights: return &ht.weights;
     case Step::Outputs: return &ht.outputs;
+    case Step::QueriesUnrotated: return &ht.queriesUnrotated;
+    case Step::KeysUnrotated: return &ht.keysUnrotated;
     default: return nullptr;
     }
 }

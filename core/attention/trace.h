@@ -16,13 +16,15 @@ namespace core {
 enum class Step {
     X, Queries, Keys, Values, Scores, ScaledScores, Weights, Outputs, Concat, Output,
     // The model's weights, so that derivations can point at them ("w_q", "w_k", "w_v", "w_o").
-    WeightQuery, WeightKey, WeightValue, WeightOutput
+    WeightQuery, WeightKey, WeightValue, WeightOutput,
+    // With rotary positions (SPEC §6): Q and K before the turn, per head (empty matrices without rotary).
+    QueriesUnrotated, KeysUnrotated
 };
 
 /** The name the --compute JSON and the command line use ("scores", "scaled_scores", …). */
 const char* stepKey(Step step);
 std::optional<Step> stepFromKey(const std::string& key);
-/** True for the steps that differ per head (Q, K, V, scores, scaled scores, weights, outputs). */
+/** True for the steps that differ per head (Q, K, V, scores, scaled scores, weights, outputs, unrotated Q and K). */
 bool isPerHead(Step step);
 /** The steps of the computation proper, in order (X … Output, no weight matrices). */
 const std::vector<Step>& computedSteps();

@@ -102,10 +102,6 @@
             <translation>因果掩码</translation>
         </message>
         <message>
-            <source>sinusoidal positional encoding</source>
-            <translation>正弦位置编码</translation>
-        </message>
-        <message>
             <source>The weights of heads 1 to %1 of %2.</source>
             <translation>显示 %2 个头中第 1 至 %1 个头的权重。</translation>
         </message>
@@ -311,14 +307,6 @@
             <translation>无掩码</translation>
         </message>
         <message>
-            <source>sinusoidal positional encoding</source>
-            <translation>正弦位置编码</translation>
-        </message>
-        <message>
-            <source>no positional encoding</source>
-            <translation>无位置编码</translation>
-        </message>
-        <message>
             <source>Contents</source>
             <translation>目录</translation>
         </message>
@@ -337,6 +325,18 @@
         <message>
             <source>The report could not be painted</source>
             <translation>无法绘制报告</translation>
+        </message>
+        <message>
+            <source>X: n × d_model,   W_Q: d_model × h·d_k,   W_K: d_model × h_kv·d_k,   W_V: d_model × h_kv·d_v%1</source>
+            <translation>X: n × d_model,   W_Q: d_model × h·d_k,   W_K: d_model × h_kv·d_k,   W_V: d_model × h_kv·d_v%1</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Q&lt;/i&gt; before the turn</source>
+            <translation>旋转前的 &lt;i&gt;Q&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;K&lt;/i&gt; before the turn</source>
+            <translation>旋转前的 &lt;i&gt;K&lt;/i&gt;</translation>
         </message>
     </context>
     <context>
@@ -477,6 +477,14 @@
         <message>
             <source>(causal mask: key %1 comes after query %2)</source>
             <translation>（因果掩码：键 %1 在查询 %2 之后）</translation>
+        </message>
+        <message>
+            <source>Queries Q before the rotation</source>
+            <translation>旋转前的查询 Q</translation>
+        </message>
+        <message>
+            <source>Keys K before the rotation</source>
+            <translation>旋转前的键 K</translation>
         </message>
     </context>
     <context>
@@ -766,28 +774,108 @@
             <translation>查询 %1 “%2”</translation>
         </message>
         <message>
-            <source>In layer 1 the residual stream is the token embedding plus the position embedding of %1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
-            <translation>在第 1 层，残差流就是 %1 的词元嵌入加位置嵌入；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
-        </message>
-        <message>
-            <source>The residual stream entering layer 2 of %1 is the embeddings plus the output of layer 1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
-            <translation>进入 %1 第 2 层的残差流是嵌入加上第 1 层的输出；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
-        </message>
-        <message>
-            <source>The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers 1 to %3; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
-            <translation>进入 %2 第 %1 层的残差流是嵌入加上第 1 至 %3 层的输出；LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
-        </message>
-        <message>
             <source>Residual stream → X</source>
             <translation>残差流 → X</translation>
         </message>
         <message>
-            <source>&lt;i&gt;X&lt;/i&gt; = LayerNorm(residual stream entering layer %1)</source>
-            <translation>&lt;i&gt;X&lt;/i&gt; = LayerNorm(进入第 %1 层的残差流)</translation>
+            <source> RMSNorm divides each row by its root mean square, then multiplies it by its learnt gain.</source>
+            <translation>RMSNorm 把每一行除以它的均方根，再乘以学到的增益。</translation>
         </message>
         <message>
-            <source>Each token's row is what the layers before this one made of it (token and position embeddings plus every earlier layer's output), normalised by this layer's LayerNorm.</source>
-            <translation>每个词元的行是此前各层对它的加工结果（词元嵌入和位置嵌入，加上前面每一层的输出），再经本层的 LayerNorm 归一化。</translation>
+            <source> LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.</source>
+            <translation>LayerNorm 使每一行均值为 0、方差为 1，再乘以学到的增益并加上偏置。</translation>
+        </message>
+        <message>
+            <source>In layer 1 the residual stream is the token embedding of %1 alone.</source>
+            <translation>在第 1 层，残差流只是 %1 的词元嵌入。</translation>
+        </message>
+        <message>
+            <source>In layer 1 the residual stream is the token embedding plus the position embedding of %1.</source>
+            <translation>在第 1 层，残差流就是 %1 的词元嵌入加位置嵌入。</translation>
+        </message>
+        <message>
+            <source>The residual stream entering layer 2 of %1 is the embeddings plus the output of layer 1.</source>
+            <translation>进入 %1 第 2 层的残差流是嵌入加上第 1 层的输出。</translation>
+        </message>
+        <message>
+            <source>The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers 1 to %3.</source>
+            <translation>进入 %2 第 %1 层的残差流是嵌入加上第 1 至 %3 层的输出。</translation>
+        </message>
+        <message>
+            <source> No position is added to X: step 2 turns each query and key by its position (rotary positions).</source>
+            <translation>X 中没有加入位置：第 2 步按位置旋转每个查询和键（旋转位置编码）。</translation>
+        </message>
+        <message>
+            <source> Each head's q and k rows are then divided by their root mean square and multiplied by a learnt gain (q/k norm).</source>
+            <translation>随后每个头的 q 和 k 行除以各自的均方根，再乘以学到的增益（q/k 归一化）。</translation>
+        </message>
+        <message>
+            <source> Then each query and key is turned by its position p: the pair of dimensions (i, i + %1) by the angle p·θ_i, with θ_i = %2^(−2i/%3); </source>
+            <translation>然后每个查询和键按其位置 p 旋转：维度对 (i, i + %1) 转过角度 p·θ_i，其中 θ_i = %2^(−2i/%3)；</translation>
+        </message>
+        <message>
+            <source>the last %1 of the %2 dimensions stay as they are. </source>
+            <translation>%2 个维度中的最后 %1 个保持不变。</translation>
+        </message>
+        <message>
+            <source>Turning both by their positions makes q_i·k_j depend on how far apart the two tokens are, not on where they stand.</source>
+            <translation>两者都按位置旋转后，q_i·k_j 只取决于两个词元相距多远，而不取决于它们所在的位置。</translation>
+        </message>
+        <message>
+            <source> The %1 query heads share %2 K/V heads: every %3 query heads read the same keys and values.</source>
+            <translation>%1 个查询头共享 %2 个 K/V 头：每 %3 个查询头读取同一组键和值。</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;X&lt;/i&gt; = %1(residual stream entering layer %2)</source>
+            <translation>&lt;i&gt;X&lt;/i&gt; = %1(进入第 %2 层的残差流)</translation>
+        </message>
+        <message>
+            <source>Each token's row is what the layers before this one made of it (its token embedding plus every earlier layer's output), normalised by this layer's %1. Positions enter in step 2, as turns of q and k.</source>
+            <translation>每个词元的行是此前各层对它的加工结果（词元嵌入加上前面每一层的输出），再经本层的 %1 归一化。位置在第 2 步进入，即对 q 和 k 的旋转。</translation>
+        </message>
+        <message>
+            <source>Each token's row is what the layers before this one made of it (token and position embeddings plus every earlier layer's output), normalised by this layer's %1.</source>
+            <translation>每个词元的行是此前各层对它的加工结果（词元嵌入和位置嵌入，加上前面每一层的输出），再经本层的 %1 归一化。</translation>
+        </message>
+        <message>
+            <source> &amp;nbsp;&amp;nbsp; &lt;i&gt;q&lt;/i&gt;, &lt;i&gt;k&lt;/i&gt; ← RMSNorm(&lt;i&gt;q&lt;/i&gt;), RMSNorm(&lt;i&gt;k&lt;/i&gt;)</source>
+            <translation> &amp;nbsp;&amp;nbsp; &lt;i&gt;q&lt;/i&gt;, &lt;i&gt;k&lt;/i&gt; ← RMSNorm(&lt;i&gt;q&lt;/i&gt;), RMSNorm(&lt;i&gt;k&lt;/i&gt;)</translation>
+        </message>
+        <message>
+            <source> &amp;nbsp;&amp;nbsp; &lt;i&gt;q&lt;/i&gt;′&lt;sub&gt;i&lt;/sub&gt; = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·cos(&lt;i&gt;p&lt;/i&gt;·θ&lt;sub&gt;i&lt;/sub&gt;) − &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i+d/2&lt;/sub&gt;·sin(&lt;i&gt;p&lt;/i&gt;·θ&lt;sub&gt;i&lt;/sub&gt;), and the same for &lt;i&gt;k&lt;/i&gt;</source>
+            <translation> &amp;nbsp;&amp;nbsp; &lt;i&gt;q&lt;/i&gt;′&lt;sub&gt;i&lt;/sub&gt; = &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i&lt;/sub&gt;·cos(&lt;i&gt;p&lt;/i&gt;·θ&lt;sub&gt;i&lt;/sub&gt;) − &lt;i&gt;q&lt;/i&gt;&lt;sub&gt;i+d/2&lt;/sub&gt;·sin(&lt;i&gt;p&lt;/i&gt;·θ&lt;sub&gt;i&lt;/sub&gt;)，&lt;i&gt;k&lt;/i&gt; 同理</translation>
+        </message>
+        <message>
+            <source> Then each query and key is turned by an angle that grows with its position, so a score depends on how far apart two tokens are.</source>
+            <translation>然后每个查询和键按随位置增大的角度旋转，因此分数取决于两个词元相距多远。</translation>
+        </message>
+        <message>
+            <source>Rotary positions: q and k are turned by their positions before the scores are taken.</source>
+            <translation>旋转位置编码：计算分数之前，q 和 k 先按各自的位置旋转。</translation>
+        </message>
+        <message>
+            <source>sinusoidal positional encoding</source>
+            <translation>正弦位置编码</translation>
+        </message>
+        <message>
+            <source>rotary positions (θ = %1, %2 of %3 dimensions turned)</source>
+            <translation>旋转位置编码（θ = %1，%3 个维度中旋转 %2 个）</translation>
+        </message>
+        <message>
+            <source>no positional encoding</source>
+            <translation>无位置编码</translation>
+        </message>
+        <message>
+            <source>%1 K/V heads shared by %2 query heads</source>
+            <translation>%1 个 K/V 头由 %2 个查询头共享</translation>
+        </message>
+        <message>
+            <source>q/k norm</source>
+            <translation>q/k 归一化</translation>
+        </message>
+        <message>
+            <source>K/V head %1 · query heads %2–%3</source>
+            <translation>K/V 头 %1 · 查询头 %2–%3</translation>
         </message>
     </context>
     <context>
@@ -1065,6 +1153,34 @@
         <message>
             <source>Changed %1 column %2 to %3</source>
             <translation>将 %1 第 %2 列改为 %3</translation>
+        </message>
+        <message>
+            <source>Turned on rotary positions</source>
+            <translation>已开启旋转位置编码</translation>
+        </message>
+        <message>
+            <source>Changed the rotary θ to %1</source>
+            <translation>已把旋转 θ 改为 %1</translation>
+        </message>
+        <message>
+            <source>Changed the rotated share to %1</source>
+            <translation>已把旋转比例改为 %1</translation>
+        </message>
+        <message>
+            <source>Turned on q/k norm</source>
+            <translation>已开启 q/k 归一化</translation>
+        </message>
+        <message>
+            <source>Turned off q/k norm</source>
+            <translation>已关闭 q/k 归一化</translation>
+        </message>
+        <message>
+            <source>the K/V heads must divide the heads (%1)</source>
+            <translation>K/V 头数必须整除头数（%1）</translation>
+        </message>
+        <message>
+            <source>Set the K/V heads to %1</source>
+            <translation>已把 K/V 头数设为 %1</translation>
         </message>
     </context>
     <context>
@@ -2091,10 +2207,6 @@
             <translation>正弦</translation>
         </message>
         <message>
-            <source>Adds sin/cos of the position to X (Vaswani et al., 2017)</source>
-            <translation>把位置的 sin/cos 加到 X 上（Vaswani 等，2017）</translation>
-        </message>
-        <message>
             <source>Output projection W_O</source>
             <translation>输出投影 W_O</translation>
         </message>
@@ -2171,8 +2283,76 @@
             <translation>d_out(&amp;U)</translation>
         </message>
         <message>
-            <source>Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the residual stream already.</source>
-            <translation>%3 的第 %1 层（共 %2 层）：d_model %4，%5 个头，每头 d_k = d_v = %6。这些都由检查点决定，W_O 和四个偏置、因果掩码、除以 √d_k 和温度 1 也是如此；位置信息已在残差流中。</translation>
+            <source>W_O</source>
+            <translation>W_O</translation>
+        </message>
+        <message>
+            <source>no W_O</source>
+            <translation>无 W_O</translation>
+        </message>
+        <message>
+            <source>the biases %1</source>
+            <translation>偏置 %1</translation>
+        </message>
+        <message>
+            <source>the causal mask, the division by √d_k and temperature 1</source>
+            <translation>因果掩码、除以 √d_k 和温度 1</translation>
+        </message>
+        <message>
+            <source>Its positions are rotary (θ = %1), turning %2 of the %3 dimensions of each q and k.</source>
+            <translation>其位置编码为旋转式（θ = %1），旋转每个 q 和 k 的 %3 个维度中的 %2 个。</translation>
+        </message>
+        <message>
+            <source>Its positions are learnt embeddings, in the residual stream already.</source>
+            <translation>其位置为学到的嵌入，已在残差流中。</translation>
+        </message>
+        <message>
+            <source>Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, %7. %8</source>
+            <translation>%3 的第 %1 层（共 %2 层）：d_model %4，%5 个头，每头 d_k = d_v = %6。这些由检查点决定，还有：%7。%8</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
+        </message>
+        <message>
+            <source>Rotary (RoPE)</source>
+            <translation>旋转（RoPE）</translation>
+        </message>
+        <message>
+            <source>Sinusoidal adds sin/cos of the position to X (Vaswani et al., 2017); rotary turns each head's q and k by their position (Su et al., 2021)</source>
+            <translation>正弦编码把位置的 sin/cos 加到 X 上（Vaswani 等，2017）；旋转编码按位置旋转每个头的 q 和 k（Su 等，2021）</translation>
+        </message>
+        <message>
+            <source>Rotary &amp;base θ</source>
+            <translation>旋转基数 θ(&amp;B)</translation>
+        </message>
+        <message>
+            <source>The base of the rotary angles: pair i of a row at position p turns by p·θ^(−2i/d_r)</source>
+            <translation>旋转角度的基数：位置 p 处一行的第 i 对维度转过 p·θ^(−2i/d_r)</translation>
+        </message>
+        <message>
+            <source>&amp;Rotated share</source>
+            <translation>旋转比例(&amp;R)</translation>
+        </message>
+        <message>
+            <source>The share of each head's d_k dimensions that turns (GPT-NeoX turns a quarter)</source>
+            <translation>每个头的 d_k 个维度中参与旋转的比例（GPT-NeoX 旋转四分之一）</translation>
+        </message>
+        <message>
+            <source>q/k norm (RMS-normalise each head's q and k)</source>
+            <translation>q/k 归一化（对每个头的 q 和 k 做 RMS 归一化）</translation>
+        </message>
+        <message>
+            <source>Divides each q and k row by its root mean square before the rotation, as Qwen3 does</source>
+            <translation>在旋转之前把每个 q 和 k 行除以其均方根，与 Qwen3 相同</translation>
+        </message>
+        <message>
+            <source>K/V hea&amp;ds</source>
+            <translation>K/V 头数(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Query heads share K and V in groups (grouped-query attention): W_K and W_V have the columns of this many heads. It must divide the heads.</source>
+            <translation>查询头按组共享 K 和 V（分组查询注意力）：W_K 和 W_V 只有这么多个头的列。它必须整除头数。</translation>
         </message>
     </context>
     <context>
@@ -2523,6 +2703,26 @@
         <message>
             <source>%1: %2</source>
             <translation>%1：%2</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Q&lt;/i&gt; before the turn</source>
+            <translation>旋转前的 &lt;i&gt;Q&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;K&lt;/i&gt; before the turn</source>
+            <translation>旋转前的 &lt;i&gt;K&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Q&lt;/i&gt;′ turned by position</source>
+            <translation>按位置旋转后的 &lt;i&gt;Q&lt;/i&gt;′</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;K&lt;/i&gt;′ turned by position</source>
+            <translation>按位置旋转后的 &lt;i&gt;K&lt;/i&gt;′</translation>
+        </message>
+        <message>
+            <source> · %1</source>
+            <translation> · %1</translation>
         </message>
     </context>
     <context>
@@ -3425,6 +3625,28 @@ Click to show this head.</source>
         <message>
             <source>Activation patching</source>
             <translation>激活修补</translation>
+        </message>
+    </context>
+    <context>
+        <name>RopeChart</name>
+        <message>
+            <source>q of %1 · k of key %2 “%3”</source>
+            <translation>%1 的 q · 键 %2 “%3” 的 k</translation>
+        </message>
+        <message>
+            <source>score q′·k′ as the query moves away from the key</source>
+            <translation>查询远离键时的分数 q′·k′</translation>
+        </message>
+        <message>
+            <source>distance (tokens)</source>
+            <translation>距离（词元）</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::RopeChartWidget</name>
+        <message>
+            <source>The score of this query with its strongest key if the two stood 0, 1, 2 … tokens apart: rotary positions make it depend on the distance alone. The dot marks their real distance.</source>
+            <translation>如果这个查询与它最强的键相距 0、1、2 … 个词元，它们的分数是多少：旋转位置编码使分数只取决于距离。圆点标出它们的实际距离。</translation>
         </message>
     </context>
 </TS>

@@ -44,9 +44,16 @@ QString Document::optionsEditText(const core::Options& before, const core::Optio
     if (before.mask != after.mask)
         parts << (after.mask == core::Mask::Causal ? tr("Turned on the causal mask") : tr("Turned off the causal mask"));
     if (before.positionalEncoding != after.positionalEncoding)
-        parts << (after.positionalEncoding == core::PositionalEncoding::Sinusoidal
-                      ? tr("Turned on the sinusoidal positional encoding")
-                      : tr("Turned off the positional encoding"));
+        parts << (after.positionalEncoding == core::PositionalEncoding::Sinusoidal ? tr("Turned on the sinusoidal positional encoding")
+                  : after.positionalEncoding == core::PositionalEncoding::Rotary ? tr("Turned on rotary positions")
+                                                                                 : tr("Turned off the positional encoding"));
+    if (before.ropeTheta != after.ropeTheta)
+        parts << tr("Changed the rotary θ to %1").arg(render::displayNumber(after.ropeTheta, 'g', render::shortestPrecision));
+    if (before.rotaryFraction != after.rotaryFraction)
+        parts << tr("Changed the rotated share to %1")
+                     .arg(render::displayNumber(after.rotaryFraction, 'g', render::shortestPrecision));
+    if (before.qkNorm != after.qkNorm)
+        parts << (after.qkNorm ? tr("Turned on q/k norm") : tr("Turned off q/k norm"));
     if (parts.isEmpty())
         return tr("Changed the options");
     return parts.join(tr("; "));
@@ -182,6 +189,19 @@ bool Document::setDimensions(int dModel, int dk, int dv, int heads, QString* err
     }
     const QString text = dimensionsEditText(model(), dModel, dk, dv, heads);
     return push(m_session->shapeStep(std::move(after)), text, error);
+}
+
+bool Document::setKvHeads(int kvHeads, QString* error)
+{
+    if (kvHeads == model().kvHeads())
+        return true;
+    core::AttentionModel after = core::withKvHeads(model(), kvHeads);
+    if (after.kvHeads() != kvHeads) {
+        if (error)
+            *error = tr("the K/V heads must divide the heads (%1)").arg(model().heads());
+        return false;
+    }
+    return push(m_session->shapeStep(std::move(after)), tr("Set the K/V heads to %1").arg(kvHeads), error);
 }
 
 bool Document::setOutputWidth(int dOut, QString* error)

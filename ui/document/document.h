@@ -110,6 +110,9 @@ public:
     /** Gives W_O (and b_O) dOut columns, d_out; values that still fit are kept. False with a message
      *  when refused (no W_O, or dOut out of range). */
     bool setOutputWidth(int dOut, QString* error = nullptr);
+    /** Shares the K/V heads among the query heads (core::withKvHeads) as one undo step. False with a message when
+     *  refused (kvHeads does not divide the heads, or the session fixes its shape). */
+    bool setKvHeads(int kvHeads, QString* error = nullptr);
 
     // Model sessions (SPEC §5): the session is a checkpoint's shown layer; model() is that layer.
     /** The shown layer, 0-based (0 for a plain session), and how many there are (1 for a plain session). */

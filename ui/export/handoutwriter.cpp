@@ -168,8 +168,9 @@ private:
                          .arg(QString::fromStdString(core::formatNumber(model.options.temperature)));
         if (model.options.mask == core::Mask::Causal)
             facts << Handout::tr("causal mask");
-        if (model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal)
-            facts << Handout::tr("sinusoidal positional encoding");
+        if (model.options.positionalEncoding != core::PositionalEncoding::None)
+            facts << render::StepWording::positionsFact(model);
+        facts << render::StepWording::headOptionFacts(model);
         return richSymbols(facts.join(QStringLiteral("  ·  ")));
     }
 

@@ -6,14 +6,18 @@
 #include "ui/render/atomicwrite.h"
 #include "ui/render/colormap.h"
 #include "ui/render/heatmaprenderer.h"
+#include "ui/render/ropechart.h"
 #include "ui/render/stepwording.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
+#include <QPalette>
 #include <QPdfWriter>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -48,6 +52,8 @@ struct StepSection {
     QString explanation; ///< rich text
     std::vector<Figure> figures;
     QString note; ///< rich text, or empty
+    /// With rotary positions (step 3): the score of the focus query and its strongest key over their distance.
+    std::optional<render::RopeChartData> ropeChart;
 };
 
 QString headSuffix(const core::Trace& t, int head)
@@ -138,6 +144,13 @@ std::vector<StepSection> stepSections(const core::Trace& t, const ReportFocus& f
     if (s2.figures.size() > weights)
         s2.figures[weights].newLine = true;
     for (int head = 0; head < h; ++head) {
+        if (model.options.positionalEncoding == core::PositionalEncoding::Rotary) {  // Q and K before the turn too
+            s2.figures.push_back(stepFigure(t, Step::QueriesUnrotated, head,
+                                            Report::tr("<i>Q</i> before the turn") + headSuffix(t, head).toHtmlEscaped()));
+            s2.figures.back().newLine = true;
+            s2.figures.push_back(stepFigure(t, Step::KeysUnrotated, head,
+                                            Report::tr("<i>K</i> before the turn") + headSuffix(t, head).toHtmlEscaped()));
+        }
         s2.figures.push_back(stepFigure(t, Step::Queries, head, symbolCaption(t, QStringLiteral("Q"), head)));
         s2.figures.back().newLine = true;
         s2.figures.push_back(stepFigure(t, Step::Keys, head, symbolCaption(t, QStringLiteral("K"), head)));
@@ -157,6 +170,8 @@ std::vector<StepSection> stepSections(const core::Trace& t, const ReportFocus& f
             s.figures.push_back(stepFigure(t, step, head, (name + headSuffix(t, head)).toHtmlEscaped()));
             s.figures.back().newLine = true;
         }
+        if (step == Step::Scores && model.options.positionalEncoding == core::PositionalEncoding::Rotary)
+            s.ropeChart = render::ropeChartData(t, std::clamp(focus.head, 0, h - 1), std::clamp(focus.query, 0, n - 1));
         steps.push_back(std::move(s));
     }
 
@@ -409,17 +424,19 @@ private:
                 QStringLiteral("<span style=\"color:%1\">%2</span>")
                     .arg(ink::muted.name(),
                          richSymbols(
-                             Report::tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
+                             (model.kvHeads() == model.heads()
+                                  ? Report::tr("X: n × d_model,   W_Q and W_K: d_model × h·d_k,   W_V: d_model × h·d_v%1")
+                                  : Report::tr("X: n × d_model,   W_Q: d_model × h·d_k,   W_K: d_model × h_kv·d_k,   "
+                                               "W_V: d_model × h_kv·d_v%1"))
                                  .arg(model.wo ? Report::tr(",   W_O: h·d_v × d_out") : QString())))));
 
-        const QStringList options{
+        QStringList options{
             model.options.scale ? Report::tr("scores divided by √d_k") : Report::tr("scores not scaled"),
             Report::tr("temperature %1").arg(QString::fromStdString(core::formatNumber(model.options.temperature))),
             model.options.mask == core::Mask::Causal ? Report::tr("causal mask") : Report::tr("no mask"),
-            model.options.positionalEncoding == core::PositionalEncoding::Sinusoidal
-                ? Report::tr("sinusoidal positional encoding")
-                : Report::tr("no positional encoding"),
+            render::StepWording::positionsFact(model),
         };
+        options << render::StepWording::headOptionFacts(model);
         pieces.push_back(fieldPiece(Report::tr("Options"), richSymbols(options.join(QStringLiteral(",   ")))));
 
         // The contents, with the page each step starts on (known once the steps are laid out).
@@ -462,9 +479,30 @@ private:
         const std::size_t opening = pieces.size() + 1;
         for (Piece& line : figureLines(step, level))
             pieces.push_back(std::move(line));
+        if (step.ropeChart && !step.ropeChart->scores.empty())
+            pieces.push_back(ropeChartPiece(*step.ropeChart));
         if (!step.note.isEmpty())
             pieces.push_back(textPiece(step.note, printFont(9.5, false, true), ink::muted, 8));
         return {std::move(pieces), opening};
+    }
+
+    /** The chart of a score over the distance, drawn by the painter the steps panel uses, in print colours. */
+    Piece ropeChartPiece(const render::RopeChartData& data)
+    {
+        QPalette palette;
+        palette.setColor(QPalette::Base, Qt::white);
+        palette.setColor(QPalette::Text, ink::text);
+        palette.setColor(QPalette::PlaceholderText, ink::muted);
+        palette.setColor(QPalette::Highlight, ink::accent);
+        palette.setColor(QPalette::Link, ink::accent);
+        QFont font = printFont(10.5);
+        font.setPixelSize(int(std::lround(10.5 * 96.0 / 72.0)));  // the writer's pixels are at 96 dpi
+        auto painter = std::make_shared<render::RopeChartPainter>(data, render::RopeChartStyle{font, palette});
+        const QSizeF size = QSizeF(painter->preferredSize()).scaled(std::min(m_body.width(), 520.0), 1e9,
+                                                                      Qt::KeepAspectRatio);
+        return {size.height(), kFigureGap, [this, painter, size](double top) {
+                    painter->paint(&m_p, QRectF(QPointF(m_body.left(), top), size));
+                }};
     }
 
     // --- figures -----------------------------------------------------------------------------------

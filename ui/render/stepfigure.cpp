@@ -30,6 +30,8 @@ QString stepTitle(core::Step step)
     case Step::WeightKey: return QCoreApplication::translate("Steps", "Key weights W_K");
     case Step::WeightValue: return QCoreApplication::translate("Steps", "Value weights W_V");
     case Step::WeightOutput: return QCoreApplication::translate("Steps", "Output weights W_O");
+    case Step::QueriesUnrotated: return QCoreApplication::translate("Steps", "Queries Q before the rotation");
+    case Step::KeysUnrotated: return QCoreApplication::translate("Steps", "Keys K before the rotation");
     }
     return {};
 }

@@ -50,11 +50,11 @@ QString biasTerm(const std::optional<core::Matrix>& bias, const QString& letter)
     return bias ? QStringLiteral(" + <i>b</i><sub>%1</sub>").arg(letter) : QString();
 }
 
-/** rich with the spaces around its operators (=, +, −, ÷, ·) made non-breaking: a narrow panel then wraps a
+/** rich with the spaces around its operators (=, +, −, ÷, ·, ←) made non-breaking: a narrow panel then wraps a
  *  formula between its equations and words, never inside one ("V = / X·W_V + b_V"). */
 QString unbrokenOperators(QString rich)
 {
-    for (const QChar op : {QChar(u'='), QChar(u'+'), QChar(u'−'), QChar(u'÷'), QChar(u'·')})
+    for (const QChar op : {QChar(u'='), QChar(u'+'), QChar(u'−'), QChar(u'÷'), QChar(u'·'), QChar(u'←')})
         rich.replace(QStringLiteral(" %1 ").arg(op), QStringLiteral("&nbsp;%1&nbsp;").arg(op));
     return rich;
 }
@@ -93,21 +93,74 @@ QString StepText::plainFormula() const
 
 namespace {
 
-QString layer1Details(const core::AttentionModel::Origin& origin)
+bool rotaryPositions(const core::AttentionModel& model)
 {
-    if (origin.layer == 2)  // one layer before it: not "layers 1 to 1"
-        return StepWording::tr("The residual stream entering layer 2 of %1 is the embeddings plus the output of layer "
-                               "1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
-            .arg(QString::fromStdString(origin.model));
-    return origin.layer == 1
-        ? StepWording::tr("In layer 1 the residual stream is the token embedding plus the position embedding of "
-                          "%1; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
-              .arg(QString::fromStdString(origin.model))
-        : StepWording::tr("The residual stream entering layer %1 of %2 is the embeddings plus the outputs of layers "
-                          "1 to %3; LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.")
-              .arg(origin.layer)
-              .arg(QString::fromStdString(origin.model))
-              .arg(origin.layer - 1);
+    return model.options.positionalEncoding == core::PositionalEncoding::Rotary;
+}
+
+/** What the layer's norm does to each row, in one sentence after the stream's. */
+QString normSentence(const core::AttentionModel::Origin& origin)
+{
+    return origin.norm == "RMSNorm"
+        ? StepWording::tr(" RMSNorm divides each row by its root mean square, then multiplies it by its learnt gain.")
+        : StepWording::tr(" LayerNorm gives each row mean 0 and variance 1, then its learnt gain and bias.");
+}
+
+QString layer1Details(const core::AttentionModel& model)
+{
+    const core::AttentionModel::Origin& origin = *model.origin;
+    const QString name = QString::fromStdString(origin.model);
+    const bool rotary = rotaryPositions(model);
+    QString stream;
+    if (origin.layer == 1)
+        stream = rotary ? StepWording::tr("In layer 1 the residual stream is the token embedding of %1 alone.").arg(name)
+                        : StepWording::tr("In layer 1 the residual stream is the token embedding plus the position "
+                                          "embedding of %1.")
+                              .arg(name);
+    else if (origin.layer == 2)  // one layer before it: not "layers 1 to 1"
+        stream = StepWording::tr("The residual stream entering layer 2 of %1 is the embeddings plus the output of "
+                                 "layer 1.")
+                     .arg(name);
+    else
+        stream = StepWording::tr("The residual stream entering layer %1 of %2 is the embeddings plus the outputs of "
+                                 "layers 1 to %3.")
+                     .arg(origin.layer)
+                     .arg(name)
+                     .arg(origin.layer - 1);
+    return stream + normSentence(origin)
+        + (rotary ? StepWording::tr(" No position is added to X: step 2 turns each query and key by its position "
+                                    "(rotary positions).")
+                  : QString());
+}
+
+/** Step 2's words on the options of SPEC §6: q/k norm, rotary positions, shared K/V heads (empty without them). */
+QString headOptionsDetails(const core::AttentionModel& model)
+{
+    QString s;
+    if (model.options.qkNorm)
+        s += StepWording::tr(" Each head's q and k rows are then divided by their root mean square and multiplied "
+                             "by a learnt gain (q/k norm).");
+    if (rotaryPositions(model)) {
+        const int dr = core::rotaryWidth(model);
+        s += StepWording::tr(" Then each query and key is turned by its position p: the pair of dimensions (i, i + "
+                             "%1) by the angle p·θ_i, with θ_i = %2^(−2i/%3); ")
+                 .arg(dr / 2)
+                 .arg(number(model.options.ropeTheta))
+                 .arg(dr)
+            + (dr < model.dK() ? StepWording::tr("the last %1 of the %2 dimensions stay as they are. ")
+                                     .arg(model.dK() - dr)
+                                     .arg(model.dK())
+                               : QString())
+            + StepWording::tr("Turning both by their positions makes q_i·k_j depend on how far apart the two tokens "
+                              "are, not on where they stand.");
+    }
+    if (model.kvHeads() != model.heads())
+        s += StepWording::tr(" The %1 query heads share %2 K/V heads: every %3 query heads read the same keys and "
+                             "values.")
+                 .arg(model.heads())
+                 .arg(model.kvHeads())
+                 .arg(model.heads() / model.kvHeads());
+    return s;
 }
 
 }  // namespace
@@ -130,10 +183,18 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
         if (model.origin) {
             // A layer of a real model: X is what reaches this layer, normalised (ln_1).
             s.title = tr("Residual stream → X");
-            s.formula = tr("<i>X</i> = LayerNorm(residual stream entering layer %1)").arg(model.origin->layer);
-            s.explanation = tr("Each token's row is what the layers before this one made of it (token and position "
-                               "embeddings plus every earlier layer's output), normalised by this layer's LayerNorm.");
-            s.details = layer1Details(*model.origin);
+            s.formula = tr("<i>X</i> = %1(residual stream entering layer %2)")
+                            .arg(QString::fromStdString(model.origin->norm))
+                            .arg(model.origin->layer);
+            s.explanation = rotaryPositions(model)
+                ? tr("Each token's row is what the layers before this one made of it (its token embedding plus every "
+                     "earlier layer's output), normalised by this layer's %1. Positions enter in step 2, as turns "
+                     "of q and k.")
+                      .arg(QString::fromStdString(model.origin->norm))
+                : tr("Each token's row is what the layers before this one made of it (token and position "
+                     "embeddings plus every earlier layer's output), normalised by this layer's %1.")
+                      .arg(QString::fromStdString(model.origin->norm));
+            s.details = layer1Details(model);
             break;
         }
         s.explanation = tr("Each token is a row of numbers. The model only ever sees these numbers: "
@@ -155,9 +216,19 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
                  " &nbsp;&nbsp; <i>V</i> = <i>X</i>·<i>W</i><sub>V</sub>%3")
                   .arg(biasTerm(model.bq, QStringLiteral("Q")), biasTerm(model.bk, QStringLiteral("K")),
                        biasTerm(model.bv, QStringLiteral("V")));
+        if (model.options.qkNorm)
+            s.formula += tr(" &nbsp;&nbsp; <i>q</i>, <i>k</i> ← RMSNorm(<i>q</i>), RMSNorm(<i>k</i>)");
+        if (rotaryPositions(model))
+            s.formula += tr(" &nbsp;&nbsp; <i>q</i>′<sub>i</sub> = <i>q</i><sub>i</sub>·cos(<i>p</i>·θ<sub>i</sub>) − "
+                            "<i>q</i><sub>i+d/2</sub>·sin(<i>p</i>·θ<sub>i</sub>), and the same for <i>k</i>");
         s.shape = tr("Q, K: n × d_k · V: n × d_v");
         s.explanation = tr("Three weight matrices turn every token into three new rows: a query (what it looks for), "
-                           "a key (what it offers to be found by) and a value (what it passes on).");
+                           "a key (what it offers to be found by) and a value (what it passes on).")
+            + (rotaryPositions(model) ? tr(" Then each query and key is turned by an angle that grows with its "
+                                           "position, so a score depends on how far apart two tokens are.")
+                                      : QString());
+        if (rotaryPositions(model))
+            s.note = tr("Rotary positions: q and k are turned by their positions before the scores are taken.");
         s.details = tr("Three weight matrices turn every row of X into three new rows. The query q_i says what token i "
                        "is looking for, the key k_j what token j offers, and the value v_j what token j passes on when "
                        "it is attended to.")
@@ -166,7 +237,8 @@ StepText StepWording::step(int n, const core::AttentionModel& model)
                          .arg(model.heads())
                    : QString())
             + (hasBias ? tr(" Each product then gets its bias added, one row b that is the same for every token.")
-                       : QString());
+                       : QString())
+            + headOptionsDetails(model);
         break;
     case 3:
         s.title = tr("Scores");
@@ -313,6 +385,40 @@ QString StepWording::overallFormula(const core::AttentionModel& model)
     if (model.options.temperature != 1.0)
         scaled += tr(" ÷ <i>T</i>");
     return unbrokenOperators(tr("<i>Z</i> = softmax(%1)·<i>V</i>").arg(scaled));
+}
+
+QString StepWording::positionsFact(const core::AttentionModel& model)
+{
+    switch (model.options.positionalEncoding) {
+    case core::PositionalEncoding::Sinusoidal: return tr("sinusoidal positional encoding");
+    case core::PositionalEncoding::Rotary:
+        return tr("rotary positions (θ = %1, %2 of %3 dimensions turned)")
+            .arg(number(model.options.ropeTheta))
+            .arg(core::rotaryWidth(model))
+            .arg(model.dK());
+    case core::PositionalEncoding::None: break;
+    }
+    return tr("no positional encoding");
+}
+
+QStringList StepWording::headOptionFacts(const core::AttentionModel& model)
+{
+    QStringList facts;
+    if (model.kvHeads() != model.heads())
+        facts << tr("%1 K/V heads shared by %2 query heads").arg(model.kvHeads()).arg(model.heads());
+    if (model.options.qkNorm)
+        facts << tr("q/k norm");
+    return facts;
+}
+
+QString StepWording::kvHeadLabel(const core::AttentionModel& model, int head)
+{
+    if (model.kvHeads() == model.heads() || model.kvHeads() <= 0)
+        return {};
+    const int group = model.heads() / model.kvHeads();
+    const int kv = head / group;
+    return group == 1 ? QString()
+                      : tr("K/V head %1 · query heads %2–%3").arg(kv + 1).arg(kv * group + 1).arg(kv * group + group);
 }
 
 QString StepWording::queryName(int query, const QString& token)

@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QString>
+#include <QStringList>
 
 namespace render {
 
@@ -48,6 +49,14 @@ public:
 
     /** The whole computation in one formula (rich text), e.g. Z = softmax(Q·Kᵀ ÷ √d_k)·V. */
     static QString overallFormula(const core::AttentionModel& model);
+    /** How positions enter, as a short fact: "rotary positions (θ = 10000, 8 of 8 dimensions turned)",
+     *  "sinusoidal positional encoding" or "no positional encoding" (the report's and handout's options). */
+    static QString positionsFact(const core::AttentionModel& model);
+    /** The options of SPEC §6 beside the positions, one short fact each: shared K/V heads, q/k norm. */
+    static QStringList headOptionFacts(const core::AttentionModel& model);
+    /** With shared K/V heads, the K/V head query head `head` (0-based) reads and the query heads sharing it:
+     *  "K/V head 2 · query heads 3–4"; empty when every head has its own. */
+    static QString kvHeadLabel(const core::AttentionModel& model, int head);
     /** "query 2 “cat”", the name of one query (0-based index) of the slides and the panel. */
     static QString queryName(int query, const QString& token);
 };

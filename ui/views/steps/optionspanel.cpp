@@ -4,8 +4,10 @@
 #include "ui/views/widgets/inlinemessage.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
+#include "ui/render/stepwording.h"
 
 #include "core/attention/edit.h"
+#include "core/formats/numbertext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -45,6 +47,18 @@ QSpinBox* dimensionBox(int maximum, const QString& name)
     return box;
 }
 
+/** A box of a number option: what it takes when the typing ends (one undo step), not at every key. */
+QDoubleSpinBox* numberBox(const QString& name, double lo, double hi, int decimals, double step)
+{
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setRange(lo, hi);
+    box->setDecimals(decimals);
+    box->setSingleStep(step);
+    box->setKeyboardTracking(false);
+    return box;
+}
+
 }  // namespace
 
 int OptionsPanel::sliderPosition(double temperature)
@@ -79,12 +93,7 @@ void OptionsPanel::createControls()
     m_temperatureSlider->setRange(0, sliderSteps);
     m_temperatureSlider->setPageStep(sliderSteps / 20);
     m_temperatureSlider->setSingleStep(sliderSteps / 100);
-    m_temperature = new QDoubleSpinBox;
-    m_temperature->setObjectName(QStringLiteral("temperatureBox"));
-    m_temperature->setRange(0.01, 100.0);
-    m_temperature->setDecimals(2);
-    m_temperature->setSingleStep(0.05);
-    m_temperature->setKeyboardTracking(false);
+    m_temperature = numberBox(QStringLiteral("temperatureBox"), 0.01, 100.0, 2, 0.05);
 
     m_mask = new QComboBox;
     m_mask->setObjectName(QStringLiteral("maskBox"));
@@ -94,8 +103,14 @@ void OptionsPanel::createControls()
     m_encoding->setObjectName(QStringLiteral("encodingBox"));
     m_encoding->addItem(QString(), int(core::PositionalEncoding::None));
     m_encoding->addItem(QString(), int(core::PositionalEncoding::Sinusoidal));
+    m_encoding->addItem(QString(), int(core::PositionalEncoding::Rotary));
+    m_ropeTheta = numberBox(QStringLiteral("ropeThetaBox"), 1.0, 1e8, 0, 1000);
+    m_rotaryFraction = numberBox(QStringLiteral("rotaryFractionBox"), 0.05, 1.0, 2, 0.05);
+    m_qkNorm = new QCheckBox;
+    m_qkNorm->setObjectName(QStringLiteral("qkNormBox"));
 
     m_heads = dimensionBox(core::Limits::maxHeads, QStringLiteral("headsBox"));
+    m_kvHeads = dimensionBox(core::Limits::maxHeads, QStringLiteral("kvHeadsBox"));
     m_dModel = dimensionBox(core::Limits::maxDModel, QStringLiteral("dModelBox"));
     m_dk = dimensionBox(core::Limits::maxWidth, QStringLiteral("dkBox"));
     m_dv = dimensionBox(core::Limits::maxWidth, QStringLiteral("dvBox"));
@@ -103,7 +118,9 @@ void OptionsPanel::createControls()
     m_outputProjection->setObjectName(QStringLiteral("outputProjectionBox"));
     m_dOut = dimensionBox(core::Limits::maxWidth, QStringLiteral("dOutBox"));
     // What a box takes is an undo step of the document's: Ctrl+Z undoes that step, not the box's typing.
-    const std::initializer_list<QAbstractSpinBox*> boxes = {m_temperature, m_heads, m_dModel, m_dk, m_dv, m_dOut};
+    const std::initializer_list<QAbstractSpinBox*> boxes = {m_temperature, m_ropeTheta, m_rotaryFraction, m_heads,
+                                                            m_kvHeads,     m_dModel,    m_dk,             m_dv,
+                                                            m_dOut};
     for (QAbstractSpinBox* box : boxes)
         routeUndoToDocument(box, m_document->undoStack());
     m_dOutLabel = new QLabel;
@@ -128,15 +145,19 @@ QFormLayout* OptionsPanel::scoresForm()
     auto* scores = new QFormLayout;
     scores->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     scores->addRow(m_scale);
-    m_temperatureLabel = new QLabel;
-    m_temperatureLabel->setBuddy(m_temperature);
-    scores->addRow(m_temperatureLabel, temperatureRow);
-    m_maskLabel = new QLabel;
-    m_maskLabel->setBuddy(m_mask);
-    scores->addRow(m_maskLabel, m_mask);
-    m_positionsLabel = new QLabel;
-    m_positionsLabel->setBuddy(m_encoding);
-    scores->addRow(m_positionsLabel, m_encoding);
+    // each row's label, its buddy the control (the label's text comes with retranslate())
+    const auto labelled = [scores](QLabel*& label, QWidget* buddy, auto field) {
+        label = new QLabel;
+        label->setBuddy(buddy);
+        scores->addRow(label, field);
+    };
+    labelled(m_temperatureLabel, m_temperature, temperatureRow);
+    labelled(m_maskLabel, m_mask, m_mask);
+    labelled(m_positionsLabel, m_encoding, m_encoding);
+    labelled(m_ropeThetaLabel, m_ropeTheta, m_ropeTheta);
+    labelled(m_rotaryFractionLabel, m_rotaryFraction, m_rotaryFraction);
+    scores->addRow(m_qkNorm);
+    m_scoresForm = scores;
     return scores;
 }
 
@@ -150,6 +171,9 @@ QFormLayout* OptionsPanel::dimensionsForm()
         m_dimLabels[i]->setBuddy(dimBoxes[i]);
         dims->addRow(m_dimLabels[i], dimBoxes[i]);
     }
+    m_kvHeadsLabel = new QLabel;
+    m_kvHeadsLabel->setBuddy(m_kvHeads);
+    dims->insertRow(1, m_kvHeadsLabel, m_kvHeads);  // under the heads it divides
     dims->addRow(m_outputProjection);
     dims->addRow(m_dOutLabel, m_dOut);
     return dims;
@@ -205,7 +229,15 @@ void OptionsPanel::retranslate()
     m_mask->setItemText(1, tr("Causal (no looking ahead)"));
     m_encoding->setItemText(0, tr("None"));
     m_encoding->setItemText(1, tr("Sinusoidal"));
-    m_encoding->setToolTip(tr("Adds sin/cos of the position to X (Vaswani et al., 2017)"));
+    m_encoding->setItemText(2, tr("Rotary (RoPE)"));
+    m_encoding->setToolTip(tr("Sinusoidal adds sin/cos of the position to X (Vaswani et al., 2017); rotary turns each "
+                              "head's q and k by their position (Su et al., 2021)"));
+    m_ropeThetaLabel->setText(tr("Rotary &base θ"));
+    m_ropeTheta->setToolTip(tr("The base of the rotary angles: pair i of a row at position p turns by p·θ^(−2i/d_r)"));
+    m_rotaryFractionLabel->setText(tr("&Rotated share"));
+    m_rotaryFraction->setToolTip(tr("The share of each head's d_k dimensions that turns (GPT-NeoX turns a quarter)"));
+    m_qkNorm->setText(tr("q/k norm (RMS-normalise each head's q and k)"));
+    m_qkNorm->setToolTip(tr("Divides each q and k row by its root mean square before the rotation, as Qwen3 does"));
     m_outputProjection->setText(tr("Output projection W_O"));
     m_outputProjection->setToolTip(tr("output = concat · W_O; off: output = concat"));
     m_temperatureLabel->setText(tr("T&emperature"));
@@ -213,6 +245,9 @@ void OptionsPanel::retranslate()
     m_positionsLabel->setText(tr("&Positions"));
     m_dimLabels[0]->setText(tr("&Heads"));
     m_dimLabels[1]->setText(tr("d_m&odel"));
+    m_kvHeadsLabel->setText(tr("K/V hea&ds"));
+    m_kvHeads->setToolTip(tr("Query heads share K and V in groups (grouped-query attention): W_K and W_V have the "
+                             "columns of this many heads. It must divide the heads."));
     m_dimLabels[2]->setText(tr("d_&k per head"));
     m_dimLabels[3]->setText(tr("d_&v per head"));
     m_dOutLabel->setText(tr("d_o&ut"));
@@ -242,9 +277,29 @@ void OptionsPanel::connectControls()
     connect(m_encoding, &QComboBox::activated, this, [this](int index) {
         core::Options o = m_document->model().options;
         o.positionalEncoding = core::PositionalEncoding(m_encoding->itemData(index).toInt());
-        m_document->setOptions(o);
+        applyOptions(o);
+    });
+    // θ and the rotated share: each value a box takes is one undo step
+    for (const auto& [box, field] : {std::pair{m_ropeTheta, &core::Options::ropeTheta},
+                                     std::pair{m_rotaryFraction, &core::Options::rotaryFraction}})
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this, field = field](double value) {
+            core::Options o = m_document->model().options;
+            if (o.*field == value)
+                return;
+            o.*field = value;
+            applyOptions(o);
+        });
+    connect(m_qkNorm, &QCheckBox::toggled, this, [this](bool on) {
+        core::Options o = m_document->model().options;
+        o.qkNorm = on;
+        applyOptions(o);
     });
     connect(m_heads, &QSpinBox::valueChanged, this, &OptionsPanel::headsChanged);
+    connect(m_kvHeads, &QSpinBox::valueChanged, this, [this](int kvHeads) {
+        QString error;
+        const bool done = m_document->setKvHeads(kvHeads, &error);
+        settle(done, error);
+    });
     for (QSpinBox* box : {m_dModel, m_dk, m_dv})
         connect(box, &QSpinBox::valueChanged, this, &OptionsPanel::applyDimensions);
     connect(m_dOut, &QSpinBox::valueChanged, this, &OptionsPanel::applyOutputWidth);
@@ -281,18 +336,17 @@ void OptionsPanel::syncFromDocument()
     m_controlsArea->setVisible(!fixed);
     m_fixedNote->setVisible(fixed);
     if (fixed)
-        m_fixedNote->setText(
-            tr("Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, W_O and "
-               "the four biases, the causal mask, the division by √d_k and temperature 1; its positions are in the "
-               "residual stream already.")
-                .arg(m_document->shownLayer() + 1)
-                .arg(m_document->layerCount())
-                .arg(modelName(m_document->modelSession()->folder()))
-                .arg(m.dModel())
-                .arg(m.heads())
-                .arg(m.dK()));
+        m_fixedNote->setText(fixedNote(m));
     const QSignalBlocker b1(m_scale), b2(m_temperatureSlider), b3(m_temperature), b4(m_mask), b5(m_encoding),
-        b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection), b11(m_dOut);
+        b6(m_heads), b7(m_dModel), b8(m_dk), b9(m_dv), b10(m_outputProjection), b11(m_dOut), b12(m_ropeTheta),
+        b13(m_rotaryFraction), b14(m_qkNorm), b15(m_kvHeads);
+    m_kvHeads->setValue(m.kvHeads());
+    const bool rotary = m.options.positionalEncoding == core::PositionalEncoding::Rotary;
+    m_scoresForm->setRowVisible(m_ropeTheta, rotary);
+    m_scoresForm->setRowVisible(m_rotaryFraction, rotary);
+    m_ropeTheta->setValue(m.options.ropeTheta);
+    m_rotaryFraction->setValue(m.options.rotaryFraction);
+    m_qkNorm->setChecked(m.options.qkNorm);
     m_scale->setChecked(m.options.scale);
     if (!m_temperatureSlider->isSliderDown())
         m_temperatureSlider->setValue(sliderPosition(m.options.temperature));
@@ -306,6 +360,50 @@ void OptionsPanel::syncFromDocument()
     m_outputProjection->setChecked(m.wo.has_value());
     m_dOut->setEnabled(m.wo.has_value());
     m_dOut->setValue(m.wo ? int(m.wo->cols()) : m.dModel());
+}
+
+QString OptionsPanel::fixedNote(const core::AttentionModel& m) const
+{
+    // What the checkpoint fixes, as it is: only the biases it has, K/V heads when they are shared, its positions.
+    QStringList fixes;
+    fixes << (m.wo ? tr("W_O") : tr("no W_O"));
+    QStringList biases;
+    for (const auto& [bias, name] : {std::pair{&m.bq, "b_Q"}, std::pair{&m.bk, "b_K"}, std::pair{&m.bv, "b_V"},
+                                     std::pair{&m.bo, "b_O"}})
+        if (*bias)
+            biases << QString::fromLatin1(name);
+    if (!biases.isEmpty())
+        fixes << tr("the biases %1").arg(biases.join(QStringLiteral(", ")));
+    fixes << render::StepWording::headOptionFacts(m);  // shared K/V heads, q/k norm
+    fixes << tr("the causal mask, the division by √d_k and temperature 1");
+    const QString positions = m.options.positionalEncoding == core::PositionalEncoding::Rotary
+        ? tr("Its positions are rotary (θ = %1), turning %2 of the %3 dimensions of each q and k.")
+              .arg(QString::fromStdString(core::formatNumber(m.options.ropeTheta)))
+              .arg(core::rotaryWidth(m))
+              .arg(m.dK())
+        : tr("Its positions are learnt embeddings, in the residual stream already.");
+    return tr("Layer %1 of %2 of %3: d_model %4, %5 heads of d_k = d_v = %6. The checkpoint fixes these, %7. %8")
+        .arg(m_document->shownLayer() + 1)
+        .arg(m_document->layerCount())
+        .arg(modelName(m_document->modelSession()->folder()))
+        .arg(m.dModel())
+        .arg(m.heads())
+        .arg(m.dK())
+        .arg(fixes.join(tr(", ")), positions);
+}
+
+void OptionsPanel::applyOptions(const core::Options& options)
+{
+    // Refused here, with its reason, rather than shown as an error of the session: a share of d_k too narrow to turn.
+    core::AttentionModel after = m_document->model();
+    after.options = options;
+    if (const auto error = core::validateShapes(after)) {
+        m_message->showMessage(tr("Not changed: %1").arg(QString::fromStdString(*error)));
+        syncFromDocument();
+        return;
+    }
+    m_message->showMessage(QString());
+    m_document->setOptions(options);
 }
 
 void OptionsPanel::setTemperature(double t)
@@ -373,7 +471,13 @@ void OptionsPanel::headsChanged(int heads)
 void OptionsPanel::applyOutputWidth(int dOut)
 {
     QString error;
-    if (!m_document->setOutputWidth(dOut, &error)) {
+    const bool done = m_document->setOutputWidth(dOut, &error);
+    settle(done, error);
+}
+
+void OptionsPanel::settle(bool done, const QString& error)
+{
+    if (!done) {
         m_message->showMessage(tr("Not changed: %1").arg(error));
         syncFromDocument();
         return;

@@ -12,6 +12,11 @@ class QScrollArea;
 class QSlider;
 class QSpinBox;
 
+namespace core {
+struct AttentionModel;
+struct Options;
+}
+
 namespace ui {
 
 class Document;
@@ -50,6 +55,10 @@ private:
     /** Each control's change as an undo step of the document's, and the document's changes back to the controls. */
     void connectControls();
     void syncFromDocument();
+    /** A model session's note: what its checkpoint fixes of the shown layer. */
+    QString fixedNote(const core::AttentionModel& m) const;
+    /** Sets the document's options as one undo step, or says why not when the model could not be computed with them. */
+    void applyOptions(const core::Options& options);
     void setTemperature(double t);
     void sliderMoved(int position);
     void sliderReleased();
@@ -57,6 +66,8 @@ private:
     /** The number of heads changed: offers d_k = d_v = d_model / h when h divides d_model. */
     void headsChanged(int heads);
     void applyOutputWidth(int dOut);
+    /** After a change the document took (done) or refused: the refusal and its reason shown, the controls set back. */
+    void settle(bool done, const QString& error);
 
     Document* m_document;
     QCheckBox* m_scale;
@@ -64,7 +75,15 @@ private:
     QDoubleSpinBox* m_temperature;
     QComboBox* m_mask;
     QComboBox* m_encoding;
+    QDoubleSpinBox* m_ropeTheta;      ///< rotary: θ
+    QDoubleSpinBox* m_rotaryFraction; ///< rotary: the share of d_k that turns
+    QCheckBox* m_qkNorm;
+    QLabel* m_ropeThetaLabel = nullptr;
+    QLabel* m_rotaryFractionLabel = nullptr;
+    QFormLayout* m_scoresForm = nullptr;
     QSpinBox* m_heads;
+    QSpinBox* m_kvHeads;  ///< K/V heads, dividing the heads
+    QLabel* m_kvHeadsLabel = nullptr;
     QSpinBox* m_dModel;
     QSpinBox* m_dk;
     QSpinBox* m_dv;

@@ -3,6 +3,7 @@
 #include "ui/views/widgets/flowlayout.h"
 #include "ui/views/widgets/querychooser.h"
 #include "ui/views/steps/stepblock.h"
+#include "ui/views/steps/ropechartwidget.h"
 #include "ui/views/widgets/wrappedlabel.h"
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
@@ -91,8 +92,11 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
     // The blocks of each step; titles, formulas and captions are set in the current language below.
     const std::vector<std::vector<StepTableModel*>> steps = {
         {new StepTableModel(document, view, core::Step::X, this)},
+        // Q, K, V; with rotary positions Q and K also as they were before the turn (shown before each, below)
         {new StepTableModel(document, view, core::Step::Queries, this), new StepTableModel(document, view, core::Step::Keys, this),
-         new StepTableModel(document, view, core::Step::Values, this)},
+         new StepTableModel(document, view, core::Step::Values, this),
+         new StepTableModel(document, view, core::Step::QueriesUnrotated, this),
+         new StepTableModel(document, view, core::Step::KeysUnrotated, this)},
         {new StepTableModel(document, view, core::Step::Scores, this)},
         {new StepTableModel(document, view, core::Step::ScaledScores, this)},
         {new StepTableModel(document, view, core::Step::Weights, this)},
@@ -105,6 +109,14 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
             addBlock(s, m, QString());
     }
     column->addStretch();
+    // 3 · with rotary positions, what the distance does to one query's score
+    m_ropeChart = new RopeChartWidget(document, view);
+    m_steps[2].row->addWidget(m_ropeChart);
+    // Q before the turn, Q′, K before the turn, K′, V
+    for (const auto [block, place] : {std::pair{stepQUnrotated, 0}, std::pair{stepKUnrotated, 2}}) {
+        m_steps[1].row->removeWidget(m_steps[1].blocks[block]);
+        m_steps[1].row->insertWidget(place, m_steps[1].blocks[block]);
+    }
 
     m_scroll = new QScrollArea(this);
     m_scroll->setWidget(container);
@@ -135,9 +147,6 @@ StepsPanel::StepsPanel(Document* document, ViewState* view, QWidget* parent)
         m_precision->setToolTip(tr("Decimals of every number shown; hover a number for its exact arithmetic"));
         m_scroll->setAccessibleName(tr("The seven steps"));
         m_steps[0].blocks[0]->setCaption(tr("<i>X</i>"));
-        m_steps[1].blocks[0]->setCaption(tr("<i>Q</i>"));
-        m_steps[1].blocks[1]->setCaption(tr("<i>K</i>"));
-        m_steps[1].blocks[2]->setCaption(tr("<i>V</i>"));
         m_steps[2].blocks[0]->setCaption(tr("query ↓ · key →"));
         m_steps[3].blocks[0]->setCaption(tr("scaled scores"));
         m_steps[4].blocks[0]->setCaption(tr("attention weights"));
@@ -275,12 +284,25 @@ void StepsPanel::refresh()
     }
     const int query = std::clamp(m_view->selectedQuery(), 0, std::max(0, trace->n() - 1));
 
-    // 2 · Q, K, V: one shape when they agree.
+    // 2 · Q, K, V: one shape when they agree; with rotary positions Q and K before and after the turn; with shared
+    // K/V heads, K and V named by the query heads that read them.
     const std::vector<StepBlock*>& qkv = m_steps[1].blocks;
-    if (shapeOf(qkv[0]) == shapeOf(qkv[2]))
-        changeText(m_steps[1].shape, shapeOf(qkv[0]));
+    StepBlock* const q = qkv[stepQ];
+    StepBlock* const v = qkv[stepV];
+    if (shapeOf(q) == shapeOf(v))
+        changeText(m_steps[1].shape, shapeOf(q));
     else
-        changeText(m_steps[1].shape, tr("Q, K: %1 · V: %2").arg(shapeOf(qkv[0]), shapeOf(qkv[2])));
+        changeText(m_steps[1].shape, tr("Q, K: %1 · V: %2").arg(shapeOf(q), shapeOf(v)));
+    const bool rotary = model.options.positionalEncoding == core::PositionalEncoding::Rotary;
+    qkv[stepQUnrotated]->setVisible(rotary);
+    qkv[stepKUnrotated]->setVisible(rotary);
+    const QString shared = render::StepWording::kvHeadLabel(model, qkv[stepK]->model()->head());
+    const QString sharedTail = shared.isEmpty() ? QString() : tr(" · %1").arg(shared.toHtmlEscaped());
+    qkv[stepQUnrotated]->setCaption(tr("<i>Q</i> before the turn"));
+    qkv[stepKUnrotated]->setCaption(tr("<i>K</i> before the turn") + sharedTail);
+    q->setCaption(rotary ? tr("<i>Q</i>′ turned by position") : tr("<i>Q</i>"));
+    qkv[stepK]->setCaption((rotary ? tr("<i>K</i>′ turned by position") : tr("<i>K</i>")) + sharedTail);
+    v->setCaption(tr("<i>V</i>") + sharedTail);
 
     // 4 · scale: hidden when skipped.
     m_steps[3].blocks.front()->setVisible(!skipped);

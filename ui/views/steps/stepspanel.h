@@ -17,6 +17,7 @@ namespace ui {
 class FlowLayout;
 
 class Document;
+class RopeChartWidget;
 class StepBlock;
 class StepTableModel;
 class ViewState;
@@ -33,11 +34,16 @@ public:
     QString stepFormula(int number) const;
     QString stepShape(int number) const;
     std::vector<StepBlock*> stepBlocks(int number) const;
+    /** Step 3's chart of the score over the distance (shown with rotary positions only). */
+    RopeChartWidget* ropeChart() const { return m_ropeChart; }
     /** Decimals of every table (0–6). */
     int precision() const;
     void setPrecision(int decimals);
 
 private:
+    /** Step 2's blocks (shown as Q before the turn, Q′, K before the turn, K′, V). */
+    enum { stepQ, stepK, stepV, stepQUnrotated, stepKUnrotated };
+
     struct StepWidgets {
         QLabel* title = nullptr;
         QLabel* formula = nullptr;
@@ -61,6 +67,7 @@ private:
     QScrollArea* m_scroll = nullptr;
     QVBoxLayout* m_column = nullptr;  ///< the steps, one under the other
     std::vector<StepWidgets> m_steps;
+    RopeChartWidget* m_ropeChart = nullptr;
 };
 
 }  // namespace ui
