@@ -197,6 +197,7 @@ private slots:
     void sliderDragIsOneUndoStep();
     void refusedDimensionsAreShown();
     void saveThenOpenReproducesTheSession();
+    void aSavedFileKeepsTheChosenHeadAndQuery();
     void droppedFileOpens();
     void brokenFileLeavesTheDocumentUntouched();
     void aRecentEntryThatIsGoneLeavesTheList();
@@ -903,6 +904,39 @@ void TestMainWindow::saveThenOpenReproducesTheSession()
     QCOMPARE(core::serializeSession(other.document()->plainSession()->fileSession()),
              core::serializeSession(w.document()->plainSession()->fileSession()));
     QCOMPARE(other.tokenBar()->lineEdit()->text(), w.document()->tokenText());
+}
+
+void TestMainWindow::aSavedFileKeepsTheChosenHeadAndQuery()
+{
+    ui::MainWindow& w = *m_window;
+    QVERIFY(w.loadPreset(QStringLiteral("multi-head")));
+    QTRY_VERIFY(w.document()->trace() && w.document()->trace()->model->heads() == 2);
+    w.viewState()->setHead(1);
+    w.viewState()->setSelectedQuery(2);
+    const QString path = m_dir.filePath(QStringLiteral("view.json"));
+    QString error;
+    QVERIFY2(w.saveFile(path, &error), qPrintable(error));
+
+    ui::MainWindow other;
+    QVERIFY2(other.openFile(path, &error), qPrintable(error));
+    QTRY_COMPARE(other.viewState()->head(), 1);
+    QTRY_COMPARE(other.viewState()->selectedQuery(), 2);
+    QVERIFY(!other.document()->session().extras().contains("view"));  // the window's, not the session's
+
+    // a view that does not fit the session (a head it lacks) is left out; the rest still applies
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString());
+    file.close();
+    QCOMPARE(j["view"]["head"].get<int>(), 2);
+    j["view"] = {{"head", 99}, {"query", 3}};
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QByteArray::fromStdString(j.dump()));
+    file.close();
+    ui::MainWindow third;
+    QVERIFY2(third.openFile(path, &error), qPrintable(error));
+    QTRY_COMPARE(third.viewState()->selectedQuery(), 2);
+    QCOMPARE(third.viewState()->head(), 0);
 }
 
 void TestMainWindow::droppedFileOpens()

@@ -386,9 +386,9 @@ bool Document::openFile(const QString& path, QString* error)
     return true;
 }
 
-bool Document::saveFile(const QString& path, QString* error)
+bool Document::saveFile(const QString& path, QString* error, const nlohmann::json& extra)
 {
-    const std::string text = m_session->serializing(path, m_filePath)();
+    const std::string text = m_session->serializing(path, m_filePath, extra)();
     QString reason;
     if (!render::replaceFile(path, QByteArray::fromStdString(text), &reason)) {
         const QString why = tr("%1: saving failed: %2").arg(path, reason);

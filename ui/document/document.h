@@ -150,7 +150,7 @@ public:
      *  is loaded on this thread (the window loads one on a worker, see ModelLoader). */
     bool openFile(const QString& path, QString* error);
     /** Saves atomically; on failure the old file is intact, the document stays modified. */
-    bool saveFile(const QString& path, QString* error);
+    bool saveFile(const QString& path, QString* error, const nlohmann::json& extra = nlohmann::json::object());
 
     /** Blocks until the current model's trace is ready or the model is refused (tests and the
      *  command line). Returns false when timeoutMs (negative: no limit) ran out first. */

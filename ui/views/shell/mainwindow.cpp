@@ -58,7 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
     const QString iconPath = QStringLiteral(":/icons/attention-explorer.svg");
     setWindowIcon(QFile::exists(iconPath) ? QIcon(iconPath) : QIcon::fromTheme(QStringLiteral("attention-explorer")));
 
-    m_session = new SessionController(m_document, this, [this] { return dialogParent(); });
+    m_session = new SessionController(m_document, m_viewState, this, [this] { return dialogParent(); });
     m_heatmap = new HeatmapWidget(m_document, m_viewState);
     setCentralWidget(m_heatmap);
     createDocks();

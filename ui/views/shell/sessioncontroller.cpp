@@ -9,6 +9,8 @@
 #include "ui/views/teaching/presetnames.h"
 #include "ui/document/autosave.h"
 #include "ui/document/document.h"
+#include "ui/document/viewstate.h"
+#include "core/attention/trace.h"
 #include "ui/i18n/language.h"
 
 #include <QAction>
@@ -61,8 +63,9 @@ QString sessionFilter()
 
 }  // namespace
 
-SessionController::SessionController(Document* document, QMainWindow* window, std::function<QWidget*()> dialogParent)
-    : QObject(window), m_document(document), m_window(window), m_dialogParent(std::move(dialogParent)),
+SessionController::SessionController(Document* document, ViewState* view, QMainWindow* window,
+                                     std::function<QWidget*()> dialogParent)
+    : QObject(window), m_document(document), m_view(view), m_window(window), m_dialogParent(std::move(dialogParent)),
       m_autosave(new Autosave(document, Autosave::defaultFolder(), Autosave::defaultIntervalMs, this))
 {
     connect(m_document, &Document::modifiedChanged, this, [this](bool modified) {
@@ -91,10 +94,15 @@ bool SessionController::openFile(const QString& path, QString* error)
     const QString absolute = QFileInfo(path).absoluteFilePath();
     if (auto* model = std::get_if<core::ModelSession>(&*read)) {
         // A model session: its checkpoint loads on a worker, the window stays live.
-        if (!openModelSession(*model, absolute, error))
+        restoreViewWhenComputed(model->extras);
+        if (!openModelSession(*model, absolute, error)) {
+            disconnect(m_restoreView);
             return false;
+        }
     } else {
-        m_document->loadSession(std::get<core::Session>(*read), absolute);
+        core::Session& session = std::get<core::Session>(*read);
+        restoreViewWhenComputed(session.extras);
+        m_document->loadSession(session, absolute);
     }
     addRecentFile(m_document->filePath());
     showStatus(tr("Opened %1").arg(QFileInfo(path).fileName()));
@@ -209,9 +217,41 @@ void SessionController::updateRecentModelsMenu()
         tr("No recent models"), false);
 }
 
+nlohmann::json SessionController::savedView() const
+{
+    return {{"view", {{"head", m_view->head() + 1}, {"query", m_view->selectedQuery() + 1}}}};
+}
+
+void SessionController::restoreViewWhenComputed(nlohmann::json& extras)
+{
+    disconnect(m_restoreView);
+    if (!extras.is_object() || !extras.contains("view"))
+        return;
+    // The view is the window's, not the session's: the document keeps the rest of the extras.
+    const nlohmann::json view = extras["view"];
+    extras.erase("view");
+    if (!view.is_object())
+        return;
+    const auto index = [&view](const char* key) -> std::int64_t {
+        const auto it = view.find(key);
+        return it != view.end() && it->is_number_integer() ? it->get<std::int64_t>() - 1 : -1;
+    };
+    const std::int64_t head = index("head"), query = index("query");
+    m_restoreView = connect(m_document, &Document::traceChanged, this,
+                            [this, head, query](const std::shared_ptr<const core::Trace>& trace) {
+                                disconnect(m_restoreView);
+                                if (!trace)
+                                    return;
+                                if (head >= 0 && head < trace->model->heads())
+                                    m_view->setHead(int(head));
+                                if (query >= 0 && query < trace->model->n())
+                                    m_view->setSelectedQuery(int(query));
+                            });
+}
+
 bool SessionController::saveFile(const QString& path, QString* error)
 {
-    if (!m_document->saveFile(path, error))
+    if (!m_document->saveFile(path, error, savedView()))
         return false;
     addRecentFile(m_document->filePath());
     showStatus(tr("Saved %1").arg(QFileInfo(path).fileName()));

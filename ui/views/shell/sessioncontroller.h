@@ -2,9 +2,12 @@
 /** SessionController: the window's session files. Opening, saving, the recent files, a dropped file,
  *  presets, recovery of an autosaved session and the prompts about unsaved changes. */
 
+#include <QMetaObject>
 #include <QObject>
 #include <QString>
 #include <QStringList>
+
+#include <nlohmann/json.hpp>
 
 #include <functional>
 
@@ -21,13 +24,16 @@ namespace ui {
 
 class Autosave;
 class Document;
+class ViewState;
 
 class SessionController : public QObject {
     Q_OBJECT
 public:
     /** Works on document for window (which shows its status messages and parents its file dialogs);
-     *  message boxes go to dialogParent(), which may be another window while it covers this one. */
-    SessionController(Document* document, QMainWindow* window, std::function<QWidget*()> dialogParent);
+     *  message boxes go to dialogParent(), which may be another window while it covers this one. A session file
+     *  keeps view's head and query beside the session, and gives them back when it is opened. */
+    SessionController(Document* document, ViewState* view, QMainWindow* window,
+                      std::function<QWidget*()> dialogParent);
     ~SessionController() override;
 
     /** The autosave of this session (every 30 s or so while there are unsaved changes). */
@@ -123,14 +129,21 @@ private:
     void updateRecentModelsMenu();
     /** Loads a model session on a worker (ModelLoader) into the document; false with error when refused. */
     bool openModelSession(const core::ModelSession& session, const QString& sessionPath, QString* error);
+    /** The head and query a file keeps ("view": {"head", "query"}, from 1; SPEC §2 lets the program add keys). */
+    nlohmann::json savedView() const;
+    /** Takes the view out of a file's extras and gives it back once the opened session's first trace arrives
+     *  (what does not fit that session is left as it is). */
+    void restoreViewWhenComputed(nlohmann::json& extras);
 
     Document* m_document;
+    ViewState* m_view;
     QMainWindow* m_window;
     std::function<QWidget*()> m_dialogParent;
     Autosave* m_autosave;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_recentModelsMenu = nullptr;
     bool m_recovered = false;  ///< the document came from an autosave and is not saved yet
+    QMetaObject::Connection m_restoreView;  ///< waits for the trace of a file just opened
 };
 
 }  // namespace ui
