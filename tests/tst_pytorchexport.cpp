@@ -49,7 +49,7 @@ for path in sys.argv[1:]:
         out["inputs"][b] = [plain(g[b])] if g[b] is not None else None
     out["temperature"] = g["temperature"]
     for k in ("Q_unrotated", "K_unrotated"):
-        out[k] = heads(g[k]) if g["rotary"] else None
+        out[k] = heads(g[k]) if g.get("rotary_dims", 0) > 0 else None
     result[path] = out
 print(json.dumps(result))
 )PY";
