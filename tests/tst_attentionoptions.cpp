@@ -138,7 +138,7 @@ bool sameTrace(const Trace& a, const Trace& b)
 {
     auto same = [](const Matrix& x, const Matrix& y) {
         return x.rows() == y.rows() && x.cols() == y.cols()
-            && std::memcmp(x.data(), y.data(), sizeof(double) * std::size_t(x.size())) == 0;
+            && (x.size() == 0 || std::memcmp(x.data(), y.data(), sizeof(double) * std::size_t(x.size())) == 0);
     };
     if (a.headCount() != b.headCount() || !same(a.x(), b.x()) || !same(a.concat, b.concat) || !same(a.output, b.output))
         return false;
