@@ -145,6 +145,13 @@ private slots:
                                                     {0, core::ModelWeight::Output, q - 1, 3, -2.5f}};
         compareWithCore(*freshPass(folder, edits, {}));
         QVERIFY(doc().modelSession()->prediction().edited);
+        // The overview marks every query head reading the edited K/V head (the last group), W_O's last row's head
+        // being among them, and no head of another layer.
+        const auto grid = doc().modelSession()->grid();
+        const int group = shape.heads / shape.kvHeads;
+        for (int l = 0; l < grid->layers; ++l)
+            for (int h = 0; h < grid->heads; ++h)
+                QCOMPARE(grid->isEdited(l, h), l == 0 && h >= shape.heads - group);
 
         QVERIFY(doc().zeroHead(1));
         QVERIFY(doc().waitForModel(60000));
@@ -156,6 +163,7 @@ private slots:
         QVERIFY(doc().waitForModel(60000));
         QVERIFY(!doc().modelSession()->isEdited());
         compareWithCore(*freshPass(folder, {}, {}));
+        QVERIFY(doc().modelSession()->grid()->edited.empty());
     }
 };
 

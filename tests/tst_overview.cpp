@@ -75,6 +75,15 @@ QImage paintOverview(const render::OverviewPainter& overview, QSize size)
     return image;
 }
 
+/** A grid source that builds make(version) for the version *state holds when the overview asks. */
+template <typename Make>
+ui::OverviewWidget::GridSource versionedGrid(std::shared_ptr<int> state, Make make)
+{
+    return [state, make]() -> ui::OverviewWidget::GridJob {
+        return [version = *state, make] { return std::make_shared<const render::AttentionGrid>(make(version)); };
+    };
+}
+
 /** The colour a quarter of the way along the line from query i to key j, as HeadLinesPainter lays it out
  *  (not half way: there the lines i → j and j → i cross). */
 QRgb midpoint(const QImage& image, const render::HeadLinesPainter& painter, int i, int j)
@@ -305,9 +314,7 @@ private slots:
         };
         ui::Document document;
         ui::OverviewWidget overview(&document);
-        overview.setGridSource([state, make]() -> ui::OverviewWidget::GridJob {
-            return [version = *state, make] { return std::make_shared<const render::AttentionGrid>(make(version)); };
-        });
+        overview.setGridSource(versionedGrid(state, make));
         overview.resize(500, 600);
         overview.show();
         QVERIFY(QTest::qWaitForWindowExposed(&overview));
@@ -331,6 +338,84 @@ private slots:
         // The first layer's cells are the old picture's.
         const QRect first = overview.cellRect(0, 0).toAlignedRect();
         QCOMPARE(after.copy(first), before.copy(first));
+    }
+
+    /** An edited head is framed dashed in the edit colour; moving the edit to another layer draws again only what
+     *  changed, and that picture is the one a whole drawing gives: no frame is left behind, none is cut. */
+    void anEditedHeadIsFramedAndTheFrameFollowsTheEdit()
+    {
+        auto state = std::make_shared<int>(0);
+        const auto make = [](int version) {
+            render::AttentionGrid grid;
+            grid.layers = 3;
+            grid.heads = 3;
+            grid.causal = true;
+            grid.tokens = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+            core::Matrix w(3, 3);
+            w << 1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5;
+            for (int k = 0; k < 9; ++k) {
+                grid.cells.push_back(w);
+                grid.descriptors.push_back(core::describeHead(w, true));
+            }
+            // version 1: heads 2 and 3 of layer 3 (a shared K/V head's group); version 2: head 1 of layer 1
+            if (version > 0) {
+                grid.edited.assign(9, false);
+                if (version == 1)
+                    grid.edited[7] = grid.edited[8] = true;
+                else
+                    grid.edited[0] = true;
+            }
+            return grid;
+        };
+        ui::Document document;
+        ui::OverviewWidget overview(&document);
+        overview.setGridSource(versionedGrid(state, make));
+        overview.resize(560, 640);
+        overview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overview));
+        QTRY_VERIFY(overview.grid());
+        overview.finishPreparing();
+        // Pixels of the edit colour within a cell's ring, outside the cell itself.
+        const auto framed = [&](const QImage& image, int layer, int head) {
+            const qreal ratio = image.devicePixelRatio();
+            const QRectF c = overview.cellRect(layer, head);
+            const QRect inner = QRectF(c.topLeft() * ratio, c.size() * ratio).toAlignedRect();
+            const int reach = int(std::lround(3 * ratio));  // within the ring the layout keeps, short of a neighbour's
+            const QRect ring = inner.adjusted(-reach, -reach, reach, reach);
+            const QColor edit = render::OverviewPainter::editedColour;
+            int count = 0;
+            for (int y = ring.top(); y <= ring.bottom(); ++y)
+                for (int x = ring.left(); x <= ring.right(); ++x)
+                    if (!inner.contains(x, y) && distance(image.pixel(x, y), edit.rgb()) < 60)
+                        ++count;
+            return count;
+        };
+        const auto whole = [&](int version) {
+            QImage image(overview.picture().size(), QImage::Format_ARGB32_Premultiplied);
+            image.setDevicePixelRatio(overview.picture().devicePixelRatio());
+            image.fill(overview.figureStyle().palette.color(QPalette::Base));
+            QPainter painter(&image);
+            render::OverviewPainter(std::make_shared<const render::AttentionGrid>(make(version)), overview.figureStyle())
+                .paint(&painter, QRectF(QPointF(0, 0), QSizeF(overview.size())));
+            return image;
+        };
+        const QImage plain = overview.picture();
+        for (int l = 0; l < 3; ++l)
+            for (int h = 0; h < 3; ++h)
+                QCOMPARE(framed(plain, l, h), 0);
+        for (int version : {1, 2}) {
+            *state = version;
+            overview.refresh();
+            overview.finishPreparing();
+            const QImage after = overview.picture();
+            QCOMPARE(after, whole(version));
+            for (int l = 0; l < 3; ++l)
+                for (int h = 0; h < 3; ++h)
+                    QVERIFY2((framed(after, l, h) > 0) == overview.grid()->isEdited(l, h),
+                             qPrintable(QStringLiteral("layer %1 head %2, version %3").arg(l).arg(h).arg(version)));
+        }
+        QVERIFY(overview.cellText(0, 0).contains(QStringLiteral("weights edited")));
+        QVERIFY(!overview.cellText(2, 2).contains(QStringLiteral("weights edited")));
     }
 
     /** The chosen cell's outline covers nothing: no label, header or legend, and no other cell. */

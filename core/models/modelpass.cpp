@@ -84,4 +84,30 @@ int firstOverflowLayer(const std::vector<FloatMatrix>& streams, int position)
     return layers;
 }
 
+std::set<std::pair<int, int>> editedHeads(const ModelShape& shape, const std::vector<ModelEdit>& edits)
+{
+    std::set<std::pair<int, int>> heads;
+    const int dk = std::max(1, shape.headDim);
+    const int group = shape.kvHeads > 0 ? std::max(1, shape.heads / shape.kvHeads) : 1;
+    const auto add = [&](int layer, int first, int count) {
+        for (int h = first; h < std::min(first + count, shape.heads); ++h)
+            heads.emplace(layer, h);
+    };
+    for (const ModelEdit& e : edits) {
+        switch (e.weight) {
+        case ModelWeight::Query:
+        case ModelWeight::QueryBias: add(e.layer, e.col / dk, 1); break;
+        case ModelWeight::Key:
+        case ModelWeight::Value:
+        case ModelWeight::KeyBias:
+        case ModelWeight::ValueBias: add(e.layer, e.col / dk * group, group); break;
+        case ModelWeight::Output: add(e.layer, e.row / dk, 1); break;
+        case ModelWeight::QueryNorm:
+        case ModelWeight::KeyNorm: add(e.layer, 0, shape.heads); break;
+        case ModelWeight::OutputBias: break;
+        }
+    }
+    return heads;
+}
+
 } // namespace core

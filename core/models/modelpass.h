@@ -144,4 +144,9 @@ public:
  *  is not all finite in rows 0 … position, or the layer count when every one is: ModelPass::overflowLayer. */
 int firstOverflowLayer(const std::vector<FloatMatrix>& streams, int position);
 
+/** The heads (layer, head) whose attention or output an edit changes: a W_Q or query bias column its query head's, a
+ *  W_K/W_V or key/value bias column every query head that shares its K/V head, a W_O row its head's, a q/k norm
+ *  weight every head of the layer; the output bias belongs to no head. */
+std::set<std::pair<int, int>> editedHeads(const ModelShape& shape, const std::vector<ModelEdit>& edits);
+
 } // namespace core

@@ -75,6 +75,13 @@ AttentionGrid attentionGridFromModel(const core::ModelPass& pass, const QStringL
         for (const auto& [layer, head] : pass.ablations())
             grid.zeroed[std::size_t(layer * grid.heads + head)] = true;
     }
+    const std::set<std::pair<int, int>> edited = core::editedHeads(shape, pass.edits());
+    if (!edited.empty()) {
+        grid.edited.assign(std::size_t(grid.layers * grid.heads), false);
+        for (const auto& [layer, head] : edited)
+            if (layer < grid.layers && head < grid.heads)
+                grid.edited[std::size_t(layer * grid.heads + head)] = true;
+    }
     return grid;
 }
 
@@ -83,6 +90,12 @@ QString headCellLabel(const AttentionGrid& grid, int layer, int head)
     if (grid.isZeroed(layer, head))
         return QCoreApplication::translate("Overview", "zeroed");
     return headPatternLabel(grid.descriptor(layer, head).pattern);
+}
+
+QString headCellTitle(const AttentionGrid& grid, int layer, int head)
+{
+    const QString label = headCellLabel(grid, layer, head);
+    return grid.isEdited(layer, head) ? QCoreApplication::translate("Overview", "%1 · weights edited").arg(label) : label;
 }
 
 QString headPatternLabel(core::HeadPattern pattern)

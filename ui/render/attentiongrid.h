@@ -34,6 +34,9 @@ struct AttentionGrid {
     std::vector<core::HeadDescriptors> descriptors;
     /** The heads zeroed as a whole (Zero Head: their output reaches nothing), layers × heads; empty: none. */
     std::vector<bool> zeroed;
+    /** The heads whose weights are edited (core::editedHeads: a shared K/V weight marks its whole group), layers ×
+     *  heads; empty: none. */
+    std::vector<bool> edited;
     QString title;        ///< what the grid is of, e.g. the session's or the model's name
 
     int n() const { return int(tokens.size()); }
@@ -44,6 +47,7 @@ struct AttentionGrid {
         return descriptors[std::size_t(layer * heads + head)];
     }
     bool isZeroed(int layer, int head) const { return !zeroed.empty() && zeroed[std::size_t(layer * heads + head)]; }
+    bool isEdited(int layer, int head) const { return !edited.empty() && edited[std::size_t(layer * heads + head)]; }
 };
 
 /** The trace's heads as one layer: 1 × headCount. */
@@ -56,6 +60,8 @@ AttentionGrid attentionGridFromModel(const core::ModelPass& pass, const QStringL
 
 /** What a head's cell says under it: its pattern, or that it is zeroed, translated. */
 QString headCellLabel(const AttentionGrid& grid, int layer, int head);
+/** The same with what was done to it: "previous token · weights edited", translated. */
+QString headCellTitle(const AttentionGrid& grid, int layer, int head);
 
 /** The label of a head's pattern ("previous token", "first token / sink", …), translated. */
 QString headPatternLabel(core::HeadPattern pattern);

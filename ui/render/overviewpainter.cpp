@@ -31,14 +31,19 @@ QString titleText(const AttentionGrid& grid)
 
 QString captionText(const AttentionGrid& grid, ColourRange range)
 {
-    return QCoreApplication::translate("Overview", "layers: %1 · heads: %2 · tokens: %3 · colours: %4")
-        .arg(grid.layers)
-        .arg(grid.heads)
-        .arg(grid.n())
-        .arg(HeatmapRenderer::colourRangeCaption(range));
+    const QString caption = QCoreApplication::translate("Overview", "layers: %1 · heads: %2 · tokens: %3 · colours: %4")
+                                .arg(grid.layers)
+                                .arg(grid.heads)
+                                .arg(grid.n())
+                                .arg(HeatmapRenderer::colourRangeCaption(range));
+    if (std::find(grid.edited.begin(), grid.edited.end(), true) == grid.edited.end())
+        return caption;
+    return QCoreApplication::translate("Overview", "%1 · dashed: weights edited").arg(caption);
 }
 
 }  // namespace
+
+const QColor OverviewPainter::editedColour = QColor(0xE6, 0x61, 0x00);
 
 OverviewPainter::OverviewPainter(std::shared_ptr<const AttentionGrid> grid, OverviewStyle style)
     : m_grid(std::move(grid)), m_style(std::move(style))
@@ -137,7 +142,11 @@ OverviewPainter::Outline OverviewPainter::outline(int layer, int head, const QRe
 {
     if (layer < 0 || head < 0 || layer >= m_grid->layers || head >= m_grid->heads)
         return {};
-    const Layout l = layout(target);
+    return outline(layout(target), layer, head);
+}
+
+OverviewPainter::Outline OverviewPainter::outline(const Layout& l, int layer, int head)
+{
     // From 0.1 em (a whole pixel at least: none of the cell's edge pixels) to 0.3 em outside the cell, inside the
     // ring of 0.35 em that keeps the label and the header clear; the gaps beside and between the cells are wider.
     const double width = 0.2 * l.em, offset = std::max(1.0, 0.1 * l.em) + 0.5 * width;
@@ -187,7 +196,7 @@ HeatmapData OverviewPainter::labelledCellData(int layer, int head) const
     data.title = QCoreApplication::translate("Overview", "Layer %1 · head %2: %3")
                      .arg(layer + 1)
                      .arg(head + 1)
-                     .arg(headCellLabel(*m_grid, layer, head));
+                     .arg(headCellTitle(*m_grid, layer, head));
     return data;
 }
 
@@ -283,23 +292,38 @@ Eigen::Index OverviewPainter::paintLayers(QPainter* p, const Layout& l, const st
     for (int layer = 0; layer < m_grid->layers; ++layer) {
         if (!layers.empty() && !layers[std::size_t(layer)])
             continue;
+        // Whole pixels cleared first, each cell's with the room of its outline, so that a layer drawn again over an
+        // older picture blends its edges with the background exactly as a first drawing does.
+        const auto labelBoxOf = [&](const QRectF& cell) {
+            return QRectF(cell.left() - 0.4 * l.gap, cell.bottom() + l.ring, cell.width() + 0.8 * l.gap, l.labelH - l.ring);
+        };
+        p->save();
+        p->setRenderHint(QPainter::Antialiasing, false);
+        for (int h = 0; h < m_grid->heads; ++h) {
+            const Outline frame = outline(l, layer, h);
+            const double reach = 0.5 * frame.width + 1;
+            p->fillRect(frame.rect.adjusted(-reach, -reach, reach, reach).toAlignedRect(), m_style.palette.color(QPalette::Base));
+            p->fillRect(labelBoxOf(cellIn(l, layer, h)).toAlignedRect(), m_style.palette.color(QPalette::Base));
+        }
+        p->restore();
         for (int h = 0; h < m_grid->heads; ++h) {
             const QRectF cell = cellIn(l, layer, h);
-            const QRectF labelBox(cell.left() - 0.4 * l.gap, cell.bottom() + l.ring, cell.width() + 0.8 * l.gap,
-                                  l.labelH - l.ring);
-            // Whole pixels cleared first, so that a layer drawn again over an older picture blends its edges
-            // with the background exactly as a first drawing does.
-            p->save();
-            p->setRenderHint(QPainter::Antialiasing, false);
-            p->fillRect(cell.toAlignedRect().adjusted(-1, -1, 1, 1), m_style.palette.color(QPalette::Base));
-            p->fillRect(labelBox.toAlignedRect(), m_style.palette.color(QPalette::Base));
-            p->restore();
+            const QRectF labelBox = labelBoxOf(cell);
             renderer.setData(cellData(layer, h));
             p->save();
             p->translate(cell.topLeft());
             renderer.paint(p, origin);
             belowLogScale += renderer.colourScale().belowLogScale();
             p->restore();
+            if (m_grid->isEdited(layer, h)) {
+                // Dashed, where the chosen cell's solid outline goes: an edited head is told from the chosen one.
+                const Outline frame = outline(l, layer, h);
+                QPen pen(editedColour, frame.width, Qt::DashLine);
+                pen.setDashPattern({2.0, 1.5});
+                p->setPen(pen);
+                p->setBrush(Qt::NoBrush);
+                p->drawRect(frame.rect);
+            }
             // A label too long for its cell is left to the enlarged cell and the tooltip, not cut.
             const QString text = headCellLabel(*m_grid, layer, h);
             auto label = labels.find(text);

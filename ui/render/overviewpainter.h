@@ -45,6 +45,8 @@ public:
     void paintLayers(QPainter* painter, const QRectF& target, const std::vector<bool>& layers) const;
     /** The square of cell (layer, head) when painted into target; empty outside the grid. */
     QRectF cellRect(int layer, int head, const QRectF& target) const;
+    /** The colour of the dashed outline around an edited head. */
+    static const QColor editedColour;
     /** The outline that marks a chosen cell: its centre line and pen width. */
     struct Outline {
         QRectF rect;
@@ -79,6 +81,7 @@ private:
     Layout layout(const QRectF& target) const;
     Layout metrics(double scale) const;
     static QRectF cellIn(const Layout& l, int layer, int head);
+    static Outline outline(const Layout& l, int layer, int head);
     /** Returns the cells the log scale could not place, summed over the heatmaps painted. */
     Eigen::Index paintLayers(QPainter* painter, const Layout& l, const std::vector<bool>& layers) const;
 

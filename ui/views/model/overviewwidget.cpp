@@ -20,12 +20,14 @@ namespace {
 std::vector<bool> changedLayers(const render::AttentionGrid& before, const render::AttentionGrid& after)
 {
     if (before.layers != after.layers || before.heads != after.heads || before.tokens != after.tokens
-        || before.causal != after.causal || before.blockSide != after.blockSide || before.title != after.title)
+        || before.causal != after.causal || before.blockSide != after.blockSide || before.title != after.title
+        || before.edited.empty() != after.edited.empty())  // the caption says whether any head is edited
         return {};
     std::vector<bool> changed(std::size_t(after.layers), false);
     for (int l = 0; l < after.layers; ++l)
         for (int h = 0; h < after.heads && !changed[std::size_t(l)]; ++h)
-            changed[std::size_t(l)] = before.cell(l, h) != after.cell(l, h);
+            changed[std::size_t(l)] = before.cell(l, h) != after.cell(l, h) || before.isZeroed(l, h) != after.isZeroed(l, h)
+                || before.isEdited(l, h) != after.isEdited(l, h);
     return changed;
 }
 
@@ -261,7 +263,7 @@ QString OverviewWidget::cellText(int layer, int head) const
     return tr("Layer %1 · head %2: %3\n%4\nClick to show this head.")
         .arg(layer + 1)
         .arg(head + 1)
-        .arg(render::headPatternLabel(d.pattern), render::headDescriptorText(d));
+        .arg(render::headCellTitle(*m_grid, layer, head), render::headDescriptorText(d));
 }
 
 void OverviewWidget::setHover(std::optional<std::pair<int, int>> cell)
