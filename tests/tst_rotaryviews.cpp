@@ -14,6 +14,8 @@
 #include "ui/views/steps/ropechartwidget.h"
 #include "ui/views/steps/stepblock.h"
 #include "ui/views/steps/stepspanel.h"
+#include "ui/views/steps/walkthroughpanel.h"
+#include "ui/views/teaching/teachingslides.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -42,6 +44,12 @@ core::Matrix projected(const core::AttentionModel& m, const core::Matrix& w, con
     if (b)
         out.rowwise() += b->middleCols(block * d, d).row(0);
     return out;
+}
+
+/** Head 1's Q and K before the turn, as the definition has them. */
+std::pair<core::Matrix, core::Matrix> headQK(const core::AttentionModel& m)
+{
+    return {projected(m, m.wq, m.bq, 0, m.dK()), projected(m, m.wk, m.bk, 0, m.dK())};
 }
 
 /** Each row p of m turned by its position: pair (i, i + dr/2) by the angle p·θ^(−2i/dr). */
@@ -140,6 +148,87 @@ private slots:
         QVERIFY(!blocks[3]->isVisible());
         QVERIFY(!blocks[4]->isVisible());
         QVERIFY(!d.panel.stepFormula(2).contains(QStringLiteral("cos(")));
+    }
+
+    /** The slides of step 2 with rotary positions: Q, K, V as projected, then Q → Q′ and K → K′ with the turn's
+     *  arithmetic; without them one slide as before. */
+    void slidesShowTheTurnBeforeAndAfter()
+    {
+        RotaryDocument d;
+        QVERIFY(d.ready);
+        const core::AttentionModel& m = d.doc.model();
+        const int dr = core::rotaryWidth(m), query = 3;
+        const auto [q, k] = headQK(m);
+        const std::vector<render::Slide> slides = ui::buildSlides(*d.doc.trace(), 0, query);
+        std::vector<const render::Slide*> two;
+        for (const render::Slide& s : slides)
+            if (s.step == 2)
+                two.push_back(&s);
+        QCOMPARE(two.size(), std::size_t(2));
+        QVERIFY2(two[0]->title.endsWith(QStringLiteral("(1/2)")), qPrintable(two[0]->title));
+        QVERIFY2(two[1]->title.endsWith(QStringLiteral("(2/2)")), qPrintable(two[1]->title));
+        QCOMPARE(two[0]->matrices.size(), std::size_t(3));
+        COMPARE_MATRIX(two[0]->matrices[0].values, q, 1e-12);
+        COMPARE_MATRIX(two[0]->matrices[1].values, k, 1e-12);
+        const auto& turn = two[1]->matrices;
+        QCOMPARE(turn.size(), std::size_t(4));
+        QCOMPARE(turn[1].name, QStringLiteral("Q′"));
+        QCOMPARE(turn[3].name, QStringLiteral("K′"));
+        COMPARE_MATRIX(turn[0].values, q, 1e-12);
+        COMPARE_MATRIX(turn[1].values, turned(q, dr, 100), 1e-12);
+        COMPARE_MATRIX(turn[2].values, k, 1e-12);
+        COMPARE_MATRIX(turn[3].values, turned(k, dr, 100), 1e-12);
+        // q′(4,1) = q(4,1)·cos(3·θ₁) − q(4,2)·sin(3·θ₁), with θ₁ = 1: its numbers as the slide writes them
+        const QString first = two[1]->arithmetic.value(0);
+        QVERIFY2(first.startsWith(QStringLiteral("q′(4,1) = ")), qPrintable(first));
+        for (double v : {q(query, 0), q(query, 1), 3.0, turned(q, dr, 100)(query, 0)})
+            QVERIFY2(first.contains(render::slideNumber(std::abs(v), 4)), qPrintable(first));
+        QVERIFY(first.contains(QStringLiteral("cos(")));
+        QVERIFY(two[1]->arithmetic.join(QLatin1Char('\n')).contains(QStringLiteral("k′(4,1) = ")));
+
+        core::Options o = m.options;
+        o.positionalEncoding = core::PositionalEncoding::None;
+        d.doc.setOptions(o);
+        QVERIFY(d.doc.waitForTrace(10000));
+        const std::vector<render::Slide> plain = ui::buildSlides(*d.doc.trace(), 0, query);
+        QCOMPARE(std::count_if(plain.begin(), plain.end(), [](const render::Slide& s) { return s.step == 2; }), 1);
+    }
+
+    /** The walkthrough of a query first shows its turn and that of each key it reads, before → after. */
+    void walkthroughShowsTheTurnOfItsQueryAndKeys()
+    {
+        RotaryDocument d;
+        QVERIFY(d.ready);
+        const core::AttentionModel& m = d.doc.model();
+        const int dr = core::rotaryWidth(m), query = 3;
+        const auto [q, k] = headQK(m);
+        const core::Matrix qt = turned(q, dr, 100), kt = turned(k, dr, 100);
+        ui::WalkthroughPanel walkthrough(&d.doc, &d.view);
+        walkthrough.resize(700, 800);
+        walkthrough.show();
+        d.view.setSelectedQuery(query);
+        QCoreApplication::processEvents();
+        const QStringList lines = walkthrough.plainText().split(QLatin1Char('\n'));
+        const auto row = [&](const QString& name) {
+            for (const QString& line : lines)
+                if (line.startsWith(name))
+                    return line.split(QLatin1Char('\t'));
+            return QStringList();
+        };
+        const auto first = [](const QString& vector) {  // "[a, b, c]" → a, the minus as "−"
+            return vector.mid(1).section(QStringLiteral(", "), 0, 0).remove(QLatin1Char(']'));
+        };
+        const auto number = [](double v) { return QString::fromStdString(core::formatNumber(v, 4)).replace(QLatin1Char('-'), QChar(0x2212)); };
+        const QStringList qRow = row(QStringLiteral("q₄ (position 3)"));
+        QCOMPARE(qRow.size(), 3);
+        QCOMPARE(first(qRow[1]), number(q(query, 0)));
+        QCOMPARE(first(qRow[2]), number(qt(query, 0)));
+        for (int j = 0; j < m.n(); ++j) {
+            const QStringList kRow = row(QStringLiteral("k%1 (position %2)").arg(QString::fromStdString(core::subscript(j + 1))).arg(j));
+            QCOMPARE(kRow.size(), 3);
+            QCOMPARE(first(kRow[1]), number(k(j, 0)));
+            QCOMPARE(first(kRow[2]), number(kt(j, 0)));
+        }
     }
 
     void hoveringATurnedCellGivesItsArithmetic()

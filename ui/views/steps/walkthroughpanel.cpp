@@ -79,6 +79,47 @@ QLabel* heading(const QString& html, QWidget* parent)
     return label;
 }
 
+/** With rotary positions: step 2's turn for query i of head h and each key it may read, before → after, each
+ *  "after" with the arithmetic of its first cells on hover. Adds its lines to `lines`. */
+void addTurnTable(QVBoxLayout* column, QWidget* page, const core::Trace& trace, int h, int i, int precision,
+                  QStringList& lines)
+{
+    const core::AttentionModel& model = *trace.model;
+    const core::HeadTrace& ht = trace.heads[std::size_t(h)];
+    const QString title = WalkthroughPanel::tr("%1: turned by position").arg(render::StepWording::numberedTitle(2, model));
+    column->addWidget(heading(title.toHtmlEscaped(), page));
+    lines << title;
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(10);
+    grid->setVerticalSpacing(4);
+    const QStringList header{QString(), WalkthroughPanel::tr("before the turn"), WalkthroughPanel::tr("after the turn")};
+    for (int c = 0; c < header.size(); ++c)
+        grid->addWidget(heading(header[c].toHtmlEscaped(), page), 0, c);
+    lines << header.join(QLatin1Char('\t'));
+    const auto addRow = [&](int row, const QString& name, core::Step step, int token, const core::Matrix& before,
+                            const core::Matrix& after) {
+        QStringList tips;
+        for (int c = 0; c < int(after.cols()) && c < 4; ++c)
+            tips << QString::fromStdString(core::derive(trace, {step, h, token, c}).text(precision));
+        const QStringList line{name, vectorText(before.row(token), precision), vectorText(after.row(token), precision)};
+        grid->addWidget(cell(line[0], page), row, 0);
+        grid->addWidget(cell(line[1], page), row, 1);
+        grid->addWidget(cell(line[2], page, derivationTip(tips.join(QLatin1Char('\n')).toStdString())),
+                        row, 2);
+        lines << line.join(QLatin1Char('\t'));
+    };
+    const auto named = [](const char* letter, int token) {
+        const QString name = QString::fromUtf8(letter) + QString::fromStdString(core::subscript(token + 1));
+        return WalkthroughPanel::tr("%1 (position %2)").arg(name).arg(token);
+    };
+    addRow(1, named("q", i), core::Step::Queries, i, ht.queriesUnrotated, ht.queries);
+    // The keys the query reads: every one, or those up to it under the causal mask.
+    const int keys = std::min(model.options.mask == core::Mask::Causal ? i + 1 : trace.n(), WalkthroughPanel::maxKeys);
+    for (int j = 0; j < keys; ++j)
+        addRow(2 + j, named("k", j), core::Step::Keys, j, ht.keysUnrotated, ht.keys);
+    column->addLayout(grid);
+}
+
 }  // namespace
 
 WalkthroughPanel::WalkthroughPanel(Document* document, ViewState* view, QWidget* parent)
@@ -172,6 +213,9 @@ void WalkthroughPanel::build()
                              page);
     column->addWidget(intro);
     lines << intro->text();
+    const core::HeadTrace& ht = trace->heads[std::size_t(h)];
+    if (model.options.positionalEncoding == core::PositionalEncoding::Rotary && ht.queriesUnrotated.rows() == n)
+        addTurnTable(column, page, *trace, h, i, precision, lines);
 
     auto* grid = new QGridLayout;
     grid->setHorizontalSpacing(10);  // five columns in a dock of 400 px: every one shown, none scrolled to
@@ -191,7 +235,6 @@ void WalkthroughPanel::build()
     addHeading(6, tr("<i>w</i><sub>%1j</sub> · <i>v</i><sub>j</sub>").arg(i + 1));
     lines << header.join(QLatin1Char('\t'));
 
-    const core::HeadTrace& ht = trace->heads[std::size_t(h)];
     const int shown = std::min(n, maxKeys);
     for (int j = 0; j < shown; ++j) {
         const int row = j + 1;

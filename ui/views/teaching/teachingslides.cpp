@@ -97,6 +97,17 @@ QString line(const core::Derivation& d)
         return head + localizedDerivation(d.symbolic) + ops + QStringLiteral(" = ") + num(d.numeratorArg) + nums +
                QStringLiteral(" = ") + num(d.value);
     }
+    case Kind::Rotation:
+        if (d.terms.size() == 2) {
+            const QString angle = num(d.numeratorArg);
+            return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + factor(d.terms[0].a) +
+                   QStringLiteral("·cos(") + angle + QStringLiteral(")") +
+                   (d.partnerAdds ? QStringLiteral(" + ") : QStringLiteral(" − ")) + factor(d.terms[1].a) +
+                   QStringLiteral("·sin(") + angle + QStringLiteral(") = ") + num(d.value);
+        }
+        return head + num(d.value);
+    case Kind::Copy:
+        return head + localizedDerivation(d.symbolic) + QStringLiteral(" = ") + num(d.value);
     default:
         return head + num(d.value);
     }
@@ -280,16 +291,38 @@ std::vector<Slide> buildSlides(const core::Trace& trace, int head, int query)
         slides.push_back(s);
     }
     {
+        // With rotary positions the projections come first, then a slide of their turn: before → after.
+        const bool turned = trace.model->options.positionalEncoding == core::PositionalEncoding::Rotary
+            && ht.queriesUnrotated.rows() == n && ht.keysUnrotated.rows() == n;
+        const core::Matrix& queries = turned ? ht.queriesUnrotated : ht.queries;
+        const core::Matrix& keys = turned ? ht.keysUnrotated : ht.keys;
         Slide s = worded(2);
-        SlideMatrix qm = matrix(QStringLiteral("Q"), ht.queries, tokens, keyCols);
-        SlideMatrix km = matrix(QStringLiteral("K"), ht.keys, tokens, keyCols);
+        SlideMatrix qm = matrix(QStringLiteral("Q"), queries, tokens, keyCols);
+        SlideMatrix km = matrix(QStringLiteral("K"), keys, tokens, keyCols);
         SlideMatrix vm = matrix(QStringLiteral("V"), ht.values, tokens, valueCols);
         qm.highlightRow = km.highlightRow = vm.highlightRow = query;
         s.matrices = {qm, km, vm};
         s.operators = {QString(), QString()};
-        s.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()),
-                                   linesOfSums(int(trace.x().cols())));
-        slides.push_back(s);
+        s.arithmetic = derivations(trace, turned ? Step::QueriesUnrotated : Step::Queries, head, query,
+                                   int(queries.cols()), linesOfSums(int(trace.x().cols())));
+        if (turned) {
+            Slide r = worded(2);
+            s.title += QStringLiteral(" (1/2)");
+            r.title += QStringLiteral(" (2/2)");
+            r.explanation = Teaching::tr("Each query and key is turned by its position p: the pair of dimensions "
+                                         "(i, i + d/2) by the angle p·θ_i. The values are not turned.");
+            SlideMatrix qt = matrix(QStringLiteral("Q′"), ht.queries, tokens, keyCols);
+            SlideMatrix kt = matrix(QStringLiteral("K′"), ht.keys, tokens, keyCols);
+            qt.highlightRow = kt.highlightRow = query;
+            r.matrices = {qm, qt, km, kt};
+            r.operators = {QStringLiteral("→"), QString(), QStringLiteral("→")};
+            r.arithmetic = derivations(trace, Step::Queries, head, query, int(ht.queries.cols()), shownLines / 2)
+                + derivations(trace, Step::Keys, head, query, int(ht.keys.cols()), shownLines / 2);
+            slides.push_back(s);
+            slides.push_back(r);
+        } else {
+            slides.push_back(s);
+        }
     }
     {
         Slide s = worded(3);
