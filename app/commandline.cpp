@@ -2,6 +2,7 @@
 
 #include "core/attention/attention.h"
 #include "core/session/builtinmodel.h"
+#include "core/models/headdetector.h"
 #include "core/session/hubcache.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
@@ -633,6 +634,10 @@ render::AttentionGrid sourceGrid(const Source& source)
         for (const auto& t : source.session.model.tokens)
             tokens << QString::fromStdString(t);
         grid = render::attentionGridFromModel(*source.model->pass, tokens);
+        if (const auto scores = core::detectHeadsAsEdited(*source.model->pass)) {  // labels as the window's
+            grid.induction = scores->induction;
+            grid.duplicate = scores->duplicate;
+        }
     } else {
         grid = render::attentionGridFromTrace(core::compute(source.session.model));
     }

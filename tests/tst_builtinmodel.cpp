@@ -2,6 +2,7 @@
  *  induction head and a previous-token head, picks the right name in held-out stories, and copies far worse with its
  *  best induction head zeroed. The figures printed are the model card's (resources/models/builtin/MODEL_CARD.md). */
 
+#include "core/models/headdetector.h"
 #include "core/session/builtinmodel.h"
 #include "core/session/modelsession.h"
 
@@ -161,6 +162,26 @@ private slots:
         const auto [l, h] = best(m_copying.induction);
         qInfo("best induction head: layer %d head %d (%.3f)", l + 1, h + 1, m_copying.induction[l][h]);
         QVERIFY2(m_copying.induction[l][h] >= 0.5, "no head scores 0.5 as an induction head");
+    }
+
+    /** The overview's head detector (core/models/headdetector.h) finds the same induction head, and calls it one. */
+    void theHeadDetectorNamesTheInductionHead()
+    {
+        const auto pass = m_pass->freshPass();
+        std::string error;
+        QVERIFY(pass->setTokens(core::repeatedRandomTokens(*pass), error));
+        QVERIFY(pass->run());
+        const core::HeadDetection scores = core::detectHeads(*pass);
+        const int heads = pass->shape().heads;
+        std::vector<std::vector<double>> induction(std::size_t(pass->shape().layers));
+        for (std::size_t i = 0; i < scores.induction.size(); ++i)
+            induction[i / std::size_t(heads)].push_back(scores.induction[i]);
+        const auto [l, h] = best(induction);
+        qInfo("head detector: best induction head layer %d head %d (%.3f)", l + 1, h + 1, induction[l][h]);
+        QCOMPARE(std::pair(l, h), best(m_copying.induction));
+        QVERIFY(induction[l][h] >= 0.3);  // render::inductionLabelThreshold: the overview labels it "induction"
+        for (double v : induction[0])
+            QVERIFY(v < 0.3);  // the first layer has none
     }
 
     void hasAPreviousTokenHead()

@@ -4,6 +4,7 @@
  *  pass of the core alone with the same edits: the shown layer's weights, the prediction, the overview. */
 
 #include "core/attention/attention.h"
+#include "core/models/headdetector.h"
 #include "core/session/modelsession.h"
 #include "familycase.h"
 #include "isolation.h"
@@ -72,6 +73,19 @@ class TestFamilyWindow : public QObject {
         for (int l = 0; l < grid->layers; ++l)
             for (int h = 0; h < grid->heads; ++h)
                 QVERIFY(grid->cell(l, h) == fresh.attention(l, h).cast<double>());
+        // The head detector's scores: a pass of its own over the repeated random sequence, with the same edits.
+        const auto detector = fresh.freshPass();
+        std::string error;
+        QVERIFY(detector->setTokens(core::repeatedRandomTokens(*detector), error));
+        for (const core::ModelEdit& e : fresh.edits())
+            QVERIFY(detector->setEdit(e.layer, e.weight, e.row, e.col, e.value, error));
+        for (const auto& [layer, head] : fresh.ablations())
+            detector->setAblated(layer, head, true);
+        detector->run();
+        const core::HeadDetection scores = core::detectHeads(*detector);
+        QVERIFY(grid->hasDetection());
+        QCOMPARE(grid->induction, scores.induction);
+        QCOMPARE(grid->duplicate, scores.duplicate);
     }
 
 private slots:

@@ -133,6 +133,39 @@ private slots:
         QCOMPARE(a.pattern, b.pattern);
     }
 
+    /** The head detector's scores (TransformerLens's, error measure "mul") on the text [B a b c a b c]: Σ w·P / Σ w,
+     *  worked out here by hand from its patterns. */
+    void detectorScoresFollowTheirDefinition()
+    {
+        const std::vector<int> tokens{0, 5, 6, 7, 5, 6, 7};
+        using Weights = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        // Induction: the second copy's a, b, c look at the token after their earlier copy (b, c, the second a).
+        Weights induction = Weights::Zero(7, 7);
+        induction.col(0).setOnes();
+        for (int i : {4, 5, 6})
+            induction.row(i).setZero();
+        induction(4, 2) = 1;
+        induction(5, 3) = 1;
+        induction(6, 4) = 0.5f;  // half on its target, half on the first token
+        induction(6, 0) = 0.5f;
+        QCOMPARE(inductionScore(induction, tokens), 2.5 / 7);
+        QCOMPARE(duplicateTokenScore(induction, tokens), 0.0);
+        // Duplicate token: the second copy looks at its earlier copy itself.
+        Weights duplicate = Weights::Zero(7, 7);
+        duplicate.col(0).setOnes();
+        for (int i : {4, 5, 6}) {
+            duplicate(i, 0) = 0;
+            duplicate(i, i - 3) = 1;
+        }
+        QCOMPARE(duplicateTokenScore(duplicate, tokens), 3.0 / 7);
+        QCOMPARE(inductionScore(duplicate, tokens), 0.0);
+        // A previous-token head is an induction head only where a token follows its own copy: nowhere here.
+        QCOMPARE(inductionScore(previousTokenHead(7).cast<float>(), tokens), 0.0);
+        // The weights' sum is the denominator, not the count of rows.
+        QCOMPARE(inductionScore(2 * induction, tokens), 2.5 / 7);
+        QCOMPARE(inductionScore(Weights::Zero(7, 7), tokens), 0.0);
+    }
+
     void emptyAndOneToken()
     {
         QCOMPARE(describeHead(Matrix(0, 0), true).pattern, HeadPattern::Mixed);

@@ -87,4 +87,41 @@ HeadDescriptors describeHead(const Eigen::Ref<const Eigen::Matrix<float, Eigen::
     return describe(weights, causal);
 }
 
+namespace {
+
+/** Σ w·P / Σ w over the pattern that `matches(i, j)` draws. */
+template <typename Matches>
+double detectorScore(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
+                     Matches matches)
+{
+    double hit = 0, all = 0;
+    for (Eigen::Index i = 0; i < weights.rows(); ++i)
+        for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+            all += weights(i, j);
+            if (matches(i, j))
+                hit += weights(i, j);
+        }
+    return all != 0 ? hit / all : 0.0;
+}
+
+}  // namespace
+
+double duplicateTokenScore(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
+                           const std::vector<int>& tokens)
+{
+    const auto n = Eigen::Index(tokens.size());
+    return detectorScore(weights, [&](Eigen::Index i, Eigen::Index j) {
+        return j < i && i < n && tokens[std::size_t(j)] == tokens[std::size_t(i)];
+    });
+}
+
+double inductionScore(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
+                      const std::vector<int>& tokens)
+{
+    const auto n = Eigen::Index(tokens.size());
+    return detectorScore(weights, [&](Eigen::Index i, Eigen::Index j) {
+        return 1 <= j && j <= i && i < n && tokens[std::size_t(j - 1)] == tokens[std::size_t(i)];
+    });
+}
+
 }  // namespace core

@@ -5,6 +5,7 @@
 #include "core/tensor/matrix.h"
 
 #include <string>
+#include <vector>
 
 namespace core {
 
@@ -47,5 +48,15 @@ HeadDescriptors describeHead(MatrixCRef weights, bool causal);
 /** The same for a float matrix (a real model's attention), without a double copy. */
 HeadDescriptors describeHead(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
                              bool causal);
+
+/** The scores of TransformerLens's head detector (error measure "mul", nothing excluded): Σ_ij w_ij·P_ij / Σ_ij w_ij
+ *  for the n × n weights of a head over tokens (n ids), with P the detection pattern of the tokens. Duplicate token:
+ *  P_ij = 1 when j < i and token j is token i. Induction: P_ij = 1 when 1 ≤ j ≤ i and token j − 1 is token i (the
+ *  token after an earlier copy). On a random sequence said twice a perfect induction head scores about one half: the
+ *  first copy's queries have nothing to find. 0 when the weights sum to 0. */
+double duplicateTokenScore(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
+                           const std::vector<int>& tokens);
+double inductionScore(const Eigen::Ref<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>& weights,
+                      const std::vector<int>& tokens);
 
 }  // namespace core

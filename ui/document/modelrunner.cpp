@@ -15,8 +15,10 @@ ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(M
           [this]() -> LatestJob<ModelRunResult>::PostingJob {
               if (!m_forward)
                   return {};
-              return [forward = m_forward, unedited = m_unedited, request = m_snapshot()](
-                         const LatestJob<ModelRunResult>::Post& post) { return run(*forward, *unedited, request, post); };
+              return [forward = m_forward, unedited = m_unedited, detector = m_detector, request = m_snapshot()](
+                         const LatestJob<ModelRunResult>::Post& post) {
+                  return run(*forward, *unedited, *detector, request, post);
+              };
           },
           std::move(deliver), {}, LatestJob<ModelRunResult>::Posting{})
 {
@@ -28,6 +30,13 @@ void ModelRunner::reset(std::shared_ptr<core::ModelPass> forward)
     // A job in flight keeps its own passes alive; the next one starts on these.
     m_forward = std::move(forward);
     m_unedited = m_forward ? m_forward->freshPass() : nullptr;
+    m_detector = std::make_shared<Detector>();
+    if (m_forward) {
+        m_detector->pass = m_forward->freshPass();
+        std::string ignored;
+        if (!m_detector->pass->setTokens(core::repeatedRandomTokens(*m_detector->pass), ignored))
+            m_detector->pass.reset();  // too few positions for a sequence said twice: no scores
+    }
 }
 
 namespace {
@@ -59,7 +68,8 @@ Prediction predictionOf(const core::ModelPass& forward, const core::FloatMatrix&
 
 /** What the views see of the finished pass forward beside the prediction: the shown layer's model, when the request
  *  asks for it, checked and copied for the views, and the overview's grid. */
-void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunner::Request& request)
+void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunner::Request& request,
+              const core::HeadDetection& scores)
 {
     QStringList tokens;
     for (int id : forward.tokens())
@@ -71,8 +81,11 @@ void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunne
             if (request.wantLayer)
                 result.layer = core::shownLayerModel(forward, request.layer, request.modelName);
         } else {
-            result.grid = std::make_shared<const render::AttentionGrid>(
+            auto grid = std::make_shared<render::AttentionGrid>(
                 render::attentionGridFromModel(forward, tokens, render::gridCellSide, request.grid.get()));
+            grid->induction = scores.induction;
+            grid->duplicate = scores.duplicate;
+            result.grid = std::move(grid);
         }
     });
     if (result.layer) {
@@ -122,10 +135,23 @@ void setEdits(core::ModelPass& forward, const std::vector<core::ModelEdit>& want
     }
 }
 
+/** Brings the detector's pass to the request's edits and zeroed heads and scores it again when that changed it. */
+void detect(ModelRunner::Request const& request, core::ModelPass* pass, core::HeadDetection& scores)
+{
+    if (!pass)
+        return;
+    setEdits(*pass, request.edits);
+    setAblations(*pass, request.ablations);
+    if (pass->upToDate() && !scores.induction.empty())
+        return;
+    pass->run();
+    scores = core::detectHeads(*pass);
+}
+
 }  // namespace
 
-ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedited, const Request& request,
-                                const LatestJob<ModelRunResult>::Post& post)
+ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedited, Detector& detector,
+                                const Request& request, const LatestJob<ModelRunResult>::Post& post)
 {
     std::string ignored;
     if (forward.tokens() != request.ids)
@@ -149,6 +175,7 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
         forward.run();
         const core::FloatMatrix logits = forward.logitsAt(position);
         unedited.takeSharedLayers(forward);
+        detect(request, detector.pass.get(), detector.scores);  // a new text: the detector's work is done already
         std::shared_ptr<const render::AttentionGrid> grid;
         core::parallelFor(2, 2, [&](int task) {
             if (task == 1) {
@@ -157,7 +184,7 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
             }
             ModelRunResult first;
             first.prediction = predictionOf(forward, logits, position, true, nullptr);
-            addViews(first, forward, request);
+            addViews(first, forward, request, detector.scores);
             grid = first.grid;  // the comparison carries it too
             post(std::move(first));
         });
@@ -175,12 +202,18 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
             unedited.takeSharedLayers(forward);
         unedited.run();
     }
-    forward.run();
+    // The detector's pass beside this one: it has work only when the edits or zeroed heads changed.
+    core::parallelFor(2, 2, [&](int task) {
+        if (task == 0)
+            forward.run();
+        else
+            detect(request, detector.pass.get(), detector.scores);
+    });
     const core::FloatMatrix logits = forward.logitsAt(position);
     const core::FloatMatrix before = edited ? unedited.logitsAt(position) : core::FloatMatrix();
     ModelRunResult result;
     result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
-    addViews(result, forward, request);
+    addViews(result, forward, request, detector.scores);
     return result;
 }
 

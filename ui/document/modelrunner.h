@@ -3,6 +3,7 @@
 
 #include "latestjob.h"
 
+#include "core/models/headdetector.h"
 #include "core/models/modelpass.h"
 #include "ui/render/attentiongrid.h"
 
@@ -50,7 +51,7 @@ struct ModelRunResult {
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
- *  on the worker side, with and without the edits; a request hands over the ids, the edits, the layer and the
+ *  on the worker side, with and without the edits (and the head detector's, core/models/headdetector.h); a request hands over the ids, the edits, the layer and the
  *  position, and each pass redoes only what changed since its last run. When both passes have work (a new text
  *  with edits), the edited pass's result is posted first, and the comparison follows as the job's result. */
 class ModelRunner {
@@ -81,13 +82,20 @@ public:
     quint64 jobsStarted() const { return m_job.jobsStarted(); }
 
 private:
+    /** The overview's head detector: a third pass, over a repeated random sequence, with the same edits, and the
+     *  scores of its last run. */
+    struct Detector {
+        std::shared_ptr<core::ModelPass> pass;
+        core::HeadDetection scores;
+    };
     /** Runs request on the passes (the worker's side); post takes the edited pass's result when the pass without
      *  edits has work too. */
-    static ModelRunResult run(core::ModelPass& forward, core::ModelPass& unedited, const Request& request,
-                              const LatestJob<ModelRunResult>::Post& post);
+    static ModelRunResult run(core::ModelPass& forward, core::ModelPass& unedited, Detector& detector,
+                              const Request& request, const LatestJob<ModelRunResult>::Post& post);
 
     std::function<Request()> m_snapshot;
     std::shared_ptr<core::ModelPass> m_forward, m_unedited;
+    std::shared_ptr<Detector> m_detector;
     LatestJob<ModelRunResult> m_job;
 };
 

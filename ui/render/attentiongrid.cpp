@@ -89,6 +89,8 @@ QString headCellLabel(const AttentionGrid& grid, int layer, int head)
 {
     if (grid.isZeroed(layer, head))
         return QCoreApplication::translate("Overview", "zeroed");
+    if (grid.hasDetection() && grid.induction[std::size_t(layer * grid.heads + head)] >= inductionLabelThreshold)
+        return QCoreApplication::translate("Overview", "induction");
     return headPatternLabel(grid.descriptor(layer, head).pattern);
 }
 
@@ -115,6 +117,15 @@ QString headDescriptorText(const core::HeadDescriptors& d)
     const auto number = [](double v) { return displayNumber(v, 'f', 2); };
     return QCoreApplication::translate("Overview", "previous %1 · first %2 · self %3 · entropy %4")
         .arg(number(d.previousToken), number(d.firstToken), number(d.diagonal), number(d.meanEntropy));
+}
+
+QString headDetectionText(const AttentionGrid& grid, int layer, int head)
+{
+    if (!grid.hasDetection())
+        return {};
+    const std::size_t i = std::size_t(layer * grid.heads + head);
+    return QCoreApplication::translate("Overview", "induction %1 · duplicate token %2")
+        .arg(displayNumber(grid.induction[i], 'f', 2), displayNumber(grid.duplicate[i], 'f', 2));
 }
 
 }  // namespace render

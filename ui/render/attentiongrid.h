@@ -37,6 +37,9 @@ struct AttentionGrid {
     /** The heads whose weights are edited (core::editedHeads: a shared K/V weight marks its whole group), layers ×
      *  heads; empty: none. */
     std::vector<bool> edited;
+    /** The head detector's scores of each head on a repeated random sequence (core::detectHeads), layers × heads;
+     *  empty: not measured (a plain session, or too few positions). */
+    std::vector<double> induction, duplicate;
     QString title;        ///< what the grid is of, e.g. the session's or the model's name
 
     int n() const { return int(tokens.size()); }
@@ -48,6 +51,7 @@ struct AttentionGrid {
     }
     bool isZeroed(int layer, int head) const { return !zeroed.empty() && zeroed[std::size_t(layer * heads + head)]; }
     bool isEdited(int layer, int head) const { return !edited.empty() && edited[std::size_t(layer * heads + head)]; }
+    bool hasDetection() const { return induction.size() == std::size_t(layers * heads) && duplicate.size() == induction.size(); }
 };
 
 /** The trace's heads as one layer: 1 × headCount. */
@@ -58,7 +62,11 @@ AttentionGrid attentionGridFromTrace(const core::Trace& trace, int maxSide = gri
 AttentionGrid attentionGridFromModel(const core::ModelPass& pass, const QStringList& tokens,
                                      int maxSide = gridCellSide, const AttentionGrid* previous = nullptr);
 
-/** What a head's cell says under it: its pattern, or that it is zeroed, translated. */
+/** An induction score this large on the detector's sequence names the head an induction head: about 60 % of the
+ *  one half a perfect one reaches (core::inductionScore). */
+inline constexpr double inductionLabelThreshold = 0.3;
+
+/** What a head's cell says under it: that it is zeroed, an induction head, or its pattern, translated. */
 QString headCellLabel(const AttentionGrid& grid, int layer, int head);
 /** The same with what was done to it: "previous token · weights edited", translated. */
 QString headCellTitle(const AttentionGrid& grid, int layer, int head);
@@ -67,5 +75,8 @@ QString headCellTitle(const AttentionGrid& grid, int layer, int head);
 QString headPatternLabel(core::HeadPattern pattern);
 /** Its descriptors in one line: "previous 0.92 · first 0.03 · self 0.01 · entropy 0.31", translated. */
 QString headDescriptorText(const core::HeadDescriptors& d);
+/** The head detector's scores in one line, "induction 0.45 · duplicate token 0.02", translated; empty when the grid
+ *  has none. */
+QString headDetectionText(const AttentionGrid& grid, int layer, int head);
 
 }  // namespace render

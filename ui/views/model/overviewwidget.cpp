@@ -26,8 +26,8 @@ std::vector<bool> changedLayers(const render::AttentionGrid& before, const rende
     std::vector<bool> changed(std::size_t(after.layers), false);
     for (int l = 0; l < after.layers; ++l)
         for (int h = 0; h < after.heads && !changed[std::size_t(l)]; ++h)
-            changed[std::size_t(l)] = before.cell(l, h) != after.cell(l, h) || before.isZeroed(l, h) != after.isZeroed(l, h)
-                || before.isEdited(l, h) != after.isEdited(l, h);
+            changed[std::size_t(l)] = before.cell(l, h) != after.cell(l, h) || before.isEdited(l, h) != after.isEdited(l, h)
+                || render::headCellLabel(before, l, h) != render::headCellLabel(after, l, h);
     return changed;
 }
 
@@ -260,10 +260,13 @@ QString OverviewWidget::cellText(int layer, int head) const
     if (!m_grid || layer < 0 || head < 0 || layer >= m_grid->layers || head >= m_grid->heads)
         return {};
     const core::HeadDescriptors& d = m_grid->descriptor(layer, head);
+    QString descriptors = render::headDescriptorText(d);
+    if (const QString detection = render::headDetectionText(*m_grid, layer, head); !detection.isEmpty())
+        descriptors += QLatin1Char('\n') + tr("%1 (on a random sequence said twice)").arg(detection);
     return tr("Layer %1 · head %2: %3\n%4\nClick to show this head.")
         .arg(layer + 1)
         .arg(head + 1)
-        .arg(render::headCellTitle(*m_grid, layer, head), render::headDescriptorText(d));
+        .arg(render::headCellTitle(*m_grid, layer, head), descriptors);
 }
 
 void OverviewWidget::setHover(std::optional<std::pair<int, int>> cell)
@@ -292,7 +295,10 @@ void OverviewWidget::paintEnlarged(QPainter* p, int layer, int head)
     }
     // About three cells wide, at least 320 pixels, inside the widget, centred on the cell where it can be.
     const QFontMetricsF fm(font());
-    const double textH = fm.height() + 8;
+    QStringList lines{render::headDescriptorText(m_grid->descriptor(layer, head))};
+    if (const QString detection = render::headDetectionText(*m_grid, layer, head); !detection.isEmpty())
+        lines << detection;
+    const double textH = lines.size() * fm.height() + 8;
     const double w = std::min(std::max(320.0, 3.4 * cell.width()), width() - 8.0);
     const double h = std::min(0.9 * w + textH, height() - 8.0);
     QRectF box(0, 0, w, h);
@@ -306,8 +312,9 @@ void OverviewWidget::paintEnlarged(QPainter* p, int layer, int head)
     const QRectF figure(box.left() + 1, box.top() + 1, box.width() - 2, box.height() - textH - 1);
     m_enlarged->paint(p, figure);
     p->setPen(palette().color(QPalette::Text));
-    p->drawText(QRectF(box.left() + 6, figure.bottom(), box.width() - 12, textH), Qt::AlignCenter | Qt::TextSingleLine,
-                fm.elidedText(render::headDescriptorText(m_grid->descriptor(layer, head)), Qt::ElideRight, box.width() - 12));
+    for (int i = 0; i < lines.size(); ++i)
+        p->drawText(QRectF(box.left() + 6, figure.bottom() + 4 + i * fm.height(), box.width() - 12, fm.height()),
+                    Qt::AlignCenter | Qt::TextSingleLine, fm.elidedText(lines[i], Qt::ElideRight, box.width() - 12));
     p->restore();
 }
 
