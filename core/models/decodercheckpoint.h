@@ -4,8 +4,8 @@
  *  it, every value checked finite. The tokenizer is read elsewhere.
  *
  *  Weights stay as stored (F32, F16 or BF16) in the mapped files: nothing is widened at load. The forward pass
- *  widens a block of rows of a weight at a time (StoredTensor::rows), so a model of BF16 weights costs its 2 bytes
- *  per weight in memory. Matrices are nn.Linear's: out × in, so that y = x·Wᵀ + b for rows x.
+ *  reads BF16 and F32 rows as stored, widening them in registers (products.h: rowsProduct), and widens F16 a block
+ *  of rows at a time (StoredTensor::rowsAsFloat), so a model of BF16 weights costs its 2 bytes per weight in memory. Matrices are nn.Linear's: out × in, so that y = x·Wᵀ + b for rows x.
  *
  *  A loaded checkpoint never changes: any number of threads may read it at once. */
 

@@ -12,7 +12,14 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 namespace core {
 
@@ -260,6 +267,203 @@ void packedDoubleProduct(const double* a, std::ptrdiff_t lda, const PackedDouble
         dgemm(a, lda, b, ldb, false, c, ldc, m, cols, w.k);
 }
 
+/** rowsProduct(): c = a · wᵀ with w's rows read as stored, each entry a dot product of a row of a and a row of w. A
+ *  tile of MR rows of a by NR rows of w keeps MR · NR packets of partial sums in registers; the tile's rows of w (a
+ *  few KiB) stay in the first-level cache while every tile of a passes them. */
+namespace storedRows {
+
+using Index = std::ptrdiff_t;
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+/** Sixteen floats. */
+struct Lanes {
+    using V = __m512;
+    static constexpr Index width = 16;
+    static constexpr int mr = 4, nr = 6;  // 24 sums, 6 rows of w and a row of a: 31 of the 32 registers
+    static V zero() { return _mm512_setzero_ps(); }
+    static V load(const float* p) { return _mm512_loadu_ps(p); }
+    static V load(const std::uint16_t* p)
+    {
+        const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
+    }
+    /** The first count (< width) values, zeros after them; nothing past them is read. */
+    static V loadFirst(const float* p, Index count) { return _mm512_maskz_loadu_ps(__mmask16((1u << count) - 1), p); }
+    static V loadFirst(const std::uint16_t* p, Index count)
+    {
+        const __m256i half = _mm256_maskz_loadu_epi16(__mmask16((1u << count) - 1), p);
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
+    }
+    static V multiplyAdd(V x, V y, V z) { return _mm512_fmadd_ps(x, y, z); }
+    static float sum(V v)
+    {
+        const __m256 eight = _mm256_add_ps(_mm512_castps512_ps256(v),
+                                           _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+        const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+        return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+    }
+};
+#elif defined(__AVX2__) && defined(__FMA__)
+/** Eight floats. */
+struct Lanes {
+    using V = __m256;
+    static constexpr Index width = 8;
+    static constexpr int mr = 4, nr = 3;  // 12 sums, 3 rows of w and a row of a: 16 registers
+    static V zero() { return _mm256_setzero_ps(); }
+    static V load(const float* p) { return _mm256_loadu_ps(p); }
+    static V load(const std::uint16_t* p)
+    {
+        const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(half), 16));
+    }
+    template <typename T>
+    static V loadFirst(const T* p, Index count)
+    {
+        T part[width] = {};
+        std::memcpy(part, p, std::size_t(count) * sizeof(T));
+        return load(part);
+    }
+    static V multiplyAdd(V x, V y, V z) { return _mm256_fmadd_ps(x, y, z); }
+    static float sum(V v)
+    {
+        const __m128 four = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+        return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+    }
+};
+#else
+/** Eight floats as an array the compiler may vectorise; multiply and add apart (these levels have no FMA). */
+struct Lanes {
+    struct V {
+        float x[8];
+    };
+    static constexpr Index width = 8;
+    static constexpr int mr = 4, nr = 2;
+    static V zero() { return V{}; }
+    static V load(const float* p)
+    {
+        V v;
+        std::memcpy(v.x, p, sizeof v.x);
+        return v;
+    }
+    static V load(const std::uint16_t* p)
+    {
+        std::uint16_t half[8];
+        std::memcpy(half, p, sizeof half);  // the rows of a mapped file need not be aligned
+        V v;
+        for (int l = 0; l < 8; ++l) {
+            const std::uint32_t bits = std::uint32_t(half[l]) << 16;
+            std::memcpy(&v.x[l], &bits, 4);
+        }
+        return v;
+    }
+    template <typename T>
+    static V loadFirst(const T* p, Index count)
+    {
+        T part[width] = {};
+        std::memcpy(part, p, std::size_t(count) * sizeof(T));
+        return load(part);
+    }
+    static V multiplyAdd(V x, V y, V z)
+    {
+        for (int l = 0; l < 8; ++l)
+            z.x[l] = x.x[l] * y.x[l] + z.x[l];
+        return z;
+    }
+    static float sum(V v)
+    {
+        const float four[4] = {v.x[0] + v.x[4], v.x[1] + v.x[5], v.x[2] + v.x[6], v.x[3] + v.x[7]};
+        const float two[2] = {four[0] + four[2], four[1] + four[3]};
+        return two[0] + two[1];
+    }
+};
+#endif
+
+/** Depth of one block: its partial sums are added onto c before the next; the a rows of a block stay in the
+ *  second-level cache while the tiles pass them. */
+constexpr Index depthBlock = 2048;
+
+/** c[i][j] (= or +=) Σ over [k0, k1) of a[i][p] · w[j][p] for MR rows of a and NR rows of w. */
+template <int MR, int NR, typename W>
+void tile(const float* a, Index lda, const W* w, Index ldw, float* c, Index ldc, Index k0, Index k1, bool first)
+{
+    using V = typename Lanes::V;
+    V sums[MR][NR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+        for (int j = 0; j < NR; ++j)
+            sums[i][j] = Lanes::zero();
+    const auto step = [&](Index p, auto load) {
+        V rows[NR];
+#pragma GCC unroll 8
+        for (int j = 0; j < NR; ++j)
+            rows[j] = load(w + j * ldw + p);
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; ++i) {
+            const V x = load(a + i * lda + p);
+#pragma GCC unroll 8
+            for (int j = 0; j < NR; ++j)
+                sums[i][j] = Lanes::multiplyAdd(x, rows[j], sums[i][j]);
+        }
+    };
+    Index p = k0;
+    for (; p + Lanes::width <= k1; p += Lanes::width)
+        step(p, [](const auto* q) { return Lanes::load(q); });
+    if (p < k1)
+        step(p, [count = k1 - p](const auto* q) { return Lanes::loadFirst(q, count); });
+    for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j) {
+            const float s = Lanes::sum(sums[i][j]);
+            float& out = c[i * ldc + j];
+            out = first ? s : out + s;
+        }
+}
+
+template <typename W>
+using Tile = void (*)(const float*, Index, const W*, Index, float*, Index, Index, Index, bool);
+
+/** tile<MR, NR> for every MR ≤ Lanes::mr and NR ≤ Lanes::nr, at [MR − 1][NR − 1]. */
+template <typename W, std::size_t... I>
+constexpr auto tiles(std::index_sequence<I...>)
+{
+    return std::array<Tile<W>, sizeof...(I)>{&tile<int(I / Lanes::nr) + 1, int(I % Lanes::nr) + 1, W>...};
+}
+
+template <typename W>
+void product(const float* a, Index lda, const W* w, Index ldw, float* c, Index ldc, Index m, Index n, Index k)
+{
+    static constexpr auto table = tiles<W>(std::make_index_sequence<std::size_t(Lanes::mr * Lanes::nr)>());
+    if (k == 0) {
+        for (Index i = 0; i < m; ++i)
+            std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        return;
+    }
+    for (Index k0 = 0; k0 < k; k0 += depthBlock) {
+        const Index k1 = std::min(k0 + depthBlock, k);
+        for (Index j = 0; j < n; j += Lanes::nr) {
+            const Index nr = std::min<Index>(Lanes::nr, n - j);
+            for (Index i = 0; i < m; i += Lanes::mr) {
+                const Index mr = std::min<Index>(Lanes::mr, m - i);
+                table[std::size_t((mr - 1) * Lanes::nr + nr - 1)](a + i * lda, lda, w + j * ldw, ldw, c + i * ldc + j,
+                                                                   ldc, k0, k1, k0 == 0);
+            }
+        }
+    }
+}
+
+}  // namespace storedRows
+
+void rowsProduct(const float* a, std::ptrdiff_t lda, const void* w, RowStorage storage, std::ptrdiff_t ldw, float* c,
+                 std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k)
+{
+    if (storage == RowStorage::BF16)
+        storedRows::product(a, lda, static_cast<const std::uint16_t*>(w), ldw, c, ldc, m, n, k);
+    else
+        storedRows::product(a, lda, static_cast<const float*>(w), ldw, c, ldc, m, n, k);
+}
+
 double maxAbs(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols)
 {
     if (rows == 0 || cols == 0)
@@ -296,6 +500,7 @@ void gelu(float* v, std::ptrdiff_t count)
 }  // namespace
 
 const ProductKernels AE_PRODUCTS_TABLE{AE_PRODUCTS_LEVEL, dgemm,  sgemm,      packWeight,       packedProduct,
-                                       packDoubleWeight,  packedDoubleProduct, maxAbs, copyMaxAbs, gelu};
+                                       packDoubleWeight,  packedDoubleProduct, rowsProduct, maxAbs, copyMaxAbs,
+                                       gelu};
 
 }  // namespace core

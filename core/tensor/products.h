@@ -15,6 +15,7 @@
  *  first. The same shapes always round the same way on the same level. */
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@
 namespace core {
 
 struct ProductKernels;
+
+/** How the rows of a weight hold their values: float32, or bfloat16 (a float32's upper 16 bits, little-endian). */
+enum class RowStorage { F32, BF16 };
 
 /** Allocates for std::vector on 64-byte boundaries: the widest packet (AVX-512) of any level's kernels. Leaves
  *  what resize() adds uninitialised (default-initialised), since packing writes every value anyway: a vector that
@@ -89,6 +93,15 @@ struct ProductKernels {
     void (*packedDoubleProduct)(const double* a, std::ptrdiff_t lda, const PackedDoubleWeight& w, std::ptrdiff_t first,
                                 std::ptrdiff_t cols, const double* b, std::ptrdiff_t ldb, double* c, std::ptrdiff_t ldc,
                                 std::ptrdiff_t m);
+    /** c = a · wᵀ in float, w (n × k, rows ldw values apart) read as stored and widened in registers: a is m × k
+     *  (rows lda apart), c m × n (rows ldc apart, overwritten). Each entry is the same sum whatever m, n and its place:
+     *  per lane of the level's widest packet, the multiply-adds (fused where the level has FMA) of its part of k in
+     *  order, in depth blocks of
+     *  2048, each block's lanes added in a fixed order onto the block before. So a row of c does not depend on the
+     *  other rows of a, a column not on the other rows of w, and BF16 weights give the bits their exact float32
+     *  widening gives. One thread; rows of w may be split between threads, the result the same. */
+    void (*rowsProduct)(const float* a, std::ptrdiff_t lda, const void* w, RowStorage storage, std::ptrdiff_t ldw,
+                        float* c, std::ptrdiff_t ldc, std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k);
     /** The largest |entry| of a rows × cols block (rows ld apart); NaN when an entry is NaN, 0 when empty. */
     double (*maxAbs)(const double* a, std::ptrdiff_t ld, std::ptrdiff_t rows, std::ptrdiff_t cols);
     /** to = from (count doubles), returning the largest |entry| as maxAbs does: one pass over from. */
