@@ -292,7 +292,7 @@ private slots:
         CHECK_CLOSE(attributionNumbers(attribution), attributionNumbers(want["attribution"]), std::string("attribution"));
         const double logit = attribution["logit"];
         QVERIFY2(std::fabs(partsOf(attribution) - logit) <= 1e-9 * std::max(1.0, std::fabs(logit)),
-                 qPrintable(QStringLiteral("parts %1, logit %2").arg(partsOf(attribution)).arg(logit)));
+                 qPrintable(QStringLiteral("parts %1, logit %2").arg(partsOf(attribution), 0, 'g', 17).arg(logit, 0, 'g', 17)));
         const double wantLogit = want["attribution"]["logit"];
         QVERIFY2(std::fabs(partsOf(want["attribution"]) - wantLogit) <= 1e-9 * std::max(1.0, std::fabs(wantLogit)),
                  "the reference's parts do not sum to its logit");
