@@ -25,7 +25,6 @@
 #include "ui/render/atomicwrite.h"
 #include "core/models/instruments.h"
 #include "core/session/instrumentfiles.h"
-#include "core/text/tokentext.h"
 #include "core/formats/utf8.h"
 #include "ui/hub/hubdownloader.h"
 
@@ -719,23 +718,18 @@ int exportLinesCommand(const QCommandLineParser& p, const Options& o)
     return ExitOk;
 }
 
-/** The GPT-2 pass of an instrument's source; a source that is not a model, or of another family, is refused,
- *  naming the action. */
-const core::Gpt2Forward& instrumentModel(const Source& source, const QCommandLineOption& action)
+/** The forward pass of an instrument's source, of any family; a source that is not a model is refused, naming the
+ *  action. */
+const core::ModelPass& instrumentModel(const Source& source, const QCommandLineOption& action)
 {
     if (!source.model)
         throw Failure{ExitRefused, QStringLiteral("--%1: needs a model (--model DIR --text TEXT, or a model session)")
                                        .arg(action.names().constFirst())};
-    const auto* gpt2 = dynamic_cast<const core::Gpt2Forward*>(source.model->pass.get());
-    if (!gpt2)
-        throw Failure{ExitRefused, QStringLiteral("--%1: works on GPT-2 checkpoints so far; %2 is %3")
-                                       .arg(action.names().constFirst(), QString::fromStdString(source.model->folder),
-                                            QString::fromStdString(source.model->pass->shape().architecture))};
-    return *gpt2;
+    return *source.model->pass;
 }
 
 /** The token an option names (core::singleToken), refused with the option's name. */
-int tokenOption(const QCommandLineParser& p, const QCommandLineOption& option, const core::Gpt2Forward& pass)
+int tokenOption(const QCommandLineParser& p, const QCommandLineOption& option, const core::ModelPass& pass)
 {
     std::string error;
     const auto id = core::singleToken(pass, p.value(option).toStdString(), error);
@@ -811,20 +805,19 @@ QStringList shownTokens(const Source& source)
 int exportLensCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = instrumentModel(source, o.exportLens);
+    const core::ModelPass& pass = instrumentModel(source, o.exportLens);
     const std::optional<int> target = p.isSet(o.target) ? std::optional<int>(tokenOption(p, o.target, pass)) : std::nullopt;
     const auto lens = core::logitLens(pass, target);
     return writeInstrument(p, o.exportLens, core::lensJson(pass, lens, target), core::lensCsv(pass, lens, target), [&] {
-        return render::lensFigure(lens, shownTokens(source), [&pass](int id) {
-            return QString::fromStdString(core::readableToken(pass.checkpoint().tokenizer().token(id)));
-        });
+        return render::lensFigure(lens, shownTokens(source),
+                                  [&pass](int id) { return QString::fromStdString(pass.readable(id)); });
     });
 }
 
 int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = instrumentModel(source, o.exportAttribution);
+    const core::ModelPass& pass = instrumentModel(source, o.exportAttribution);
     const int position = countOption(p, o.position, 1, pass.n(), pass.n()) - 1;
     int target = 0;
     if (p.isSet(o.target)) {
@@ -838,15 +831,14 @@ int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
     }
     const core::Attribution a = core::directLogitAttribution(pass, target, position);
     return writeInstrument(p, o.exportAttribution, core::attributionJson(a), core::attributionCsv(a), [&] {
-        return render::attributionFigure(
-            a, QString::fromStdString(core::readableToken(pass.checkpoint().tokenizer().token(target))));
+        return render::attributionFigure(a, QString::fromStdString(pass.readable(target)));
     });
 }
 
 int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    const core::Gpt2Forward& pass = instrumentModel(source, o.exportPatching);
+    const core::ModelPass& pass = instrumentModel(source, o.exportPatching);
     for (const QCommandLineOption* needed : {&o.corrupt, &o.answer, &o.wrong})
         if (!p.isSet(*needed))
             throw Failure{ExitRefused, QStringLiteral("--export-patching: give --corrupt TEXT, --answer TOKEN and "
@@ -857,8 +849,7 @@ int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
     if (core::firstInvalidUtf8(corruptText))
         throw Failure{ExitRefused, QStringLiteral("--corrupt: the text is not valid UTF-8")};
     std::string error;
-    const auto patching = core::activationPatching(pass, pass.checkpoint().tokenizer().encode(corruptText), answer,
-                                                   wrong, error);
+    const auto patching = core::activationPatching(pass, pass.encode(corruptText), answer, wrong, error);
     if (!patching)
         throw Failure{ExitRefused, QStringLiteral("--corrupt: ") + QString::fromStdString(error)};
     return writeInstrument(p, o.exportPatching, core::patchingJson(*patching), core::patchingCsv(*patching),
@@ -868,11 +859,12 @@ int exportPatchingCommand(const QCommandLineParser& p, const Options& o)
 int generateCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
-    core::Gpt2Forward pass = instrumentModel(source, o.generate);
+    const std::unique_ptr<core::ModelPass> copy = instrumentModel(source, o.generate).clone();
+    core::ModelPass& pass = *copy;
     const int count = countOption(p, o.generate, 0, core::Limits::maxTokens, 0);
     core::Sampling sampling;
     sampling.temperature = numberOption(p, o.temperature, 0, 100, 0);
-    sampling.topK = countOption(p, o.topK, 0, pass.config().vocabSize, 0);
+    sampling.topK = countOption(p, o.topK, 0, pass.shape().vocabSize, 0);
     sampling.topP = numberOption(p, o.topP, 0, 1, 1);
     if (sampling.topP <= 0)
         throw Failure{ExitRefused, QStringLiteral("--top-p: expected a number above 0 and at most 1")};

@@ -17,6 +17,9 @@ usage:
         queries_unrotated / queries [layer] (n x heads*head_dim, with biases and q_norm, before / after RoPE),
         keys_unrotated / keys / values [layer] (n x kv_heads*head_dim), output [layer] (the attention's output,
         n x d, before the residual), logits [position][vocab].
+  python3 family_reference.py instruments FOLDER REQUEST_JSON
+      the instruments of SPEC section 8 on the folder's model (see instruments() below); prints {"lens",
+      "attribution", "clean", "corrupt", "residual", "heads", "generated"}.
 """
 
 import json
@@ -302,89 +305,215 @@ def apply_edits(config, t, edits, ablations):
         t[name][:, h * hd:(h + 1) * hd] = 0
 
 
-def run(folder, ids, edits, ablations):
+def load(folder, edits, ablations):
+    """config.json and the tensors of a folder, with the edits and ablations written in."""
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     t = read_folder(folder)
     apply_edits(config, t, edits, ablations)
-    neox = family(config) == "GPTNeoXForCausalLM"
-    L, H, hd = config["num_hidden_layers"], config["num_attention_heads"], head_dim(config)
-    KV = H if neox else config.get("num_key_value_heads", H)
-    eps = config.get("layer_norm_eps", 1e-5) if neox else config.get("rms_norm_eps", 1e-6)
-    fraction = config.get("rotary_pct", 0.25) if neox else config.get("partial_rotary_factor", 1.0)
-    dims = int(hd * fraction)
-    n = len(ids)
-    positions = torch.arange(n, dtype=torch.float64)
-    freqs = torch.outer(positions, inverse_frequencies(config, dims))
-    emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
-    prefix = "gpt_neox." if neox else "model."
-    ids = torch.tensor(ids)
-    x = t[prefix + ("embed_in.weight" if neox else "embed_tokens.weight")][ids]
-    out = {k: [] for k in ("attentions", "x", "queries_unrotated", "queries", "keys_unrotated", "keys", "values",
-                           "output")}
+    return config, t
 
-    def norm(x, name):
-        if neox:
-            return layer_norm(x, t[name + ".weight"], t[name + ".bias"], eps)
-        return rms_norm(x, t[name + ".weight"], eps)
 
-    for layer in range(L):
-        p = f"{prefix}layers.{layer}."
-        a = norm(x, p + "input_layernorm")
+class Model:
+    """The forward pass of one folder's model, keeping what the instruments read: the stream entering each layer,
+    each layer's z (the heads' outputs before the output projection, n x heads x head_dim) and its MLP's output
+    without its last bias. A patch replaces one of them on the way: ("resid", layer, position, row) the stream
+    entering layer at position, ("head", layer, head, z) that head's z at every position."""
+
+    def __init__(self, folder, edits=(), ablations=()):
+        config, t = load(folder, list(edits), list(ablations))
+        self.config, self.t = config, t
+        self.neox = family(config) == "GPTNeoXForCausalLM"
+        neox = self.neox
+        self.L, self.H, self.hd = config["num_hidden_layers"], config["num_attention_heads"], head_dim(config)
+        self.KV = self.H if neox else config.get("num_key_value_heads", self.H)
+        self.eps = config.get("layer_norm_eps", 1e-5) if neox else config.get("rms_norm_eps", 1e-6)
+        fraction = config.get("rotary_pct", 0.25) if neox else config.get("partial_rotary_factor", 1.0)
+        self.dims = int(self.hd * fraction)
+        self.prefix = "gpt_neox." if neox else "model."
         if neox:
-            # query_key_value's output viewed as (n, heads, 3 * head_dim): q, k, v of each head side by side
-            qkv = linear(a, t, p + "attention.query_key_value").view(n, H, 3 * hd).transpose(0, 1)
-            q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
+            self.head = t["embed_out.weight"]
+        elif config.get("tie_word_embeddings", False):
+            self.head = t["model.embed_tokens.weight"]
         else:
-            q = linear(a, t, p + "self_attn.q_proj").view(n, H, hd).transpose(0, 1)
-            k = linear(a, t, p + "self_attn.k_proj").view(n, KV, hd).transpose(0, 1)
-            v = linear(a, t, p + "self_attn.v_proj").view(n, KV, hd).transpose(0, 1)
-            if family(config) == "Qwen3ForCausalLM":
-                q = rms_norm(q, t[p + "self_attn.q_norm.weight"], eps)
-                k = rms_norm(k, t[p + "self_attn.k_norm.weight"], eps)
-        q_rot, k_rot = apply_rotary(q, cos, sin, dims), apply_rotary(k, cos, sin, dims)
-        # repeat_kv: K/V head g serves query heads g * H/KV ... (g + 1) * H/KV - 1
-        k_all = k_rot.repeat_interleave(H // KV, dim=0)
-        v_all = v.repeat_interleave(H // KV, dim=0)
-        scores = (q_rot @ k_all.transpose(1, 2)) / math.sqrt(hd)
-        weights = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
-        concat = (weights @ v_all).transpose(0, 1).reshape(n, H * hd)
-        attn = linear(concat, t, p + ("attention.dense" if neox else "self_attn.o_proj"))
-        flat = lambda m: m.transpose(0, 1).reshape(n, -1).tolist()
-        out["attentions"].append(weights.tolist())
-        out["x"].append(a.tolist())
-        out["queries_unrotated"].append(flat(q))
-        out["queries"].append(flat(q_rot))
-        out["keys_unrotated"].append(flat(k))
-        out["keys"].append(flat(k_rot))
-        out["values"].append(flat(v))
-        out["output"].append(attn.tolist())
-        if neox:
-            def mlp(h):
-                up = linear(h, t, p + "mlp.dense_h_to_4h")
-                act = torch.nn.functional.gelu(up, approximate="none" if config.get("hidden_act", "gelu") == "gelu"
-                                               else "tanh")
-                return linear(act, t, p + "mlp.dense_4h_to_h")
-            if config.get("use_parallel_residual", True):
-                x = x + attn + mlp(norm(x, p + "post_attention_layernorm"))
+            self.head = t["lm_head.weight"]
+        self.final = self.prefix + ("final_layer_norm" if neox else "norm")
+
+    def norm(self, x, name):
+        if self.neox:
+            return layer_norm(x, self.t[name + ".weight"], self.t[name + ".bias"], self.eps)
+        return rms_norm(x, self.t[name + ".weight"], self.eps)
+
+    def output_name(self, layer):
+        return f"{self.prefix}layers.{layer}." + ("attention.dense" if self.neox else "self_attn.o_proj")
+
+    def mlp_out_name(self, layer):
+        return f"{self.prefix}layers.{layer}." + ("mlp.dense_4h_to_h" if self.neox else "mlp.down_proj")
+
+    def logits(self, rows):
+        """The final norm and the output head of stream rows."""
+        return self.norm(rows, self.final) @ self.head.T
+
+    def forward(self, ids, patch=None):
+        config, t, neox = self.config, self.t, self.neox
+        L, H, hd, KV, dims = self.L, self.H, self.hd, self.KV, self.dims
+        n = len(ids)
+        positions = torch.arange(n, dtype=torch.float64)
+        freqs = torch.outer(positions, inverse_frequencies(config, dims))
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
+        prefix = self.prefix
+        x = t[prefix + ("embed_in.weight" if neox else "embed_tokens.weight")][torch.tensor(ids)]
+        out = {k: [] for k in ("attentions", "x", "queries_unrotated", "queries", "keys_unrotated", "keys", "values",
+                               "output", "streams", "z", "mlp")}
+        for layer in range(L):
+            p = f"{prefix}layers.{layer}."
+            if patch and patch[0] == "resid" and patch[1] == layer:
+                x = x.clone()
+                x[patch[2]] = patch[3]
+            out["streams"].append(x)
+            a = self.norm(x, p + "input_layernorm")
+            if neox:
+                # query_key_value's output viewed as (n, heads, 3 * head_dim): q, k, v of each head side by side
+                qkv = linear(a, t, p + "attention.query_key_value").view(n, H, 3 * hd).transpose(0, 1)
+                q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
+            else:
+                q = linear(a, t, p + "self_attn.q_proj").view(n, H, hd).transpose(0, 1)
+                k = linear(a, t, p + "self_attn.k_proj").view(n, KV, hd).transpose(0, 1)
+                v = linear(a, t, p + "self_attn.v_proj").view(n, KV, hd).transpose(0, 1)
+                if family(config) == "Qwen3ForCausalLM":
+                    q = rms_norm(q, t[p + "self_attn.q_norm.weight"], self.eps)
+                    k = rms_norm(k, t[p + "self_attn.k_norm.weight"], self.eps)
+            q_rot, k_rot = apply_rotary(q, cos, sin, dims), apply_rotary(k, cos, sin, dims)
+            # repeat_kv: K/V head g serves query heads g * H/KV ... (g + 1) * H/KV - 1
+            k_all = k_rot.repeat_interleave(H // KV, dim=0)
+            v_all = v.repeat_interleave(H // KV, dim=0)
+            scores = (q_rot @ k_all.transpose(1, 2)) / math.sqrt(hd)
+            weights = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
+            z = (weights @ v_all).transpose(0, 1)  # n, heads, head_dim
+            if patch and patch[0] == "head" and patch[1] == layer:
+                z = z.clone()
+                z[:, patch[2], :] = patch[3]
+            out["z"].append(z)
+            attn = linear(z.reshape(n, H * hd), t, self.output_name(layer))
+            flat = lambda m: m.transpose(0, 1).reshape(n, -1).tolist()
+            out["attentions"].append(weights.tolist())
+            out["x"].append(a.tolist())
+            out["queries_unrotated"].append(flat(q))
+            out["queries"].append(flat(q_rot))
+            out["keys_unrotated"].append(flat(k))
+            out["keys"].append(flat(k_rot))
+            out["values"].append(flat(v))
+            out["output"].append(attn.tolist())
+            down = self.mlp_out_name(layer)
+            if neox:
+                def mlp(h):
+                    up = linear(h, t, p + "mlp.dense_h_to_4h")
+                    act = torch.nn.functional.gelu(up, approximate="none" if config.get("hidden_act", "gelu") == "gelu"
+                                                   else "tanh")
+                    return linear(act, t, down, bias=False)
+            else:
+                def mlp(h):
+                    gate = linear(h, t, p + "mlp.gate_proj")
+                    return linear(torch.nn.functional.silu(gate) * linear(h, t, p + "mlp.up_proj"), t, down, bias=False)
+            down_bias = t.get(down + ".bias", 0)
+            if neox and config.get("use_parallel_residual", True):
+                m = mlp(self.norm(x, p + "post_attention_layernorm"))
+                x = x + attn + (m + down_bias)
             else:
                 x = x + attn
-                x = x + mlp(norm(x, p + "post_attention_layernorm"))
-        else:
-            x = x + attn
-            h = norm(x, p + "post_attention_layernorm")
-            gate = linear(h, t, p + "mlp.gate_proj")
-            x = x + linear(torch.nn.functional.silu(gate) * linear(h, t, p + "mlp.up_proj"), t, p + "mlp.down_proj")
-    h = norm(x, prefix + ("final_layer_norm" if neox else "norm"))
-    if neox:
-        head = t["embed_out.weight"]
-    elif config.get("tie_word_embeddings", False):
-        head = t["model.embed_tokens.weight"]
-    else:
-        head = t["lm_head.weight"]
-    out["logits"] = (h @ head.T).tolist()
+                m = mlp(self.norm(x, p + "post_attention_layernorm"))
+                x = x + (m + down_bias)
+            out["mlp"].append(m)
+        out["streams"].append(x)
+        out["logits"] = self.logits(x)
+        return out
+
+
+def run(folder, ids, edits, ablations):
+    out = Model(folder, edits, ablations).forward(ids)
+    for key in ("streams", "z", "mlp"):
+        del out[key]
+    out["logits"] = out["logits"].tolist()
+    json.dump(out, sys.stdout)
+
+
+def instruments(folder, request):
+    """SPEC section 8 from their published definitions, as tests/instruments_reference.py has them for GPT-2:
+    - the logit lens (nostalgebraist 2020): the final norm and the output head on the stream after each block;
+    - direct logit attribution (TransformerLens' apply_ln_to_stack): each component's output at a position through
+      the final norm with its scale frozen at the whole stream's (the mean subtracted for LayerNorm only), times the
+      norm's weight, dotted with the target's row of the output head; the norm's bias and every output bias (o_proj
+      or dense, the MLP's last projection) go to "bias";
+    - activation patching (Heimersheim & Nanda 2024): the corrupted run with one activation of the clean run,
+      metric logit(answer) - logit(wrong) at the last position;
+    - greedy generation.
+    request: {"ids", "target", "position" (0-based), "corrupt_ids", "answer", "wrong", "generate", "edits",
+    "ablations"} (edits and ablations in session form)."""
+    model = Model(folder, request.get("edits", []), request.get("ablations", []))
+    t, L, H, hd = model.t, model.L, model.H, model.hd
+    ids = request["ids"]
+    clean = model.forward(ids)
+    out = {}
+
+    target = request.get("target")
+    lens = []
+    for s in clean["streams"]:
+        probs = torch.softmax(model.logits(s), dim=-1)
+        row = []
+        for p in range(len(ids)):
+            cell = {"id": int(torch.argmax(probs[p])), "probability": float(probs[p].max())}
+            if target is not None:
+                cell["target_probability"] = float(probs[p, target])
+            row.append(cell)
+        lens.append(row)
+    out["lens"] = lens
+
+    if target is not None:
+        position = request.get("position", len(ids) - 1)
+        x = clean["streams"][-1][position]
+        centred = model.neox
+        mean = x.mean() if centred else 0.0
+        scale = torch.sqrt(((x - mean) ** 2).mean() + model.eps)
+        w = t[model.final + ".weight"]
+        direction = w * model.head[target] / scale
+
+        def share(v):
+            return float(((v - v.mean()) if centred else v) @ direction)
+
+        bias = float(t[model.final + ".bias"] @ model.head[target]) if centred else 0.0
+        heads, mlps = [], []
+        for layer in range(L):
+            wo = t[model.output_name(layer) + ".weight"]  # d x heads * head_dim
+            heads.append([share(clean["z"][layer][position, h] @ wo[:, h * hd:(h + 1) * hd].T) for h in range(H)])
+            mlps.append(share(clean["mlp"][layer][position]))
+            for name in (model.output_name(layer), model.mlp_out_name(layer)):
+                if name + ".bias" in t:
+                    bias += share(t[name + ".bias"])
+        out["attribution"] = {"logit": float(clean["logits"][position, target]),
+                              "embeddings": share(clean["streams"][0][position]), "heads": heads, "mlps": mlps,
+                              "bias": bias}
+
+    if "corrupt_ids" in request:
+        answer, wrong = request["answer"], request["wrong"]
+        corrupt = request["corrupt_ids"]
+
+        def metric(result):
+            last = result["logits"][-1]
+            return float(last[answer] - last[wrong])
+
+        out["clean"] = metric(clean)
+        out["corrupt"] = metric(model.forward(corrupt))
+        out["residual"] = [[metric(model.forward(corrupt, ("resid", l, p, clean["streams"][l][p])))
+                            for p in range(len(ids))] for l in range(L)]
+        out["heads"] = [[metric(model.forward(corrupt, ("head", l, h, clean["z"][l][:, h, :]))) for h in range(H)]
+                        for l in range(L)]
+
+    generated = list(ids)
+    for _ in range(request.get("generate", 0)):
+        generated.append(int(torch.argmax(model.forward(generated)["logits"][-1])))
+    out["generated"] = generated
     json.dump(out, sys.stdout)
 
 
@@ -395,6 +524,8 @@ if __name__ == "__main__":
         elif sys.argv[1] == "write-all":
             for case in CASES:
                 write_case(case, os.path.join(sys.argv[2], case))
+        elif sys.argv[1] == "instruments":
+            instruments(sys.argv[2], json.loads(sys.argv[3]))
         elif sys.argv[1] == "run":
             run(sys.argv[2], [int(i) for i in sys.argv[3].split(",")],
                 json.loads(sys.argv[4]) if len(sys.argv) > 4 else [], json.loads(sys.argv[5]) if len(sys.argv) > 5 else [])

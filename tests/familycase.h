@@ -3,9 +3,14 @@
  *  the script, and a byte-level tokenizer.json that fits their 60-token vocabularies, with a text whose ids are
  *  worked out by hand. */
 
+#include "python.h"
+#include "testutil.h"
+
 #include <QByteArray>
+#include <QDir>
 #include <QFile>
 #include <QString>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 
@@ -57,5 +62,31 @@ inline const char* const familyText = "the cat sat on a mat";
 inline const std::vector<int> familyTextIds = {0, 28, 5, 31, 27, 19, 30, 27, 15, 14, 27, 1, 27, 13, 30};
 inline const std::vector<std::string> familyTextTokens = {"<s>", "th", "e",  "Ġcat", "Ġ", "s", "at", "Ġ",
                                              "o",   "n",  "Ġ", "a",    "Ġ", "m", "at"};
+
+/** The cases the tests of the program run, one of each family's features (neox_sequential differs from
+ *  neox_parallel only by its residual). */
+inline const char* const programCases[] = {"llama", "llama3", "qwen2", "qwen3", "neox_parallel"};
+
+/** A data row per programCases entry, in the column "name". */
+inline void addProgramCaseRows()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* name : programCases)
+        QTest::addRow("%s", name) << QString::fromLatin1(name);
+}
+
+/** Writes every case of the script into root/CASE, each with familyTokenizerJson(); empty, or what went wrong. */
+inline QString writeFamilyCases(const QString& python, const QString& root)
+{
+    QString error;
+    runPython(python, familyScript(), {QStringLiteral("write-all"), root}, &error);
+    if (!error.isEmpty())
+        return error;
+    for (const QString& name : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (!writeText((QDir(root).filePath(name) + QStringLiteral("/tokenizer.json")).toStdString(),
+                       familyTokenizerJson().dump()))
+            return QStringLiteral("cannot write the tokenizer of ") + name;
+    return {};
+}
 
 } // namespace testutil

@@ -4,7 +4,10 @@
  *  byte-level tokenizer.json whose ids are worked out by hand below. The printed shown layer (x, every head's
  *  queries and keys before and after the rotation, the K/V head's values, weights, outputs, output), every layer's
  *  attention and the logits are compared with the float64 reference within 2e-5 of the largest entry, with edits of
- *  every kind the family has and a zeroed head; then the refusals a script meets. */
+ *  every kind the family has and a zeroed head. The instruments of SPEC §8 on a model session of each case (an edited
+ *  weight, a zeroed head): the logit lens, direct logit attribution, activation patching and greedy generation against
+ *  the reference's instruments written from transformers' definitions; the attribution's parts sum to its logit. Then
+ *  the refusals a script meets. */
 
 #include "familycase.h"
 #include "gpt2reference.h"
@@ -18,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 using nlohmann::json;
 using testutil::flat;
 
@@ -30,6 +35,40 @@ std::vector<double> columns(const json& m, int first, int count)
     for (const json& row : m)
         for (int c = first; c < first + count; ++c)
             out.push_back(row[std::size_t(c)].get<double>());
+    return out;
+}
+
+/** Same length as testutil::familyText, one letter apart: "Ġ h at" for "Ġ m at". */
+const char* const corruptText = "the cat sat on a hat";
+const std::vector<int> corruptIds = {0, 28, 5, 31, 27, 19, 30, 27, 15, 14, 27, 1, 27, 8, 30};
+/** Token arguments as a script writes them: a text of one token (without the BOS), or #ID. */
+const int targetId = 30; // "at"
+const int answerId = 13; // "m"
+const int wrongId = 8;   // "#8", h
+/** The attribution's position, 1-based as on the command line. */
+constexpr int position = 9;
+constexpr double probabilityTolerance = 1e-5;
+
+/** The sum of an attribution's parts. */
+double partsOf(const json& a)
+{
+    double sum = a["embeddings"].get<double>() + a["bias"].get<double>();
+    for (const json& layer : a["heads"])
+        for (const json& h : layer)
+            sum += h.get<double>();
+    for (const json& m : a["mlps"])
+        sum += m.get<double>();
+    return sum;
+}
+
+/** [logit, embeddings, bias, heads…, mlps…] of an attribution. */
+std::vector<double> attributionNumbers(const json& a)
+{
+    std::vector<double> out = {a["logit"], a["embeddings"], a["bias"]};
+    for (double v : flat(a["heads"]))
+        out.push_back(v);
+    for (double v : flat(a["mlps"]))
+        out.push_back(v);
     return out;
 }
 
@@ -52,6 +91,31 @@ class TestFamiliesCli : public QObject {
             return {};
         }
         return json::parse(run.out.toStdString(), nullptr, false);
+    }
+
+    /** A version-2 session of case name with testutil::familyText, the layer (1-based), edits and zeroed heads,
+     *  written beside the case's folder; its path, or empty when it cannot be written. */
+    QString writeSession(const QString& name, int layer, const json& edits, const json& ablations)
+    {
+        const json session = {{"format", "attention-explorer-session"}, {"version", 2},
+                              {"model", {{"path", name.toStdString()}, {"layer", layer}}},
+                              {"text", testutil::familyText}, {"edits", edits}, {"ablations", ablations}};
+        const QString file = m_cases.filePath(name + QStringLiteral(".json"));
+        return testutil::writeText(file.toStdString(), session.dump()) ? file : QString();
+    }
+
+    /** The program's run of args; fails the test when it does not exit 0. */
+    testutil::Run program(const QStringList& args)
+    {
+        const testutil::Run run = testutil::runProgram(QStringLiteral(AE_BINARY), args);
+        if (run.status != 0)
+            qWarning("exit %d: %s", run.status, run.err.constData());
+        return run;
+    }
+
+    json readJson(const QString& path)
+    {
+        return json::parse(testutil::readText(path.toStdString()), nullptr, false);
     }
 
     /** The printed JSON against the reference's pass over the same folder, ids, edits and ablations. */
@@ -109,19 +173,11 @@ private slots:
         m_python = testutil::pythonWith(QStringLiteral("torch"));
         if (m_python.isEmpty())
             return;
-        QString error;
-        testutil::runPython(m_python, testutil::familyScript(), {QStringLiteral("write-all"), m_cases.path()}, &error);
+        const QString error = testutil::writeFamilyCases(m_python, m_cases.path());
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        for (const QString& name : QDir(m_cases.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-            QVERIFY(testutil::writeText((caseFolder(name) + QStringLiteral("/tokenizer.json")).toStdString(), testutil::familyTokenizerJson().dump()));
     }
 
-    void compute_data()
-    {
-        QTest::addColumn<QString>("name");
-        for (const char* name : {"llama", "llama3", "qwen2", "qwen3", "neox_parallel"})
-            QTest::addRow("%s", name) << QString::fromLatin1(name);
-    }
+    void compute_data() { testutil::addProgramCaseRows(); }
 
     /** --model DIR --text TEXT: the ids and tokens worked out by hand, the rotary description, and every number
      *  against the reference; then a session file with edits of every kind the family has and a zeroed head. */
@@ -159,11 +215,8 @@ private slots:
             edits.push_back({{"layer", 2}, {"weight", "key_norm"}, {"row", 0}, {"col", 5}, {"value", -1.5}});
         }
         const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
-        const json session = {{"format", "attention-explorer-session"}, {"version", 2},
-                              {"model", {{"path", name.toStdString()}, {"layer", 2}}}, {"text", testutil::familyText},
-                              {"edits", edits}, {"ablations", ablations}};
-        const QString file = m_cases.filePath(name + QStringLiteral(".json"));
-        QVERIFY(testutil::writeText(file.toStdString(), session.dump()));
+        const QString file = writeSession(name, 2, edits, ablations);
+        QVERIFY(!file.isEmpty());
         const json edited = compute({file});
         QVERIFY(edited.is_object());
         compareWithReference(edited, folder, 2, edits, ablations);
@@ -171,8 +224,105 @@ private slots:
         QVERIFY(flat(edited["output"]) != flat(plain["output"]));
     }
 
-    /** What a script meets: an edit of a weight the family lacks, a cell past the K/V columns, an instrument the
-     *  families do not have yet, a missing tokenizer: exit 2, naming the file and the fault. */
+    void instruments_data() { testutil::addProgramCaseRows(); }
+
+    /** A session with an edit and a zeroed head; lens, attribution, patching and --generate against the reference. */
+    void instruments()
+    {
+        if (m_python.isEmpty())
+            QSKIP("no python3 with torch: the reference cannot run");
+        QFETCH(QString, name);
+        const QString folder = m_cases.filePath(name);
+        const json edits = json::array({{{"layer", 1}, {"weight", "value"}, {"row", 3}, {"col", 5}, {"value", 2.5}},
+                                        {{"layer", 2}, {"weight", "query"}, {"row", 7}, {"col", 2}, {"value", -3.0}}});
+        const json ablations = json::array({{{"layer", 2}, {"head", 2}}});
+        const QString source = writeSession(name, 1, edits, ablations);
+        QVERIFY(!source.isEmpty());
+        const QString lensFile = m_cases.filePath(name + QStringLiteral("-lens.json"));
+        const QString attributionFile = m_cases.filePath(name + QStringLiteral("-attribution.json"));
+        const QString patchingFile = m_cases.filePath(name + QStringLiteral("-patching.json"));
+        QCOMPARE(program({source, QStringLiteral("--export-lens"), lensFile, QStringLiteral("--target"), QStringLiteral("at")})
+                     .status, 0);
+        QCOMPARE(program({source, QStringLiteral("--export-attribution"), attributionFile, QStringLiteral("--target"),
+                          QStringLiteral("#%1").arg(targetId), QStringLiteral("--position"), QString::number(position)})
+                     .status, 0);
+        QCOMPARE(program({source, QStringLiteral("--export-patching"), patchingFile, QStringLiteral("--corrupt"),
+                          QString::fromLatin1(corruptText), QStringLiteral("--answer"), QStringLiteral("m"),
+                          QStringLiteral("--wrong"), QStringLiteral("#%1").arg(wrongId)})
+                     .status, 0);
+        const testutil::Run generated = program({source, QStringLiteral("--generate"), QStringLiteral("4")});
+        QCOMPARE(generated.status, 0);
+
+        const json request = {{"ids", testutil::familyTextIds}, {"target", targetId}, {"position", position - 1},
+                              {"corrupt_ids", corruptIds}, {"answer", answerId}, {"wrong", wrongId},
+                              {"generate", 4}, {"edits", edits}, {"ablations", ablations}};
+        QString error;
+        const QByteArray out = testutil::runPython(m_python, testutil::familyScript(),
+                                                   {QStringLiteral("instruments"), folder,
+                                                    QString::fromStdString(request.dump())},
+                                                   &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const json want = json::parse(out.toStdString());
+
+        // The lens: L + 1 rows of n cells, the same most probable token, its probability and the target's within
+        // 1e-5: the logits are float32 (SPEC §6), and those of these models reach 28, so float32's rounding alone
+        // moves a probability by up to 1e-6 (the pass's own rounding before them about as much again).
+        const json lens = readJson(lensFile);
+        QVERIFY(lens.is_object());
+        QCOMPARE(lens["lens"].size(), want["lens"].size());
+        for (std::size_t l = 0; l < want["lens"].size(); ++l) {
+            QCOMPARE(lens["lens"][l].size(), testutil::familyTextIds.size());
+            for (std::size_t p = 0; p < testutil::familyTextIds.size(); ++p) {
+                const json &got = lens["lens"][l][p], &w = want["lens"][l][p];
+                const QString at = QStringLiteral("lens layer %1 position %2: ").arg(l).arg(p);
+                const double gotP = got["probability"], wantP = w["probability"];
+                QVERIFY2(std::fabs(gotP - wantP) <= probabilityTolerance, qPrintable(at + QStringLiteral("probability %1, torch %2").arg(gotP).arg(wantP)));
+                const double gotT = got["target_probability"], wantT = w["target_probability"];
+                QVERIFY2(std::fabs(gotT - wantT) <= probabilityTolerance, qPrintable(at + QStringLiteral("target %1, torch %2").arg(gotT).arg(wantT)));
+                QVERIFY2(got["id"] == w["id"], qPrintable(at + QStringLiteral("token %1, torch %2")
+                                                              .arg(QString::fromStdString(got["id"].dump()), QString::fromStdString(w["id"].dump()))));
+            }
+        }
+
+        // Attribution: every part, and the parts sum to the logit (the program's and the reference's).
+        const json attribution = readJson(attributionFile);
+        QVERIFY(attribution.is_object());
+        QCOMPARE(attribution["target"].get<int>(), targetId);
+        QCOMPARE(attribution["position"].get<int>(), position);
+        CHECK_CLOSE(attributionNumbers(attribution), attributionNumbers(want["attribution"]), std::string("attribution"));
+        const double logit = attribution["logit"];
+        QVERIFY2(std::fabs(partsOf(attribution) - logit) <= 1e-9 * std::max(1.0, std::fabs(logit)),
+                 qPrintable(QStringLiteral("parts %1, logit %2").arg(partsOf(attribution), 0, 'g', 17).arg(logit, 0, 'g', 17)));
+        const double wantLogit = want["attribution"]["logit"];
+        QVERIFY2(std::fabs(partsOf(want["attribution"]) - wantLogit) <= 1e-9 * std::max(1.0, std::fabs(wantLogit)),
+                 "the reference's parts do not sum to its logit");
+        QCOMPARE(attribution["heads"][1][1].get<double>(), 0.0); // the zeroed head writes nothing
+
+        // Patching: the clean and corrupted metrics, every restored stream row and head.
+        const json patching = readJson(patchingFile);
+        QVERIFY(patching.is_object());
+        std::vector<double> got = {patching["clean"], patching["corrupt"]}, wanted = {want["clean"], want["corrupt"]};
+        for (const char* grid : {"residual", "heads"}) {
+            QCOMPARE(patching[grid].size(), want[grid].size());
+            for (double v : flat(patching[grid]))
+                got.push_back(v);
+            for (double v : flat(want[grid]))
+                wanted.push_back(v);
+        }
+        QCOMPARE(got.size(), wanted.size());
+        CHECK_CLOSE(got, wanted, std::string("patching"));
+        QVERIFY(std::fabs(patching["clean"].get<double>() - patching["corrupt"].get<double>()) > 1e-3);
+        QCOMPARE(patching["heads"][1][1].get<double>(), patching["corrupt"].get<double>());
+
+        // Greedy generation: the reference's tokens; the text is the typed one and what follows (no BOS).
+        const json g = json::parse(generated.out.toStdString(), nullptr, false);
+        QVERIFY(g.is_object());
+        QCOMPARE(g["token_ids"].get<std::vector<int>>(), want["generated"].get<std::vector<int>>());
+        QVERIFY2(g["text"].get<std::string>().starts_with(testutil::familyText), g["text"].get<std::string>().c_str());
+    }
+
+    /** What a script meets: an edit of a weight the family lacks, a cell past the K/V columns, a token argument of
+     *  two tokens, a missing tokenizer: exit 2, naming the file and the fault. */
     void refusals()
     {
         if (m_python.isEmpty())
@@ -200,9 +350,10 @@ private slots:
                 QStringLiteral("col 32 is outside 0 … 31 (key has 32 columns)"));
         refused({QStringLiteral("--compute"), sessionWith({{"layer", 3}, {"weight", "key"}, {"row", 0}, {"col", 0}, {"value", 1.0}})},
                 QStringLiteral("edits[0].layer: 3 is past the model's last layer (2)"));
+        // a token argument is the text's own tokens, without the BOS the tokenizer puts before a text
         refused({QStringLiteral("--export-lens"), m_cases.filePath(QStringLiteral("lens.json")), QStringLiteral("--model"), llama,
-                 QStringLiteral("--text"), QStringLiteral("the cat")},
-                QStringLiteral("works on GPT-2 checkpoints so far"));
+                 QStringLiteral("--text"), QStringLiteral("the cat"), QStringLiteral("--target"), QStringLiteral("cat")},
+                QStringLiteral("--target: \"cat\" is 2 tokens of this model, not one"));
         QTemporaryDir bare;
         for (const QString& file : QDir(llama).entryList(QDir::Files))
             if (file != QLatin1String("tokenizer.json"))

@@ -378,6 +378,30 @@ private slots:
         QCOMPARE(byteLevel.readable(257), std::string("<E4 B8>"));
     }
 
+    /** The text back from its ids, as the library's decode gives it without the special tokens: the BOS and the "▁"
+     *  the normalizer put before the text left out, "▁" a space, <0xNN> its byte, a special token in the text as
+     *  written; and encode without the special tokens (add_special_tokens=False) leaves out the BOS. */
+    void decode()
+    {
+        const HfTokenizer t = mustLoad(sentencePiece());
+        QCOMPARE(t.encode("a ab", false), (Ids{262, 264}));
+        for (const char* text : {"a ab", "a \u00e9b", "ba  a"})
+            QCOMPARE(t.decode(t.encode(text)), std::string(text));
+        // the part after a special token was normalized alone and got its own "▁" (sentencePieceByHand)
+        QCOMPARE(t.decode(t.encode("a</s>b")), std::string("a</s> b"));
+        QCOMPARE(t.decode({262, 264}), std::string("a ab"));
+
+        nlohmann::json vocab = nlohmann::json::object();
+        for (int b = 0; b < 256; ++b)
+            vocab[core::Bpe::bytesToUnicode()[std::size_t(b)]] = b;
+        vocab["\u0120cat"] = 256;
+        const HfTokenizer byteLevel = mustLoad({{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+                                                {"pre_tokenizer", {{"type", "ByteLevel"}}}});
+        QCOMPARE(byteLevel.decode({256, 256}), std::string(" cat cat"));
+        QCOMPARE(byteLevel.decode(byteLevel.encode(" \u4e2d x")), std::string(" \u4e2d x"));
+        QCOMPARE(byteLevel.decode({0xE4}), std::string("\xE4")); // half a character stays so
+    }
+
     /** Files of a kind not read, or wrong, are refused in one line that names the file and the kind. */
     void refusals_data()
     {

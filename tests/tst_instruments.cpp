@@ -3,6 +3,7 @@
  *  the logit lens, direct logit attribution (whose parts sum to the logit), activation patching and greedy
  *  generation; then the command line's files (JSON, CSV, a figure) and its refusals. */
 
+#include "core/models/gpt2forward.h"
 #include "core/models/instruments.h"
 #include "core/session/instrumentfiles.h"
 #include "gpt2folder_random.h"

@@ -232,12 +232,9 @@ bool DecoderForward::setEdit(int layer, ModelWeight weight, int row, int col, fl
         it = m_editedLayers.emplace(layer, EditedLayer{{}, m_checkpoint->layers()[std::size_t(layer)]}).first;
         EditedLayer& e = it->second;
         e.copies.reserve(std::size(editable));
-        for (StoredTensor DecoderLayer::*member : editable) {
-            StoredTensor& view = e.weights.*member;
-            e.copies.push_back(view.present() ? view.toFloat() : FloatMatrix());
-            if (view.present())
-                view = {reinterpret_cast<const char*>(e.copies.back().data()), Dtype::F32, view.rows, view.cols};
-        }
+        for (StoredTensor DecoderLayer::*member : editable)
+            e.copies.push_back((e.weights.*member).present() ? (e.weights.*member).toFloat() : FloatMatrix());
+        e.pointAtCopies();
     }
     EditedLayer& e = it->second;
     const Place p = place(weight, row, col);
@@ -280,6 +277,7 @@ DecoderForward::DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoi
     m_q.resize(std::size_t(c.layers));
     m_k.resize(std::size_t(c.layers));
     m_v.resize(std::size_t(c.layers));
+    m_z.resize(std::size_t(c.layers));
     m_attended.resize(std::size_t(c.layers));
     m_attention.resize(std::size_t(c.layers) * std::size_t(c.heads));
 }
@@ -299,9 +297,14 @@ std::shared_ptr<ModelPass> DecoderForward::freshPass() const
     return std::make_shared<DecoderForward>(m_checkpoint, m_tokenizer);
 }
 
-std::vector<int> DecoderForward::encode(std::string_view text) const
+std::vector<int> DecoderForward::encode(std::string_view text, bool special) const
 {
-    return m_tokenizer ? m_tokenizer->encode(text) : std::vector<int>();
+    return m_tokenizer ? m_tokenizer->encode(text, special) : std::vector<int>();
+}
+
+std::string DecoderForward::decode(const std::vector<int>& ids) const
+{
+    return m_tokenizer ? m_tokenizer->decode(ids) : std::string();
 }
 
 std::string DecoderForward::vocabularyToken(int id) const
@@ -326,7 +329,7 @@ bool DecoderForward::setTokens(std::vector<int> ids, std::string& error)
         return false;
     }
     if (ids != m_ids)
-        m_dirtyFrom = -1;
+        markDirty(-1);
     m_ids = std::move(ids);
     return true;
 }
@@ -339,6 +342,8 @@ void DecoderForward::setAblated(int layer, int head, bool zeroed)
 
 void DecoderForward::markDirty(int layer)
 {
+    if (layer <= m_dirtyFrom)
+        m_attentionKept = false;
     m_dirtyFrom = std::min(m_dirtyFrom, layer);
 }
 
@@ -366,12 +371,14 @@ int DecoderForward::takeSharedLayers(const ModelPass& pass)
         m_q[i] = other->m_q[i];
         m_k[i] = other->m_k[i];
         m_v[i] = other->m_v[i];
+        m_z[i] = other->m_z[i];
         m_attended[i] = other->m_attended[i];
         for (int h = 0; h < config().heads; ++h)
             m_attention[i * std::size_t(config().heads) + std::size_t(h)] =
                 other->m_attention[i * std::size_t(config().heads) + std::size_t(h)];
     }
     m_dirtyFrom = below;
+    m_attentionKept = false;
     return below;
 }
 
@@ -391,15 +398,21 @@ bool DecoderForward::run(const StopCheck& stop)
     }
     for (int layer = m_dirtyFrom; layer < config().layers; ++layer) {
         if (stopNow(stop)) {
+            if (layer > m_dirtyFrom)
+                m_attentionKept = false;
             m_dirtyFrom = layer;
             return false;
         }
-        runLayer(layer);
+        runLayer(layer, layer == m_dirtyFrom && m_attentionKept);
     }
     m_dirtyFrom = config().layers;
+    m_attentionKept = false;
     if (stopNow(stop))
         return false;
-    m_logits = logitsOfRow(n() - 1);
+    if (m_logitsWanted)
+        m_logits = logitsOfRow(n() - 1);
+    else
+        m_logits.resize(0, 0);
     m_dirtyFrom = clean;
     return true;
 }
@@ -531,13 +544,40 @@ AttentionModel DecoderForward::layerModel(int layer) const
     return m;
 }
 
-void DecoderForward::runLayer(int layer)
+void DecoderForward::runLayer(int layer, bool attentionKept)
+{
+    const DecoderConfig& c = config();
+    const DecoderLayer& w = weights(layer);
+    const std::size_t l = std::size_t(layer);
+    const Index hd = c.headDim;
+    const FloatMatrix& x = m_stream[l];
+    if (!attentionKept)
+        runAttention(layer);
+    FloatMatrix& z = m_z[l];
+    for (auto it = m_headPatches.lower_bound({layer, 0}); it != m_headPatches.end() && it->first.first == layer; ++it)
+        z.middleCols(Index(it->first.second) * hd, hd) = it->second;
+    // a zeroed head's columns of W_O count as 0: its columns of z reach nothing
+    FloatMatrix& attended = m_attended[l];
+    const auto zeroed = m_ablations.lower_bound({layer, 0});
+    if (zeroed == m_ablations.end() || zeroed->first != layer) {
+        linear(z, w.output, w.outputBias, attended);
+    } else {
+        FloatMatrix reaching = z;
+        for (auto it = zeroed; it != m_ablations.end() && it->first == layer; ++it)
+            reaching.middleCols(Index(it->second) * hd, hd).setZero();
+        linear(reaching, w.output, w.outputBias, attended);
+    }
+    // the MLP on the stream after attention, or beside it on x (parallel residual)
+    const FloatMatrix afterAttention = x + attended;
+    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
+}
+
+void DecoderForward::runAttention(int layer)
 {
     const DecoderConfig& c = config();
     const DecoderLayer& w = weights(layer);
     const std::size_t l = std::size_t(layer);
     const Index count = n(), hd = c.headDim;
-    const FloatMatrix& x = m_stream[l];
     const FloatMatrix a = layerInput(layer);
     FloatMatrix &q = m_q[l], &k = m_k[l], &v = m_v[l];
     // projections: q (n × heads·hd), k and v (n × kv·hd), with their biases
@@ -559,7 +599,8 @@ void DecoderForward::runLayer(int layer)
         linear(a, w.value, w.valueBias, v);
     }
     // each head: its q and K/V head's k (normed, turned), softmax(causal(q·kᵀ/√hd)), then weights·v
-    FloatMatrix concat(count, c.heads * hd);
+    FloatMatrix& concat = m_z[l];
+    concat.resize(count, c.heads * hd);
     const int group = c.groupSize();
     std::vector<Matrix> kvKeys(std::size_t(c.kvHeads)), kvValues(std::size_t(c.kvHeads));
     parallelFor(c.kvHeads, coreCount(), [&](int g) {
@@ -579,14 +620,6 @@ void DecoderForward::runLayer(int layer)
         concat.middleCols(Index(h) * hd, hd) = out.cast<float>();
         m_attention[l * std::size_t(c.heads) + std::size_t(h)] = weights.cast<float>();
     });
-    // a zeroed head's columns of W_O count as 0: its columns of concat reach nothing
-    for (auto it = m_ablations.lower_bound({layer, 0}); it != m_ablations.end() && it->first == layer; ++it)
-        concat.middleCols(Index(it->second) * hd, hd).setZero();
-    FloatMatrix& attended = m_attended[l];
-    linear(concat, w.output, w.outputBias, attended);
-    // the MLP on the stream after attention, or beside it on x (parallel residual)
-    const FloatMatrix afterAttention = x + attended;
-    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
 }
 
 FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
@@ -624,6 +657,77 @@ FloatMatrix DecoderForward::logitsOfRow(Index row) const
 FloatMatrix DecoderForward::logitsAt(int position) const
 {
     return position == n() - 1 ? m_logits : logitsOfRow(position);
+}
+
+void DecoderForward::EditedLayer::pointAtCopies()
+{
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+        StoredTensor& view = weights.*editable[i];
+        if (copies[i].size() > 0)
+            view = {reinterpret_cast<const char*>(copies[i].data()), Dtype::F32, view.rows, view.cols};
+    }
+}
+
+std::unique_ptr<ModelPass> DecoderForward::clone() const
+{
+    return std::unique_ptr<ModelPass>(new DecoderForward(*this));
+}
+
+FloatMatrix DecoderForward::outputWeight(int layer) const
+{
+    return weights(layer).output.toFloat().transpose();
+}
+
+LayerBiases DecoderForward::outputBiases(int layer) const
+{
+    const DecoderLayer& w = weights(layer);
+    const auto row = [&](const StoredTensor& t) {
+        return t.present() ? t.toFloat() : FloatMatrix(FloatMatrix::Zero(1, config().dModel));
+    };
+    return {row(w.outputBias), row(w.downBias)};
+}
+
+FinalNormForm DecoderForward::finalNormForm() const
+{
+    const StoredTensor& bias = m_checkpoint->finalNormBias();
+    return {config().norm == NormKind::Layer, config().normEpsilon, m_checkpoint->finalNorm().toFloat(),
+            bias.present() ? bias.toFloat() : FloatMatrix(FloatMatrix::Zero(1, config().dModel))};
+}
+
+FloatMatrix DecoderForward::finalNorm(const FloatMatrix& streamRows) const
+{
+    return normRows(streamRows, config().norm, m_checkpoint->finalNorm(), m_checkpoint->finalNormBias(),
+                    config().normEpsilon);
+}
+
+FloatMatrix DecoderForward::unembed(const FloatMatrix& streamRows) const
+{
+    FloatMatrix out;
+    linear(finalNorm(streamRows), m_checkpoint->head(), {}, out);
+    return out;
+}
+
+FloatMatrix DecoderForward::unembeddingRow(int id) const
+{
+    std::vector<float> buffer;
+    const Index d = config().dModel;
+    return Eigen::Map<const FloatMatrix>(m_checkpoint->head().rowsAsFloat(id, 1, buffer), 1, d);
+}
+
+void DecoderForward::patchStream(int layer, int position, const FloatMatrix& row)
+{
+    m_stream[std::size_t(layer)].row(position) = row;
+    markDirty(layer);
+}
+
+void DecoderForward::patchHeadOutput(int layer, int head, FloatMatrix z)
+{
+    m_headPatches[{layer, head}] = std::move(z);
+    if (layer < m_dirtyFrom) {
+        // nothing before the layer changed: its attention stays, its output projection and what follows run again
+        m_dirtyFrom = layer;
+        m_attentionKept = true;
+    }
 }
 
 } // namespace core

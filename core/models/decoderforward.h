@@ -35,8 +35,7 @@ class DecoderForward final : public ModelPass {
 public:
     /** Shares the checkpoint and its tokenizer (null: a pass that reads ids only); nothing is computed before run(). */
     DecoderForward(std::shared_ptr<const DecoderCheckpoint> checkpoint, std::shared_ptr<const HfTokenizer> tokenizer);
-    /** Not copied: an edited layer's weights point at its own copies. */
-    DecoderForward(const DecoderForward&) = delete;
+    /** Copied only by clone(): a copy of every kept layer is rarely what a caller means. */
     DecoderForward& operator=(const DecoderForward&) = delete;
 
     const DecoderCheckpoint& checkpoint() const { return *m_checkpoint; }
@@ -44,7 +43,7 @@ public:
 
     ModelShape shape() const override;
     std::shared_ptr<ModelPass> freshPass() const override;
-    std::vector<int> encode(std::string_view text) const override;
+    std::vector<int> encode(std::string_view text, bool special = true) const override;
     std::string vocabularyToken(int id) const override;
     std::string readable(int id) const override;
     /** No token of these vocabularies is near 256 bytes long. */
@@ -77,8 +76,23 @@ public:
     bool upToDate() const override { return m_dirtyFrom == clean; }
     int takeSharedLayers(const ModelPass& other) override;
 
+    std::unique_ptr<ModelPass> clone() const override;
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. */
-    const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
+    const FloatMatrix& stream(int layer) const override { return m_stream[std::size_t(layer)]; }
+    const FloatMatrix& headOutputs(int layer) const override { return m_z[std::size_t(layer)]; }
+    /** o_proj's (dense's) weight transposed, with the edits. */
+    FloatMatrix outputWeight(int layer) const override;
+    LayerBiases outputBiases(int layer) const override;
+    FinalNormForm finalNormForm() const override;
+    FloatMatrix finalNorm(const FloatMatrix& streamRows) const override;
+    FloatMatrix unembed(const FloatMatrix& streamRows) const override;
+    FloatMatrix unembeddingRow(int id) const override;
+    /** The next run() recomputes layer and those after it, every row. */
+    void patchStream(int layer, int position, const FloatMatrix& row) override;
+    /** The next run() keeps layer's q, k, v and attention and recomputes from its output projection on. */
+    void patchHeadOutput(int layer, int head, FloatMatrix z) override;
+    void setLogitsWanted(bool wanted) override { m_logitsWanted = wanted; }
+    std::string decode(const std::vector<int>& ids) const override;
     /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
     const FloatMatrix& attention(int layer, int head) const override
     {
@@ -113,11 +127,18 @@ public:
 
 private:
     /** A layer whose attention weights were edited: float32 copies of them, and the layer's weights pointing at the
-     *  copies instead of the file. */
+     *  copies instead of the file (a copy of it points at its own copies). */
     struct EditedLayer {
         std::vector<FloatMatrix> copies;
         DecoderLayer weights;
+
+        EditedLayer(std::vector<FloatMatrix> c, const DecoderLayer& w) : copies(std::move(c)), weights(w) {}
+        EditedLayer(const EditedLayer& other) : copies(other.copies), weights(other.weights) { pointAtCopies(); }
+        EditedLayer& operator=(const EditedLayer&) = delete;
+        /** Points each tensor that has a copy at it. */
+        void pointAtCopies();
     };
+    DecoderForward(const DecoderForward&) = default;
     /** Where a cell lives in the stored tensors (nn.Linear's out × in): which tensor of the layer and where in it. */
     struct Place {
         StoredTensor DecoderLayer::*tensor;
@@ -134,7 +155,10 @@ private:
     Matrix allHeads(const FloatMatrix& projection, const StoredTensor& norm, bool rotated) const;
     /** Layer and everything after it must be computed again. */
     void markDirty(int layer);
-    void runLayer(int layer);
+    /** Recomputes layer; attentionKept: its q, k, v, attention and z are as they were (a head patch since). */
+    void runLayer(int layer, bool attentionKept);
+    /** Layer's q, k, v, attention weights and z, from the stream entering it. */
+    void runAttention(int layer);
     FloatMatrix mlp(int layer, const FloatMatrix& x) const;
     FloatMatrix logitsOfRow(Eigen::Index row) const;
 
@@ -149,7 +173,11 @@ private:
     std::map<int, EditedLayer> m_editedLayers;
     std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases
+    std::vector<FloatMatrix> m_z;         ///< per layer, n × heads·head_dim: the heads' outputs before W_O
     std::vector<FloatMatrix> m_attended;  ///< per layer, n × d: the attention's output before the residual
+    std::map<std::pair<int, int>, FloatMatrix> m_headPatches; ///< (layer, head) → z put in place of the computed one
+    bool m_attentionKept = false; ///< layer m_dirtyFrom's attention is as it was: only a head patch reached it
+    bool m_logitsWanted = true;
     std::vector<FloatMatrix> m_attention; ///< layers × heads matrices, n × n
     FloatMatrix m_logits;                 ///< 1 × vocab
 };

@@ -173,7 +173,7 @@ std::shared_ptr<ModelPass> Gpt2Forward::freshPass() const
     return std::make_shared<Gpt2Forward>(m_checkpoint);
 }
 
-std::vector<int> Gpt2Forward::encode(std::string_view text) const
+std::vector<int> Gpt2Forward::encode(std::string_view text, bool) const
 {
     return m_checkpoint->tokenizer().encode(text);
 }
@@ -630,14 +630,35 @@ FloatMatrix Gpt2Forward::unembed(const FloatMatrix& streamRows) const
     return out;
 }
 
-FloatMatrixMap Gpt2Forward::outputWeight(int layer) const
+FloatMatrix Gpt2Forward::unembeddingRow(int id) const
+{
+    return m_checkpoint->wte().matrix().row(id);
+}
+
+FinalNormForm Gpt2Forward::finalNormForm() const
+{
+    return {true, config().layerNormEpsilon, m_checkpoint->lnFWeight().matrix(), m_checkpoint->lnFBias().matrix()};
+}
+
+FloatMatrix Gpt2Forward::outputWeight(int layer) const
 {
     return weights(layer).proj;
 }
 
-FloatMatrixMap Gpt2Forward::outputBias(int layer) const
+LayerBiases Gpt2Forward::outputBiases(int layer) const
 {
-    return weights(layer).projBias;
+    return {weights(layer).projBias, m_checkpoint->blocks()[std::size_t(layer)].mlpProjBias.matrix()};
+}
+
+std::unique_ptr<ModelPass> Gpt2Forward::clone() const
+{
+    return std::make_unique<Gpt2Forward>(*this);
+}
+
+std::string Gpt2Forward::decode(const std::vector<int>& ids) const
+{
+    std::string error;
+    return m_checkpoint->tokenizer().decode(ids, error).value_or(std::string());
 }
 
 void Gpt2Forward::patchStream(int layer, int position, const FloatMatrix& row)

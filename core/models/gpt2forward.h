@@ -42,7 +42,7 @@ public:
 
     ModelShape shape() const override;
     std::shared_ptr<ModelPass> freshPass() const override;
-    std::vector<int> encode(std::string_view text) const override;
+    std::vector<int> encode(std::string_view text, bool special = true) const override;
     std::string vocabularyToken(int id) const override;
     std::string readable(int id) const override;
     std::size_t longestTokenBytes() const override;
@@ -87,8 +87,9 @@ public:
      *  without, or the other way round. Returns how many layers it took (0 when it took none). */
     int takeSharedLayers(const ModelPass& other) override;
 
+    std::unique_ptr<ModelPass> clone() const override;
     /** The residual stream entering layer ℓ (0 … layers; layers is the stream before ln_f): n × d. */
-    const FloatMatrix& stream(int layer) const { return m_stream[std::size_t(layer)]; }
+    const FloatMatrix& stream(int layer) const override { return m_stream[std::size_t(layer)]; }
     /** Layer ℓ's attention weights of head h: n × n, row i = query i, causal (entries j > i exactly 0). */
     const FloatMatrix& attention(int layer, int head) const override
     {
@@ -114,25 +115,28 @@ public:
      *  run. */
     FloatMatrix logitsAt(int position) const override;
     /** ln_f of each row of a stream (rows × d), as the pass applies it before the logits. */
-    FloatMatrix finalNorm(const FloatMatrix& streamRows) const;
+    FloatMatrix finalNorm(const FloatMatrix& streamRows) const override;
     /** ln_f(rows)·wteᵀ: the logits each row of a stream would give (rows × vocab_size), the product in the blocks
      *  the pass takes for its own logits. */
-    FloatMatrix unembed(const FloatMatrix& streamRows) const;
+    FloatMatrix unembed(const FloatMatrix& streamRows) const override;
+    FloatMatrix unembeddingRow(int id) const override;
+    FinalNormForm finalNormForm() const override;
     /** Layer ℓ's head outputs z side by side (n × d, head h in columns h·d_k …), before W_O. */
-    const FloatMatrix& headOutputs(int layer) const { return m_concat[std::size_t(layer)]; }
-    /** Layer ℓ's W_O (d × d) and b_O (1 × d) as the pass multiplies them, with the edits (a zeroed head's rows
-     *  are not zero here: the pass zeroes its z instead). */
-    FloatMatrixMap outputWeight(int layer) const;
-    FloatMatrixMap outputBias(int layer) const;
+    const FloatMatrix& headOutputs(int layer) const override { return m_concat[std::size_t(layer)]; }
+    /** Layer ℓ's W_O (d × d) as the pass multiplies it, with the edits (a zeroed head's rows are not zero here: the
+     *  pass zeroes its z instead); b_O and the MLP's c_proj bias. */
+    FloatMatrix outputWeight(int layer) const override;
+    LayerBiases outputBiases(int layer) const override;
 
     /** Activation patching (SPEC §8). Replaces row position of the stream entering layer with row (1 × d):
      *  the next run() recomputes that row and the later ones (earlier rows cannot see it) from that layer on. */
-    void patchStream(int layer, int position, const FloatMatrix& row);
+    void patchStream(int layer, int position, const FloatMatrix& row) override;
     /** Replaces head's output z in layer (n × d_k, every position) for every run until clearHeadPatches(). */
-    void patchHeadOutput(int layer, int head, FloatMatrix z);
+    void patchHeadOutput(int layer, int head, FloatMatrix z) override;
     void clearHeadPatches();
     /** Whether run() computes logits() (the default); patching runs that read only the stream skip the product. */
-    void setLogitsWanted(bool wanted) { m_logitsWanted = wanted; }
+    void setLogitsWanted(bool wanted) override { m_logitsWanted = wanted; }
+    std::string decode(const std::vector<int>& ids) const override;
 
     /** Where float32 overflowed on the way to the logits after position (0 … n−1), for logits that
      *  topCandidates() cannot rank: the first layer (0-based) whose output is not all finite in the rows

@@ -16,40 +16,45 @@ namespace {
 
 using Index = Eigen::Index;
 
-/** Rows of the lens unembedded at once: 64 rows of GPT-2's 50 257 logits are 13 MB. */
+/** Rows of the lens unembedded at once: 64 rows of GPT-2's 50 257 logits are 13 MB, of Qwen's 151 936 39 MB. */
 constexpr Index lensRowsPerProduct = 64;
 
 /** The final norm frozen at one stream row's scale: a vector's share of a logit, linear in the vector. */
 class FrozenNorm {
 public:
-    FrozenNorm(const Gpt2Forward& pass, const FloatMatrix& streamRow, int target)
+    FrozenNorm(const ModelPass& pass, const FloatMatrix& streamRow, int target)
     {
-        const Gpt2Checkpoint& c = pass.checkpoint();
+        const FinalNormForm norm = pass.finalNormForm();
+        m_centred = norm.centred;
         const RowVector x = streamRow.cast<double>();
-        const double mean = x.mean();
+        const double mean = m_centred ? x.mean() : 0.0;
         const double variance = (x.array() - mean).square().mean();
-        const double inverse = 1.0 / std::sqrt(variance + pass.config().layerNormEpsilon);
-        const RowVector gamma = c.lnFWeight().matrix().cast<double>();
-        const RowVector unembedding = c.wte().matrix().row(target).cast<double>();
+        const double inverse = 1.0 / std::sqrt(variance + norm.epsilon);
+        const RowVector gamma = norm.weight.cast<double>();
+        const RowVector unembedding = pass.unembeddingRow(target).cast<double>();
         m_direction = gamma.cwiseProduct(unembedding) * inverse;
-        m_biasShare = c.lnFBias().matrix().cast<double>().row(0).dot(unembedding);
+        m_biasShare = norm.bias.cast<double>().row(0).dot(unembedding);
     }
-    /** ((v − mean(v)) / σ · γ) · w_target. */
-    double share(const RowVector& v) const { return (v.array() - v.mean()).matrix().dot(m_direction); }
+    /** ((v − mean(v)) / σ · γ) · w_target; RMSNorm's v / rms · γ · w_target subtracts no mean. */
+    double share(const RowVector& v) const
+    {
+        return m_centred ? (v.array() - v.mean()).matrix().dot(m_direction) : v.dot(m_direction);
+    }
     /** β · w_target. */
     double biasShare() const { return m_biasShare; }
 
 private:
+    bool m_centred = true;
     RowVector m_direction;
     double m_biasShare = 0;
 };
 
 /** logit(answer) − logit(wrong) after the last position of an up-to-date pass, in double from its final norm. */
-double logitDifference(const Gpt2Forward& pass, int answer, int wrong)
+double logitDifference(const ModelPass& pass, int answer, int wrong)
 {
-    const FloatMatrix h = pass.finalNorm(pass.stream(pass.config().layers).bottomRows(1));
-    const FloatMatrixMap wte = pass.checkpoint().wte().matrix();
-    const RowVector difference = wte.row(answer).cast<double>() - wte.row(wrong).cast<double>();
+    const FloatMatrix h = pass.finalNorm(pass.stream(pass.shape().layers).bottomRows(1));
+    const RowVector difference =
+        pass.unembeddingRow(answer).cast<double>() - pass.unembeddingRow(wrong).cast<double>();
     return h.cast<double>().row(0).dot(difference);
 }
 
@@ -92,38 +97,41 @@ std::optional<int> chooseToken(const FloatMatrix& logits, const Sampling& s, Spl
 
 }  // namespace
 
-std::vector<std::vector<LensCell>> logitLens(const Gpt2Forward& pass, std::optional<int> target)
+std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target)
 {
-    const int layers = pass.config().layers;
+    const int layers = pass.shape().layers;
     const Index n = pass.n();
     std::vector<std::vector<LensCell>> lens(std::size_t(layers) + 1, std::vector<LensCell>(std::size_t(n)));
-    for (int l = 0; l <= layers; ++l) {
-        const FloatMatrix& stream = pass.stream(l);
-        for (Index first = 0; first < n; first += lensRowsPerProduct) {
-            const Index rows = std::min(lensRowsPerProduct, n - first);
-            const FloatMatrix logits = pass.unembed(stream.middleRows(first, rows));
-            for (Index r = 0; r < rows; ++r) {
-                const FloatMatrix row = logits.row(r);
-                LensCell& cell = lens[std::size_t(l)][std::size_t(first + r)];
-                const auto top = topCandidates(row, 1);
-                if (top.empty()) {
-                    cell.probability = cell.targetProbability = std::nan("");
-                    continue;
-                }
-                cell.id = top.front().id;
-                cell.probability = top.front().probability;
-                if (target)
-                    cell.targetProbability = candidateProbability(row, *target);
+    // the rows of every stream, layer after layer, unembedded lensRowsPerProduct at a time: the output head is read
+    // once per product (a family's stored weights widened once), not once per layer
+    const Index total = Index(layers + 1) * n;
+    for (Index first = 0; first < total; first += lensRowsPerProduct) {
+        const Index rows = std::min(lensRowsPerProduct, total - first);
+        FloatMatrix stacked(rows, pass.stream(0).cols());
+        for (Index r = 0; r < rows; ++r)
+            stacked.row(r) = pass.stream(int((first + r) / n)).row((first + r) % n);
+        const FloatMatrix logits = pass.unembed(stacked);
+        for (Index r = 0; r < rows; ++r) {
+            const FloatMatrix row = logits.row(r);
+            LensCell& cell = lens[std::size_t((first + r) / n)][std::size_t((first + r) % n)];
+            const auto top = topCandidates(row, 1);
+            if (top.empty()) {
+                cell.probability = cell.targetProbability = std::nan("");
+                continue;
             }
+            cell.id = top.front().id;
+            cell.probability = top.front().probability;
+            if (target)
+                cell.targetProbability = candidateProbability(row, *target);
         }
     }
     return lens;
 }
 
-Attribution directLogitAttribution(const Gpt2Forward& pass, int target, int position)
+Attribution directLogitAttribution(const ModelPass& pass, int target, int position)
 {
-    const Gpt2Config& c = pass.config();
-    const Index dk = c.headSize();
+    const ModelShape c = pass.shape();
+    const Index dk = c.headDim;
     const FrozenNorm norm(pass, pass.stream(c.layers).middleRows(position, 1), target);
     Attribution a;
     a.target = target;
@@ -133,8 +141,9 @@ Attribution directLogitAttribution(const Gpt2Forward& pass, int target, int posi
     const std::set<std::pair<int, int>>& zeroed = pass.ablations();
     for (int l = 0; l < c.layers; ++l) {
         const RowVector z = pass.headOutputs(l).row(position).cast<double>();
-        const FloatMatrixMap wo = pass.outputWeight(l);
-        const RowVector attentionBias = pass.outputBias(l).cast<double>();
+        const FloatMatrix wo = pass.outputWeight(l);
+        const LayerBiases biases = pass.outputBiases(l);
+        const RowVector attentionBias = biases.attention.cast<double>();
         RowVector attention = attentionBias;
         std::vector<double> heads(std::size_t(c.heads), 0.0);
         for (int h = 0; h < c.heads; ++h) {
@@ -145,8 +154,8 @@ Attribution directLogitAttribution(const Gpt2Forward& pass, int target, int posi
             attention += out;
         }
         a.heads.push_back(std::move(heads));
-        const RowVector mlpBias = pass.checkpoint().blocks()[std::size_t(l)].mlpProjBias.matrix().cast<double>();
-        // the MLP's output: what the layer added to the stream besides its attention
+        const RowVector mlpBias = biases.mlp.cast<double>();
+        // the MLP's output: what the layer added to the stream besides its attention (beside it or after it)
         const RowVector mlp = pass.stream(l + 1).row(position).cast<double>() -
                               pass.stream(l).row(position).cast<double>() - attention - mlpBias;
         a.mlps.push_back(norm.share(mlp));
@@ -159,49 +168,49 @@ Attribution directLogitAttribution(const Gpt2Forward& pass, int target, int posi
     return a;
 }
 
-std::optional<Patching> activationPatching(const Gpt2Forward& clean, const std::vector<int>& corruptIds, int answer,
+std::optional<Patching> activationPatching(const ModelPass& clean, const std::vector<int>& corruptIds, int answer,
                                            int wrong, std::string& error, const StopCheck& stop,
                                            const std::function<void(int, int)>& progress)
 {
-    const Gpt2Config& c = clean.config();
+    const ModelShape c = clean.shape();
     const int n = clean.n();
     if (int(corruptIds.size()) != n) {
         error = "the corrupted text is " + std::to_string(corruptIds.size()) + " tokens long and the clean text " +
                 std::to_string(n) + "; patching needs texts of the same length";
         return std::nullopt;
     }
-    Gpt2Forward corrupt = clean;
-    corrupt.setLogitsWanted(false);
-    if (!corrupt.setTokens(corruptIds, error))
+    const std::unique_ptr<ModelPass> corrupt = clean.clone();
+    corrupt->setLogitsWanted(false);
+    if (!corrupt->setTokens(corruptIds, error))
         return std::nullopt;
     const auto stopped = [&] {
         error = "stopped";
         return std::nullopt;
     };
-    if (!corrupt.run(stop))
+    if (!corrupt->run(stop))
         return stopped();
 
     Patching out;
     out.clean = logitDifference(clean, answer, wrong);
-    out.corrupt = logitDifference(corrupt, answer, wrong);
+    out.corrupt = logitDifference(*corrupt, answer, wrong);
     const int total = c.layers * n + c.layers * c.heads;
     int done = 0;
     // Each run patches a copy of the corrupted pass, which recomputes only what the patch can reach.
     const auto patched = [&](const auto& patch) -> std::optional<double> {
-        Gpt2Forward run = corrupt;
-        patch(run);
-        if (!run.run(stop))
+        const std::unique_ptr<ModelPass> run = corrupt->clone();
+        patch(*run);
+        if (!run->run(stop))
             return std::nullopt;
         if (progress)
             progress(++done, total);
-        return logitDifference(run, answer, wrong);
+        return logitDifference(*run, answer, wrong);
     };
-    const Index dk = c.headSize();
+    const Index dk = c.headDim;
     for (int l = 0; l < c.layers; ++l) {
         std::vector<double> row;
         for (int p = 0; p < n; ++p) {
             const FloatMatrix restored = clean.stream(l).row(p);
-            const auto m = patched([&](Gpt2Forward& run) { run.patchStream(l, p, restored); });
+            const auto m = patched([&](ModelPass& run) { run.patchStream(l, p, restored); });
             if (!m)
                 return stopped();
             row.push_back(*m);
@@ -212,7 +221,7 @@ std::optional<Patching> activationPatching(const Gpt2Forward& clean, const std::
         std::vector<double> row;
         for (int h = 0; h < c.heads; ++h) {
             const FloatMatrix z = clean.headOutputs(l).middleCols(h * dk, dk);
-            const auto m = patched([&](Gpt2Forward& run) { run.patchHeadOutput(l, h, z); });
+            const auto m = patched([&](ModelPass& run) { run.patchHeadOutput(l, h, z); });
             if (!m)
                 return stopped();
             row.push_back(*m);
@@ -222,8 +231,9 @@ std::optional<Patching> activationPatching(const Gpt2Forward& clean, const std::
     return out;
 }
 
-bool generate(Gpt2Forward& pass, int count, const Sampling& sampling, std::string& error)
+bool generate(ModelPass& pass, int count, const Sampling& sampling, std::string& error)
 {
+    const ModelShape shape = pass.shape();
     SplitMix64 rng(sampling.seed);
     std::vector<int> ids = pass.tokens();
     for (int i = 0; i < count; ++i) {
@@ -234,9 +244,9 @@ bool generate(Gpt2Forward& pass, int count, const Sampling& sampling, std::strin
             return false;
         }
         ids.push_back(*next);
-        if (int(ids.size()) > pass.config().positions) {
+        if (int(ids.size()) > shape.positions) {
             error = "the text would be " + std::to_string(ids.size()) + " tokens long, more than the model's " +
-                    "n_positions (" + std::to_string(pass.config().positions) + ")";
+                    shape.positionsKey + " (" + std::to_string(shape.positions) + ")";
             return false;
         }
         if (!pass.setTokens(ids, error))
@@ -246,9 +256,9 @@ bool generate(Gpt2Forward& pass, int count, const Sampling& sampling, std::strin
     return true;
 }
 
-std::optional<int> singleToken(const Gpt2Forward& pass, std::string_view text, std::string& error)
+std::optional<int> singleToken(const ModelPass& pass, std::string_view text, std::string& error)
 {
-    const int vocab = pass.config().vocabSize;
+    const int vocab = pass.shape().vocabSize;
     if (text.size() > 1 && text.front() == '#') {
         const std::string digits(text.substr(1));
         char* end = nullptr;
@@ -262,7 +272,7 @@ std::optional<int> singleToken(const Gpt2Forward& pass, std::string_view text, s
         error = "the token is not valid UTF-8";
         return std::nullopt;
     }
-    const std::vector<int> ids = pass.checkpoint().tokenizer().encode(text);
+    const std::vector<int> ids = pass.encode(text, false);
     if (ids.size() == 1)
         return ids.front();
     error = std::string(1, '"') + messageExcerpt(text) + "\" is " + std::to_string(ids.size()) +
@@ -270,11 +280,9 @@ std::optional<int> singleToken(const Gpt2Forward& pass, std::string_view text, s
     return std::nullopt;
 }
 
-std::string decodedText(const Gpt2Forward& pass, const std::vector<int>& ids)
+std::string decodedText(const ModelPass& pass, const std::vector<int>& ids)
 {
-    std::string error;
-    const auto bytes = pass.checkpoint().tokenizer().decode(ids, error);
-    return bytes ? encodeUtf8(decodeUtf8(*bytes)) : std::string();
+    return encodeUtf8(decodeUtf8(pass.decode(ids)));
 }
 
 } // namespace core

@@ -1,9 +1,9 @@
 #pragma once
-/** The instruments of SPEC §8 on a model's forward pass, with its edits: the logit lens, direct logit
+/** The instruments of SPEC §8 on a model's forward pass of any family, with its edits: the logit lens, direct logit
  *  attribution, activation patching and generation. Layers and positions count from 0 here (from 1 in SPEC's
  *  words); every figure is computed in double from the pass's float32 streams. */
 
-#include "core/models/gpt2forward.h"
+#include "core/models/modelpass.h"
 #include "core/tensor/stop.h"
 
 #include <cstdint>
@@ -24,21 +24,21 @@ struct LensCell {
 
 /** lens[ℓ][p]: the final norm and the output head applied to the stream after block ℓ (ℓ = 0: the embeddings) at
  *  position p; the row ℓ = L is the model's own prediction. The pass must have run. */
-std::vector<std::vector<LensCell>> logitLens(const Gpt2Forward& pass, std::optional<int> target = {});
+std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target = {});
 
 /** Direct logit attribution of target at position (SPEC §8): each component's output there, through the final
- *  norm with its scale frozen at the full stream's (its mean subtracted), dotted with target's unembedding row.
- *  The parts sum to logit. */
+ *  norm with its scale frozen at the full stream's (its mean subtracted for LayerNorm), dotted with target's
+ *  unembedding row. The parts sum to logit. */
 struct Attribution {
     int target = 0;
     int position = 0;
     double logit = 0;
-    double embeddings = 0;                   ///< the token's and its position's embeddings
+    double embeddings = 0;                   ///< the token's embedding (and GPT-2's position's)
     std::vector<std::vector<double>> heads;  ///< [layer][head]: z·W_O of that head (0 for a zeroed head)
     std::vector<double> mlps;                ///< [layer]: the MLP's output without its output bias
-    double bias = 0;                         ///< the final norm's bias and every output bias (attention and MLP)
+    double bias = 0;                         ///< the final norm's bias and every output bias the family has
 };
-Attribution directLogitAttribution(const Gpt2Forward& pass, int target, int position);
+Attribution directLogitAttribution(const ModelPass& pass, int target, int position);
 
 /** Activation patching (SPEC §8): metric = logit(answer) − logit(wrong) at the last position. */
 struct Patching {
@@ -50,7 +50,7 @@ struct Patching {
 /** Runs the corrupted text through a copy of clean (an up-to-date pass, whose edits both runs keep) and every
  *  patched run of it. Nothing, with error, when the texts' lengths differ or stop said stop; progress, when given,
  *  hears (runs done, runs in all) after each run. */
-std::optional<Patching> activationPatching(const Gpt2Forward& clean, const std::vector<int>& corruptIds, int answer,
+std::optional<Patching> activationPatching(const ModelPass& clean, const std::vector<int>& corruptIds, int answer,
                                            int wrong, std::string& error, const StopCheck& stop = {},
                                            const std::function<void(int, int)>& progress = {});
 
@@ -65,13 +65,13 @@ struct Sampling {
 };
 /** Appends count tokens to pass (which must have run), each from the logits after the last; false with error when
  *  the text would outgrow the model's positions or a pass cannot rank its logits (float32 overflow). */
-bool generate(Gpt2Forward& pass, int count, const Sampling& sampling, std::string& error);
+bool generate(ModelPass& pass, int count, const Sampling& sampling, std::string& error);
 
 /** The id a token argument names: "#ID", or a text that encodes to exactly one token. Nothing, with error saying
  *  why (the ids it gives, or the vocabulary's range), otherwise. */
-std::optional<int> singleToken(const Gpt2Forward& pass, std::string_view text, std::string& error);
+std::optional<int> singleToken(const ModelPass& pass, std::string_view text, std::string& error);
 
 /** The text of ids as valid UTF-8: a byte sequence a token cut in two becomes U+FFFD. */
-std::string decodedText(const Gpt2Forward& pass, const std::vector<int>& ids);
+std::string decodedText(const ModelPass& pass, const std::vector<int>& ids);
 
 } // namespace core

@@ -72,6 +72,21 @@ double candidateProbability(const FloatMatrix& logits, int id);
  *  softmax taken once. */
 std::vector<double> candidateProbabilities(const FloatMatrix& logits, const std::vector<int>& ids);
 
+/** The final norm as a frozen, linear map needs it (SPEC §8's attribution): LayerNorm subtracts each row's mean before
+ *  dividing by √(variance + ε), RMSNorm divides by √(mean square + ε); then the weight, then the bias. */
+struct FinalNormForm {
+    bool centred = true;  ///< LayerNorm; false for RMSNorm
+    double epsilon = 1e-5;
+    FloatMatrix weight;   ///< 1 × d
+    FloatMatrix bias;     ///< 1 × d, zero when the norm has none
+};
+
+/** What a layer adds to the stream besides its heads' z·W_O and its MLP's weights: 1 × d each, zero when absent. */
+struct LayerBiases {
+    FloatMatrix attention; ///< the output projection's bias
+    FloatMatrix mlp;       ///< the MLP's last projection's bias
+};
+
 class ModelPass {
 public:
     virtual ~ModelPass() = default;
@@ -80,8 +95,8 @@ public:
     /** A new pass over the same checkpoint and tokenizer, without tokens, edits or zeroed heads. */
     virtual std::shared_ptr<ModelPass> freshPass() const = 0;
 
-    /** The text's token ids as the model's tokenizer gives them (with the BOS it adds). */
-    virtual std::vector<int> encode(std::string_view text) const = 0;
+    /** The text's token ids as the model's tokenizer gives them (with the BOS it adds, unless special is false). */
+    virtual std::vector<int> encode(std::string_view text, bool special = true) const = 0;
     /** The vocabulary entry of id as the tokenizer writes it ("Ġcat", "▁cat", "<0x0A>"). */
     virtual std::string vocabularyToken(int id) const = 0;
     /** The same as people read it on a chip ("␣cat", "↵"). */
@@ -138,6 +153,39 @@ public:
     /** Layer as an AttentionModel (SPEC §5, §6) with the edits and zeroed heads, tokens as the vocabulary writes
      *  them: core::compute of it gives the layer's attention as the pass computes it. */
     virtual AttentionModel layerModel(int layer) const = 0;
+
+    // What the instruments of SPEC §8 read and change (instruments.h), the same for every family. The pass must
+    // have run; layers count from 0.
+
+    /** A copy of this pass, edits, zeroed heads and every kept layer with it: a patched run of it recomputes only
+     *  what the patch reaches. */
+    virtual std::unique_ptr<ModelPass> clone() const = 0;
+    /** The residual stream entering layer ℓ (0 … layers; 0 the embeddings, layers the stream before the final
+     *  norm): n × d. */
+    virtual const FloatMatrix& stream(int layer) const = 0;
+    /** Layer ℓ's head outputs z side by side, before W_O (n × heads·head_dim, head h in columns h·head_dim …): a
+     *  zeroed head's as computed (its rows of W_O count as 0 instead), a patched head's as patched. */
+    virtual const FloatMatrix& headOutputs(int layer) const = 0;
+    /** Layer ℓ's W_O with the edits in the row convention of SPEC §1 (heads·head_dim × d): head h writes
+     *  z_h · rows h·head_dim … of it. A zeroed head's rows are not zero here. */
+    virtual FloatMatrix outputWeight(int layer) const = 0;
+    virtual LayerBiases outputBiases(int layer) const = 0;
+    virtual FinalNormForm finalNormForm() const = 0;
+    /** The final norm of each row of a stream (rows × d), as the pass applies it before the logits. */
+    virtual FloatMatrix finalNorm(const FloatMatrix& streamRows) const = 0;
+    /** The logits each row of a stream would give (rows × vocab): the final norm, then the output head. */
+    virtual FloatMatrix unembed(const FloatMatrix& streamRows) const = 0;
+    /** The output head's row of id (1 × d): lm_head's, or the token embedding's when the head is tied to it. */
+    virtual FloatMatrix unembeddingRow(int id) const = 0;
+    /** Replaces row position of the stream entering layer with row (1 × d); the next run() recomputes from there. */
+    virtual void patchStream(int layer, int position, const FloatMatrix& row) = 0;
+    /** Puts z (n × head_dim) in place of head's output in layer at every position, for every run after. */
+    virtual void patchHeadOutput(int layer, int head, FloatMatrix z) = 0;
+    /** Whether run() computes logits() (the default): patching runs read the stream and skip the product. */
+    virtual void setLogitsWanted(bool wanted) = 0;
+    /** The text ids stand for, as bytes (a character a token cuts in two stays cut); the tokens the tokenizer puts
+     *  around every text are left out. */
+    virtual std::string decode(const std::vector<int>& ids) const = 0;
 };
 
 /** The first layer (0-based) of streams (the stream entering each layer, then the one after the last) whose output

@@ -21,9 +21,9 @@ std::string csvNumber(double v)
     return std::isfinite(v) ? machineNumber(v) : std::string();
 }
 
-std::string tokenOf(const Gpt2Forward& pass, int id)
+std::string tokenOf(const ModelPass& pass, int id)
 {
-    return id < 0 ? std::string() : pass.checkpoint().tokenizer().token(id);
+    return id < 0 ? std::string() : pass.vocabularyToken(id);
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ std::string csvField(std::string_view text)
     return out + "\"";
 }
 
-nlohmann::ordered_json lensJson(const Gpt2Forward& pass, const std::vector<std::vector<LensCell>>& lens,
+nlohmann::ordered_json lensJson(const ModelPass& pass, const std::vector<std::vector<LensCell>>& lens,
                                 std::optional<int> target)
 {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -61,7 +61,7 @@ nlohmann::ordered_json lensJson(const Gpt2Forward& pass, const std::vector<std::
     return out;
 }
 
-std::string lensCsv(const Gpt2Forward& pass, const std::vector<std::vector<LensCell>>& lens, std::optional<int> target)
+std::string lensCsv(const ModelPass& pass, const std::vector<std::vector<LensCell>>& lens, std::optional<int> target)
 {
     std::string out = target ? "layer,position,id,token,probability,target_probability\n"
                              : "layer,position,id,token,probability\n";

@@ -11,10 +11,10 @@
 namespace core {
 
 /** {"tokens", "lens": [[{"id", "token", "probability", "target_probability"?} × n] × (L + 1)]}. */
-nlohmann::ordered_json lensJson(const Gpt2Forward& pass, const std::vector<std::vector<LensCell>>& lens,
+nlohmann::ordered_json lensJson(const ModelPass& pass, const std::vector<std::vector<LensCell>>& lens,
                                 std::optional<int> target);
 /** layer,position,id,token,probability[,target_probability]; layers from 0 (the embeddings), positions from 1. */
-std::string lensCsv(const Gpt2Forward& pass, const std::vector<std::vector<LensCell>>& lens, std::optional<int> target);
+std::string lensCsv(const ModelPass& pass, const std::vector<std::vector<LensCell>>& lens, std::optional<int> target);
 
 /** {"target", "position" (from 1), "logit", "embeddings", "heads", "mlps", "bias"}. */
 nlohmann::ordered_json attributionJson(const Attribution& a);

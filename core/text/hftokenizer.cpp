@@ -258,6 +258,8 @@ struct HfTokenizer::Impl {
     std::string normalize(std::string text) const;
     std::vector<Piece> preTokenize(Piece piece) const;
     void encodeWord(const std::string& word, std::vector<int>& ids) const;
+    /** The bytes id stands for; nothing for an added token or an id without an entry (written as it is). */
+    std::optional<std::string> bytesOf(int id) const;
 };
 
 std::vector<std::pair<int, Piece>> HfTokenizer::Impl::splitAdded(const Piece& piece, bool normalized) const
@@ -861,9 +863,9 @@ std::optional<HfTokenizer> HfTokenizer::loadFolder(const std::string& folder, st
                     error);
 }
 
-std::vector<int> HfTokenizer::encode(std::string_view text) const
+std::vector<int> HfTokenizer::encode(std::string_view text, bool special) const
 {
-    std::vector<int> ids = m->before;
+    std::vector<int> ids = special ? m->before : std::vector<int>();
     // Tokens matched in the typed text, then in the normalized rest; what remains is pre-tokenized and merged.
     for (const auto& [raw, rawPiece] : m->splitAdded(Piece{validUtf8(text), true}, false)) {
         if (raw >= 0) {
@@ -882,7 +884,8 @@ std::vector<int> HfTokenizer::encode(std::string_view text) const
                 m->encodeWord(word.text, ids);
         }
     }
-    ids.insert(ids.end(), m->after.begin(), m->after.end());
+    if (special)
+        ids.insert(ids.end(), m->after.begin(), m->after.end());
     return ids;
 }
 
@@ -901,17 +904,17 @@ std::optional<int> HfTokenizer::id(std::string_view token) const
     return std::nullopt;
 }
 
-std::string HfTokenizer::readable(int id) const
+std::optional<std::string> HfTokenizer::Impl::bytesOf(int id) const
 {
-    const std::string entry = token(id);
-    if (entry.empty() || m->addedIds.contains(entry))
-        return entry;
-    if (m->byteLevel)
-        return readableToken(entry);
+    const std::string entry = id >= 0 && std::size_t(id) < tokens.size() ? tokens[std::size_t(id)] : std::string();
+    if (entry.empty() || addedIds.contains(entry))
+        return std::nullopt;
+    if (byteLevel)
+        return tokenBytes(entry);
     // SentencePiece-style: a byte_fallback entry is its byte, "▁" a space.
-    const auto byte = std::find(m->byteFallback.begin(), m->byteFallback.end(), id);
-    if (byte != m->byteFallback.end())
-        return readableBytes(std::string(1, char(byte - m->byteFallback.begin())));
+    const auto byte = std::find(byteFallback.begin(), byteFallback.end(), id);
+    if (byte != byteFallback.end())
+        return std::string(1, char(byte - byteFallback.begin()));
     std::string bytes;
     for (std::size_t i = 0; i < entry.size();) {
         if (entry.compare(i, 3, "\u2581") == 0) {
@@ -921,7 +924,37 @@ std::string HfTokenizer::readable(int id) const
             bytes += entry[i++];
         }
     }
-    return readableBytes(bytes);
+    return bytes;
+}
+
+std::string HfTokenizer::readable(int id) const
+{
+    if (m->byteLevel && !m->addedIds.contains(token(id)))
+        return readableToken(token(id));
+    const auto bytes = m->bytesOf(id);
+    return bytes ? readableBytes(*bytes) : token(id);
+}
+
+std::string HfTokenizer::decode(const std::vector<int>& ids) const
+{
+    auto first = ids.begin(), last = ids.end();
+    if (std::size_t(last - first) >= m->before.size() && std::equal(m->before.begin(), m->before.end(), first))
+        first += std::ptrdiff_t(m->before.size());
+    if (std::size_t(last - first) >= m->after.size() && std::equal(m->after.rbegin(), m->after.rend(), ids.rbegin()))
+        last -= std::ptrdiff_t(m->after.size());
+    std::string out;
+    for (auto it = first; it != last; ++it)
+        out += m->bytesOf(*it).value_or(token(*it));
+    // the space a SentencePiece-style tokenizer put before the text is not the text's
+    const bool prepends =
+        std::any_of(m->normalizer.begin(), m->normalizer.end(),
+                    [](const NormalizerStep& s) { return s.kind == NormalizerStep::Prepend; }) ||
+        std::any_of(m->preTokenizer.begin(), m->preTokenizer.end(), [](const PreTokenizerStep& s) {
+            return s.kind == PreTokenizerStep::Metaspace && s.prepend != PreTokenizerStep::Never;
+        });
+    if (prepends && !m->byteLevel && out.starts_with(' '))
+        out.erase(0, 1);
+    return out;
 }
 
 std::optional<int> HfTokenizer::bosId() const

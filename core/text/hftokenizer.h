@@ -32,9 +32,13 @@ public:
                                                const std::string& tokenizerLabel, const std::string& configLabel,
                                                std::string& error);
 
-    /** The ids of text, with the special tokens the post-processor adds. Bytes that are not UTF-8 count as U+FFFD.
-     *  Never fails. */
-    std::vector<int> encode(std::string_view text) const;
+    /** The ids of text, with the special tokens the post-processor adds (unless special is false: the library's
+     *  add_special_tokens). Bytes that are not UTF-8 count as U+FFFD. Never fails. */
+    std::vector<int> encode(std::string_view text, bool special = true) const;
+    /** The bytes ids stand for, joined: an added token as written, a byte-level entry as its bytes, SentencePiece's
+     *  ▁ as a space and <0xNN> as its byte, without the space a prepending normalizer or Metaspace put before the
+     *  text and without the tokens the post-processor puts around it. */
+    std::string decode(const std::vector<int>& ids) const;
 
     /** The vocabulary entry of id as the file writes it ("Ġcat", "▁cat", "<0x0A>", "<s>"); empty for an id
      *  without one. */
