@@ -287,6 +287,21 @@ std::optional<HubId> cachedRepoOf(const std::string& folder)
     return id;
 }
 
+std::optional<std::string> savedHubId(const std::string& modelPath, const std::string& folder)
+{
+    std::optional<HubId> id = cachedRepoOf(folder);  // its revision is the snapshot's commit
+    if (!id)
+        return std::nullopt;
+    if (const auto asked = parseHubId(modelPath); asked && asked->repo == id->repo)
+        return modelPath;
+    fs::path snapshot = fs::path(folder).lexically_normal();
+    if (!snapshot.has_filename())
+        snapshot = snapshot.parent_path();
+    if (readRef(snapshot.parent_path().parent_path() / "refs" / "main") == id->revision)
+        id->revision = "main";
+    return id->text();
+}
+
 std::vector<CachedModel> listCachedModels(const std::string& cache)
 {
     std::vector<CachedModel> models;
