@@ -16,6 +16,7 @@
 #include "ui/views/shell/sessioncontroller.h"
 #include "ui/views/teaching/helpdialogs.h"
 #include "core/attention/trace.h"
+#include "core/session/builtinmodel.h"
 #include "core/session/hubcache.h"
 #include "core/session/presets.h"
 
@@ -23,6 +24,7 @@
 #include <QApplication>
 #include <QCommandLinkButton>
 #include <QComboBox>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
@@ -176,6 +178,13 @@ private slots:
         QVERIFY(writeText((bert / "snapshots" / commit.toStdString() / "config.json").string(),
                           std::string(R"({"architectures": ["BertModel"]})")));
 
+        // A Llama (the built-in model, copied into the cache as files of their own): a family the program reads.
+        const fs::path llama = fs::path(core::hubRepoFolder(m_cache.toStdString(), "local/llama"));
+        fs::create_directories(llama / "refs");
+        fs::create_directories(llama / "snapshots");
+        fs::copy(core::builtinModelFolder(), llama / "snapshots" / commit.toStdString(), fs::copy_options::recursive);
+        QVERIFY(writeText((llama / "refs" / "main").string(), commit.toStdString()));
+
         auto* action = m_window->findChild<QAction*>(QStringLiteral("openModelAction"));
         QVERIFY(action);
         QStringList seen;
@@ -186,19 +195,19 @@ private slots:
                 seen << models->index(row, 0).data().toString()
                             + ((models->flags(models->index(row, 0)) & Qt::ItemIsEnabled) ? QString()
                                                                                           : QStringLiteral(" greyed"));
-            seen << models->index(0, 3).data().toString();  // the greyed one's status: why
+            seen << models->index(1, 3).data().toString();  // the greyed one's status: why
             seen << (d->findChild<QLabel*>(QStringLiteral("cacheFolder"))->text().contains(QDir::toNativeSeparators(m_cache))
                          ? QStringLiteral("cache named")
                          : QStringLiteral("cache not named"));
-            // the one that opens is chosen already: Open opens it
+            // the first that opens is chosen already; the person picks the GPT-2 and opens it
+            QCOMPARE(table->selectionModel()->selectedRows().value(0).row(), 0);
+            table->selectRow(2);
             d->findChild<QPushButton*>(QStringLiteral("openCachedModel"))->click();
         });
         QVERIFY(answered);
-        QCOMPARE(seen.size(), 4);
-        QCOMPARE(seen[0], QStringLiteral("some/bert greyed"));
-        QCOMPARE(seen[1], QStringLiteral("tiny-org/tiny"));
-        QVERIFY2(seen[2].contains(QLatin1String("BertModel")), qPrintable(seen[2]));
-        QCOMPARE(seen[3], QStringLiteral("cache named"));
+        QCOMPARE(seen, (QStringList{QStringLiteral("local/llama"), QStringLiteral("some/bert greyed"),
+                                    QStringLiteral("tiny-org/tiny"), seen.value(3), QStringLiteral("cache named")}));
+        QVERIFY2(seen[3].contains(QLatin1String("BertModel")), qPrintable(seen[3]));
         QVERIFY(doc().waitForModel(60000));
         QVERIFY(doc().isModelSession());
         QCOMPARE(doc().modelSession()->folder().toStdString(), snapshot().string());

@@ -1,6 +1,7 @@
 #include "core/session/hubcache.h"
 
 #include "core/formats/jsonread.h"
+#include "core/models/decoderconfig.h"
 #include "core/models/gpt2config.h"
 
 #include <algorithm>
@@ -134,18 +135,19 @@ std::string snapshotProblem(const fs::path& snapshot)
         return "no config.json";
     if (!has("config.json"))
         return "config.json links to a blob that is missing";
+    // The config is read as loadModelPass reads it: a family of SPEC §6 by its description, anything else as GPT-2.
+    const std::string config = (snapshot / "config.json").string();
+    const bool family = folderNamesDecoderFamily(snapshot.string());
     std::string why;
-    if (!loadGpt2Config((snapshot / "config.json").string(), why))
+    if (family ? !loadDecoderConfig(config, why) : !loadGpt2Config(config, why))
         return why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
-    if (!has("model.safetensors")) {
-        if (has("model.safetensors.index.json"))
-            return "its weights are sharded over several files, which are not read";
+    if (!has("model.safetensors") && !has("model.safetensors.index.json")) {
         if (has("pytorch_model.bin"))
             return "only pickled weights (pytorch_model.bin), which are not read";
         return "no model.safetensors";
     }
-    if (!has("vocab.json") && !has("tokenizer.json"))
-        return "no tokenizer (vocab.json + merges.txt, or tokenizer.json)";
+    if (family ? !has("tokenizer.json") : !has("vocab.json") && !has("tokenizer.json"))
+        return family ? "no tokenizer.json" : "no tokenizer (vocab.json + merges.txt, or tokenizer.json)";
     return {};
 }
 

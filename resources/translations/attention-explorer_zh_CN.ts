@@ -3016,7 +3016,7 @@
         </message>
         <message>
             <source>When Mary and John went to the store, John gave a drink to …: layer 2, head 2 looks from the name said again to the word after its first mention</source>
-            <translation>When Mary and John went to the store, John gave a drink to …：第 2 层第 2 个头从再次出现的名字看向它第一次出现之后的那个词</translation>
+            <translation>一个有两个名字的英文故事（“玛丽和约翰去了商店，约翰把一杯饮料给了……”）：第 2 层第 2 个头从再次出现的名字看向它第一次出现之后的那个词</translation>
         </message>
     </context>
     <context>

@@ -36,7 +36,7 @@ OpenModelDialog::OpenModelDialog(HubSettings settings, QString startFolder, QWid
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -50,6 +50,8 @@ OpenModelDialog::OpenModelDialog(HubSettings settings, QString startFolder, QWid
 
     m_empty->setObjectName(QStringLiteral("noCachedModels"));
     m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setMargin(24);
     m_empty->setText(tr("No models in the cache yet. Download one from the Hub (a network is needed once), or "
                         "choose a folder that holds config.json, the weights as safetensors and the tokenizer."));
 

@@ -18,6 +18,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTextBrowser>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace ui {
@@ -185,9 +186,14 @@ void HelpDialogs::fillQuickStart()
     for (auto* button : m_quickStart->findChildren<QCommandLinkButton*>()) {
         const QString name = button->property("preset").toString();
         button->setText(presetTitle(name));
-        button->setDescription(presetDescription(name));
+        button->setAccessibleDescription(presetDescription(name));
+        m_quickStart->findChild<QLabel*>(QStringLiteral("quickStartAbout_") + name)->setText(presetDescription(name));
     }
     again->setText(tr("Don't show again"));
+    // As tall as the wrapped texts are at its width: Qt sizes a new window to at most two thirds of the screen's
+    // height, which cut the last lines on a 720-pixel screen.
+    const int width = std::max(m_quickStart->width(), m_quickStart->sizeHint().width());
+    m_quickStart->resize(width, m_quickStart->layout()->totalHeightForWidth(width));
 }
 
 void HelpDialogs::showQuickStart()
@@ -198,7 +204,7 @@ void HelpDialogs::showQuickStart()
         text->setObjectName(QStringLiteral("quickStartText"));
         text->setWordWrap(true);
         text->setTextFormat(Qt::RichText);
-        text->setMinimumWidth(420);
+        text->setMinimumWidth(520);
         auto* modelText = new QLabel(dialog);
         modelText->setObjectName(QStringLiteral("quickStartModelText"));
         modelText->setWordWrap(true);
@@ -216,7 +222,17 @@ void HelpDialogs::showQuickStart()
                 if (m_openPreset)
                     m_openPreset(name);
             });
+            // The description beneath, as a label: QCommandLinkButton's own is cut when it takes three lines.
+            auto* about = new QLabel(dialog);
+            about->setObjectName(QStringLiteral("quickStartAbout_") + name);
+            about->setWordWrap(true);
+            // indented under the title by a spacing, not a margin (a label's height for its width ignores margins)
+            auto* indented = new QHBoxLayout;
+            indented->setContentsMargins(0, 0, 0, 6);
+            indented->addSpacing(button->iconSize().width() + 16);
+            indented->addWidget(about, 1);
             presets->addWidget(button);
+            presets->addLayout(indented);
         }
         auto* again = new QCheckBox(dialog);
         again->setObjectName(QStringLiteral("dontShowAgainBox"));
