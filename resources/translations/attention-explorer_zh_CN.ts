@@ -1808,8 +1808,8 @@
             <translation>打开 Hugging Face 缓存中的模型，或一个检查点文件夹（config.json、safetensors 权重、分词器）</translation>
         </message>
         <message>
-            <source>&amp;Download Model…</source>
-            <translation>下载模型(&amp;D)…</translation>
+            <source>Do&amp;wnload Model…</source>
+            <translation>下载模型(&amp;W)…</translation>
         </message>
         <message>
             <source>Fetch a model from the Hugging Face Hub into the cache, then open it</source>

@@ -53,7 +53,7 @@ void MainMenus::createActions()
            QT_TR_NOOP("Open a model of the Hugging Face cache, or a checkpoint folder (config.json, the safetensors "
                       "weights, the tokenizer)"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_O}, "folder-open", [s] { s->openModelDialog(); }});
-    t.add({"downloadModelAction", QT_TR_NOOP("&Download Model…"),
+    t.add({"downloadModelAction", QT_TR_NOOP("Do&wnload Model…"),
            QT_TR_NOOP("Fetch a model from the Hugging Face Hub into the cache, then open it"), {}, "go-down",
            [s] { s->downloadModelDialog(); }});
     t.add({"openBuiltinModelAction", QT_TR_NOOP("Open &Built-in Model"),
