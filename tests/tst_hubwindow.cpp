@@ -1,7 +1,7 @@
 /** The Hub and the built-in model in the window, on the real widgets: File › Download Model… against the fake Hub on
  *  the loopback interface, the model then open by its id; File › Open Model… listing a cache folder (HF_HUB_CACHE)
- *  with a model it cannot open greyed, opening the other by its id; a session of a cached model saved as the id;
- *  and the built-in model's presets, from the quick start's button, on the head, layer and query whose pattern
+ *  with a model it cannot open greyed, opening another by its id, and its Download… button; a session of a cached
+ *  model saved as the id; and the built-in model's presets, from the quick start's button, on the head, layer and query whose pattern
  *  MODEL_CARD.md describes, held against the tokens themselves (the token after the query's earlier copy, the token
  *  before it). */
 
@@ -208,6 +208,33 @@ private slots:
         QCOMPARE(seen, (QStringList{QStringLiteral("local/llama"), QStringLiteral("some/bert greyed"),
                                     QStringLiteral("tiny-org/tiny"), seen.value(3), QStringLiteral("cache named")}));
         QVERIFY2(seen[3].contains(QLatin1String("BertModel")), qPrintable(seen[3]));
+        QVERIFY(doc().waitForModel(60000));
+        QVERIFY(doc().isModelSession());
+        QCOMPARE(doc().modelSession()->folder().toStdString(), snapshot().string());
+        QCOMPARE(savedModelPath(), std::string("tiny-org/tiny"));
+    }
+
+    void openModelDownloadsAndOpens()
+    {
+        // Download… in the Open Model dialog: the Download Model dialog over it, then the model open by its id.
+        bool downloading = false;
+        QTimer poll;
+        poll.setInterval(10);
+        connect(&poll, &QTimer::timeout, this, [&] {
+            auto* dialog = qobject_cast<hub::DownloadDialog*>(QApplication::activeModalWidget());
+            if (!dialog || downloading)
+                return;
+            downloading = true;
+            dialog->findChild<QComboBox*>(QStringLiteral("hubId"))->setCurrentText(QStringLiteral("tiny-org/tiny"));
+            dialog->findChild<QPushButton*>(QStringLiteral("hubDownload"))->click();
+        });
+        poll.start();
+        auto* action = m_window->findChild<QAction*>(QStringLiteral("openModelAction"));
+        const bool answered = answering<hub::OpenModelDialog>([action] { action->trigger(); }, [](hub::OpenModelDialog* d) {
+            d->findChild<QPushButton*>(QStringLiteral("downloadModel"))->click();
+        });
+        QVERIFY(answered);
+        QVERIFY(downloading);
         QVERIFY(doc().waitForModel(60000));
         QVERIFY(doc().isModelSession());
         QCOMPARE(doc().modelSession()->folder().toStdString(), snapshot().string());
