@@ -228,11 +228,12 @@ private:
 
 inline const QByteArray commit = "0123456789abcdef0123456789abcdef01234567";
 
-/** The files of a tiny random GPT-2 checkpoint, with what a real repository holds beside them. */
-inline std::map<QByteArray, QByteArray> tinyRepository()
+/** The files of a tiny random GPT-2 checkpoint (of positions positions), with what a real repository holds beside
+ *  them. */
+inline std::map<QByteArray, QByteArray> tinyRepository(int positions = 32)
 {
     QTemporaryDir dir;
-    testutil::Folder folder = testutil::randomGpt2Folder("F32", "", 2, 16, 2);
+    testutil::Folder folder = testutil::randomGpt2Folder("F32", "", 2, 16, 2, false, 7, positions);
     folder.config["architectures"] = {"GPT2LMHeadModel"};
     testutil::write(folder, dir.path().toStdString());
     std::map<QByteArray, QByteArray> files;

@@ -173,7 +173,8 @@ QStringList englishWords(QString text, const QStringList& tokens)
                                   QStringLiteral("Cividis"), QStringLiteral("Python"), QStringLiteral("torch"),
                                   QStringLiteral("The"), QStringLiteral("Transformer"), QStringLiteral("RoPE"),
                                   QStringLiteral("RMS"), QStringLiteral("RMSNorm"), QStringLiteral("LayerNorm"),
-                                  QStringLiteral("Qwen"), QStringLiteral("NeoX")};
+                                  QStringLiteral("Qwen"), QStringLiteral("NeoX"), QStringLiteral("Hugging"),
+                                  QStringLiteral("Face"), QStringLiteral("Hub"), QStringLiteral("safetensors")};
     text.replace(tags, QStringLiteral(" ")).remove(identifiers).remove(fileNames);
     QStringList found;
     for (auto it = words.globalMatch(text); it.hasNext();) {

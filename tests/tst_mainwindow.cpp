@@ -1055,7 +1055,7 @@ void TestMainWindow::presetsAndStatusBar()
     for (QAction* a : w.findChildren<QAction*>())
         if (a->data().userType() == QMetaType::QString && !a->shortcut().isEmpty())
             ++presets;
-    QCOMPARE(presets, int(core::presetList().size()));
+    QCOMPARE(presets, int(core::presetList().size() + core::modelPresetList().size()));  // each with its key
 
     QVERIFY(w.loadPreset(QStringLiteral("multi-head")));
     QCOMPARE(dims->text(), QStringLiteral("n 6 · d_model 8 · d_k 4 · d_v 4 · heads 2"));

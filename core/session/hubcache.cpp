@@ -1,6 +1,7 @@
 #include "core/session/hubcache.h"
 
 #include "core/formats/jsonread.h"
+#include "core/models/decoderconfig.h"
 #include "core/models/gpt2config.h"
 
 #include <algorithm>
@@ -134,18 +135,19 @@ std::string snapshotProblem(const fs::path& snapshot)
         return "no config.json";
     if (!has("config.json"))
         return "config.json links to a blob that is missing";
+    // The config is read as loadModelPass reads it: a family of SPEC §6 by its description, anything else as GPT-2.
+    const std::string config = (snapshot / "config.json").string();
+    const bool family = folderNamesDecoderFamily(snapshot.string());
     std::string why;
-    if (!loadGpt2Config((snapshot / "config.json").string(), why))
+    if (family ? !loadDecoderConfig(config, why) : !loadGpt2Config(config, why))
         return why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
-    if (!has("model.safetensors")) {
-        if (has("model.safetensors.index.json"))
-            return "its weights are sharded over several files, which are not read";
+    if (!has("model.safetensors") && !has("model.safetensors.index.json")) {
         if (has("pytorch_model.bin"))
             return "only pickled weights (pytorch_model.bin), which are not read";
         return "no model.safetensors";
     }
-    if (!has("vocab.json") && !has("tokenizer.json"))
-        return "no tokenizer (vocab.json + merges.txt, or tokenizer.json)";
+    if (family ? !has("tokenizer.json") : !has("vocab.json") && !has("tokenizer.json"))
+        return family ? "no tokenizer.json" : "no tokenizer (vocab.json + merges.txt, or tokenizer.json)";
     return {};
 }
 
@@ -285,6 +287,21 @@ std::optional<HubId> cachedRepoOf(const std::string& folder)
     if (id)
         id->revision = commit;
     return id;
+}
+
+std::optional<std::string> savedHubId(const std::string& modelPath, const std::string& folder)
+{
+    std::optional<HubId> id = cachedRepoOf(folder);  // its revision is the snapshot's commit
+    if (!id)
+        return std::nullopt;
+    if (const auto asked = parseHubId(modelPath); asked && asked->repo == id->repo)
+        return modelPath;
+    fs::path snapshot = fs::path(folder).lexically_normal();
+    if (!snapshot.has_filename())
+        snapshot = snapshot.parent_path();
+    if (readRef(snapshot.parent_path().parent_path() / "refs" / "main") == id->revision)
+        id->revision = "main";
+    return id->text();
 }
 
 std::vector<CachedModel> listCachedModels(const std::string& cache)

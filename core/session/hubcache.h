@@ -52,6 +52,12 @@ std::optional<std::string> cachedSnapshotFor(const std::string& modelPath, const
  *  folder. */
 std::optional<HubId> cachedRepoOf(const std::string& folder);
 
+/** What a session file saves as model.path for a model opened from modelPath whose checkpoint is folder, when folder
+ *  is a snapshot in the cache (SPEC §7: a model found there is saved as its repository id): modelPath itself when it
+ *  is an id of that repository (its revision as written), else ORG/NAME when its refs/main names the snapshot's
+ *  commit, else ORG/NAME@COMMIT. Nothing when folder is no snapshot in the cache. */
+std::optional<std::string> savedHubId(const std::string& modelPath, const std::string& folder);
+
 /** A model in the cache as Open Model lists it. */
 struct CachedModel {
     HubId id;                  ///< the revision is main when the cache has it, else the first named

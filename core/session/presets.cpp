@@ -1,6 +1,7 @@
 #include "core/session/presets.h"
 
 #include "core/attention/embedding.h"
+#include "core/session/builtinmodel.h"
 #include "core/text/tokenizer.h"
 
 namespace core {
@@ -44,7 +45,55 @@ Session withTitle(AttentionModel model, const std::string& title)
     return s;
 }
 
+/** A preset on the built-in model: where its head's pattern shows (MODEL_CARD.md, "Texts that show them"). The
+ *  query is counted from 1 over the model's tokens, the BOS its tokenizer adds first. */
+struct ModelPresetText {
+    const char* name;
+    const char* description;
+    const char* text;
+    int layer;
+    int head;
+    int query;
+};
+
+constexpr ModelPresetText modelPresets[] = {
+    {"induction-head",
+     "The built-in model on words said twice: layer 2, head 2 looks from the last word to the word after its earlier "
+     "copy, and Next Token predicts it",
+     " park red Laura gift seven cup river ball map park red Laura gift seven cup", 2, 2, 16},
+    {"previous-token-head",
+     "The built-in model on a sentence: layer 1, head 1 looks from each token to the one before it",
+     "Mary gave a drink to John at the store.", 1, 1, 8},
+    {"name-story",
+     "The built-in model on a story with two names: layer 2, head 2 looks from the name said again to the word "
+     "after its first mention",
+     "When Mary and John went to the store, John gave a drink to", 2, 2, 11},
+};
+
 }  // namespace
+
+std::vector<PresetInfo> modelPresetList()
+{
+    std::vector<PresetInfo> list;
+    for (const ModelPresetText& p : modelPresets)
+        list.push_back({p.name, p.description});
+    return list;
+}
+
+std::optional<ModelSession> modelPreset(const std::string& name)
+{
+    for (const ModelPresetText& p : modelPresets) {
+        if (name != p.name)
+            continue;
+        ModelSession session;
+        session.modelPath = builtinModelName;
+        session.layer = p.layer;
+        session.text = p.text;
+        session.extras["view"] = {{"head", p.head}, {"query", p.query}};
+        return session;
+    }
+    return std::nullopt;
+}
 
 AttentionModel illustratedModel()
 {

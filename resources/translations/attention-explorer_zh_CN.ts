@@ -1789,7 +1789,7 @@
         </message>
         <message>
             <source>Open a GPT-2 checkpoint folder (config.json, model.safetensors, the tokenizer)</source>
-            <translation>打开 GPT-2 检查点文件夹（config.json、model.safetensors 和分词器）</translation>
+            <translation type="vanished">打开 GPT-2 检查点文件夹（config.json、model.safetensors 和分词器）</translation>
         </message>
         <message>
             <source>Open &amp;Built-in Model</source>
@@ -1802,6 +1802,18 @@
         <message>
             <source>Recent Mo&amp;dels</source>
             <translation>最近的模型(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Open a model of the Hugging Face cache, or a checkpoint folder (config.json, the safetensors weights, the tokenizer)</source>
+            <translation>打开 Hugging Face 缓存中的模型，或一个检查点文件夹（config.json、safetensors 权重、分词器）</translation>
+        </message>
+        <message>
+            <source>Do&amp;wnload Model…</source>
+            <translation>下载模型(&amp;W)…</translation>
+        </message>
+        <message>
+            <source>Fetch a model from the Hugging Face Hub into the cache, then open it</source>
+            <translation>从 Hugging Face Hub 下载模型到缓存，然后打开它</translation>
         </message>
     </context>
     <context>
@@ -2550,7 +2562,7 @@
         </message>
         <message>
             <source>Open Model Folder</source>
-            <translation>打开模型文件夹</translation>
+            <translation type="vanished">打开模型文件夹</translation>
         </message>
         <message>
             <source>Cannot open the model</source>
@@ -2982,6 +2994,30 @@
             <source>A causal sentence</source>
             <translation>带因果掩码的句子</translation>
         </message>
+        <message>
+            <source>The induction head (built-in model)</source>
+            <translation>归纳头（内置模型）</translation>
+        </message>
+        <message>
+            <source>Words said twice: layer 2, head 2 looks from the last word to the word after its earlier copy, and Next Token predicts that word</source>
+            <translation>说了两遍的词：第 2 层第 2 个头从最后一个词看向它上一次出现之后的那个词，“下一个词元”预测的正是那个词</translation>
+        </message>
+        <message>
+            <source>The previous-token head (built-in model)</source>
+            <translation>前一词元头（内置模型）</translation>
+        </message>
+        <message>
+            <source>A sentence: layer 1, head 1 looks from each token to the one before it</source>
+            <translation>一个句子：第 1 层第 1 个头从每个词元看向它前面的那个词元</translation>
+        </message>
+        <message>
+            <source>A story with two names (built-in model)</source>
+            <translation>有两个名字的故事（内置模型）</translation>
+        </message>
+        <message>
+            <source>When Mary and John went to the store, John gave a drink to …: layer 2, head 2 looks from the name said again to the word after its first mention</source>
+            <translation>一个有两个名字的英文故事（“玛丽和约翰去了商店，约翰把一杯饮料给了……”）：第 2 层第 2 个头从再次出现的名字看向它第一次出现之后的那个词</translation>
+        </message>
     </context>
     <context>
         <name>ui::HelpDialogs</name>
@@ -3156,6 +3192,14 @@
         <message>
             <source>View › Language / 语言 switches every menu, panel, slide and Qt's own dialogs between English and Simplified Chinese without a restart, and remembers the choice.</source>
             <translation>“视图 › Language / 语言”无需重启即可在英文和简体中文之间切换所有菜单、面板、幻灯片以及 Qt 自带的对话框，并记住选择。</translation>
+        </message>
+        <message>
+            <source>See what a trained model learnt</source>
+            <translation>看看训练好的模型学到了什么</translation>
+        </message>
+        <message>
+            <source>The small model that comes with the program has heads you can find and name. Open it where one shows:</source>
+            <translation>程序自带的小模型里有一些能找到、能叫出名字的注意力头。在能看到它们的地方打开它：</translation>
         </message>
     </context>
     <context>
@@ -3647,6 +3691,123 @@ Click to show this head.</source>
         <message>
             <source>The score of this query with its strongest key if the two stood 0, 1, 2 … tokens apart: rotary positions make it depend on the distance alone. The dot marks their real distance.</source>
             <translation>如果这个查询与它最强的键相距 0、1、2 … 个词元，它们的分数是多少：旋转位置编码使分数只取决于距离。圆点标出它们的实际距离。</translation>
+        </message>
+    </context>
+    <context>
+        <name>hub::CachedModelsModel</name>
+        <message>
+            <source>unknown</source>
+            <translation>未知</translation>
+        </message>
+        <message>
+            <source>can be opened</source>
+            <translation>可以打开</translation>
+        </message>
+        <message>
+            <source>Model</source>
+            <translation>模型</translation>
+        </message>
+        <message>
+            <source>Architecture</source>
+            <translation>架构</translation>
+        </message>
+        <message>
+            <source>Size on disk</source>
+            <translation>磁盘占用</translation>
+        </message>
+        <message>
+            <source>Status</source>
+            <translation>状态</translation>
+        </message>
+    </context>
+    <context>
+        <name>hub::DownloadDialog</name>
+        <message>
+            <source>Download Model</source>
+            <translation>下载模型</translation>
+        </message>
+        <message>
+            <source>Only the files the program reads are fetched, into the Hugging Face cache (%1), where transformers finds them too.</source>
+            <translation>只下载本程序读取的文件，存入 Hugging Face 缓存（%1），transformers 也能在那里找到它们。</translation>
+        </message>
+        <message>
+            <source>Download</source>
+            <translation>下载</translation>
+        </message>
+        <message>
+            <source>Repository (ORG/NAME[@REVISION]):</source>
+            <translation>仓库（ORG/NAME[@REVISION]）：</translation>
+        </message>
+        <message>
+            <source>"%1" is not a repository id: give ORG/NAME, such as openai-community/gpt2, optionally with @REVISION</source>
+            <translation>“%1”不是仓库 ID：请给出 ORG/NAME，例如 openai-community/gpt2，也可以加上 @REVISION</translation>
+        </message>
+        <message>
+            <source>Asking the Hub for %1…</source>
+            <translation>正在向 Hub 查询 %1…</translation>
+        </message>
+        <message>
+            <source>Cancelled. What was received is kept: downloading again resumes it.</source>
+            <translation>已取消。已收到的部分会保留：再次下载时从中断处继续。</translation>
+        </message>
+        <message>
+            <source>time left unknown</source>
+            <translation>剩余时间未知</translation>
+        </message>
+        <message>
+            <source>%1:%2 left</source>
+            <translation>剩余 %1:%2</translation>
+        </message>
+        <message>
+            <source>%1 · %2 of %3 · %4/s · %5</source>
+            <translation>%1 · %2 / %3 · %4/秒 · %5</translation>
+        </message>
+    </context>
+    <context>
+        <name>hub::OpenModelDialog</name>
+        <message>
+            <source>Open Model</source>
+            <translation>打开模型</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Models on this computer&lt;/b&gt;</source>
+            <translation>&lt;b&gt;这台电脑上的模型&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>In the Hugging Face cache, %1. A greyed model cannot be opened here; its status says why.</source>
+            <translation>位于 Hugging Face 缓存 %1。灰色的模型无法在这里打开，“状态”一栏说明原因。</translation>
+        </message>
+        <message>
+            <source>Models in the Hugging Face cache</source>
+            <translation>Hugging Face 缓存中的模型</translation>
+        </message>
+        <message>
+            <source>No models in the cache yet. Download one from the Hub (a network is needed once), or choose a folder that holds config.json, the weights as safetensors and the tokenizer.</source>
+            <translation>缓存中还没有模型。可以从 Hub 下载一个（只需联网一次），或选择一个包含 config.json、safetensors 格式的权重和分词器的文件夹。</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>打开</translation>
+        </message>
+        <message>
+            <source>Download…</source>
+            <translation>下载…</translation>
+        </message>
+        <message>
+            <source>Fetch a model from the Hugging Face Hub into the cache, then open it</source>
+            <translation>从 Hugging Face Hub 下载模型到缓存，然后打开它</translation>
+        </message>
+        <message>
+            <source>Choose Folder…</source>
+            <translation>选择文件夹…</translation>
+        </message>
+        <message>
+            <source>Open a model folder anywhere: config.json, the safetensors weights and the tokenizer</source>
+            <translation>打开任意位置的模型文件夹：config.json、safetensors 权重和分词器</translation>
+        </message>
+        <message>
+            <source>Open Model Folder</source>
+            <translation>打开模型文件夹</translation>
         </message>
     </context>
 </TS>

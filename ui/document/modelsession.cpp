@@ -4,6 +4,7 @@
 #include "document.h"
 
 #include "core/session/builtinmodel.h"
+#include "core/session/hubcache.h"
 #include "core/text/tokentext.h"
 
 #include <QCoreApplication>
@@ -172,10 +173,14 @@ core::ModelSession ModelSession::fileSession(const QString& savePath, const QStr
     const bool relative = !m_modelPath.empty() && QDir::isRelativePath(QString::fromStdString(m_modelPath));
     const bool sameFolder = !filePath.isEmpty() && !savePath.isEmpty()
         && QFileInfo(savePath).absoluteDir() == QFileInfo(filePath).absoluteDir();
-    // The model in the box is saved by its name, wherever the program and the file are.
-    session.modelPath = core::isBuiltinModel(m_modelPath) || (relative && (sameFolder || savePath.isEmpty()))
-        ? m_modelPath
-        : QDir(m_folder).absolutePath().toStdString();
+    // The model in the box is saved by its name, wherever the program and the file are, and a model of the Hugging
+    // Face cache by its repository id, wherever that cache is.
+    if (core::isBuiltinModel(m_modelPath) || (relative && (sameFolder || savePath.isEmpty())))
+        session.modelPath = m_modelPath;
+    else if (auto id = core::savedHubId(m_modelPath, QDir(m_folder).absolutePath().toStdString()))
+        session.modelPath = std::move(*id);
+    else
+        session.modelPath = QDir(m_folder).absolutePath().toStdString();
     session.layer = m_layer + 1;
     session.text = m_tokenText.toStdString();
     session.extras = m_extras;

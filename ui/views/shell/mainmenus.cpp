@@ -50,8 +50,12 @@ void MainMenus::createActions()
     t.add({"openAction", QT_TR_NOOP("&Open…"), QT_TR_NOOP("Open a session file"), keys(QKeySequence::Open),
            "document-open", [s] { s->openDialog(); }});
     t.add({"openModelAction", QT_TR_NOOP("Open &Model…"),
-           QT_TR_NOOP("Open a GPT-2 checkpoint folder (config.json, model.safetensors, the tokenizer)"),
+           QT_TR_NOOP("Open a model of the Hugging Face cache, or a checkpoint folder (config.json, the safetensors "
+                      "weights, the tokenizer)"),
            Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_O}, "folder-open", [s] { s->openModelDialog(); }});
+    t.add({"downloadModelAction", QT_TR_NOOP("Do&wnload Model…"),
+           QT_TR_NOOP("Fetch a model from the Hugging Face Hub into the cache, then open it"), {}, "go-down",
+           [s] { s->downloadModelDialog(); }});
     t.add({"openBuiltinModelAction", QT_TR_NOOP("Open &Built-in Model"),
            QT_TR_NOOP("Open the small model trained for teaching that comes with the program"), {}, nullptr,
            [s] { s->openBuiltinModel(); }});
@@ -133,9 +137,13 @@ void MainMenus::createActions()
     t.add({"shortcutsAction", QT_TR_NOOP("&Keyboard Shortcuts"), QT_TR_NOOP("Every key of the menus"), {}, nullptr,
            [this] { m_help->showShortcuts(); }});
 
-    // The menu names the presets for people; the command line keeps their machine names.
+    // The menu names the presets for people; the command line keeps their machine names. The built-in model's
+    // presets follow the plain ones.
     int key = Qt::Key_1;
-    for (const core::PresetInfo& info : core::presetList()) {
+    std::vector<core::PresetInfo> presets = core::presetList();
+    for (core::PresetInfo& info : core::modelPresetList())
+        presets.push_back(std::move(info));
+    for (const core::PresetInfo& info : presets) {
         const QString name = QString::fromStdString(info.name);
         auto* action = new QAction(m_window);
         action->setObjectName(QStringLiteral("preset_") + name);
@@ -170,7 +178,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     QMenu* recent = addMenu(file, QT_TR_NOOP("Open &Recent"));
     recent->setIcon(QIcon::fromTheme(QStringLiteral("document-open-recent")));
     m_session->setRecentMenu(recent);
-    fill(file, {"openModelAction", "openBuiltinModelAction"});
+    fill(file, {"openModelAction", "downloadModelAction", "openBuiltinModelAction"});
     QMenu* recentModels = addMenu(file, QT_TR_NOOP("Recent Mo&dels"));
     m_session->setRecentModelsMenu(recentModels);
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportOverviewAction", "exportHeadViewAction", "exportReportAction",
@@ -201,7 +209,10 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
 
     QMenu* presets = addMenu(nullptr, QT_TR_NOOP("&Presets"));
     presets->setToolTipsVisible(true);
-    presets->addActions(m_presetActions);
+    const auto plainPresets = qsizetype(core::presetList().size());
+    presets->addActions(m_presetActions.mid(0, plainPresets));
+    presets->addSeparator();
+    presets->addActions(m_presetActions.mid(plainPresets));
 
     // Written in both languages, whichever is on, so that someone who cannot read the current one finds it.
     m_languageMenu = view->addMenu(QStringLiteral("&Language / 语言"));

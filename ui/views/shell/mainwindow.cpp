@@ -75,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
                              },
                              [this] { restoreState(m_defaultState, layoutVersion); }});
     m_menus->help()->setModelSessionQuery([this] { return m_document->isModelSession(); });
+    m_menus->help()->setPresetOpener([this](const QString& name) { m_session->choosePreset(name); });
     m_computing = new QLabel;
     m_computing->setObjectName(QStringLiteral("computingLabel"));
     m_computing->hide();

@@ -3,8 +3,11 @@
 #include "ui/render/stepfigure.h"
 
 #include "core/session/builtinmodel.h"
+#include "core/session/hubcache.h"
 #include "core/session/modelsession.h"
 #include "core/session/presets.h"
+#include "ui/hub/downloaddialog.h"
+#include "ui/hub/openmodeldialog.h"
 #include "ui/views/model/modelloader.h"
 #include "ui/views/teaching/presetnames.h"
 #include "ui/document/autosave.h"
@@ -130,16 +133,21 @@ QString SessionController::sampleText()
 bool SessionController::openModelFolder(const QString& folder, QString* error, const QString& text, int layer)
 {
     core::ModelSession session;
-    session.modelPath = QDir(folder).absolutePath().toStdString();
+    // A repository id that names no folder is looked up in the Hugging Face cache, and saved as that id (SPEC §7).
+    const bool hubId = !QFileInfo::exists(folder) && core::parseHubId(folder.toStdString());
+    session.modelPath = hubId ? folder.toStdString() : QDir(folder).absolutePath().toStdString();
     session.layer = layer;
     session.text = (text.isEmpty() ? sampleText() : text).toStdString();
     QString why;
     if (!openModelSession(session, QString(), &why)) {
-        if (error)
-            *error = why.isEmpty() ? QString() : ModelLoader::refusal(folder, why);
+        if (error) {
+            // An id the cache does not hold has no folder to list the problems of: the reason says what to do.
+            const QString resolved = QString::fromStdString(core::modelFolder(session, {}));
+            *error = why.isEmpty() || (hubId && !QFileInfo(resolved).isDir()) ? why : ModelLoader::refusal(resolved, why);
+        }
         return false;
     }
-    showStatus(tr("Opened the model %1").arg(modelName(folder)));
+    showStatus(tr("Opened the model %1").arg(hubId ? folder : modelName(folder)));
     return true;
 }
 
@@ -149,26 +157,28 @@ void SessionController::openModelDialog()
         return;
     QSettings settings;
     const QString start = settings.value(QStringLiteral("lastModelFolder"), QDir::homePath()).toString();
-    const QString folder = QFileDialog::getExistingDirectory(m_dialogParent(), tr("Open Model Folder"), start);
-    if (folder.isEmpty())
+    hub::OpenModelDialog dialog(hub::HubSettings::fromEnvironment(), start, m_dialogParent());
+    if (dialog.exec() != QDialog::Accepted)
         return;
-    settings.setValue(QStringLiteral("lastModelFolder"), QFileInfo(folder).absolutePath());
-    openModelInteractively(folder);
+    if (!dialog.chosenFolder().isEmpty())
+        settings.setValue(QStringLiteral("lastModelFolder"), QFileInfo(dialog.chosenFolder()).absolutePath());
+    openModelInteractively(dialog.chosenFolder().isEmpty() ? dialog.chosenId() : dialog.chosenFolder());
+}
+
+void SessionController::downloadModelDialog()
+{
+    if (!maybeSave())
+        return;
+    hub::DownloadDialog dialog(hub::HubSettings::fromEnvironment(), m_dialogParent());
+    QString id;
+    connect(&dialog, &hub::DownloadDialog::downloaded, this, [&id](const QString& downloaded) { id = downloaded; });
+    if (dialog.exec() == QDialog::Accepted && !id.isEmpty())
+        openModelInteractively(id);
 }
 
 void SessionController::openBuiltinModel()
 {
-    if (!maybeSave())
-        return;
-    core::ModelSession session;
-    session.modelPath = core::builtinModelName;
-    session.layer = 2;  // words said twice, on the layer of its induction heads (MODEL_CARD.md)
-    session.text = " park red Laura gift seven cup river ball map park red Laura gift seven cup";
-    QString why;
-    if (openModelSession(session, QString(), &why))
-        showStatus(tr("Opened the built-in model"));
-    else if (!why.isEmpty())
-        showError(tr("Cannot open the model"), ModelLoader::refusal(QString::fromStdString(core::builtinModelFolder()), why));
+    choosePreset(QString::fromLatin1(core::builtinModelPreset));
 }
 
 void SessionController::openModelInteractively(const QString& folder)
@@ -260,6 +270,19 @@ bool SessionController::saveFile(const QString& path, QString* error)
 
 bool SessionController::loadPreset(const QString& name)
 {
+    if (auto model = core::modelPreset(name.toStdString())) {
+        restoreViewWhenComputed(model->extras);  // the head and query where the preset's pattern shows
+        QString why;
+        if (!openModelSession(*model, QString(), &why)) {
+            disconnect(m_restoreView);
+            if (!why.isEmpty())
+                showError(tr("Cannot open the model"),
+                          ModelLoader::refusal(QString::fromStdString(core::builtinModelFolder()), why));
+            return false;
+        }
+        showStatus(tr("Loaded the preset “%1”").arg(presetTitle(name)));
+        return true;
+    }
     auto session = core::preset(name.toStdString());
     if (!session)
         return false;

@@ -42,14 +42,19 @@ public:
     /** Opens a session file without asking about unsaved changes; on failure the document is
      *  untouched and error says why. A successful open is added to the recent files. */
     bool openFile(const QString& path, QString* error);
-    /** Opens a GPT-2 checkpoint folder as a model session (at layer, from 1, reading text; without text, the
-     *  sample text) without asking about unsaved changes; loaded on a worker with a progress bar. On failure or
-     *  Cancel the document is untouched and error says why (empty when cancelled). Added to the recent models. */
+    /** Opens a checkpoint folder, or a repository id ("ORG/NAME[@REVISION]") naming no folder from the Hugging Face
+     *  cache, as a model session (at layer, from 1, reading text; without text, the sample text) without asking
+     *  about unsaved changes; loaded on a worker with a progress bar. On failure or Cancel the document is untouched
+     *  and error says why (empty when cancelled). Added to the recent models; a model of the cache is saved as its
+     *  id. */
     bool openModelFolder(const QString& folder, QString* error, const QString& text = {}, int layer = 1);
-    /** Asks about unsaved changes, then a folder; a folder that is not a model gets a box listing what is wrong. */
+    /** Asks about unsaved changes, then which model (hub::OpenModelDialog: the cache's models, a folder, or a
+     *  download); one that cannot be opened gets a box listing what is wrong. */
     void openModelDialog();
-    /** Asks about unsaved changes, then opens the model that ships with the program (SPEC §7) on a text that shows
-     *  its copying heads; errors in a box. */
+    /** Asks about unsaved changes, then downloads a model from the Hub (hub::DownloadDialog) and opens it by its id. */
+    void downloadModelDialog();
+    /** Asks about unsaved changes, then opens the model that ships with the program (SPEC §7) on the preset that
+     *  shows its induction head; errors in a box. */
     void openBuiltinModel();
     /** Asks about unsaved changes, then opens the model folder (a recent one); errors in a box. */
     void openModelInteractively(const QString& folder);
@@ -61,7 +66,8 @@ public:
     static QString sampleText();
     /** Saves to path; false and a message in error when it could not be written. */
     bool saveFile(const QString& path, QString* error);
-    /** Loads a built-in preset without asking; false for an unknown name. */
+    /** Loads a built-in preset without asking: a plain session, or the built-in model at the preset's layer, head
+     *  and query (core::modelPreset; a refusal in a box). False for an unknown name or a model that did not open. */
     bool loadPreset(const QString& name);
     /** The recent session files, newest first. */
     QStringList recentFiles() const;

@@ -1,9 +1,12 @@
 #include "ui/views/teaching/helpdialogs.h"
 
+#include "core/session/presets.h"
 #include "ui/i18n/language.h"
+#include "ui/views/teaching/presetnames.h"
 
 #include <QAction>
 #include <QCheckBox>
+#include <QCommandLinkButton>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QKeySequence>
@@ -15,6 +18,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTextBrowser>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace ui {
@@ -173,7 +177,23 @@ void HelpDialogs::fillQuickStart()
                                .toHtmlEscaped(),
                            tr("Help › Quick Start shows this again.").toHtmlEscaped()));
     text->setAccessibleName(tr("Quick start"));
+    m_quickStart->findChild<QLabel*>(QStringLiteral("quickStartModelText"))
+        ->setText(QStringLiteral("<h3>%1</h3><p>%2</p>")
+                      .arg(tr("See what a trained model learnt").toHtmlEscaped(),
+                           tr("The small model that comes with the program has heads you can find and name. Open "
+                              "it where one shows:")
+                               .toHtmlEscaped()));
+    for (auto* button : m_quickStart->findChildren<QCommandLinkButton*>()) {
+        const QString name = button->property("preset").toString();
+        button->setText(presetTitle(name));
+        button->setAccessibleDescription(presetDescription(name));
+        m_quickStart->findChild<QLabel*>(QStringLiteral("quickStartAbout_") + name)->setText(presetDescription(name));
+    }
     again->setText(tr("Don't show again"));
+    // As tall as the wrapped texts are at its width: Qt sizes a new window to at most two thirds of the screen's
+    // height, which cut the last lines on a 720-pixel screen.
+    const int width = std::max(m_quickStart->width(), m_quickStart->sizeHint().width());
+    m_quickStart->resize(width, m_quickStart->layout()->totalHeightForWidth(width));
 }
 
 void HelpDialogs::showQuickStart()
@@ -184,7 +204,36 @@ void HelpDialogs::showQuickStart()
         text->setObjectName(QStringLiteral("quickStartText"));
         text->setWordWrap(true);
         text->setTextFormat(Qt::RichText);
-        text->setMinimumWidth(420);
+        text->setMinimumWidth(520);
+        auto* modelText = new QLabel(dialog);
+        modelText->setObjectName(QStringLiteral("quickStartModelText"));
+        modelText->setWordWrap(true);
+        modelText->setTextFormat(Qt::RichText);
+        // One click from the first start to a trained head: each button loads a preset of the built-in model.
+        auto* presets = new QVBoxLayout;
+        presets->setSpacing(0);
+        for (const core::PresetInfo& info : core::modelPresetList()) {
+            const QString name = QString::fromStdString(info.name);
+            auto* button = new QCommandLinkButton(dialog);
+            button->setObjectName(QStringLiteral("quickStart_") + name);
+            button->setProperty("preset", name);
+            connect(button, &QCommandLinkButton::clicked, this, [this, name] {
+                m_quickStart->close();
+                if (m_openPreset)
+                    m_openPreset(name);
+            });
+            // The description beneath, as a label: QCommandLinkButton's own is cut when it takes three lines.
+            auto* about = new QLabel(dialog);
+            about->setObjectName(QStringLiteral("quickStartAbout_") + name);
+            about->setWordWrap(true);
+            // indented under the title by a spacing, not a margin (a label's height for its width ignores margins)
+            auto* indented = new QHBoxLayout;
+            indented->setContentsMargins(0, 0, 0, 6);
+            indented->addSpacing(button->iconSize().width() + 16);
+            indented->addWidget(about, 1);
+            presets->addWidget(button);
+            presets->addLayout(indented);
+        }
         auto* again = new QCheckBox(dialog);
         again->setObjectName(QStringLiteral("dontShowAgainBox"));
         auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
@@ -192,6 +241,8 @@ void HelpDialogs::showQuickStart()
         connect(dialog, &QDialog::finished, this, [again] { QSettings().setValue(quickStartKey(), !again->isChecked()); });
         auto* layout = new QVBoxLayout(dialog);
         layout->addWidget(text);
+        layout->addWidget(modelText);
+        layout->addLayout(presets);
         layout->addWidget(again);
         layout->addWidget(buttons);
         i18n::onLanguageChange(dialog, [this] { fillQuickStart(); });

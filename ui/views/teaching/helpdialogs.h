@@ -1,6 +1,6 @@
 #pragma once
 /** HelpDialogs: the Help menu's windows. The quick start (shown at each start until "Don't show
- *  again" is ticked), the keyboard shortcuts read from the menus' own actions, and what the
+ *  again" is ticked; its buttons open the built-in model's presets in one click), the keyboard shortcuts read from the menus' own actions, and what the
  *  program can do. None is modal: nothing waits for them to close. */
 
 #include <QDialog>
@@ -43,6 +43,8 @@ public:
     static QString quickStartKey();
     /** Tells whether a model session is open, for the quick start's word on tokens. */
     void setModelSessionQuery(std::function<bool()> isModelSession) { m_isModelSession = std::move(isModelSession); }
+    /** What the quick start's buttons for the built-in model's presets do with a preset's name (load it). */
+    void setPresetOpener(std::function<void(const QString&)> open) { m_openPreset = std::move(open); }
 
 private:
     QDialog* newDialog(const char* objectName);
@@ -58,6 +60,7 @@ private:
     QPointer<QDialog> m_shortcuts;
     QPointer<QDialog> m_whatYouCanDo;
     std::function<bool()> m_isModelSession;
+    std::function<void(const QString&)> m_openPreset;
 };
 
 }  // namespace ui

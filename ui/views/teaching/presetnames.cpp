@@ -16,7 +16,7 @@ struct PresetText {
     const char* sessionTitle;  ///< the title core writes into the preset's session (null: one to keep as it is)
 };
 
-// Every preset of core::presetList(), in its order.
+// Every preset of core::presetList(), in its order, then those of core::modelPresetList().
 constexpr PresetText presetTexts[] = {
     {"illustrated", QT_TRANSLATE_NOOP("ui::Presets", "The Illustrated: Self-Attention example"),
      QT_TRANSLATE_NOOP("ui::Presets",
@@ -41,6 +41,19 @@ constexpr PresetText presetTexts[] = {
      QT_TRANSLATE_NOOP("ui::Presets", "Two heads and W_O")},
     {"chinese", QT_TRANSLATE_NOOP("ui::Presets", "A Chinese sentence"),
      QT_TRANSLATE_NOOP("ui::Presets", "A short Chinese sentence, one token per character"), nullptr},
+    {"induction-head", QT_TRANSLATE_NOOP("ui::Presets", "The induction head (built-in model)"),
+     QT_TRANSLATE_NOOP("ui::Presets",
+                       "Words said twice: layer 2, head 2 looks from the last word to the word after its earlier "
+                       "copy, and Next Token predicts that word"),
+     nullptr},
+    {"previous-token-head", QT_TRANSLATE_NOOP("ui::Presets", "The previous-token head (built-in model)"),
+     QT_TRANSLATE_NOOP("ui::Presets", "A sentence: layer 1, head 1 looks from each token to the one before it"),
+     nullptr},
+    {"name-story", QT_TRANSLATE_NOOP("ui::Presets", "A story with two names (built-in model)"),
+     QT_TRANSLATE_NOOP("ui::Presets",
+                       "When Mary and John went to the store, John gave a drink to …: layer 2, head 2 looks from the "
+                       "name said again to the word after its first mention"),
+     nullptr},
 };
 
 const PresetText* find(const QString& name)
