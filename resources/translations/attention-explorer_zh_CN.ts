@@ -881,6 +881,10 @@
     <context>
         <name>Teaching</name>
         <message>
+            <source>Each query and key is turned by its position p: the pair of dimensions (i, i + d/2) by the angle p·θ_i. The values are not turned.</source>
+            <translation>每个查询和键都按其位置 p 旋转：维度对 (i, i + d/2) 旋转角度 p·θ_i。值不旋转。</translation>
+        </message>
+        <message>
             <source>%1 (%2 … %3 are not drawn; concat holds every head.)</source>
             <translation>%1（%2 … %3 未画出；拼接包含每个头。）</translation>
         </message>
@@ -2801,6 +2805,22 @@
     <context>
         <name>ui::WalkthroughPanel</name>
         <message>
+            <source>%1: turned by position</source>
+            <translation>%1：按位置旋转</translation>
+        </message>
+        <message>
+            <source>before the turn</source>
+            <translation>旋转前</translation>
+        </message>
+        <message>
+            <source>after the turn</source>
+            <translation>旋转后</translation>
+        </message>
+        <message>
+            <source>%1 (position %2)</source>
+            <translation>%1（位置 %2）</translation>
+        </message>
+        <message>
             <source>&amp;Copy the walkthrough</source>
             <translation>复制逐步演算(&amp;C)</translation>
         </message>
@@ -3297,6 +3317,22 @@
     </context>
     <context>
         <name>Overview</name>
+        <message>
+            <source>%1 · weights edited</source>
+            <translation>%1 · 权重已编辑</translation>
+        </message>
+        <message>
+            <source>%1 · dashed: weights edited</source>
+            <translation>%1 · 虚线框：权重已编辑</translation>
+        </message>
+        <message>
+            <source>induction</source>
+            <translation>归纳头</translation>
+        </message>
+        <message>
+            <source>induction %1 · duplicate token %2</source>
+            <translation>归纳 %1 · 重复词元 %2</translation>
+        </message>
     <message>
         <source>zeroed</source>
         <translation>已置零</translation>
@@ -3430,6 +3466,10 @@
     </context>
     <context>
         <name>ui::OverviewWidget</name>
+        <message>
+            <source>%1 (on a random sequence said twice)</source>
+            <translation>%1（在重复两遍的随机序列上测得）</translation>
+        </message>
         <message>
             <source>Overview of every layer and head</source>
             <translation>每一层每个头的总览</translation>
