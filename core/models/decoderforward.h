@@ -5,8 +5,8 @@
  *  query head i reading K/V head i / (heads / kv_heads), softmax(causal(q·kᵀ/√head_dim))·v, the output projection;
  *  then the MLP (SwiGLU or GELU) on norm₂ of the stream after attention, or of X itself beside the attention (NeoX's
  *  parallel residual); at the end the final norm and the logits, h·headᵀ.
- *  Weight products in float32 from the weights as stored (a block of rows widened at a time); norm statistics,
- *  rotations, scores, softmax and weights·V in double. Every layer's stream, projections and attention are kept.
+ *  Weight products in float32 from the weights as stored (BF16 widened in registers, F16 a block of rows at a
+ *  time); norm statistics, rotations, scores, softmax and weights·V in double. Every layer's stream, projections and attention are kept.
  *  Layers and heads count from 0 here. */
 
 #include "core/models/decodercheckpoint.h"
