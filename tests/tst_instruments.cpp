@@ -123,6 +123,45 @@ private slots:
         QCOMPARE(lens.back().back().id, m_clean->topTokens(1).front().id);
     }
 
+    /** With a memo, an edit recomputes the lens only from the edited layer up, a new token only its own column, and
+     *  a new target everything; every cell is bit for bit what a lens without the memo gives. */
+    void theLensRedoesOnlyTheRowsThatChanged()
+    {
+        Gpt2Forward pass = *m_clean;
+        core::LensMemo memo;
+        core::logitLens(pass, m_target, &memo);
+        // a mark in a cell below the edit comes back only if the cell was kept
+        memo.lens[1][0].probability = 42;
+        const auto same = [](const std::vector<std::vector<core::LensCell>>& a,
+                             const std::vector<std::vector<core::LensCell>>& b, int skipLayer) {
+            for (std::size_t l = 0; l < a.size(); ++l)
+                for (std::size_t p = 0; p < a[l].size(); ++p)
+                    if (!(int(l) == skipLayer && p == 0) &&
+                        (a[l][p].id != b[l][p].id || a[l][p].probability != b[l][p].probability ||
+                         a[l][p].targetProbability != b[l][p].targetProbability))
+                        return false;
+            return a.size() == b.size();
+        };
+        std::string error;
+        QVERIFY(pass.setEdit(1, core::ModelWeight::Query, 2, 3, 1.75f, error));
+        pass.run();
+        auto lens = core::logitLens(pass, m_target, &memo);
+        QCOMPARE(lens[1][0].probability, 42.0);
+        QVERIFY(same(lens, core::logitLens(pass, m_target), 1));
+        QVERIFY(!same(lens, core::logitLens(*m_clean, m_target), 1));  // the edit reached the lens
+
+        std::vector<int> longer = pass.tokens();
+        longer.push_back(longer.front());
+        QVERIFY(pass.setTokens(longer, error));
+        pass.run();
+        lens = core::logitLens(pass, m_target, &memo);
+        QCOMPARE(lens[1][0].probability, 42.0);
+        QVERIFY(same(lens, core::logitLens(pass, m_target), 1));
+
+        lens = core::logitLens(pass, m_target + 1, &memo);  // another target: every cell again
+        QVERIFY(same(lens, core::logitLens(pass, m_target + 1), -1));
+    }
+
     void attributionMatchesTorchAndSums()
     {
         if (m_python.isEmpty())

@@ -617,15 +617,16 @@ FloatMatrix Gpt2Forward::finalNorm(const FloatMatrix& streamRows) const
 FloatMatrix Gpt2Forward::unembed(const FloatMatrix& streamRows) const
 {
     const FloatMatrix h = finalNorm(streamRows);
-    // logits = h · wteᵀ: one dot product per row and vocabulary entry, vocabulary rows in blocks on the pool's threads
+    // logits = h · wteᵀ: one dot product per row and vocabulary entry, vocabulary rows in blocks on the pool's threads;
+    // each entry the same sum whatever the other rows (rowsProduct), so a row's logits alone are those of many rows
     const FloatMatrixMap wte = m_checkpoint->wte().matrix();
     FloatMatrix out(h.rows(), wte.rows());
-    constexpr Index rowsPerTask = 4096;
+    constexpr Index rowsPerTask = 1536;
     const int tasks = int((wte.rows() + rowsPerTask - 1) / rowsPerTask);
     parallelFor(tasks, coreCount(), [&](int t) {
         const Index r0 = Index(t) * rowsPerTask, count = std::min(rowsPerTask, wte.rows() - r0);
-        productKernels().sgemm(h.data(), h.cols(), wte.data() + r0 * wte.cols(), wte.cols(), true, out.data() + r0,
-                               out.cols(), h.rows(), count, h.cols());
+        productKernels().rowsProduct(h.data(), h.cols(), wte.data() + r0 * wte.cols(), RowStorage::F32, wte.cols(),
+                                     out.data() + r0, out.cols(), h.rows(), count, h.cols());
     });
     return out;
 }

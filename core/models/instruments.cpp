@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <set>
 
@@ -97,23 +98,39 @@ std::optional<int> chooseToken(const FloatMatrix& logits, const Sampling& s, Spl
 
 }  // namespace
 
-std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target)
+std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target, LensMemo* memo)
 {
     const int layers = pass.shape().layers;
     const Index n = pass.n();
     std::vector<std::vector<LensCell>> lens(std::size_t(layers) + 1, std::vector<LensCell>(std::size_t(n)));
-    // the rows of every stream, layer after layer, unembedded lensRowsPerProduct at a time: the output head is read
-    // once per product (a family's stored weights widened once), not once per layer
-    const Index total = Index(layers + 1) * n;
+    // the cells to compute: those whose stream row is not the memo's (a row is unembedded alone or among others with
+    // the same sums, so a kept cell is what it would be computed again)
+    const bool memoFits = memo && memo->target == target && int(memo->streams.size()) == layers + 1;
+    std::vector<std::pair<int, Index>> todo;
+    for (int l = 0; l <= layers; ++l) {
+        const FloatMatrix& stream = pass.stream(l);
+        const FloatMatrix* before = memoFits ? &memo->streams[std::size_t(l)] : nullptr;
+        for (Index p = 0; p < n; ++p) {
+            if (before && p < before->rows() && before->cols() == stream.cols() &&
+                std::memcmp(before->row(p).data(), stream.row(p).data(), sizeof(float) * std::size_t(stream.cols())) == 0)
+                lens[std::size_t(l)][std::size_t(p)] = memo->lens[std::size_t(l)][std::size_t(p)];
+            else
+                todo.push_back({l, p});
+        }
+    }
+    // the rows to compute, lensRowsPerProduct at a time: the output head is read once per product (a family's stored
+    // weights widened once), not once per row
+    const Index total = Index(todo.size());
     for (Index first = 0; first < total; first += lensRowsPerProduct) {
         const Index rows = std::min(lensRowsPerProduct, total - first);
         FloatMatrix stacked(rows, pass.stream(0).cols());
         for (Index r = 0; r < rows; ++r)
-            stacked.row(r) = pass.stream(int((first + r) / n)).row((first + r) % n);
+            stacked.row(r) = pass.stream(todo[std::size_t(first + r)].first).row(todo[std::size_t(first + r)].second);
         const FloatMatrix logits = pass.unembed(stacked);
         for (Index r = 0; r < rows; ++r) {
             const FloatMatrix row = logits.row(r);
-            LensCell& cell = lens[std::size_t((first + r) / n)][std::size_t((first + r) % n)];
+            const auto [l, p] = todo[std::size_t(first + r)];
+            LensCell& cell = lens[std::size_t(l)][std::size_t(p)];
             const auto top = topCandidates(row, 1);
             if (top.empty()) {
                 cell.probability = cell.targetProbability = std::nan("");
@@ -124,6 +141,13 @@ std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optiona
             if (target)
                 cell.targetProbability = candidateProbability(row, *target);
         }
+    }
+    if (memo) {
+        memo->streams.clear();
+        for (int l = 0; l <= layers; ++l)
+            memo->streams.push_back(pass.stream(l));
+        memo->target = target;
+        memo->lens = lens;
     }
     return lens;
 }

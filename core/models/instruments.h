@@ -22,9 +22,20 @@ struct LensCell {
     double targetProbability = 0;   ///< of the target token, when one was given
 };
 
+/** What logitLens keeps of its last result so that the next one unembeds only the stream rows that changed (an
+ *  edit leaves the layers below it as they were, a new token the positions before it). One memo serves one model. */
+struct LensMemo {
+    std::vector<FloatMatrix> streams;  ///< [ℓ]: the stream rows the cells were computed from
+    std::optional<int> target;
+    std::vector<std::vector<LensCell>> lens;
+};
+
 /** lens[ℓ][p]: the final norm and the output head applied to the stream after block ℓ (ℓ = 0: the embeddings) at
- *  position p; the row ℓ = L is the model's own prediction. The pass must have run. */
-std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target = {});
+ *  position p; the row ℓ = L is the model's own prediction. The pass must have run. With memo, the cells whose
+ *  stream row and target are those of memo's last call are taken from it (bit for bit what they would be), and
+ *  memo then holds this result. */
+std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optional<int> target = {},
+                                             LensMemo* memo = nullptr);
 
 /** Direct logit attribution of target at position (SPEC §8): each component's output there, through the final
  *  norm with its scale frozen at the full stream's (its mean subtracted for LayerNorm), dotted with target's
