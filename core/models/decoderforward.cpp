@@ -365,7 +365,7 @@ int DecoderForward::takeSharedLayers(const ModelPass& pass)
     if (below <= std::max(m_dirtyFrom, 0))
         return 0; // what lies below is computed already, or nothing is shared
     for (int l = 0; l <= below; ++l)
-        m_stream[std::size_t(l)] = other->m_stream[std::size_t(l)];
+        m_stream[std::size_t(l)] = other->stream(l);
     for (int l = 0; l < below; ++l) {
         const auto i = std::size_t(l);
         m_q[i] = other->m_q[i];
@@ -567,9 +567,30 @@ void DecoderForward::runLayer(int layer, bool attentionKept)
             reaching.middleCols(Index(it->second) * hd, hd).setZero();
         linear(reaching, w.output, w.outputBias, attended);
     }
-    // the MLP on the stream after attention, or beside it on x (parallel residual)
-    const FloatMatrix afterAttention = x + attended;
-    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
+    // the MLP on the stream after attention, or beside it on x (parallel residual); of the last layer only the last
+    // row's, which the logits need, until the others are asked for (a row's MLP is the same alone or among others)
+    const bool last = layer == c.layers - 1 && x.rows() > 1;
+    const Index rows = last ? 1 : x.rows();
+    const FloatMatrix afterAttention = x.bottomRows(rows) + attended.bottomRows(rows);
+    FloatMatrix& out = m_stream[l + 1];
+    out.resize(x.rows(), x.cols());
+    out.bottomRows(rows) = afterAttention + mlp(layer, c.parallelResidual ? FloatMatrix(x.bottomRows(rows)) : afterAttention);
+    if (layer == c.layers - 1)
+        m_finalRows.pending = last;
+}
+
+void DecoderForward::finishFinalRows() const
+{
+    const std::lock_guard<std::mutex> hold(m_finalRows.lock);
+    if (!m_finalRows.pending)
+        return;
+    const int layer = config().layers - 1;
+    const FloatMatrix& x = m_stream[std::size_t(layer)];
+    const Index rows = x.rows() - 1;
+    const FloatMatrix afterAttention = x.topRows(rows) + m_attended[std::size_t(layer)].topRows(rows);
+    m_stream.back().topRows(rows) =
+        afterAttention + mlp(layer, config().parallelResidual ? FloatMatrix(x.topRows(rows)) : afterAttention);
+    m_finalRows.pending = false;
 }
 
 void DecoderForward::runAttention(int layer)
@@ -647,7 +668,7 @@ FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
 
 FloatMatrix DecoderForward::logitsOfRow(Index row) const
 {
-    const FloatMatrix h = normRows(m_stream.back().middleRows(row, 1), config().norm, m_checkpoint->finalNorm(),
+    const FloatMatrix h = normRows(stream(config().layers).middleRows(row, 1), config().norm, m_checkpoint->finalNorm(),
                                    m_checkpoint->finalNormBias(), config().normEpsilon);
     FloatMatrix out;
     linear(h, m_checkpoint->head(), {}, out);
@@ -716,6 +737,8 @@ FloatMatrix DecoderForward::unembeddingRow(int id) const
 
 void DecoderForward::patchStream(int layer, int position, const FloatMatrix& row)
 {
+    if (layer == config().layers)
+        finishFinalRows();
     m_stream[std::size_t(layer)].row(position) = row;
     markDirty(layer);
 }

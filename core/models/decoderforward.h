@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -77,8 +78,14 @@ public:
     int takeSharedLayers(const ModelPass& other) override;
 
     std::unique_ptr<ModelPass> clone() const override;
-    /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. */
-    const FloatMatrix& stream(int layer) const override { return m_stream[std::size_t(layer)]; }
+    /** The residual stream entering layer ℓ (0 … layers; layers is the stream before the final norm): n × d. The
+     *  last layer's MLP runs for rows before the last only when this asks for them (the logits need the last). */
+    const FloatMatrix& stream(int layer) const override
+    {
+        if (layer == config().layers)
+            finishFinalRows();
+        return m_stream[std::size_t(layer)];
+    }
     const FloatMatrix& headOutputs(int layer) const override { return m_z[std::size_t(layer)]; }
     /** o_proj's (dense's) weight transposed, with the edits. */
     FloatMatrix outputWeight(int layer) const override;
@@ -102,7 +109,11 @@ public:
     const FloatMatrix& logits() const override { return m_logits; }
     /** The logits of the token after position (0 … n−1), computed as the pass computes the last one. */
     FloatMatrix logitsAt(int position) const override;
-    int overflowLayer(int position) const override { return firstOverflowLayer(m_stream, position); }
+    int overflowLayer(int position) const override
+    {
+        finishFinalRows();
+        return firstOverflowLayer(m_stream, position);
+    }
 
     /** The attention norm of the stream entering layer: the layer's X (n × d), as the pass uses it. */
     FloatMatrix layerInput(int layer) const;
@@ -160,6 +171,8 @@ private:
     /** Layer's q, k, v, attention weights and z, from the stream entering it. */
     void runAttention(int layer);
     FloatMatrix mlp(int layer, const FloatMatrix& x) const;
+    /** The rows before the last of the stream leaving the last layer, when run() left them to be asked for. */
+    void finishFinalRows() const;
     FloatMatrix logitsOfRow(Eigen::Index row) const;
 
     std::shared_ptr<const DecoderCheckpoint> m_checkpoint;
@@ -171,7 +184,21 @@ private:
     std::set<std::pair<int, int>> m_ablations;
     std::map<std::tuple<int, ModelWeight, int, int>, float> m_edits;
     std::map<int, EditedLayer> m_editedLayers;
-    std::vector<FloatMatrix> m_stream;    ///< layers + 1 matrices, n × d
+    /** Whether rows 0 … n−2 of the stream leaving the last layer are still to compute, and a lock for the reader
+     *  that computes them (a copy of the pass takes the flag, not the lock). */
+    struct FinalRows {
+        bool pending = false;
+        std::mutex lock;
+        FinalRows() = default;
+        FinalRows(const FinalRows& other) : pending(other.pending) {}
+        FinalRows& operator=(const FinalRows& other)
+        {
+            pending = other.pending;
+            return *this;
+        }
+    };
+    mutable FinalRows m_finalRows;
+    mutable std::vector<FloatMatrix> m_stream;  ///< layers + 1 matrices, n × d
     std::vector<FloatMatrix> m_q, m_k, m_v; ///< per layer: n × heads·head_dim, n × kv·head_dim twice, with biases
     std::vector<FloatMatrix> m_z;         ///< per layer, n × heads·head_dim: the heads' outputs before W_O
     std::vector<FloatMatrix> m_attended;  ///< per layer, n × d: the attention's output before the residual
