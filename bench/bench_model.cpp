@@ -9,6 +9,7 @@
  *  run() after setEdit, which ends with the new logits), and the resident memory after all of it. The
  *  repetitions of the three timed kinds are interleaved, so a slow moment of the machine falls on all alike. */
 
+#include "benchrun.h"
 #include "core/session/modelsession.h"
 #include "core/tensor/gemm.h"
 
@@ -22,19 +23,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
+using bench::Clock;
+using bench::median;
+using bench::msSince;
+using bench::paragraph;
 
 /** A field of /proc/self/status in KiB (VmRSS, VmHWM), or −1 off Linux. */
 long statusKib(const std::string& field)
@@ -46,13 +38,6 @@ long statusKib(const std::string& field)
             return std::atol(line.c_str() + field.size() + 1);
     return -1;
 }
-
-const char* const paragraph =
-    "The cat sat on the mat because it was tired, and the dog, which had been watching it from the door "
-    "all afternoon, finally walked over and lay down beside it. Outside the rain kept falling on the "
-    "quiet street, where a man in a grey coat waited for a bus that never seemed to come. He looked at "
-    "his watch, sighed, and opened the newspaper he had bought at the station that morning, reading "
-    "again the story about the bridge that the city had promised to repair for almost ten years.";
 
 }  // namespace
 
