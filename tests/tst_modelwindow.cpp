@@ -601,6 +601,18 @@ void TestModelWindow::brokenFolderLeavesTheDocumentUnchanged()
     QVERIFY(!w.session()->openModelFolder(m_dir.filePath(QStringLiteral("no-such-folder")), &error));
     QVERIFY(error.contains(QStringLiteral("not a folder")));
     QVERIFY(doc().model() == before);
+
+    // a sharded folder has its weights (the index names the shards): the message blames what does fail, and no family
+    QTemporaryDir sharded;
+    for (const char* name : {"config.json", "tokenizer.json", "model.safetensors.index.json"}) {
+        QFile f(sharded.filePath(QString::fromLatin1(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{}");
+    }
+    QVERIFY(ui::ModelLoader::folderProblems(sharded.path()).isEmpty());
+    const QString refusal = ui::ModelLoader::refusal(sharded.path(), QStringLiteral("config.json: no architectures"));
+    QVERIFY2(!refusal.contains(QStringLiteral("GPT-2")) && refusal.contains(QStringLiteral("no architectures")),
+             qPrintable(refusal));
 }
 
 void TestModelWindow::cancelStopsTheLoadAndLeavesTheDocument()

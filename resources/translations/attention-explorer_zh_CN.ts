@@ -3525,8 +3525,8 @@ Click to show this head.</source>
             <translation>%1 不是文件夹。</translation>
         </message>
         <message>
-            <source>config.json is missing (the model's sizes: n_layer, n_embd, n_head, …).</source>
-            <translation>缺少 config.json（模型的尺寸：n_layer、n_embd、n_head 等）。</translation>
+            <source>config.json is missing (the model's architecture and sizes).</source>
+            <translation>缺少 config.json（模型的架构与尺寸）。</translation>
         </message>
         <message>
             <source>model.safetensors is missing; pytorch_model.bin is a pickle this program does not read (convert it to safetensors).</source>
@@ -3549,8 +3549,8 @@ Click to show this head.</source>
             <translation>缺少分词器：vocab.json 加 merges.txt，或 tokenizer.json。</translation>
         </message>
         <message>
-            <source>%1 cannot be opened as a GPT-2 model.</source>
-            <translation>%1 无法作为 GPT-2 模型打开。</translation>
+            <source>%1 cannot be opened as a model.</source>
+            <translation>%1 无法作为模型打开。</translation>
         </message>
     </context>
     <context>

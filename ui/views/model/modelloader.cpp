@@ -100,8 +100,8 @@ QStringList ModelLoader::folderProblems(const QString& folder)
     if (!QFileInfo(folder).isDir())
         return {tr("%1 is not a folder.").arg(QDir::toNativeSeparators(folder))};
     if (!dir.exists(QStringLiteral("config.json")))
-        problems << tr("config.json is missing (the model's sizes: n_layer, n_embd, n_head, …).");
-    if (!dir.exists(QStringLiteral("model.safetensors")))
+        problems << tr("config.json is missing (the model's architecture and sizes).");
+    if (!dir.exists(QStringLiteral("model.safetensors")) && !dir.exists(QStringLiteral("model.safetensors.index.json")))
         problems << (dir.exists(QStringLiteral("pytorch_model.bin"))
                          ? tr("model.safetensors is missing; pytorch_model.bin is a pickle this program "
                                        "does not read (convert it to safetensors).")
@@ -116,7 +116,7 @@ QStringList ModelLoader::folderProblems(const QString& folder)
 
 QString ModelLoader::refusal(const QString& folder, const QString& error)
 {
-    QString text = tr("%1 cannot be opened as a GPT-2 model.").arg(QDir::toNativeSeparators(folder));
+    QString text = tr("%1 cannot be opened as a model.").arg(QDir::toNativeSeparators(folder));
     const QStringList problems = folderProblems(folder);
     for (const QString& p : problems)
         text += QStringLiteral("\n• ") + p;
