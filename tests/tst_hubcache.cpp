@@ -268,6 +268,9 @@ private slots:
 
         QCOMPARE(models[0].architecture, std::string("BertForMaskedLM"));
         QVERIFY2(models[0].problem.find("BertForMaskedLM") != std::string::npos, models[0].problem.c_str());
+        // what can be read instead: every family, not GPT-2 alone
+        for (const char* readable : {"GPT2LMHeadModel", "LlamaForCausalLM", "Qwen3ForCausalLM", "GPTNeoXForCausalLM"})
+            QVERIFY2(models[0].problem.find(readable) != std::string::npos, models[0].problem.c_str());
         QVERIFY2(models[1].problem.find("no revision") != std::string::npos, models[1].problem.c_str());
         QVERIFY2(models[2].problem.find("pickled") != std::string::npos, models[2].problem.c_str());
     }

@@ -27,8 +27,9 @@ constexpr FamilyName families[] = {
     {"GPTNeoXForCausalLM", "gpt_neox", DecoderFamily::GptNeoX},
 };
 
-/** Every architecture the program reads, GPT-2's first, as a refusal lists them. */
-std::string supportedList()
+} // namespace
+
+std::string supportedArchitecturesNote()
 {
     std::string names;
     for (const ArchitectureName& a : supportedArchitectures)
@@ -37,6 +38,8 @@ std::string supportedList()
         names += ", " + std::string(f.architecture);
     return " (this program reads " + names + ")";
 }
+
+namespace {
 
 /** The family architectures[0] names (or model_type when there is no architectures), else what is wrong. */
 std::optional<const FamilyName*> familyOf(const nlohmann::json& json, std::string& problem)
@@ -53,14 +56,14 @@ std::optional<const FamilyName*> familyOf(const nlohmann::json& json, std::strin
         const bool gpt2 = std::any_of(std::begin(supportedArchitectures), std::end(supportedArchitectures),
                                       [&](const ArchitectureName& a) { return name == a.architecture; });
         problem = "architecture " + jsonExcerpt((*it)[0]) +
-                  (gpt2 ? " is GPT-2's, read by its own loader" : " is not supported" + supportedList());
+                  (gpt2 ? " is GPT-2's, read by its own loader" : " is not supported" + supportedArchitecturesNote());
         return std::nullopt;
     }
     if (const auto it = json.find("model_type"); it != json.end() && it->is_string()) {
         for (const FamilyName& f : families)
             if (*it == f.modelType)
                 return &f;
-        problem = "model_type " + jsonExcerpt(*it) + " is not supported" + supportedList();
+        problem = "model_type " + jsonExcerpt(*it) + " is not supported" + supportedArchitecturesNote();
         return std::nullopt;
     }
     problem = "architectures: missing (and no model_type either)";

@@ -83,4 +83,8 @@ bool namesDecoderFamily(std::string_view json);
 /** The same of folder/config.json; false when it cannot be read (the GPT-2 loader then says why). */
 bool folderNamesDecoderFamily(const std::string& folder);
 
+/** " (this program reads GPT2LMHeadModel, LlamaForCausalLM, …)": every architecture, GPT-2's first, as a refusal
+ *  of an unknown one lists them. */
+std::string supportedArchitecturesNote();
+
 } // namespace core

@@ -1,5 +1,7 @@
 #include "core/models/gpt2config.h"
 
+#include "core/models/decoderconfig.h"
+
 #include "core/formats/jsonread.h"
 #include "core/formats/mappedfile.h"
 
@@ -20,10 +22,7 @@ std::string architectureProblem(const nlohmann::json& json)
         return std::any_of(std::begin(supportedArchitectures), std::end(supportedArchitectures),
                            [&](const ArchitectureName& a) { return name == a.*field; });
     };
-    std::string names;
-    for (const ArchitectureName& a : supportedArchitectures)
-        names += (names.empty() ? "" : ", ") + std::string(a.architecture);
-    const std::string supported = " (this program reads " + names + ")";
+    const std::string supported = supportedArchitecturesNote();
     if (const auto it = json.find("architectures"); it != json.end()) {
         if (!it->is_array() || it->empty() || !(*it)[0].is_string())
             return "architectures: expected a list of architecture names, got " + jsonExcerpt(*it);
