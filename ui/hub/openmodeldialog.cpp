@@ -35,9 +35,11 @@ OpenModelDialog::OpenModelDialog(HubSettings settings, QString startFolder, QWid
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
+    // a long reason wraps in its row rather than losing its end
+    m_table->setWordWrap(true);
     m_table->setTextElideMode(Qt::ElideRight);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(CachedModelsModel::StatusColumn, QHeaderView::Stretch);
