@@ -3,6 +3,7 @@
 
 #include "app/commandline.h"
 #include "app/windowstart.h"
+#include "core/session/builtinmodel.h"
 #include "core/session/presets.h"
 #include "core/session/sessionfile.h"
 #include "core/text/tokenizer.h"
@@ -144,6 +145,34 @@ private slots:
         QCOMPARE(window.document()->shownLayer(), 1);  // 0-based: the second
         QCOMPARE(window.document()->tokenText(), QStringLiteral("The cat sat on the mat because it was"));
         QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("errorBox")));
+    }
+
+    /** --model builtin opens the model in the box, wherever it is, as File › Open Built-in Model does; with --text
+     *  on that text; never as a folder named "builtin" beside the working directory. */
+    void opensTheBuiltinModel()
+    {
+        ui::MainWindow window;
+        window.show();
+        app::WindowSource s;
+        QCOMPARE(start({QStringLiteral("--model"), QStringLiteral("builtin")}, &s), -1);
+        app::openWindowSource(window, s);
+        QVERIFY(window.document()->waitForModel(60000));
+        QVERIFY(window.document()->isModelSession());
+        QCOMPARE(window.document()->tokenText().toStdString(), core::modelPreset(core::builtinModelPreset)->text);
+        QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("errorBox")));
+
+        ui::MainWindow second;
+        second.show();
+        s = {};
+        QCOMPARE(start({QStringLiteral("--model"), QStringLiteral("builtin"), QStringLiteral("--text"),
+                        QStringLiteral("When Mary and John went to the store, John gave a drink to")},
+                       &s),
+                 -1);
+        app::openWindowSource(second, s);
+        QVERIFY(second.document()->waitForModel(60000));
+        QCOMPARE(second.document()->tokenText(),
+                 QStringLiteral("When Mary and John went to the store, John gave a drink to"));
+        QVERIFY(!second.findChild<QMessageBox*>(QStringLiteral("errorBox")));
     }
 
     void aRefusedFileLeavesTheExampleAndSaysSo_data()

@@ -133,9 +133,11 @@ QString SessionController::sampleText()
 bool SessionController::openModelFolder(const QString& folder, QString* error, const QString& text, int layer)
 {
     core::ModelSession session;
-    // A repository id that names no folder is looked up in the Hugging Face cache, and saved as that id (SPEC §7).
+    // A repository id that names no folder is looked up in the Hugging Face cache, and saved as that id; "builtin" is
+    // the model in the box, wherever it was installed (SPEC §7).
     const bool hubId = !QFileInfo::exists(folder) && core::parseHubId(folder.toStdString());
-    session.modelPath = hubId ? folder.toStdString() : QDir(folder).absolutePath().toStdString();
+    const bool builtin = !QFileInfo::exists(folder) && core::isBuiltinModel(folder.toStdString());
+    session.modelPath = hubId || builtin ? folder.toStdString() : QDir(folder).absolutePath().toStdString();
     session.layer = layer;
     session.text = (text.isEmpty() ? sampleText() : text).toStdString();
     QString why;
@@ -147,7 +149,7 @@ bool SessionController::openModelFolder(const QString& folder, QString* error, c
         }
         return false;
     }
-    showStatus(tr("Opened the model %1").arg(hubId ? folder : modelName(folder)));
+    showStatus(tr("Opened the model %1").arg(hubId || builtin ? folder : modelName(folder)));
     return true;
 }
 
