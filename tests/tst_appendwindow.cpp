@@ -52,11 +52,13 @@ private slots:
     void init();
     void cleanup();
 
+    void greedyAppendIsGenerateOnAPassOfItsOwn_data();
     void greedyAppendIsGenerateOnAPassOfItsOwn();
     void appendsAreTheCommandLinesGenerate_data();
     void appendsAreTheCommandLinesGenerate();
     void theModelsTokensAreKeptAndUndoRedoPutThemBack();
     void typingAfterAnAppendIsUndoneToTheModelsTokens();
+    void aCharacterCutInTwoIsCompletedInTheText();
     void thePositionsEndAnAppend();
     void anOverflowRefusesToAppend();
     void withoutAModelNothingWrites();
@@ -154,16 +156,26 @@ Generated TestAppendWindow::commandLine(const QString& text, int count, const co
     return {QString::fromStdString(json["text"].get<std::string>()), json["token_ids"].get<std::vector<int>>()};
 }
 
+void TestAppendWindow::greedyAppendIsGenerateOnAPassOfItsOwn_data()
+{
+    QTest::addColumn<QString>("prompt");
+    QTest::addRow("cat") << kPrompt;
+    QTest::addRow("story") << QStringLiteral("Once upon a time there was");
+    QTest::addRow("digits") << QStringLiteral("1, 2, 3, 4,");
+    QTest::addRow("one word") << QStringLiteral("Hello");
+}
+
 void TestAppendWindow::greedyAppendIsGenerateOnAPassOfItsOwn()
 {
-    openModel(kPrompt);
+    QFETCH(QString, prompt);
+    openModel(prompt);
     const std::vector<int> before = doc().modelSession()->ids();
     clickAndWait(panel().appendButton());
     // The reference: the checkpoint loaded again, the text encoded, one token generated greedily.
     std::string error;
     auto pass = core::loadModelPass(m_folder.toStdString(), error);
     QVERIFY2(pass, error.c_str());
-    QVERIFY2(pass->setTokens(pass->encode(kPrompt.toStdString()), error), error.c_str());
+    QVERIFY2(pass->setTokens(pass->encode(prompt.toStdString()), error), error.c_str());
     pass->run();
     QVERIFY2(core::generate(*pass, 1, {}, error), error.c_str());
     QCOMPARE(pass->tokens().size(), before.size() + 1);
@@ -171,7 +183,7 @@ void TestAppendWindow::greedyAppendIsGenerateOnAPassOfItsOwn()
     QCOMPARE(doc().tokenText(), QString::fromStdString(core::decodedText(*pass, pass->tokens())));
     // One step, named by what was written, which the status bar shows.
     QCOMPARE(doc().undoStack()->count(), 1);
-    const QString written = doc().tokenText().mid(kPrompt.size());
+    const QString written = doc().tokenText().mid(prompt.size());
     QCOMPARE(doc().undoStack()->undoText(), QStringLiteral("Appended “%1”").arg(written));
     QVERIFY(m_window->statusBar()->currentMessage().contains(written));
     // The views follow the longer text: the heatmap's tokens and the prediction of the new last position.
@@ -291,6 +303,31 @@ void TestAppendWindow::typingAfterAnAppendIsUndoneToTheModelsTokens()
     // The next append is the fifth of the seed's, as --generate 5 writes it.
     clickAndWait(panel().appendButton());
     QCOMPARE(doc().modelSession()->ids(), commandLine(kPrompt, 5, {5.0, 0, 1.0, 3}).ids);
+}
+
+void TestAppendWindow::aCharacterCutInTwoIsCompletedInTheText()
+{
+    // GPT-2 writes 猫 as byte tokens: appended one at a time, the text shows U+FFFD for the part of the character
+    // written so far, then the character, and reads as the model's decoding of all its tokens does.
+    std::string error;
+    auto pass = core::loadModelPass(m_folder.toStdString(), error);
+    QVERIFY2(pass, error.c_str());
+    const QString prompt = QStringLiteral("A cat is");
+    const std::vector<int> promptIds = pass->encode(prompt.toStdString());
+    const std::vector<int> written = pass->encode(" 猫 and 猫猫");
+    QVERIFY(written.size() > 4);
+    std::vector<int> ids = promptIds;
+    QString text = prompt;
+    bool cut = false;
+    for (int id : written) {
+        const QString before = QString::fromStdString(core::decodedText(*pass, ids));
+        ids.push_back(id);
+        text = ui::appendedText(text, before, QString::fromStdString(core::decodedText(*pass, ids)));
+        cut = cut || text.endsWith(QChar::ReplacementCharacter);
+        QVERIFY2(text.startsWith(prompt), qPrintable(text));
+    }
+    QVERIFY(cut);
+    QCOMPARE(text, QStringLiteral("A cat is 猫 and 猫猫"));
 }
 
 void TestAppendWindow::thePositionsEndAnAppend()

@@ -429,11 +429,6 @@ void ModelSession::setSampling(const core::Sampling& sampling)
     m_drawn = 0;
 }
 
-namespace {
-
-/** The text after an append: text (whose tokens decode to before) with the part where after, the decoded tokens with
- *  the new one, differs from before replaced. Only the end changes, also where a character cut in two (U+FFFD) is
- *  completed; text need not read as before does elsewhere (a BOS, a normalised space). */
 QString appendedText(const QString& text, const QString& before, const QString& after)
 {
     qsizetype common = 0;
@@ -446,6 +441,8 @@ QString appendedText(const QString& text, const QString& before, const QString& 
         return text + after.mid(common);
     return text.left(text.size() - gone.size()) + after.mid(common);
 }
+
+namespace {
 
 /** A piece of text in a step's name: at most 40 characters, each line break shown as ⏎. */
 QString namedText(QString text)

@@ -42,6 +42,11 @@ struct ModelText {
     bool chosen = false;      ///< ids are not the text's own tokens
 };
 
+/** The text after an append: text (whose tokens decode to before) with the part where after, the decoded tokens with
+ *  the new one, differs from before replaced. Only the end changes, also where a character cut in two (U+FFFD) is
+ *  completed; text need not read as before does elsewhere (a BOS, a normalised space). */
+QString appendedText(const QString& text, const QString& before, const QString& after);
+
 /** The checkpoint weight behind a row of the table of id, whose weight has weightRows rows (its bias in the row
  *  after them), or nothing (X). */
 std::optional<core::ModelWeight> weightOf(MatrixId id, int row, int weightRows);
