@@ -474,10 +474,10 @@ Step ModelSession::appendStep(int batch, const QString& batchStart, int batchInd
     after.text = appendedText(m_tokenText, QString::fromStdString(core::decodedText(*m_reference, m_ids)),
                               QString::fromStdString(core::decodedText(*m_reference, after.ids)));
     Step step;
-    // The step names what was written: the new text, or the token as the vocabulary writes it where the text shows
-    // no whole character yet (a byte of one cut in two).
+    // The step names what was written: the new text, or, for one token that shows no whole character yet (a byte
+    // of one cut in two), the token as the vocabulary writes it.
     QString written = after.text.startsWith(batchStart) ? after.text.mid(batchStart.size()) : QString();
-    if (written.isEmpty() || written.contains(QChar::ReplacementCharacter))
+    if (written.isEmpty() || (batchIndex == 0 && written.contains(QChar::ReplacementCharacter)))
         written = QString::fromStdString(m_reference->readable(*id));
     step.name = batchIndex == 0 ? Document::tr("Appended “%1”").arg(namedText(written))
                                 : Document::tr("Appended %1 tokens “%2”").arg(batchIndex + 1).arg(namedText(written));
