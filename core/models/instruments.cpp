@@ -255,13 +255,29 @@ std::optional<Patching> activationPatching(const ModelPass& clean, const std::ve
     return out;
 }
 
+TokenSampler::TokenSampler(const Sampling& sampling, std::uint64_t drawn)
+    : m_sampling(sampling), m_rng(sampling.seed), m_drawn(drawn)
+{
+    if (sampling.temperature > 0)
+        for (std::uint64_t i = 0; i < drawn; ++i)
+            m_rng.uniform();  // one number per sampled token, as chooseToken takes them
+}
+
+std::optional<int> TokenSampler::next(const FloatMatrix& logits)
+{
+    const auto id = chooseToken(logits, m_sampling, m_rng);
+    if (id)
+        ++m_drawn;
+    return id;
+}
+
 bool generate(ModelPass& pass, int count, const Sampling& sampling, std::string& error)
 {
     const ModelShape shape = pass.shape();
-    SplitMix64 rng(sampling.seed);
+    TokenSampler sampler(sampling);
     std::vector<int> ids = pass.tokens();
     for (int i = 0; i < count; ++i) {
-        const auto next = chooseToken(pass.logits(), sampling, rng);
+        const auto next = sampler.next(pass.logits());
         if (!next) {
             error = "the forward pass overflows float32 after " + std::to_string(ids.size()) +
                     " tokens; there is no next token to choose";

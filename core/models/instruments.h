@@ -3,6 +3,7 @@
  *  attribution, activation patching and generation. Layers and positions count from 0 here (from 1 in SPEC's
  *  words); every figure is computed in double from the pass's float32 streams. */
 
+#include "core/attention/embedding.h"
 #include "core/models/modelpass.h"
 #include "core/tensor/stop.h"
 
@@ -74,6 +75,25 @@ struct Sampling {
     double topP = 1;
     std::uint64_t seed = 0;
 };
+/** The tokens one generation chooses, one after another, as Sampling says: generate() is its loop, and a caller that
+ *  runs the passes itself (the window's Append) takes the same tokens. Each sampled token takes one number of the
+ *  seed's stream; a greedy one takes none. */
+class TokenSampler {
+public:
+    /** A generation from sampling's seed of which drawn tokens were chosen already. */
+    explicit TokenSampler(const Sampling& sampling, std::uint64_t drawn = 0);
+    /** The next token from logits (1 × vocab, after the last position). Nothing when they cannot be ranked (a
+     *  float32 overflow); then the stream does not move. */
+    std::optional<int> next(const FloatMatrix& logits);
+    /** The tokens chosen so far, counting the drawn ones given at the start. */
+    std::uint64_t drawn() const { return m_drawn; }
+
+private:
+    Sampling m_sampling;
+    SplitMix64 m_rng;
+    std::uint64_t m_drawn;
+};
+
 /** Appends count tokens to pass (which must have run), each from the logits after the last; false with error when
  *  the text would outgrow the model's positions or a pass cannot rank its logits (float32 overflow). */
 bool generate(ModelPass& pass, int count, const Sampling& sampling, std::string& error);

@@ -3850,4 +3850,121 @@ Click to show this head.</source>
             <translation>打开模型文件夹</translation>
         </message>
     </context>
+    <context>
+        <name>ui::Document</name>
+        <message>
+            <source>The forward pass of the text is still running.</source>
+            <translation>文本的前向传播仍在运行。</translation>
+        </message>
+        <message>
+            <source>Nothing appended: the text is %1 tokens, as many as %2 reads (its %3).</source>
+            <translation>未追加：文本已有 %1 个词元，达到 %2 能读取的上限（其 %3）。</translation>
+        </message>
+        <message>
+            <source>Nothing appended: the forward pass overflowed float32, and logits that are not finite numbers cannot be ranked. Undo the edit or give a smaller value.</source>
+            <translation>未追加：前向传播超出了 float32 的范围，不是有限数的 logits 无法排序。请撤销该编辑或给一个更小的值。</translation>
+        </message>
+        <message>
+            <source>Appended “%1”</source>
+            <translation>追加了“%1”</translation>
+        </message>
+        <message>
+            <source>Appended %1 tokens “%2”</source>
+            <translation>追加了 %1 个词元“%2”</translation>
+        </message>
+        <message>
+            <source>Only a model writes: open one first (File › Open Built-in Model).</source>
+            <translation>只有模型才能续写：请先打开一个模型（文件 › 打开内置模型）。</translation>
+        </message>
+        <message>
+            <source>%1. The model's tokens are kept; typed again or saved, the text reads as other tokens from token %2.</source>
+            <translation>%1。已保留模型选择的词元；若重新输入或保存，文本从第 %2 个词元起会被读成其他词元。</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::PredictionPanel</name>
+        <message>
+            <source>&amp;Append</source>
+            <translation>追加(&amp;A)</translation>
+        </message>
+        <message>
+            <source>Append the token the model chooses to the text (Ctrl+Return); Undo takes it back</source>
+            <translation>把模型选择的词元追加到文本末尾（Ctrl+Return）；撤销可将其收回</translation>
+        </message>
+        <message>
+            <source>Append 1&amp;0</source>
+            <translation>追加 1&amp;0 个</translation>
+        </message>
+        <message>
+            <source>Append ten tokens, each chosen after the one before, as one undo step (Ctrl+Shift+Return)</source>
+            <translation>追加十个词元，每个都在前一个之后选择，合为一个撤销步骤（Ctrl+Shift+Return）</translation>
+        </message>
+        <message>
+            <source>Stop</source>
+            <translation>停止</translation>
+        </message>
+        <message>
+            <source>Sample</source>
+            <translation>采样</translation>
+        </message>
+        <message>
+            <source>Temperature</source>
+            <translation>温度</translation>
+        </message>
+        <message>
+            <source>Top-k</source>
+            <translation>Top-k</translation>
+        </message>
+        <message>
+            <source>all</source>
+            <translation>全部</translation>
+        </message>
+        <message>
+            <source>Top-p</source>
+            <translation>Top-p</translation>
+        </message>
+        <message>
+            <source>Seed</source>
+            <translation>种子</translation>
+        </message>
+        <message>
+            <source>Off: the most probable token (greedy). On: drawn from the probabilities with the temperature, top-k, top-p and seed below, as --generate does</source>
+            <translation>关闭：取概率最高的词元（贪心）。打开：按下面的温度、top-k、top-p 和种子从概率中抽取，与 --generate 相同</translation>
+        </message>
+        <message>
+            <source>Writing: each token waits for the pass of the text before it…</source>
+            <translation>正在续写：每个词元都要等待其前面文本的前向传播…</translation>
+        </message>
+        <message>
+            <source>Token %1 of seed %2 comes next.</source>
+            <translation>下一个是种子 %2 的第 %1 个词元。</translation>
+        </message>
+        <message>
+            <source>--generate N with these options and --seed %1 writes the same tokens after the text where the seed was set (or the text typed last).</source>
+            <translation>在设定种子时的文本（或最后输入的文本）之后，用相同选项和 --seed %1 的 --generate N 会写出相同的词元。</translation>
+        </message>
+        <message>
+            <source>The same seed, options and text give the same tokens again, here and with --generate N --seed</source>
+            <translation>相同的种子、选项和文本会再次给出相同的词元，在这里和用 --generate N --seed 都一样</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::MainMenus</name>
+        <message>
+            <source>&amp;Append Next Token</source>
+            <translation>追加下一个词元(&amp;A)</translation>
+        </message>
+        <message>
+            <source>Append the token the model chooses to the text, as the Next Token panel says</source>
+            <translation>按“下一个词元”面板的设置，把模型选择的词元追加到文本末尾</translation>
+        </message>
+        <message>
+            <source>Append &amp;10 Tokens</source>
+            <translation>追加 &amp;10 个词元</translation>
+        </message>
+        <message>
+            <source>Append ten tokens the model chooses, one after another, as one undo step</source>
+            <translation>逐个追加模型选择的十个词元，合为一个撤销步骤</translation>
+        </message>
+    </context>
 </TS>

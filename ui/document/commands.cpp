@@ -417,15 +417,21 @@ private:
     std::vector<AblationChange> m_ablations;
 };
 
+std::size_t bytesOf(const ModelText& text)
+{
+    return bytesOf(text.text) + text.ids.capacity() * sizeof(int);
+}
+
 class ModelTextEdit final : public Edit {
 public:
-    ModelTextEdit(QString before, QString after, bool startsBurst)
+    ModelTextEdit(ModelText before, QString after, bool startsBurst)
         : m_before(std::move(before)), m_after(std::move(after)), m_startsBurst(startsBurst)
     {
     }
     EditResult apply(Session& session, bool forward) override
     {
-        return modelSessionOf(session).applyText(forward ? m_after : m_before);
+        ModelSession& model = modelSessionOf(session);
+        return forward ? model.applyText(m_after) : model.applyModelText(m_before);
     }
     std::size_t heapBytes() const override { return bytesOf(m_before) + bytesOf(m_after); }
     int mergeId() const override { return TokenTextId; }
@@ -437,11 +443,40 @@ public:
         m_after = o->m_after;
         return true;
     }
-    bool isNull() const override { return m_before == m_after; }
+    /** Typing back to the text changes nothing only where its tokens were its own and Append had chosen none. */
+    bool isNull() const override { return m_before.text == m_after && !m_before.chosen && m_before.drawn == 0; }
 
 private:
-    QString m_before, m_after;
+    ModelText m_before;
+    QString m_after;
     bool m_startsBurst;
+};
+
+/** Tokens the model appended: the text and its tokens before and after. The steps of one Append of several merge. */
+class ModelAppendEdit final : public Edit {
+public:
+    ModelAppendEdit(ModelText before, ModelText after, int batch)
+        : m_before(std::move(before)), m_after(std::move(after)), m_batch(batch)
+    {
+    }
+    EditResult apply(Session& session, bool forward) override
+    {
+        return modelSessionOf(session).applyModelText(forward ? m_after : m_before);
+    }
+    std::size_t heapBytes() const override { return bytesOf(m_before) + bytesOf(m_after); }
+    int mergeId() const override { return AppendId; }
+    bool merge(const Edit& next) override
+    {
+        const auto* o = dynamic_cast<const ModelAppendEdit*>(&next);
+        if (!o || o->m_batch != m_batch)
+            return false;
+        m_after = o->m_after;
+        return true;
+    }
+
+private:
+    ModelText m_before, m_after;
+    int m_batch;
 };
 
 }  // namespace
@@ -451,9 +486,14 @@ std::shared_ptr<Edit> modelWeightsEdit(std::vector<Gpt2CellChange> cells, std::v
     return std::make_shared<ModelWeightsEdit>(std::move(cells), std::move(ablations));
 }
 
-std::shared_ptr<Edit> modelTextEdit(const QString& before, const QString& after, bool startsBurst)
+std::shared_ptr<Edit> modelTextEdit(ModelText before, const QString& after, bool startsBurst)
 {
-    return std::make_shared<ModelTextEdit>(before, after, startsBurst);
+    return std::make_shared<ModelTextEdit>(std::move(before), after, startsBurst);
+}
+
+std::shared_ptr<Edit> modelAppendEdit(ModelText before, ModelText after, int batch)
+{
+    return std::make_shared<ModelAppendEdit>(std::move(before), std::move(after), batch);
 }
 
 }  // namespace ui

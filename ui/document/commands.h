@@ -23,7 +23,7 @@ namespace ui {
 class Document;
 
 /** Ids for QUndoCommand::id(): commands with the same id may merge. */
-enum CommandId { SetCellId = 1, TokenTextId = 2 };
+enum CommandId { SetCellId = 1, TokenTextId = 2, AppendId = 3 };
 
 /** A delta of a session: made by a session of one kind for that kind. */
 class Edit {
@@ -91,7 +91,10 @@ std::shared_ptr<Edit> shapeEdit(const core::AttentionModel& before, core::Attent
 /** Model sessions: checkpoint weight cells and zeroed heads, before and after (a typed cell, a paste, a scale, a head
  *  zeroed, a reset). One cell alone merges with the next edit of the same cell. */
 std::shared_ptr<Edit> modelWeightsEdit(std::vector<Gpt2CellChange> cells, std::vector<AblationChange> ablations);
-/** Model sessions: the typed text, before and after; consecutive ones merge unless the later startsBurst. */
-std::shared_ptr<Edit> modelTextEdit(const QString& before, const QString& after, bool startsBurst);
+/** Model sessions: the typed text, before (with its tokens exactly) and after; consecutive ones merge unless the later
+ *  startsBurst. */
+std::shared_ptr<Edit> modelTextEdit(ModelText before, const QString& after, bool startsBurst);
+/** Model sessions: tokens the model appended, the text and its tokens before and after; steps of one batch merge. */
+std::shared_ptr<Edit> modelAppendEdit(ModelText before, ModelText after, int batch);
 
 }  // namespace ui

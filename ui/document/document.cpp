@@ -84,6 +84,12 @@ Document::Document(QObject* parent)
     connect(&m_scheduler, &Scheduler::traceReady, this, &Document::traceChanged);
     connect(&m_scheduler, &Scheduler::errorChanged, this, &Document::errorChanged);
     connect(&m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+    connect(&m_undo, &QUndoStack::indexChanged, this, [this] {
+        if (!m_appendPushing)
+            stopAppending();  // an undo or redo in between
+    });
+    // An Append's next token waits for the pass of the text before it; chosen after the delivery has returned.
+    connect(this, &Document::predictionChanged, this, &Document::appendNext, Qt::QueuedConnection);
     loadSession(*core::preset("illustrated"), QString());
 }
 
@@ -259,6 +265,8 @@ bool Document::push(Step step, const QString& text, QString* error)
         return false;
     }
     if (step.edit) {
+        if (!m_appendPushing)
+            stopAppending();  // another step in between ends an Append of several tokens
         m_undo.push(new DocumentCommand(this, std::move(step.edit), step.name.isEmpty() ? text : step.name));
         trimHistory();
     }
@@ -343,6 +351,7 @@ void Document::loadModel(LoadedModel loaded, const QString& path)
 void Document::setSession(std::unique_ptr<Session> session, const QString& path)
 {
     m_tokenJob.cancel();
+    stopAppending();
     m_session = std::move(session);
     const Session* s = m_session.get();
     connect(s, &Session::shownModelChanged, this, &Document::announce);
@@ -412,6 +421,69 @@ bool Document::saveFile(const QString& path, QString* error, const nlohmann::jso
 void Document::setShownLayer(int layer)
 {
     m_session->setShownLayer(layer);
+}
+
+bool Document::appendTokens(int count, QString* error)
+{
+    if (!modelSession() || count < 1) {
+        if (error)
+            *error = tr("Only a model writes: open one first (File › Open Built-in Model).");
+        return false;
+    }
+    stopAppending();
+    m_appendLeft = count;
+    ++m_appendBatch;
+    m_appendWritten = 0;
+    m_appendStart = tokenText();
+    emit appendingChanged(true);
+    appendNext();
+    return true;
+}
+
+void Document::appendNext()
+{
+    ModelSession* session = m_session->modelSession();
+    if (m_appendLeft == 0 || !session || !session->canChoose())
+        return;  // the pass still runs: its prediction calls again
+    Step step = session->appendStep(m_appendBatch, m_appendStart, m_appendWritten);
+    if (step.refused()) {
+        stopAppending();
+        emit message(step.error);
+        return;
+    }
+    const QString name = step.name;
+    m_appendPushing = true;
+    push(std::move(step));
+    m_appendPushing = false;
+    ++m_appendWritten;
+    if (m_appendLeft > 1) {
+        --m_appendLeft;
+        return;
+    }
+    stopAppending();
+    // Said where the model's tokens are not what the text typed again would give (BPE merges across the end, a
+    // character cut in two): the window keeps the model's tokens, a file keeps the text.
+    if (const auto from = session->rereadDifference())
+        emit message(tr("%1. The model's tokens are kept; typed again or saved, the text reads as other tokens from "
+                        "token %2.")
+                         .arg(name)
+                         .arg(*from + 1));
+    else
+        emit message(name);
+}
+
+void Document::stopAppending()
+{
+    if (m_appendLeft == 0)
+        return;
+    m_appendLeft = 0;
+    emit appendingChanged(false);
+}
+
+void Document::setSampling(const core::Sampling& sampling)
+{
+    if (ModelSession* session = m_session->modelSession())
+        session->setSampling(sampling);
 }
 
 bool Document::zeroHead(int head)

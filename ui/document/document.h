@@ -131,6 +131,17 @@ public:
      *  chosen position that a new text no longer has becomes −1. Not an undo step. */
     void setPredictionPosition(int position);
     int predictionPosition() const { return m_session->predictionPosition(); }
+    /** Appends count tokens the model chooses (ModelSession::appendStep), one after another, each from the pass of
+     *  the text before it, as one undo step ("Appended “ Mary”"). Refused (false, error says why) without a model
+     *  session; a refusal on the way (the positions full, an overflow) ends it and says why in message(), and so
+     *  does any other step or an undo made meanwhile. */
+    bool appendTokens(int count, QString* error = nullptr);
+    /** Ends an Append of several tokens after the ones written. */
+    void stopAppending();
+    /** True while an Append waits for a pass to choose its next token. */
+    bool isAppending() const { return m_appendLeft > 0; }
+    /** How Append chooses (ModelSession::setSampling); nothing without a model session. */
+    void setSampling(const core::Sampling& sampling);
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);
@@ -182,6 +193,8 @@ signals:
     void shownLayerChanged(int layer);
     /** Something the status bar may show. */
     void message(const QString& text);
+    /** An Append of tokens started or ended (isAppending()). */
+    void appendingChanged(bool appending);
 
 private:
     friend class DocumentCommand;
@@ -198,6 +211,8 @@ private:
     void setSession(std::unique_ptr<Session> session, const QString& path);
 
     void tokenJobFinished(PreparedText prepared);
+    /** Appends the next token of an Append when the session can choose it. */
+    void appendNext();
     /** Pushes the token line's step for prepared text. */
     bool pushText(const PreparedText& prepared, QString* error);
     /** True when the next step of the token line starts a new undo step; burstPushed() after pushing one. */
@@ -216,6 +231,11 @@ private:
     QElapsedTimer m_sinceTyping;  ///< since the token line's last step
     std::chrono::milliseconds m_typingPause{1000};
     LatestJob<PreparedText> m_tokenJob;
+    int m_appendLeft = 0;       ///< tokens the current Append has still to write
+    int m_appendBatch = 0;      ///< the current Append's number: its steps merge
+    int m_appendWritten = 0;    ///< tokens it wrote
+    QString m_appendStart;      ///< the text it started from
+    bool m_appendPushing = false;  ///< its own step is being pushed (any other step ends it)
 };
 
 }  // namespace ui

@@ -50,6 +50,7 @@ Prediction predictionOf(const core::ModelPass& forward, const core::FloatMatrix&
     p.position = position;
     p.edited = edited;
     p.comparing = edited && !unedited;
+    p.next = std::make_shared<const core::FloatMatrix>(forward.logits());
     const std::vector<core::TokenCandidate> top = core::topCandidates(logits, 10);
     if (top.empty())  // the logits overflowed float32
         p.overflowLayer = forward.overflowLayer(position);

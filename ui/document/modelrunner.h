@@ -36,6 +36,8 @@ struct Prediction {
     /** The pass had edits and the one without them is still to run: the entries' unedited is not known yet (a
      *  new text shows the edited pass first, and the comparison follows). */
     bool comparing = false;
+    /** The edited pass's logits after the last token (1 × vocab), which Append chooses from. */
+    std::shared_ptr<const core::FloatMatrix> next;
 };
 
 /** What the worker delivers for a request: once, or twice when a new text with edits shows the edited pass first

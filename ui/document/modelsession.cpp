@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QRect>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -224,9 +225,10 @@ std::function<PreparedText()> ModelSession::prepareText(const QString& text) con
             return prepared;
         prepared.step = [text](const Session& session, bool startsBurst) {
             Step step;
-            if (text == session.tokenText())
+            const ModelSession* model = session.modelSession();
+            if (text == session.tokenText() || !model)
                 return step;
-            step.edit = modelTextEdit(session.tokenText(), text, startsBurst);
+            step.edit = modelTextEdit(model->modelText(), text, startsBurst);
             step.name = Document::tr("Changed the text to “%1”")
                             .arg((text.size() > 40 ? text.left(39) + QStringLiteral("…") : text).simplified());
             return step;
@@ -391,10 +393,96 @@ EditResult ModelSession::applyWeights(const std::vector<Gpt2CellChange>& cells,
 
 EditResult ModelSession::applyText(const QString& text)
 {
-    m_tokenText = text;
-    m_ids = m_reference->encode(text.toStdString());
+    return applyModelText({text, m_reference->encode(text.toStdString()), 0, false});
+}
+
+EditResult ModelSession::applyModelText(const ModelText& text)
+{
+    m_tokenText = text.text;
+    m_ids = text.ids;
+    m_drawn = text.drawn;
     emit tokenTextChanged();
     return {std::nullopt, true};
+}
+
+ModelText ModelSession::modelText() const
+{
+    return {m_tokenText, m_ids, m_drawn, rereadDifference().has_value()};
+}
+
+std::optional<int> ModelSession::rereadDifference() const
+{
+    const std::vector<int> reread = m_reference->encode(m_tokenText.toStdString());
+    const auto [a, b] = std::mismatch(reread.begin(), reread.end(), m_ids.begin(), m_ids.end());
+    if (a == reread.end() && b == m_ids.end())
+        return std::nullopt;
+    return int(a - reread.begin());
+}
+
+void ModelSession::setSampling(const core::Sampling& sampling)
+{
+    const core::Sampling& s = m_sampling;
+    if (s.temperature == sampling.temperature && s.topK == sampling.topK && s.topP == sampling.topP
+        && s.seed == sampling.seed)
+        return;
+    m_sampling = sampling;
+    m_drawn = 0;
+}
+
+QString appendedText(const QString& text, const QString& before, const QString& after)
+{
+    qsizetype common = 0;
+    while (common < before.size() && common < after.size() && before[common] == after[common])
+        ++common;
+    if (common > 0 && common < after.size() && after[common - 1].isHighSurrogate())
+        --common;  // not between the halves of one character
+    const QString gone = before.mid(common);
+    if (!text.endsWith(gone))
+        return text + after.mid(common);
+    return text.left(text.size() - gone.size()) + after.mid(common);
+}
+
+namespace {
+
+/** A piece of text in a step's name: at most 40 characters, each line break shown as ⏎. */
+QString namedText(QString text)
+{
+    text.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    return text.size() > 40 ? text.left(39) + QStringLiteral("…") : text;
+}
+
+}  // namespace
+
+Step ModelSession::appendStep(int batch, const QString& batchStart, int batchIndex) const
+{
+    if (!canChoose())
+        return Step::refusal(Document::tr("The forward pass of the text is still running."));
+    const std::size_t n = m_ids.size();
+    if (int(n) >= m_shape.positions)
+        return Step::refusal(Document::tr("Nothing appended: the text is %1 tokens, as many as %2 reads (its %3).")
+                                 .arg(n)
+                                 .arg(modelName(m_folder))
+                                 .arg(QString::fromStdString(m_shape.positionsKey)));
+    core::TokenSampler sampler(m_sampling, m_drawn);
+    const auto id = sampler.next(*m_prediction.next);
+    if (!id)
+        return Step::refusal(Document::tr("Nothing appended: the forward pass overflowed float32, and logits that are "
+                                          "not finite numbers cannot be ranked. Undo the edit or give a smaller value."));
+    ModelText before = modelText();
+    ModelText after{{}, m_ids, sampler.drawn(), false};
+    after.ids.push_back(*id);
+    after.text = appendedText(m_tokenText, QString::fromStdString(core::decodedText(*m_reference, m_ids)),
+                              QString::fromStdString(core::decodedText(*m_reference, after.ids)));
+    Step step;
+    // The step names what was written: the new text, or, for one token that shows no whole character yet (a byte
+    // of one cut in two), the token as the vocabulary writes it.
+    QString written = after.text.startsWith(batchStart) ? after.text.mid(batchStart.size()) : QString();
+    if (written.isEmpty() || (batchIndex == 0 && written.contains(QChar::ReplacementCharacter)))
+        written = QString::fromStdString(m_reference->readable(*id));
+    step.name = batchIndex == 0 ? Document::tr("Appended “%1”").arg(namedText(written))
+                                : Document::tr("Appended %1 tokens “%2”").arg(batchIndex + 1).arg(namedText(written));
+    step.edit = modelAppendEdit(std::move(before), std::move(after), batch);
+    return step;
 }
 
 void ModelSession::edited(const EditResult& result)
@@ -427,6 +515,7 @@ void ModelSession::setPredictionPosition(int position)
 
 void ModelSession::run(bool relayer)
 {
+    m_choosable = false;
     m_relayerWanted = m_relayerWanted || relayer;
     m_runner.request();
 }
@@ -452,6 +541,7 @@ ModelRunner::Request ModelSession::request()
 void ModelSession::delivered(ModelRunResult result)
 {
     m_prediction = std::move(result.prediction);
+    m_choosable = true;  // a result no newer request overtook: of the current state
     if (result.grid)
         m_grid = std::move(result.grid);
     if (result.layer) {

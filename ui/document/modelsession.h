@@ -5,11 +5,13 @@
 #include "modelrunner.h"
 #include "session.h"
 
+#include "core/models/instruments.h"
 #include "core/session/modelsession.h"
 
 #include <QString>
 
 #include <memory>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,6 +32,20 @@ struct AblationChange {
     int layer = 0, head = 0;
     bool before = false, after = false;
 };
+
+/** A model session's text with its tokens exactly, and Append's place in its sampling: what an undo step of the text
+ *  puts back. */
+struct ModelText {
+    QString text;
+    std::vector<int> ids;     ///< the text's own tokens, or those Append chose (which the text read again may not give)
+    std::uint64_t drawn = 0;  ///< tokens Append chose with the sampling since it was set or the text was typed
+    bool chosen = false;      ///< ids are not the text's own tokens
+};
+
+/** The text after an append: text (whose tokens decode to before) with the part where after, the decoded tokens with
+ *  the new one, differs from before replaced. Only the end changes, also where a character cut in two (U+FFFD) is
+ *  completed; text need not read as before does elsewhere (a BOS, a normalised space). */
+QString appendedText(const QString& text, const QString& before, const QString& after);
 
 /** The checkpoint weight behind a row of the table of id, whose weight has weightRows rows (its bias in the row
  *  after them), or nothing (X). */
@@ -86,6 +102,24 @@ public:
     bool isEdited() const { return !m_edits.empty() || !m_ablations.empty(); }
     /** The tokens as the model's vocabulary writes them ("Ġcat"), as --compute names them. */
     std::vector<std::string> vocabularyTokens() const;
+    /** The text, its tokens and Append's place in its sampling. */
+    ModelText modelText() const;
+    /** How Append chooses the next token (core::Sampling, as --generate does). */
+    const core::Sampling& sampling() const { return m_sampling; }
+    /** Tokens Append chose with the sampling since it was set or the text was typed: the next append takes the
+     *  token after as many of `--generate N` with the same sampling on the text of that moment. */
+    std::uint64_t drawn() const { return m_drawn; }
+    /** Sets the sampling; a new one starts its stream again (drawn() 0). Not an undo step. */
+    void setSampling(const core::Sampling& sampling);
+    /** True when the prediction delivered is of the current tokens and edits: Append can choose from it. */
+    bool canChoose() const { return m_choosable && m_prediction.next; }
+    /** The step that appends the token the model chooses after the last (core::TokenSampler on the edited pass's
+     *  logits), named for the batchIndex-th token of an Append that started at batchStart (steps of one batch
+     *  merge). Refused, saying why, when the text fills the model's positions or the logits overflowed. */
+    Step appendStep(int batch, const QString& batchStart, int batchIndex) const;
+    /** The first position (0-based) where the text read again gives other tokens than ids(), or nothing when it
+     *  gives them. */
+    std::optional<int> rereadDifference() const;
     /** The newest prediction computed (empty before the first). */
     const Prediction& prediction() const { return m_prediction; }
     /** Every layer × head of the latest pass (null before the first). */
@@ -122,8 +156,10 @@ public:
      *  heads and the shown layer. */
     EditResult applyWeights(const std::vector<Gpt2CellChange>& cells, const std::vector<AblationChange>& ablations,
                             bool forward);
-    /** Sets the text (its tokens follow with the pass). */
+    /** Sets the text (its tokens follow with the pass); its tokens are its own, Append's stream starts again. */
     EditResult applyText(const QString& text);
+    /** Sets the text, its tokens exactly and Append's place (Append and the undo of a text). */
+    EditResult applyModelText(const ModelText& text);
     void edited(const EditResult& result) override;
     /** Blocks until the newest pass is delivered, without an event loop (tests). */
     void finishRun() { m_runner.finish(); }
@@ -149,6 +185,9 @@ private:
     core::ModelEdits m_edits;  ///< the one record of the edited cells
     std::set<std::pair<int, int>> m_ablations;
     bool m_relayerWanted = false;
+    core::Sampling m_sampling;
+    std::uint64_t m_drawn = 0;
+    bool m_choosable = false;  ///< the prediction is of the current tokens and edits
     Prediction m_prediction;
     std::shared_ptr<const render::AttentionGrid> m_grid;
     int m_predictionPosition = -1;

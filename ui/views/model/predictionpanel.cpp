@@ -3,8 +3,13 @@
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
 #include "ui/render/displaynumber.h"
+#include "ui/views/widgets/flowlayout.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QHBoxLayout>
 #include <QEvent>
 #include <QFontMetrics>
@@ -15,6 +20,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace ui {
@@ -33,7 +40,10 @@ QString percent(double p, int extraDecimals = 0)
 
 PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_position(new QComboBox), m_status(new QLabel),
-      m_table(new QTableWidget(rows, 4)), m_empty(new QLabel)
+      m_table(new QTableWidget(rows, 4)), m_empty(new QLabel), m_write(new QWidget), m_append(new QPushButton),
+      m_appendTen(new QPushButton), m_stop(new QPushButton), m_sample(new QCheckBox), m_samplingBoxes(new QWidget),
+      m_temperature(new QDoubleSpinBox), m_topK(new QSpinBox), m_topP(new QDoubleSpinBox), m_seed(new QSpinBox),
+      m_writeStatus(new QLabel)
 {
     setObjectName(QStringLiteral("predictionPanel"));
     m_position->setObjectName(QStringLiteral("predictionPosition"));
@@ -54,6 +64,56 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
     m_table->setTextElideMode(Qt::ElideNone);
     m_table->viewport()->installEventFilter(this);
 
+    // Append: the model writes, as --generate does (core::Sampling; the defaults are the command line's but the
+    // temperature, which Sample sets to 1).
+    m_append->setObjectName(QStringLiteral("appendButton"));
+    m_appendTen->setObjectName(QStringLiteral("appendTenButton"));
+    m_stop->setObjectName(QStringLiteral("appendStopButton"));
+    m_stop->hide();
+    m_sample->setObjectName(QStringLiteral("appendSample"));
+    m_temperature->setObjectName(QStringLiteral("appendTemperature"));
+    m_temperature->setRange(0.01, 10);
+    m_temperature->setDecimals(2);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(1);
+    m_topK->setObjectName(QStringLiteral("appendTopK"));
+    m_topK->setRange(0, 1000000);
+    m_topP->setObjectName(QStringLiteral("appendTopP"));
+    m_topP->setRange(0.01, 1);
+    m_topP->setDecimals(2);
+    m_topP->setSingleStep(0.05);
+    m_topP->setValue(1);
+    m_seed->setObjectName(QStringLiteral("appendSeed"));
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_writeStatus->setObjectName(QStringLiteral("appendStatus"));
+    m_writeStatus->setWordWrap(true);
+    const auto labelFor = [](QWidget* box) {
+        auto* label = new QLabel;
+        label->setBuddy(box);
+        return label;
+    };
+    QLabel* temperatureLabel = labelFor(m_temperature);
+    QLabel* topKLabel = labelFor(m_topK);
+    QLabel* topPLabel = labelFor(m_topP);
+    QLabel* seedLabel = labelFor(m_seed);
+    auto* buttons = new FlowLayout;
+    buttons->addWidget(m_append);
+    buttons->addWidget(m_appendTen);
+    buttons->addWidget(m_stop);
+    buttons->addWidget(m_sample);
+    auto* boxes = new FlowLayout(m_samplingBoxes);
+    boxes->setContentsMargins(0, 0, 0, 0);
+    boxes->addWidget(FlowLayout::group({temperatureLabel, m_temperature}, 4));
+    boxes->addWidget(FlowLayout::group({topKLabel, m_topK}, 4));
+    boxes->addWidget(FlowLayout::group({topPLabel, m_topP}, 4));
+    boxes->addWidget(FlowLayout::group({seedLabel, m_seed}, 4));
+    auto* write = new QVBoxLayout(m_write);
+    write->setContentsMargins(0, 0, 0, 0);
+    write->setSpacing(4);
+    write->addLayout(buttons);
+    write->addWidget(m_samplingBoxes);
+    write->addWidget(m_writeStatus);
+
     auto* positionLabel = new QLabel;
     positionLabel->setBuddy(m_position);
     auto* top = new QHBoxLayout;
@@ -65,21 +125,52 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(m_status);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_write);
     layout->addWidget(m_empty, 1);
+
+    connect(m_append, &QPushButton::clicked, this, [this] { m_document->appendTokens(1); });
+    connect(m_appendTen, &QPushButton::clicked, this, [this] { m_document->appendTokens(10); });
+    connect(m_stop, &QPushButton::clicked, m_document, &Document::stopAppending);
+    connect(m_sample, &QCheckBox::toggled, this, &PredictionPanel::applySampling);
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, &PredictionPanel::applySampling);
+    connect(m_topK, &QSpinBox::valueChanged, this, &PredictionPanel::applySampling);
+    connect(m_topP, &QDoubleSpinBox::valueChanged, this, &PredictionPanel::applySampling);
+    connect(m_seed, &QSpinBox::valueChanged, this, &PredictionPanel::applySampling);
+    connect(document, &Document::appendingChanged, this, &PredictionPanel::syncWrite);
+    connect(document, &Document::tokenTextChanged, this, &PredictionPanel::syncWrite);
 
     connect(m_position, &QComboBox::activated, this,
             [this](int index) { m_document->setPredictionPosition(index == 0 ? -1 : index - 1); });
     connect(document, &Document::modelChanged, this, [this](const ModelChange& change) {
+        if (change.kind == ModelChange::Kind::Model)
+            applySampling();  // a model opened takes the sampling shown
         if (change.kind == ModelChange::Kind::Model || change.kind == ModelChange::Kind::Tokens)
             syncPositions();
     });
     connect(document, &Document::predictionPositionChanged, this, &PredictionPanel::showChosenPosition);
     connect(document, &Document::predictionChanged, this, &PredictionPanel::showPrediction);
-    i18n::onLanguageChange(this, [this, positionLabel] {
+    i18n::onLanguageChange(this, [this, positionLabel, temperatureLabel, topKLabel, topPLabel, seedLabel] {
         positionLabel->setText(tr("&Next token after"));
         m_table->setHorizontalHeaderLabels({tr("#"), tr("Token"), tr("Probability"), tr("Change")});
         m_table->setAccessibleName(tr("The ten most probable next tokens"));
         m_empty->setText(tr("A model's next token shows here: File › Open Model… opens a GPT-2 checkpoint folder."));
+        m_append->setText(tr("&Append"));
+        m_append->setToolTip(tr("Append the token the model chooses to the text (Ctrl+Return); Undo takes it back"));
+        m_appendTen->setText(tr("Append 1&0"));
+        m_appendTen->setToolTip(tr("Append ten tokens, each chosen after the one before, as one undo step "
+                                   "(Ctrl+Shift+Return)"));
+        m_stop->setText(tr("Stop"));
+        m_sample->setText(tr("Sample"));
+        m_sample->setToolTip(tr("Off: the most probable token (greedy). On: drawn from the probabilities with the "
+                                "temperature, top-k, top-p and seed below, as --generate does"));
+        temperatureLabel->setText(tr("Temperature"));
+        topKLabel->setText(tr("Top-k"));
+        m_topK->setSpecialValueText(tr("all"));
+        topPLabel->setText(tr("Top-p"));
+        seedLabel->setText(tr("Seed"));
+        m_seed->setToolTip(tr("The same seed, options and text give the same tokens again, here and with "
+                              "--generate N --seed"));
+        syncWrite();
         syncPositions();
         showPrediction();
     });
@@ -88,6 +179,48 @@ PredictionPanel::PredictionPanel(Document* document, QWidget* parent)
 QString PredictionPanel::status() const
 {
     return m_status->text();
+}
+
+QString PredictionPanel::writeStatus() const
+{
+    return m_writeStatus->text();
+}
+
+void PredictionPanel::applySampling()
+{
+    const bool sample = m_sample->isChecked();
+    m_samplingBoxes->setVisible(sample);
+    core::Sampling s;
+    if (sample) {
+        s.temperature = m_temperature->value();
+        s.topK = m_topK->value();
+        s.topP = m_topP->value();
+        s.seed = std::uint64_t(m_seed->value());
+    }
+    m_document->setSampling(s);
+    syncWrite();
+}
+
+void PredictionPanel::syncWrite()
+{
+    const ModelSession* session = m_document->modelSession();
+    const bool appending = m_document->isAppending();
+    m_write->setVisible(session != nullptr);
+    m_append->setEnabled(session && !appending);
+    m_appendTen->setEnabled(session && !appending);
+    m_stop->setVisible(appending);
+    if (!session)
+        return;
+    const core::Sampling& s = session->sampling();
+    // Greedy needs no line; sampling says where the seed's stream is, the k-th token of --generate with its seed.
+    m_writeStatus->setVisible(appending || s.temperature > 0);
+    if (appending)
+        m_writeStatus->setText(tr("Writing: each token waits for the pass of the text before it…"));
+    else
+        m_writeStatus->setText(tr("Token %1 of seed %2 comes next.").arg(session->drawn() + 1).arg(s.seed));
+    m_writeStatus->setToolTip(tr("--generate N with these options and --seed %1 writes the same tokens after the text "
+                                 "where the seed was set (or the text typed last).")
+                                  .arg(s.seed));
 }
 
 void PredictionPanel::syncPositions()

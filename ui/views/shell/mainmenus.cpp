@@ -109,6 +109,23 @@ void MainMenus::createActions()
     connect(stack, &QUndoStack::canRedoChanged, m_redoAction, &QAction::setEnabled);
     connect(stack, &QUndoStack::undoTextChanged, this, &MainMenus::updateUndoTexts);
     connect(stack, &QUndoStack::redoTextChanged, this, &MainMenus::updateUndoTexts);
+    // The model writes (the Next Token panel's Append), only where a model session has a model to ask.
+    QAction* append = t.add({"appendTokenAction", QT_TR_NOOP("&Append Next Token"),
+                             QT_TR_NOOP("Append the token the model chooses to the text, as the Next Token panel says"),
+                             Keys{Qt::CTRL | Qt::Key_Return, Qt::CTRL | Qt::Key_Enter}, nullptr,
+                             [d = m_document] { d->appendTokens(1); }});
+    QAction* appendTen = t.add({"appendTenAction", QT_TR_NOOP("Append &10 Tokens"),
+                                QT_TR_NOOP("Append ten tokens the model chooses, one after another, as one undo step"),
+                                Keys{Qt::CTRL | Qt::SHIFT | Qt::Key_Return, Qt::CTRL | Qt::SHIFT | Qt::Key_Enter},
+                                nullptr, [d = m_document] { d->appendTokens(10); }});
+    auto enableAppend = [d = m_document, append, appendTen] {
+        const bool on = d->isModelSession() && !d->isAppending();
+        append->setEnabled(on);
+        appendTen->setEnabled(on);
+    };
+    connect(m_document, &Document::modelChanged, this, enableAppend);
+    connect(m_document, &Document::appendingChanged, this, enableAppend);
+    enableAppend();
     QAction* fullScreen = t.add({"fullScreenAction", QT_TR_NOOP("&Full Screen"), nullptr, keys(QKeySequence::FullScreen),
                                  "view-fullscreen", nullptr});
     fullScreen->setCheckable(true);
@@ -184,7 +201,7 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     fill(file, {"", "saveAction", "saveAsAction", "", "exportHeatmapAction", "copyHeatmapAction", "exportOverviewAction", "exportHeadViewAction", "exportReportAction",
                 "exportHandoutAction", "exportSlidesAction", "exportStepsAction", "exportCodeAction", "copyCodeAction", "", "importMatrixAction", "exportMatrixAction", "",
                 "quitAction"});
-    fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction"});
+    fill(addMenu(nullptr, QT_TR_NOOP("&Edit")), {"undoAction", "redoAction", "", "appendTokenAction", "appendTenAction"});
 
     QMenu* view = addMenu(nullptr, QT_TR_NOOP("&View"));
     addMenu(view, QT_TR_NOOP("Heatmap &Step"))->addActions(m_heatmap->stepActions());
