@@ -20,6 +20,7 @@ struct LensCell {
     int id = -1;                    ///< −1 when the logits there are not finite
     double probability = 0;         ///< of id, softmax over the whole vocabulary
     double targetProbability = 0;   ///< of the target token, when one was given
+    int targetRank = 0;             ///< the target's place by probability there (1: the most probable), when given
 };
 
 /** lens[ℓ][p]: the final norm and the output head applied to the stream after block ℓ (ℓ = 0: the embeddings) at
