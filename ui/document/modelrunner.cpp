@@ -102,6 +102,44 @@ void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunne
     }
 }
 
+/** The lens and the attribution the request wants of the finished pass forward, for prediction's target unless
+ *  the request names one. */
+void addInstruments(ModelRunResult& result, const core::ModelPass& forward, const ModelRunner::Request& request,
+                    const Prediction& prediction)
+{
+    if (!request.wantLens && !request.wantAttribution)
+        return;
+    const int target = request.target >= 0 ? request.target
+        : prediction.entries.empty()     ? -1
+                                         : prediction.entries.front().id;
+    const auto name = [&](int id) { return QString::fromStdString(forward.readable(id)); };
+    if (request.wantLens) {
+        auto lens = std::make_shared<LensResult>();
+        lens->cells = core::logitLens(forward, target >= 0 ? std::optional<int>(target) : std::nullopt);
+        lens->target = target;
+        lens->targetToken = target >= 0 ? name(target) : QString();
+        for (int id : forward.tokens())
+            lens->tokens << name(id);
+        for (const auto& row : lens->cells)
+            for (const core::LensCell& cell : row)
+                if (cell.id >= 0 && !lens->names.contains(cell.id))
+                    lens->names.insert(cell.id, name(cell.id));
+        result.lens = std::move(lens);
+    }
+    if (request.wantAttribution && target >= 0) {
+        auto a = std::make_shared<AttributionResult>();
+        a->parts = core::directLogitAttribution(forward, target, prediction.position);
+        a->targetToken = name(target);
+        a->positionToken = name(forward.tokens()[std::size_t(prediction.position)]);
+        for (std::size_t l = 0; l < a->parts.heads.size(); ++l) {
+            for (double share : a->parts.heads[l])
+                a->headsTotal += share;
+            a->mlpsTotal += a->parts.mlps[l];
+        }
+        result.attribution = std::move(a);
+    }
+}
+
 /** Brings forward's zeroed heads to wanted. */
 void setAblations(core::ModelPass& forward, const std::set<std::pair<int, int>>& wanted)
 {
@@ -177,6 +215,8 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
         unedited.takeSharedLayers(forward);
         detect(request, detector.pass.get(), detector.scores);  // a new text: the detector's work is done already
         std::shared_ptr<const render::AttentionGrid> grid;
+        std::shared_ptr<const LensResult> lens;
+        std::shared_ptr<const AttributionResult> attribution;
         core::parallelFor(2, 2, [&](int task) {
             if (task == 1) {
                 unedited.run();
@@ -185,13 +225,18 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
             ModelRunResult first;
             first.prediction = predictionOf(forward, logits, position, true, nullptr);
             addViews(first, forward, request, detector.scores);
+            addInstruments(first, forward, request, first.prediction);
             grid = first.grid;  // the comparison carries it too
+            lens = first.lens;
+            attribution = first.attribution;
             post(std::move(first));
         });
         const core::FloatMatrix before = unedited.logitsAt(position);
         ModelRunResult result;
         result.prediction = predictionOf(forward, logits, position, true, &before);
         result.grid = std::move(grid);
+        result.lens = std::move(lens);
+        result.attribution = std::move(attribution);
         return result;
     }
     // One pass with work: whichever runs second takes the layers below the lowest edit from the first.
@@ -214,6 +259,7 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
     ModelRunResult result;
     result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
     addViews(result, forward, request, detector.scores);
+    addInstruments(result, forward, request, result.prediction);
     return result;
 }
 

@@ -4,11 +4,14 @@
 #include "latestjob.h"
 
 #include "core/models/headdetector.h"
+#include "core/models/instruments.h"
 #include "core/models/modelpass.h"
 #include "ui/render/attentiongrid.h"
 
+#include <QHash>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -38,6 +41,25 @@ struct Prediction {
     bool comparing = false;
 };
 
+/** The instruments the window shows of a pass (core/models/instruments.h), with the tokens named as people read
+ *  them: made on the worker, only while a view of them is shown. */
+struct LensResult {
+    std::vector<std::vector<core::LensCell>> cells;  ///< [layer][position], the embeddings first
+    int target = -1;
+    QString targetToken;
+    QStringList tokens;          ///< the text's tokens
+    QHash<int, QString> names;   ///< every id the cells predict
+};
+struct AttributionResult {
+    core::Attribution parts;
+    QString targetToken;
+    QString positionToken;       ///< the token at parts.position
+    double headsTotal = 0, mlpsTotal = 0;  ///< the heads' and the MLPs' shares summed
+};
+
+/** The instruments a view may show. */
+enum class Instrument { Lens, Attribution };
+
 /** What the worker delivers for a request: once, or twice when a new text with edits shows the edited pass first
  *  (its prediction `comparing`, with the shown layer) and the comparison follows. */
 struct ModelRunResult {
@@ -48,6 +70,9 @@ struct ModelRunResult {
     Prediction prediction;
     /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
     std::shared_ptr<const render::AttentionGrid> grid;
+    /** The lens and the attribution of the pass with the edits, when the request wanted them. */
+    std::shared_ptr<const LensResult> lens;
+    std::shared_ptr<const AttributionResult> attribution;
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
@@ -64,6 +89,8 @@ public:
         int position = -1;      ///< −1: the last
         bool wantLayer = false; ///< give the shown layer's model too
         std::string modelName;
+        bool wantLens = false, wantAttribution = false;
+        int target = -1;        ///< the instruments' token; −1: the most probable at the position
         /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
         std::shared_ptr<const render::AttentionGrid> grid;
     };

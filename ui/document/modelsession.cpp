@@ -425,6 +425,36 @@ void ModelSession::setPredictionPosition(int position)
     run(false);
 }
 
+void ModelSession::setInstrumentShown(Instrument which, bool shown)
+{
+    bool& flag = which == Instrument::Lens ? m_lensShown : m_attributionShown;
+    if (flag == shown)
+        return;
+    flag = shown;
+    const bool have = which == Instrument::Lens ? bool(m_lens) : bool(m_attribution);
+    // a job already started without it would deliver none: ask again
+    if (shown && (!have || m_runner.isPending()))
+        run(false);
+}
+
+void ModelSession::setInstrumentTarget(int id)
+{
+    if (id == m_target)
+        return;
+    m_target = id;
+    if (m_lensShown || m_attributionShown)
+        run(false);
+}
+
+std::optional<int> ModelSession::singleToken(const QString& text, QString* error) const
+{
+    std::string why;
+    const std::optional<int> id = core::singleToken(*m_reference, text.toStdString(), why);
+    if (!id && error)
+        *error = QString::fromStdString(why);
+    return id;
+}
+
 void ModelSession::run(bool relayer)
 {
     m_relayerWanted = m_relayerWanted || relayer;
@@ -446,6 +476,9 @@ ModelRunner::Request ModelSession::request()
     r.wantLayer = m_relayerWanted;
     r.modelName = core::modelName(m_folder.toStdString());
     r.grid = m_grid;
+    r.wantLens = m_lensShown;
+    r.wantAttribution = m_attributionShown;
+    r.target = m_target;
     return r;
 }
 
@@ -462,7 +495,11 @@ void ModelSession::delivered(ModelRunResult result)
     }
     // A prediction still `comparing` is the edited pass posted first: the same job brings the comparison
     // (isRunning() stays true until then).
+    // what no view asked for is not kept: a view shown later asks for those of the state then
+    m_lens = std::move(result.lens);
+    m_attribution = std::move(result.attribution);
     emit predictionChanged(m_prediction);
+    emit instrumentsChanged();
 }
 
 }  // namespace ui
