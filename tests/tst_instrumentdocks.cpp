@@ -5,6 +5,7 @@
  *  refuses what is not one token; a head's cell shows that head. */
 
 #include "core/models/instruments.h"
+#include "core/session/instrumentfiles.h"
 #include "core/session/modelsession.h"
 #include "gpt2folder_tokenizer.h"
 #include "isolation.h"
@@ -18,6 +19,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -223,6 +225,17 @@ void TestInstrumentDocks::anEditReachesTheDocksAsAFreshPassGivesThem()
     const QString summary = view("attributionDock")->summary();
     QVERIFY2(summary.contains(attribution->targetToken), qPrintable(summary));
     QVERIFY(view("attributionDock")->cellText(0, 1).contains(QStringLiteral("(zeroed)")));
+
+    // Saved from the docks: the command line's files of the fresh pass, and a picture
+    const QString json = m_dir.filePath(QStringLiteral("lens.json")), csv = m_dir.filePath(QStringLiteral("dla.csv"));
+    QVERIFY(view("lensDock")->save(json).written);
+    QCOMPARE(testutil::readText(json).toStdString(), core::lensJson(*fresh, expected, top.front().id).dump(1) + "\n");
+    QVERIFY(view("attributionDock")->save(csv).written);
+    QCOMPARE(testutil::readText(csv).toStdString(), core::attributionCsv(want));
+    const QString png = m_dir.filePath(QStringLiteral("lens.png"));
+    QVERIFY(view("lensDock")->save(png).written);
+    const QImage image(png);
+    QCOMPARE(image.size(), view("lensDock")->figure()->preferredSize() * 2);
 }
 
 void TestInstrumentDocks::aTypedTargetIsOneTokenOrRefused()

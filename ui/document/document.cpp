@@ -451,6 +451,11 @@ std::shared_ptr<const AttributionResult> Document::attribution() const
     return modelSession() ? modelSession()->attribution() : nullptr;
 }
 
+std::string Document::instrumentFile(Instrument which, bool csv) const
+{
+    return modelSession() ? modelSession()->instrumentFile(which, csv) : std::string();
+}
+
 void Document::setInstrumentShown(Instrument which, bool shown)
 {
     (which == Instrument::Lens ? m_lensShown : m_attributionShown) = shown;

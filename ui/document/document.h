@@ -138,6 +138,9 @@ public:
     /** A view of an instrument is shown or hidden: the passes make it only while one is shown (kept for the
      *  sessions loaded later). */
     void setInstrumentShown(Instrument which, bool shown);
+    /** lens() or attribution() as the command line's --export-lens / --export-attribution write it (JSON, or CSV);
+     *  empty when there is none. */
+    std::string instrumentFile(Instrument which, bool csv) const;
     /** The instruments' token: −1 the most probable at predictionPosition(), else its id. Not an undo step. */
     void setInstrumentTarget(int id);
     int instrumentTarget() const;

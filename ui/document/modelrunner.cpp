@@ -118,7 +118,8 @@ void addInstruments(ModelRunResult& result, const core::ModelPass& forward, cons
         lens->cells = core::logitLens(forward, target >= 0 ? std::optional<int>(target) : std::nullopt);
         lens->target = target;
         lens->targetToken = target >= 0 ? name(target) : QString();
-        for (int id : forward.tokens())
+        lens->ids = forward.tokens();
+        for (int id : lens->ids)
             lens->tokens << name(id);
         for (const auto& row : lens->cells)
             for (const core::LensCell& cell : row)

@@ -47,7 +47,8 @@ struct LensResult {
     std::vector<std::vector<core::LensCell>> cells;  ///< [layer][position], the embeddings first
     int target = -1;
     QString targetToken;
-    QStringList tokens;          ///< the text's tokens
+    std::vector<int> ids;        ///< the text's tokens
+    QStringList tokens;          ///< the same as people read them
     QHash<int, QString> names;   ///< every id the cells predict
 };
 struct AttributionResult {

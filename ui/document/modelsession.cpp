@@ -5,6 +5,7 @@
 
 #include "core/session/builtinmodel.h"
 #include "core/session/hubcache.h"
+#include "core/session/instrumentfiles.h"
 #include "core/text/tokentext.h"
 
 #include <QCoreApplication>
@@ -435,6 +436,22 @@ void ModelSession::setInstrumentShown(Instrument which, bool shown)
     // a job already started without it would deliver none: ask again
     if (shown && (!have || m_runner.isPending()))
         run(false);
+}
+
+std::string ModelSession::instrumentFile(Instrument which, bool csv) const
+{
+    if (which == Instrument::Lens && m_lens) {
+        const std::optional<int> target = m_lens->target >= 0 ? std::optional<int>(m_lens->target) : std::nullopt;
+        // the files name the text's tokens: a pass that holds them and never runs
+        const std::shared_ptr<core::ModelPass> named = m_reference->freshPass();
+        std::string ignored;
+        named->setTokens(m_lens->ids, ignored);
+        return csv ? core::lensCsv(*named, m_lens->cells, target)
+                   : core::lensJson(*named, m_lens->cells, target).dump(1) + "\n";
+    }
+    if (which == Instrument::Attribution && m_attribution)
+        return csv ? core::attributionCsv(m_attribution->parts) : core::attributionJson(m_attribution->parts).dump(1) + "\n";
+    return {};
 }
 
 void ModelSession::setInstrumentTarget(int id)

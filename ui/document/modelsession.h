@@ -96,6 +96,9 @@ public:
     std::shared_ptr<const AttributionResult> attribution() const { return m_attribution; }
     /** A view of which is shown or hidden: the passes make it only while one is shown; shown, it comes at once. */
     void setInstrumentShown(Instrument which, bool shown);
+    /** The lens or attribution kept as SPEC §8's JSON (one space of indent, as the command line writes it) or CSV;
+     *  empty when there is none. */
+    std::string instrumentFile(Instrument which, bool csv) const;
     /** The instruments' token: −1 the most probable at the prediction's position, else its id. */
     void setInstrumentTarget(int id);
     int instrumentTarget() const { return m_target; }

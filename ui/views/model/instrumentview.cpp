@@ -2,15 +2,23 @@
 
 #include "ui/document/document.h"
 #include "ui/i18n/language.h"
+#include "ui/render/atomicwrite.h"
 #include "ui/render/displaynumber.h"
+#include "ui/render/heatmapexport.h"
 #include "ui/views/widgets/inlinemessage.h"
 
 #include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDir>
 #include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
@@ -32,7 +40,7 @@ QString number(double v)
 
 QString percent(double p)
 {
-    return InstrumentView::tr("%1 %").arg(render::displayPercentage(p, QLocale(), 1));
+    return InstrumentView::tr("%1 %").arg(render::displayPercentage(p, QLocale()));
 }
 
 }  // namespace
@@ -80,6 +88,15 @@ protected:
             return true;
         }
         return QWidget::event(event);
+    }
+    void contextMenuEvent(QContextMenuEvent* event) override
+    {
+        if (!m_view->m_painter)
+            return;
+        QMenu menu(this);
+        menu.addAction(InstrumentView::tr("Save Image…"), m_view, [this] { m_view->saveDialog(false); });
+        menu.addAction(InstrumentView::tr("Save Numbers…"), m_view, [this] { m_view->saveDialog(true); });
+        menu.exec(event->globalPos());
     }
     void mousePressEvent(QMouseEvent* event) override
     {
@@ -317,13 +334,58 @@ QString InstrumentView::cellText(int row, int column) const
         if (!mlp && session && session->isAblated(row, column))
             what += QLatin1Char(' ') + tr("(zeroed)");
         return what + QLatin1Char('\n')
-            + tr("adds %1 to the logit of “%2” after token %3 (of %4 in all): its output there through the final "
-                 "norm, scaled as for the whole stream, dotted with the token's unembedding")
+            + tr("adds %1 to the logit of “%2” after token %3 (%4 in all)")
                   .arg(number(share), r.targetToken)
                   .arg(r.parts.position + 1)
-                  .arg(number(r.parts.logit));
+                  .arg(number(r.parts.logit))
+            + QLatin1Char('\n') + tr("(its output there, through the final norm at the whole stream's scale, dotted "
+                                     "with the token's unembedding)");
     }
     return {};
+}
+
+render::ExportResult InstrumentView::save(const QString& path) const
+{
+    if (!m_painter)
+        return render::ExportResult::failed(tr("There is nothing to save yet."));
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("json") || suffix == QLatin1String("csv")) {
+        const std::string text = m_document->instrumentFile(m_which, suffix == QLatin1String("csv"));
+        QString error;
+        if (!render::writeAtomically(path, QByteArray::fromStdString(text), &error))
+            return render::ExportResult::failed(error);
+        return {true, path, 0, QString()};
+    }
+    // on white, in black, as the command line draws it
+    QPalette palette;
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    const render::GridFigurePainter painter(m_painter->figure(), render::GridFigureStyle{font(), palette});
+    QSize size = painter.preferredSize();
+    if (suffix == QLatin1String("png"))
+        size *= 2;
+    return render::exportFigure([&painter](QPainter* p, const QRectF& target) { painter.paint(p, target); }, Qt::white,
+                                painter.title(), path, size);
+}
+
+void InstrumentView::saveDialog(bool data)
+{
+    const QString base = m_which == Instrument::Lens ? QStringLiteral("logit-lens") : QStringLiteral("attribution");
+    const QStringList filters = data ? QStringList{tr("JSON (*.json)"), tr("CSV table (*.csv)")}
+                                     : QStringList{tr("PNG image (*.png)"), tr("SVG drawing (*.svg)"), tr("PDF document (*.pdf)")};
+    const QStringList endings = data ? QStringList{QStringLiteral(".json"), QStringLiteral(".csv")}
+                                     : QStringList{QStringLiteral(".png"), QStringLiteral(".svg"), QStringLiteral(".pdf")};
+    QString filter = filters.first();
+    QString path = QFileDialog::getSaveFileName(this, data ? tr("Save Numbers") : tr("Save Image"),
+                                                QDir::home().filePath(base + endings.first()),
+                                                filters.join(QStringLiteral(";;")), &filter);
+    if (path.isEmpty())
+        return;
+    if (!endings.contains(QLatin1Char('.') + QFileInfo(path).suffix().toLower()))
+        path += endings.value(filters.indexOf(filter), endings.first());
+    const render::ExportResult result = save(path);
+    if (!result.written)
+        QMessageBox::warning(this, data ? tr("Save Numbers") : tr("Save Image"), result.error);
 }
 
 void InstrumentView::cellClicked(int row, int column)

@@ -5,6 +5,7 @@
  *  for what it says; click a lens cell to show its layer and position, an attribution head to show that head. */
 
 #include "ui/document/modelrunner.h"
+#include "ui/render/exportresult.h"
 #include "ui/render/gridfigure.h"
 
 #include <QPointer>
@@ -46,6 +47,9 @@ public:
     QRectF cellRect(int row, int column) const;
     /** The tooltip of cell (row, column) of the figure shown. */
     QString cellText(int row, int column) const;
+    /** Writes what is shown by path's ending: the figure (.png at twice its size, .svg, .pdf, on white, as
+     *  --export-lens draws it) or the numbers (.json, .csv, as --export-lens writes them). */
+    render::ExportResult save(const QString& path) const;
 
 signals:
     /** A cell was clicked: show that layer (0-based) and head (−1: a lens cell, the head shown stays). A lens cell
@@ -62,6 +66,8 @@ private:
     void showResult();
     void syncCandidates();
     void cellClicked(int row, int column);
+    /** Asks where to save (images, or the numbers when data) and saves there, saying how it went. */
+    void saveDialog(bool data);
 
     QPointer<Document> m_document;  ///< a floating dock may outlive the window's document
     Instrument m_which;
