@@ -459,8 +459,12 @@ void ModelSession::setInstrumentTarget(int id)
     if (id == m_target)
         return;
     m_target = id;
-    if (m_lensShown || m_attributionShown)
+    if (m_lensShown || m_attributionShown) {
         run(false);
+    } else {  // none is shown to follow it: those kept are of the former token
+        m_lens.reset();
+        m_attribution.reset();
+    }
 }
 
 std::optional<int> ModelSession::singleToken(const QString& text, QString* error) const
