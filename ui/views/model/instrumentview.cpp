@@ -7,6 +7,7 @@
 #include "ui/render/heatmapexport.h"
 #include "ui/views/widgets/inlinemessage.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QContextMenuEvent>
 #include <QDir>
@@ -233,6 +234,8 @@ QString InstrumentView::emptyText() const
 void InstrumentView::syncCandidates()
 {
     const ModelSession* session = m_document->modelSession();
+    if (m_target->view()->isVisible())
+        return;  // the list open stays as it is; the next prediction brings the new one
     const QString typed = m_target->currentText();
     const bool editing = m_target->lineEdit()->hasFocus();
     const QSignalBlocker block(m_target);
