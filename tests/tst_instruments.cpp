@@ -138,7 +138,8 @@ private slots:
                 for (std::size_t p = 0; p < a[l].size(); ++p)
                     if (!(int(l) == skipLayer && p == 0) &&
                         (a[l][p].id != b[l][p].id || a[l][p].probability != b[l][p].probability ||
-                         a[l][p].targetProbability != b[l][p].targetProbability))
+                         a[l][p].targetProbability != b[l][p].targetProbability ||
+                         a[l][p].targetRank != b[l][p].targetRank))
                         return false;
             return a.size() == b.size();
         };

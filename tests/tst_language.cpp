@@ -151,7 +151,7 @@ QStringList visibleTexts(QWidget& window)
 /** The English words of a text meant to be Chinese: runs of three or more Latin letters, leaving out
  *  the session's own tokens, the names of mathematics (d_model, W_Q, softmax, exp, max, √d_k) and the
  *  few names that stay as they are (the program, file formats, keys, English in the language menu, the names of
- *  norms, RoPE and model families). */
+ *  norms, RoPE and model families, logit and MLP). */
 QStringList englishWords(QString text, const QStringList& tokens)
 {
     static const QRegularExpression tags(QStringLiteral("<[^>]*>|&[a-z]+;"));
@@ -174,7 +174,8 @@ QStringList englishWords(QString text, const QStringList& tokens)
                                   QStringLiteral("The"), QStringLiteral("Transformer"), QStringLiteral("RoPE"),
                                   QStringLiteral("RMS"), QStringLiteral("RMSNorm"), QStringLiteral("LayerNorm"),
                                   QStringLiteral("Qwen"), QStringLiteral("NeoX"), QStringLiteral("Hugging"),
-                                  QStringLiteral("Face"), QStringLiteral("Hub"), QStringLiteral("safetensors")};
+                                  QStringLiteral("Face"), QStringLiteral("Hub"), QStringLiteral("safetensors"),
+                                  QStringLiteral("logit"), QStringLiteral("logits"), QStringLiteral("MLP")};
     text.replace(tags, QStringLiteral(" ")).remove(identifiers).remove(fileNames);
     QStringList found;
     for (auto it = words.globalMatch(text); it.hasNext();) {

@@ -138,8 +138,11 @@ std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optiona
             }
             cell.id = top.front().id;
             cell.probability = top.front().probability;
-            if (target)
+            if (target) {
                 cell.targetProbability = candidateProbability(row, *target);
+                const float t = row(0, *target);
+                cell.targetRank = 1 + int(std::count_if(row.data(), row.data() + row.cols(), [t](float v) { return v > t; }));
+            }
         }
     }
     if (memo) {

@@ -21,6 +21,7 @@ struct LensCell {
     int id = -1;                    ///< −1 when the logits there are not finite
     double probability = 0;         ///< of id, softmax over the whole vocabulary
     double targetProbability = 0;   ///< of the target token, when one was given
+    int targetRank = 0;             ///< the target's place by probability there (1: the most probable), when given
 };
 
 /** What logitLens keeps of its last result so that the next one unembeds only the stream rows that changed (an

@@ -1889,6 +1889,14 @@
             <source>%1 · layer %2 of %3 · %4</source>
             <translation>%1 · 第 %2 层（共 %3 层）· %4</translation>
         </message>
+        <message>
+            <source>Logit Lens</source>
+            <translation>Logit 透镜</translation>
+        </message>
+        <message>
+            <source>Attribution</source>
+            <translation>归因</translation>
+        </message>
     </context>
     <context>
         <name>ui::MatrixEditorPanel</name>
@@ -3552,6 +3560,14 @@ Click to show this head.</source>
             <source>%1 cannot be opened as a model.</source>
             <translation>%1 无法作为模型打开。</translation>
         </message>
+        <message>
+            <source>config.json is missing (the model's sizes: n_layer, n_embd, n_head, …).</source>
+            <translation>缺少 config.json（模型的尺寸：n_layer、n_embd、n_head 等）。</translation>
+        </message>
+        <message>
+            <source>%1 cannot be opened as a GPT-2 model.</source>
+            <translation>%1 无法作为 GPT-2 模型打开。</translation>
+        </message>
     </context>
     <context>
         <name>ui::PredictionPanel</name>
@@ -3880,6 +3896,10 @@ Click to show this head.</source>
             <source>%1. The model's tokens are kept; typed again or saved, the text reads as other tokens from token %2.</source>
             <translation>%1。已保留模型选择的词元；若重新输入或保存，文本从第 %2 个词元起会被读成其他词元。</translation>
         </message>
+        <message>
+            <source>Only a model has tokens to choose.</source>
+            <translation>只有模型才有可选的词元。</translation>
+        </message>
     </context>
     <context>
         <name>ui::PredictionPanel</name>
@@ -3965,6 +3985,153 @@ Click to show this head.</source>
         <message>
             <source>Append ten tokens the model chooses, one after another, as one undo step</source>
             <translation>逐个追加模型选择的十个词元，合为一个撤销步骤</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::InstrumentView</name>
+        <message>
+            <source>Save Image…</source>
+            <translation>保存图像…</translation>
+        </message>
+        <message>
+            <source>Save Numbers…</source>
+            <translation>保存数值…</translation>
+        </message>
+        <message>
+            <source>There is nothing to save yet.</source>
+            <translation>还没有可保存的内容。</translation>
+        </message>
+        <message>
+            <source>JSON (*.json)</source>
+            <translation>JSON (*.json)</translation>
+        </message>
+        <message>
+            <source>CSV table (*.csv)</source>
+            <translation>CSV 表格 (*.csv)</translation>
+        </message>
+        <message>
+            <source>PNG image (*.png)</source>
+            <translation>PNG 图像 (*.png)</translation>
+        </message>
+        <message>
+            <source>SVG drawing (*.svg)</source>
+            <translation>SVG 矢量图 (*.svg)</translation>
+        </message>
+        <message>
+            <source>PDF document (*.pdf)</source>
+            <translation>PDF 文档 (*.pdf)</translation>
+        </message>
+        <message>
+            <source>Save Numbers</source>
+            <translation>保存数值</translation>
+        </message>
+        <message>
+            <source>Save Image</source>
+            <translation>保存图像</translation>
+        </message>
+        <message>
+            <source>%1 %</source>
+            <translation>%1 %</translation>
+        </message>
+        <message>
+            <source>&amp;Target token</source>
+            <translation>目标词元(&amp;T)</translation>
+        </message>
+        <message>
+            <source>The token whose probability (lens) or logit (attribution) is followed: the most probable next token, a Next Token candidate, or any one token typed (or #id)</source>
+            <translation>跟踪其概率（透镜）或 logit（归因）的词元：最可能的下一个词元、“下一个词元”中的候选，或输入的任意单个词元（或 #编号）</translation>
+        </message>
+        <message>
+            <source>Logit lens</source>
+            <translation>Logit 透镜</translation>
+        </message>
+        <message>
+            <source>Direct logit attribution</source>
+            <translation>直接 logit 归因</translation>
+        </message>
+        <message>
+            <source>“%1” cannot be the target: %2</source>
+            <translation>“%1”不能作为目标：%2</translation>
+        </message>
+        <message>
+            <source>the most probable next token</source>
+            <translation>最可能的下一个词元</translation>
+        </message>
+        <message>
+            <source>What the model would predict after each token if it stopped after each layer (its own prediction last).</source>
+            <translation>假如模型在每一层之后停下，它在每个词元之后会预测什么（最后一行是模型自己的预测）。</translation>
+        </message>
+        <message>
+            <source>What the model would predict after each token if it stopped after each layer (its own prediction last). Hover a cell for the probability of “%1” there.</source>
+            <translation>假如模型在每一层之后停下，它在每个词元之后会预测什么（最后一行是模型自己的预测）。将鼠标停在格子上可查看“%1”在那里的概率。</translation>
+        </message>
+        <message>
+            <source>The logit of “%1” after token %2 “%3” is %4: the embeddings give %5, the heads %6, the MLPs %7 and the biases %8.</source>
+            <translation>词元 %2“%3”之后“%1”的 logit 为 %4：嵌入贡献 %5，各头 %6，各 MLP %7，偏置 %8。</translation>
+        </message>
+        <message>
+            <source>The logit lens shows what a model would predict after each of its layers. File › Open Model… opens one (or the built-in model).</source>
+            <translation>Logit 透镜显示模型在每一层之后会预测什么。用“文件 › 打开模型…”打开一个模型（或内置模型）。</translation>
+        </message>
+        <message>
+            <source>Direct logit attribution shows how much each head and MLP of a model adds to the logit of a token. File › Open Model… opens one (or the built-in model).</source>
+            <translation>直接 logit 归因显示模型的每个头和 MLP 为某个词元的 logit 贡献了多少。用“文件 › 打开模型…”打开一个模型（或内置模型）。</translation>
+        </message>
+        <message>
+            <source>Computing…</source>
+            <translation>正在计算…</translation>
+        </message>
+        <message>
+            <source>There is no token to attribute: the model's logits overflowed (see Next Token).</source>
+            <translation>没有可归因的词元：模型的 logits 溢出了（见“下一个词元”）。</translation>
+        </message>
+        <message>
+            <source>The embeddings</source>
+            <translation>嵌入</translation>
+        </message>
+        <message>
+            <source>The model's output</source>
+            <translation>模型的输出</translation>
+        </message>
+        <message>
+            <source>After layer %1</source>
+            <translation>第 %1 层之后</translation>
+        </message>
+        <message>
+            <source>%1, after token %2 “%3”:</source>
+            <translation>%1，词元 %2“%3”之后：</translation>
+        </message>
+        <message>
+            <source>the logits are not finite here</source>
+            <translation>此处的 logits 不是有限数</translation>
+        </message>
+        <message>
+            <source>predicts “%1” with probability %2</source>
+            <translation>预测“%1”，概率 %2</translation>
+        </message>
+        <message>
+            <source>“%1”: probability %2, rank %3</source>
+            <translation>“%1”：概率 %2，排名第 %3</translation>
+        </message>
+        <message>
+            <source>Layer %1, MLP</source>
+            <translation>第 %1 层，MLP</translation>
+        </message>
+        <message>
+            <source>Layer %1, head %2</source>
+            <translation>第 %1 层，头 %2</translation>
+        </message>
+        <message>
+            <source>(zeroed)</source>
+            <translation>（已置零）</translation>
+        </message>
+        <message>
+            <source>adds %1 to the logit of “%2” after token %3 (%4 in all)</source>
+            <translation>为词元 %3 之后“%2”的 logit 贡献 %1（总计 %4）</translation>
+        </message>
+        <message>
+            <source>(its output there, through the final norm at the whole stream's scale, dotted with the token's unembedding)</source>
+            <translation>（它在该处的输出经过按整个残差流尺度的最终归一化，再与该词元的反嵌入向量做点积）</translation>
         </message>
     </context>
 </TS>

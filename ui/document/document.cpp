@@ -360,7 +360,14 @@ void Document::setSession(std::unique_ptr<Session> session, const QString& path)
     connect(s, &Session::predictionChanged, this, &Document::predictionChanged);
     connect(s, &Session::predictionPositionChanged, this, &Document::predictionPositionChanged);
     connect(s, &Session::shownLayerChanged, this, &Document::shownLayerChanged);
+    connect(s, &Session::instrumentsChanged, this, &Document::instrumentsChanged);
+    if (ModelSession* model = m_session->modelSession()) {
+        model->setInstrumentShown(Instrument::Lens, m_lensShown);
+        model->setInstrumentShown(Instrument::Attribution, m_attributionShown);
+    }
     emit predictionChanged(Prediction());  // the old session's prediction, if any, is gone
+    emit instrumentsChanged();
+    emit instrumentTargetChanged(-1);
     m_burstIndex = -1;
     m_undo.clear();
     m_undo.setClean();
@@ -504,6 +511,52 @@ bool Document::resetAll()
 void Document::setPredictionPosition(int position)
 {
     m_session->setPredictionPosition(position);
+}
+
+std::shared_ptr<const LensResult> Document::lens() const
+{
+    return modelSession() ? modelSession()->lens() : nullptr;
+}
+
+std::shared_ptr<const AttributionResult> Document::attribution() const
+{
+    return modelSession() ? modelSession()->attribution() : nullptr;
+}
+
+std::string Document::instrumentFile(Instrument which, bool csv) const
+{
+    return modelSession() ? modelSession()->instrumentFile(which, csv) : std::string();
+}
+
+void Document::setInstrumentShown(Instrument which, bool shown)
+{
+    (which == Instrument::Lens ? m_lensShown : m_attributionShown) = shown;
+    if (ModelSession* model = m_session->modelSession())
+        model->setInstrumentShown(which, shown);
+}
+
+void Document::setInstrumentTarget(int id)
+{
+    ModelSession* model = m_session->modelSession();
+    if (!model || model->instrumentTarget() == id)
+        return;
+    model->setInstrumentTarget(id);
+    emit instrumentTargetChanged(id);
+}
+
+int Document::instrumentTarget() const
+{
+    return modelSession() ? modelSession()->instrumentTarget() : -1;
+}
+
+std::optional<int> Document::singleToken(const QString& text, QString* error) const
+{
+    if (!modelSession()) {
+        if (error)
+            *error = tr("Only a model has tokens to choose.");
+        return std::nullopt;
+    }
+    return modelSession()->singleToken(text, error);
 }
 
 bool Document::waitForModel(int timeoutMs)

@@ -142,6 +142,21 @@ public:
     bool isAppending() const { return m_appendLeft > 0; }
     /** How Append chooses (ModelSession::setSampling); nothing without a model session. */
     void setSampling(const core::Sampling& sampling);
+    /** A model session's logit lens and direct logit attribution of the newest pass (ModelSession::lens()); null in
+     *  a plain session. */
+    std::shared_ptr<const LensResult> lens() const;
+    std::shared_ptr<const AttributionResult> attribution() const;
+    /** A view of an instrument is shown or hidden: the passes make it only while one is shown (kept for the
+     *  sessions loaded later). */
+    void setInstrumentShown(Instrument which, bool shown);
+    /** lens() or attribution() as the command line's --export-lens / --export-attribution write it (JSON, or CSV);
+     *  empty when there is none. */
+    std::string instrumentFile(Instrument which, bool csv) const;
+    /** The instruments' token: −1 the most probable at predictionPosition(), else its id. Not an undo step. */
+    void setInstrumentTarget(int id);
+    int instrumentTarget() const;
+    /** The id of a text that is exactly one token of the model, else nothing with error saying why. */
+    std::optional<int> singleToken(const QString& text, QString* error) const;
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);
@@ -184,6 +199,10 @@ signals:
     void tokenTextResult(const QString& text, const QString& error);
     /** A model session's new prediction (an empty one when a plain session replaced the model's). */
     void predictionChanged(const ui::Prediction& prediction);
+    /** lens() or attribution() changed (a new pass, or a session without them). */
+    void instrumentsChanged();
+    /** instrumentTarget() changed. */
+    void instrumentTargetChanged(int id);
     /** predictionPosition() changed: chosen, or fallen back to the last one (−1) with a text that no longer has it. */
     void predictionPositionChanged(int position);
     /** A model session's text changed (an edit, undo, redo or load): the token line shows tokenText(). The tokens
@@ -236,6 +255,7 @@ private:
     int m_appendWritten = 0;    ///< tokens it wrote
     QString m_appendStart;      ///< the text it started from
     bool m_appendPushing = false;  ///< its own step is being pushed (any other step ends it)
+    bool m_lensShown = false, m_attributionShown = false;
 };
 
 }  // namespace ui

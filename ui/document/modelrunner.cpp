@@ -15,9 +15,9 @@ ModelRunner::ModelRunner(std::function<Request()> snapshot, std::function<void(M
           [this]() -> LatestJob<ModelRunResult>::PostingJob {
               if (!m_forward)
                   return {};
-              return [forward = m_forward, unedited = m_unedited, detector = m_detector, request = m_snapshot()](
-                         const LatestJob<ModelRunResult>::Post& post) {
-                  return run(*forward, *unedited, *detector, request, post);
+              return [forward = m_forward, unedited = m_unedited, detector = m_detector, lensMemo = m_lensMemo,
+                      request = m_snapshot()](const LatestJob<ModelRunResult>::Post& post) {
+                  return run(*forward, *unedited, *detector, *lensMemo, request, post);
               };
           },
           std::move(deliver), {}, LatestJob<ModelRunResult>::Posting{})
@@ -31,6 +31,7 @@ void ModelRunner::reset(std::shared_ptr<core::ModelPass> forward)
     m_forward = std::move(forward);
     m_unedited = m_forward ? m_forward->freshPass() : nullptr;
     m_detector = std::make_shared<Detector>();
+    m_lensMemo = std::make_shared<core::LensMemo>();
     if (m_forward) {
         m_detector->pass = m_forward->freshPass();
         std::string ignored;
@@ -103,6 +104,45 @@ void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunne
     }
 }
 
+/** The lens and the attribution the request wants of the finished pass forward, for prediction's target unless
+ *  the request names one; the lens redoes only the cells whose stream rows changed since memo's. */
+void addInstruments(ModelRunResult& result, const core::ModelPass& forward, const ModelRunner::Request& request,
+                    const Prediction& prediction, core::LensMemo& memo)
+{
+    if (!request.wantLens && !request.wantAttribution)
+        return;
+    const int target = request.target >= 0 ? request.target
+        : prediction.entries.empty()     ? -1
+                                         : prediction.entries.front().id;
+    const auto name = [&](int id) { return QString::fromStdString(forward.readable(id)); };
+    if (request.wantLens) {
+        auto lens = std::make_shared<LensResult>();
+        lens->cells = core::logitLens(forward, target >= 0 ? std::optional<int>(target) : std::nullopt, &memo);
+        lens->target = target;
+        lens->targetToken = target >= 0 ? name(target) : QString();
+        lens->ids = forward.tokens();
+        for (int id : lens->ids)
+            lens->tokens << name(id);
+        for (const auto& row : lens->cells)
+            for (const core::LensCell& cell : row)
+                if (cell.id >= 0 && !lens->names.contains(cell.id))
+                    lens->names.insert(cell.id, name(cell.id));
+        result.lens = std::move(lens);
+    }
+    if (request.wantAttribution && target >= 0) {
+        auto a = std::make_shared<AttributionResult>();
+        a->parts = core::directLogitAttribution(forward, target, prediction.position);
+        a->targetToken = name(target);
+        a->positionToken = name(forward.tokens()[std::size_t(prediction.position)]);
+        for (std::size_t l = 0; l < a->parts.heads.size(); ++l) {
+            for (double share : a->parts.heads[l])
+                a->headsTotal += share;
+            a->mlpsTotal += a->parts.mlps[l];
+        }
+        result.attribution = std::move(a);
+    }
+}
+
 /** Brings forward's zeroed heads to wanted. */
 void setAblations(core::ModelPass& forward, const std::set<std::pair<int, int>>& wanted)
 {
@@ -152,7 +192,8 @@ void detect(ModelRunner::Request const& request, core::ModelPass* pass, core::He
 }  // namespace
 
 ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedited, Detector& detector,
-                                const Request& request, const LatestJob<ModelRunResult>::Post& post)
+                                core::LensMemo& lensMemo, const Request& request,
+                                const LatestJob<ModelRunResult>::Post& post)
 {
     std::string ignored;
     if (forward.tokens() != request.ids)
@@ -178,6 +219,8 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
         unedited.takeSharedLayers(forward);
         detect(request, detector.pass.get(), detector.scores);  // a new text: the detector's work is done already
         std::shared_ptr<const render::AttentionGrid> grid;
+        std::shared_ptr<const LensResult> lens;
+        std::shared_ptr<const AttributionResult> attribution;
         core::parallelFor(2, 2, [&](int task) {
             if (task == 1) {
                 unedited.run();
@@ -186,13 +229,18 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
             ModelRunResult first;
             first.prediction = predictionOf(forward, logits, position, true, nullptr);
             addViews(first, forward, request, detector.scores);
+            addInstruments(first, forward, request, first.prediction, lensMemo);
             grid = first.grid;  // the comparison carries it too
+            lens = first.lens;
+            attribution = first.attribution;
             post(std::move(first));
         });
         const core::FloatMatrix before = unedited.logitsAt(position);
         ModelRunResult result;
         result.prediction = predictionOf(forward, logits, position, true, &before);
         result.grid = std::move(grid);
+        result.lens = std::move(lens);
+        result.attribution = std::move(attribution);
         return result;
     }
     // One pass with work: whichever runs second takes the layers below the lowest edit from the first.
@@ -215,6 +263,7 @@ ModelRunResult ModelRunner::run(core::ModelPass& forward, core::ModelPass& unedi
     ModelRunResult result;
     result.prediction = predictionOf(forward, logits, position, edited, edited ? &before : nullptr);
     addViews(result, forward, request, detector.scores);
+    addInstruments(result, forward, request, result.prediction, lensMemo);
     return result;
 }
 

@@ -4,11 +4,14 @@
 #include "latestjob.h"
 
 #include "core/models/headdetector.h"
+#include "core/models/instruments.h"
 #include "core/models/modelpass.h"
 #include "ui/render/attentiongrid.h"
 
+#include <QHash>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -40,6 +43,26 @@ struct Prediction {
     std::shared_ptr<const core::FloatMatrix> next;
 };
 
+/** The instruments the window shows of a pass (core/models/instruments.h), with the tokens named as people read
+ *  them: made on the worker, only while a view of them is shown. */
+struct LensResult {
+    std::vector<std::vector<core::LensCell>> cells;  ///< [layer][position], the embeddings first
+    int target = -1;
+    QString targetToken;
+    std::vector<int> ids;        ///< the text's tokens
+    QStringList tokens;          ///< the same as people read them
+    QHash<int, QString> names;   ///< every id the cells predict
+};
+struct AttributionResult {
+    core::Attribution parts;
+    QString targetToken;
+    QString positionToken;       ///< the token at parts.position
+    double headsTotal = 0, mlpsTotal = 0;  ///< the heads' and the MLPs' shares summed
+};
+
+/** The instruments a view may show. */
+enum class Instrument { Lens, Attribution };
+
 /** What the worker delivers for a request: once, or twice when a new text with edits shows the edited pass first
  *  (its prediction `comparing`, with the shown layer) and the comparison follows. */
 struct ModelRunResult {
@@ -50,6 +73,9 @@ struct ModelRunResult {
     Prediction prediction;
     /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
     std::shared_ptr<const render::AttentionGrid> grid;
+    /** The lens and the attribution of the pass with the edits, when the request wanted them. */
+    std::shared_ptr<const LensResult> lens;
+    std::shared_ptr<const AttributionResult> attribution;
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
@@ -66,6 +92,8 @@ public:
         int position = -1;      ///< −1: the last
         bool wantLayer = false; ///< give the shown layer's model too
         std::string modelName;
+        bool wantLens = false, wantAttribution = false;
+        int target = -1;        ///< the instruments' token; −1: the most probable at the position
         /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
         std::shared_ptr<const render::AttentionGrid> grid;
     };
@@ -93,11 +121,14 @@ private:
     /** Runs request on the passes (the worker's side); post takes the edited pass's result when the pass without
      *  edits has work too. */
     static ModelRunResult run(core::ModelPass& forward, core::ModelPass& unedited, Detector& detector,
-                              const Request& request, const LatestJob<ModelRunResult>::Post& post);
+                              core::LensMemo& lensMemo, const Request& request,
+                              const LatestJob<ModelRunResult>::Post& post);
 
     std::function<Request()> m_snapshot;
     std::shared_ptr<core::ModelPass> m_forward, m_unedited;
     std::shared_ptr<Detector> m_detector;
+    /** The lens of the last run of the passes, kept on the worker's side: the next one redoes only what changed. */
+    std::shared_ptr<core::LensMemo> m_lensMemo;
     LatestJob<ModelRunResult> m_job;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/session/builtinmodel.h"
 #include "core/session/hubcache.h"
+#include "core/session/instrumentfiles.h"
 #include "core/text/tokentext.h"
 
 #include <QCoreApplication>
@@ -513,6 +514,56 @@ void ModelSession::setPredictionPosition(int position)
     run(false);
 }
 
+void ModelSession::setInstrumentShown(Instrument which, bool shown)
+{
+    bool& flag = which == Instrument::Lens ? m_lensShown : m_attributionShown;
+    if (flag == shown)
+        return;
+    flag = shown;
+    const bool have = which == Instrument::Lens ? bool(m_lens) : bool(m_attribution);
+    // a job already started without it would deliver none: ask again
+    if (shown && (!have || m_runner.isPending()))
+        run(false);
+}
+
+std::string ModelSession::instrumentFile(Instrument which, bool csv) const
+{
+    if (which == Instrument::Lens && m_lens) {
+        const std::optional<int> target = m_lens->target >= 0 ? std::optional<int>(m_lens->target) : std::nullopt;
+        // the files name the text's tokens: a pass that holds them and never runs
+        const std::shared_ptr<core::ModelPass> named = m_reference->freshPass();
+        std::string ignored;
+        named->setTokens(m_lens->ids, ignored);
+        return csv ? core::lensCsv(*named, m_lens->cells, target)
+                   : core::lensJson(*named, m_lens->cells, target).dump(1) + "\n";
+    }
+    if (which == Instrument::Attribution && m_attribution)
+        return csv ? core::attributionCsv(m_attribution->parts) : core::attributionJson(m_attribution->parts).dump(1) + "\n";
+    return {};
+}
+
+void ModelSession::setInstrumentTarget(int id)
+{
+    if (id == m_target)
+        return;
+    m_target = id;
+    if (m_lensShown || m_attributionShown) {
+        run(false);
+    } else {  // none is shown to follow it: those kept are of the former token
+        m_lens.reset();
+        m_attribution.reset();
+    }
+}
+
+std::optional<int> ModelSession::singleToken(const QString& text, QString* error) const
+{
+    std::string why;
+    const std::optional<int> id = core::singleToken(*m_reference, text.toStdString(), why);
+    if (!id && error)
+        *error = QString::fromStdString(why);
+    return id;
+}
+
 void ModelSession::run(bool relayer)
 {
     m_choosable = false;
@@ -535,6 +586,9 @@ ModelRunner::Request ModelSession::request()
     r.wantLayer = m_relayerWanted;
     r.modelName = core::modelName(m_folder.toStdString());
     r.grid = m_grid;
+    r.wantLens = m_lensShown;
+    r.wantAttribution = m_attributionShown;
+    r.target = m_target;
     return r;
 }
 
@@ -552,7 +606,11 @@ void ModelSession::delivered(ModelRunResult result)
     }
     // A prediction still `comparing` is the edited pass posted first: the same job brings the comparison
     // (isRunning() stays true until then).
+    // what no view asked for is not kept: a view shown later asks for those of the state then
+    m_lens = std::move(result.lens);
+    m_attribution = std::move(result.attribution);
     emit predictionChanged(m_prediction);
+    emit instrumentsChanged();
 }
 
 }  // namespace ui

@@ -124,6 +124,20 @@ public:
     const Prediction& prediction() const { return m_prediction; }
     /** Every layer × head of the latest pass (null before the first). */
     std::shared_ptr<const render::AttentionGrid> grid() const { return m_grid; }
+    /** The newest pass's lens and attribution: null when no view of them was shown as it was asked for (so a view
+     *  shown later never finds an earlier state's; while shown, one stays until the next pass brings its own). */
+    std::shared_ptr<const LensResult> lens() const { return m_lens; }
+    std::shared_ptr<const AttributionResult> attribution() const { return m_attribution; }
+    /** A view of which is shown or hidden: the passes make it only while one is shown; shown, it comes at once. */
+    void setInstrumentShown(Instrument which, bool shown);
+    /** The lens or attribution kept as SPEC §8's JSON (one space of indent, as the command line writes it) or CSV;
+     *  empty when there is none. */
+    std::string instrumentFile(Instrument which, bool csv) const;
+    /** The instruments' token: −1 the most probable at the prediction's position, else its id. */
+    void setInstrumentTarget(int id);
+    int instrumentTarget() const { return m_target; }
+    /** The id of a text that is exactly one token (core::singleToken), else nothing with error saying why. */
+    std::optional<int> singleToken(const QString& text, QString* error) const;
     /** Which position's next token prediction() is of: −1 the last one, else 0-based. */
     int predictionPosition() const override { return m_predictionPosition; }
     /** True while the forward pass of the current state has not been delivered. */
@@ -190,6 +204,10 @@ private:
     bool m_choosable = false;  ///< the prediction is of the current tokens and edits
     Prediction m_prediction;
     std::shared_ptr<const render::AttentionGrid> m_grid;
+    std::shared_ptr<const LensResult> m_lens;
+    std::shared_ptr<const AttributionResult> m_attribution;
+    bool m_lensShown = false, m_attributionShown = false;
+    int m_target = -1;
     int m_predictionPosition = -1;
     ModelRunner m_runner{[this] { return request(); }, [this](ModelRunResult r) { delivered(std::move(r)); }};
 };

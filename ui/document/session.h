@@ -121,6 +121,8 @@ signals:
     void predictionChanged(const ui::Prediction& prediction);
     /** predictionPosition() changed: chosen, or fallen back to the last one (−1). */
     void predictionPositionChanged(int position);
+    /** A model session's lens or attribution changed (ModelSession::lens()). */
+    void instrumentsChanged();
     /** shownLayer() changed; the shown model follows with shownModelChanged. */
     void shownLayerChanged(int layer);
 

@@ -73,6 +73,7 @@ struct GridFigurePainter::Layout {
     double em = 13, pad = 4;
     QFont titleFont, gridTitleFont, labelFont, cellFont;
     std::vector<double> rowLabelW, cellW;  ///< per grid
+    std::vector<double> rowsTop;           ///< per grid: its first row's top below the figure's
     double cellH = 0, width = 0, height = 0;
 };
 
@@ -111,6 +112,7 @@ GridFigurePainter::Layout GridFigurePainter::layout(double scale) const
         l.width = std::max({l.width, gridW + 2 * l.em, gridTitles.horizontalAdvance(g.title) + 2 * l.em,
                             labels.horizontalAdvance(legendText(g)) + (legendBarEms + legendGapEms + 2) * l.em});
         // title, column labels, rows, legend, gap
+        l.rowsTop.push_back(l.height + gridTitles.height() + l.pad + l.cellH);
         l.height += gridTitles.height() + l.pad + l.cellH * double(g.values.size() + 1) + l.pad + l.cellH + l.em;
     }
     return l;
@@ -122,13 +124,42 @@ QSize GridFigurePainter::preferredSize() const
     return QSize(int(std::ceil(l.width)), int(std::ceil(l.height)));
 }
 
-void GridFigurePainter::paint(QPainter* p, const QRectF& target) const
+GridFigurePainter::Layout GridFigurePainter::fitted(const QRectF& target) const
 {
     // Text does not scale exactly with its font: shrink until the layout fits the target.
     double scale = fitScale(target, preferredSize(), 0.05, 4.0);
     Layout l = layout(scale);
     for (int i = 0; i < 8 && (l.width > target.width() || l.height > target.height()); ++i)
         l = layout(scale *= 0.98 * std::min(target.width() / l.width, target.height() / l.height));
+    return l;
+}
+
+std::optional<GridFigurePainter::Cell> GridFigurePainter::cellAt(const QRectF& target, QPointF point) const
+{
+    const Layout l = fitted(target);
+    const double x = point.x() - target.left() - l.em;
+    for (std::size_t gi = 0; gi < m_figure.grids.size(); ++gi) {
+        const FigureGrid& g = m_figure.grids[gi];
+        const double y = point.y() - target.top() - l.rowsTop[gi];
+        const double column = std::floor((x - l.rowLabelW[gi]) / l.cellW[gi]);
+        const double row = std::floor(y / l.cellH);
+        if (row >= 0 && row < double(g.values.size()) && column >= 0 && column < double(g.values[std::size_t(row)].size()))
+            return Cell{int(gi), int(row), int(column)};
+    }
+    return std::nullopt;
+}
+
+QRectF GridFigurePainter::cellRect(const QRectF& target, Cell cell) const
+{
+    const Layout l = fitted(target);
+    const auto gi = std::size_t(cell.grid);
+    return QRectF(target.left() + l.em + l.rowLabelW[gi] + l.cellW[gi] * cell.column,
+                  target.top() + l.rowsTop[gi] + l.cellH * cell.row, l.cellW[gi], l.cellH);
+}
+
+void GridFigurePainter::paint(QPainter* p, const QRectF& target) const
+{
+    const Layout l = fitted(target);
     p->save();
     const QColor text = m_style.palette.color(QPalette::Text);
     double y = target.top() + l.em;
@@ -149,7 +180,7 @@ void GridFigurePainter::paint(QPainter* p, const QRectF& target) const
         p->setFont(l.labelFont);
         for (int c = 0; c < g.columnLabels.size(); ++c)
             p->drawText(QRectF(x0 + rowW + cellW * c, y, cellW, l.cellH), Qt::AlignCenter, g.columnLabels[c]);
-        y += l.cellH;
+        y = target.top() + l.rowsTop[gi];
         const double span = spanOf(g);
         for (std::size_t r = 0; r < g.values.size(); ++r) {
             p->setPen(text);

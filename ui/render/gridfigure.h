@@ -5,6 +5,7 @@
 #include "core/models/instruments.h"
 
 #include <QFont>
+#include <QPointF>
 #include <QPalette>
 #include <QRectF>
 #include <QSize>
@@ -12,6 +13,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QPainter;
@@ -47,10 +49,20 @@ public:
     /** Draws the figure into target, scaled to fit it (never cut). */
     void paint(QPainter* p, const QRectF& target) const;
     QString title() const { return m_figure.title; }
+    /** The cell of a grid under point, as paint(p, target) draws it. */
+    struct Cell {
+        int grid = 0, row = 0, column = 0;
+    };
+    std::optional<Cell> cellAt(const QRectF& target, QPointF point) const;
+    /** Where a cell is drawn in target. */
+    QRectF cellRect(const QRectF& target, Cell cell) const;
+    const GridFigure& figure() const { return m_figure; }
 
 private:
     struct Layout;
     Layout layout(double scale) const;
+    /** The layout paint() uses in target: the preferred one scaled until it fits. */
+    Layout fitted(const QRectF& target) const;
 
     GridFigure m_figure;
     GridFigureStyle m_style;

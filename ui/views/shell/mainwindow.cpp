@@ -7,6 +7,7 @@
 #include "ui/views/shell/mainmenus.h"
 #include "ui/views/steps/matrixeditor.h"
 #include "ui/views/steps/optionspanel.h"
+#include "ui/views/model/instrumentview.h"
 #include "ui/views/model/overviewwidget.h"
 #include "ui/views/model/headviewwidget.h"
 #include "ui/views/model/predictionpanel.h"
@@ -255,6 +256,24 @@ void MainWindow::createDocks()
     connect(m_viewState, &ViewState::headChanged, m_headView,
             [this](int head) { m_headView->followShown(m_document->shownLayer(), head); });
     m_overview->addViewer(m_headView);
+    // The instruments: hidden until the View menu shows them (a hidden view costs the passes nothing).
+    QDockWidget* previous = headViewDock;
+    for (const Instrument which : {Instrument::Lens, Instrument::Attribution}) {
+        const bool lens = which == Instrument::Lens;
+        auto* view = new InstrumentView(m_document, which);
+        QDockWidget* dock = addDock(view, lens ? QT_TR_NOOP("Logit Lens") : QT_TR_NOOP("Attribution"),
+                                    lens ? QStringLiteral("lensDock") : QStringLiteral("attributionDock"),
+                                    Qt::RightDockWidgetArea);
+        tabifyDockWidget(previous, dock);
+        dock->hide();
+        connect(dock->toggleViewAction(), &QAction::triggered, dock, [dock](bool on) {
+            if (on)
+                dock->raise();
+        });
+        connect(view, &InstrumentView::cellChosen, this,
+                [this](int layer, int head) { showFromOverview(layer, head < 0 ? m_viewState->head() : head); });
+        previous = dock;
+    }
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
