@@ -289,7 +289,8 @@ ModelShape DecoderForward::shape() const
             .dModel = c.dModel, .headDim = c.headDim, .positions = c.positions, .vocabSize = c.vocabSize,
             .layersKey = "num_hidden_layers", .headsKey = "num_attention_heads",
             .positionsKey = "max_position_embeddings", .norm = c.norm == NormKind::Rms ? "RMSNorm" : "LayerNorm",
-            .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta};
+            .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta,
+            .mlp = c.mlp == MlpKind::GatedSilu ? "SwiGLU" : "GELU", .parallelResidual = c.parallelResidual};
 }
 
 std::shared_ptr<ModelPass> DecoderForward::freshPass() const
@@ -569,7 +570,7 @@ void DecoderForward::runLayer(int layer, bool attentionKept)
     }
     // the MLP on the stream after attention, or beside it on x (parallel residual)
     const FloatMatrix afterAttention = x + attended;
-    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention);
+    m_stream[l + 1] = afterAttention + mlp(layer, c.parallelResidual ? x : afterAttention).output;
 }
 
 void DecoderForward::runAttention(int layer)
@@ -622,15 +623,17 @@ void DecoderForward::runAttention(int layer)
     });
 }
 
-FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
+MlpRow DecoderForward::mlp(int layer, const FloatMatrix& x, bool all) const
 {
     const DecoderConfig& c = config();
     const DecoderLayer& w = weights(layer);
+    MlpRow parts;
     const FloatMatrix h = normRows(x, c.norm, w.mlpNorm, w.mlpNormBias, c.normEpsilon);
-    FloatMatrix up, out;
+    FloatMatrix up, gate;
     linear(h, w.up, w.upBias, up);
+    if (all)
+        parts.up = up;
     if (c.mlp == MlpKind::GatedSilu) {
-        FloatMatrix gate;
         linear(h, w.gate, w.gateBias, gate);
         // silu(gate) · up
         for (Index i = 0; i < up.size(); ++i) {
@@ -641,8 +644,23 @@ FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
         for (Index i = 0; i < up.size(); ++i)
             up.data()[i] = float(gelu(up.data()[i], c.gelu));
     }
-    linear(up, w.down, w.downBias, out);
-    return out;
+    linear(up, w.down, w.downBias, parts.output);
+    if (all) {
+        parts.input = x;
+        parts.normed = h;
+        parts.gate = std::move(gate);
+        parts.activation = std::move(up);
+    }
+    return parts;
+}
+
+MlpRow DecoderForward::mlpRow(int layer, int position) const
+{
+    const std::size_t l = std::size_t(layer);
+    FloatMatrix x = m_stream[l].middleRows(position, 1);
+    if (!config().parallelResidual)
+        x += m_attended[l].middleRows(position, 1);
+    return mlp(layer, x, true);
 }
 
 FloatMatrix DecoderForward::logitsOfRow(Index row) const
