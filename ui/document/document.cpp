@@ -434,6 +434,12 @@ void Document::setPredictionPosition(int position)
     m_session->setPredictionPosition(position);
 }
 
+void Document::setBlockPosition(std::optional<int> position)
+{
+    if (ModelSession* model = m_session->modelSession())
+        model->setBlockPosition(position);
+}
+
 bool Document::waitForModel(int timeoutMs)
 {
     QElapsedTimer clock;

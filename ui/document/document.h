@@ -131,6 +131,9 @@ public:
      *  chosen position that a new text no longer has becomes −1. Not an undo step. */
     void setPredictionPosition(int position);
     int predictionPosition() const { return m_session->predictionPosition(); }
+    /** Where the Block view looks in a model session (0-based), or nothing while it is hidden
+     *  (ModelSession::setBlockPosition); nothing for a plain session. */
+    void setBlockPosition(std::optional<int> position);
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);

@@ -3,6 +3,7 @@
 
 #include "latestjob.h"
 
+#include "core/models/blockview.h"
 #include "core/models/headdetector.h"
 #include "core/models/modelpass.h"
 #include "ui/render/attentiongrid.h"
@@ -48,6 +49,8 @@ struct ModelRunResult {
     Prediction prediction;
     /** Every layer's and head's attention of the pass with the edits, for the overview and the head view. */
     std::shared_ptr<const render::AttentionGrid> grid;
+    /** The Block view of the shown layer at the request's block position, when it asked for one. */
+    std::shared_ptr<const core::BlockView> block;
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
@@ -63,6 +66,8 @@ public:
         int layer = 0;
         int position = -1;      ///< −1: the last
         bool wantLayer = false; ///< give the shown layer's model too
+        /** The Block view's position (0-based; beyond the text: the last), when the view is shown. */
+        std::optional<int> blockPosition;
         std::string modelName;
         /** The last pass's grid: the heads the new pass did not change keep their descriptors. */
         std::shared_ptr<const render::AttentionGrid> grid;

@@ -425,6 +425,15 @@ void ModelSession::setPredictionPosition(int position)
     run(false);
 }
 
+void ModelSession::setBlockPosition(std::optional<int> position)
+{
+    if (position == m_blockPosition)
+        return;
+    m_blockPosition = position;
+    if (position)
+        run(false);
+}
+
 void ModelSession::run(bool relayer)
 {
     m_relayerWanted = m_relayerWanted || relayer;
@@ -446,6 +455,7 @@ ModelRunner::Request ModelSession::request()
     r.wantLayer = m_relayerWanted;
     r.modelName = core::modelName(m_folder.toStdString());
     r.grid = m_grid;
+    r.blockPosition = m_blockPosition;
     return r;
 }
 
@@ -454,6 +464,8 @@ void ModelSession::delivered(ModelRunResult result)
     m_prediction = std::move(result.prediction);
     if (result.grid)
         m_grid = std::move(result.grid);
+    if (result.block)
+        m_block = std::move(result.block);
     if (result.layer) {
         m_relayerWanted = false;
         const ModelChange change = layerChange(m_model, *result.layer);

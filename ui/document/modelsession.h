@@ -90,6 +90,10 @@ public:
     const Prediction& prediction() const { return m_prediction; }
     /** Every layer × head of the latest pass (null before the first). */
     std::shared_ptr<const render::AttentionGrid> grid() const { return m_grid; }
+    /** The Block view of the latest pass that had one asked (null before). */
+    std::shared_ptr<const core::BlockView> block() const { return m_block; }
+    /** Where the Block view looks (0-based), or nothing while it is hidden: each pass then brings its block. */
+    void setBlockPosition(std::optional<int> position);
     /** Which position's next token prediction() is of: −1 the last one, else 0-based. */
     int predictionPosition() const override { return m_predictionPosition; }
     /** True while the forward pass of the current state has not been delivered. */
@@ -152,6 +156,8 @@ private:
     Prediction m_prediction;
     std::shared_ptr<const render::AttentionGrid> m_grid;
     int m_predictionPosition = -1;
+    std::optional<int> m_blockPosition;
+    std::shared_ptr<const core::BlockView> m_block;
     ModelRunner m_runner{[this] { return request(); }, [this](ModelRunResult r) { delivered(std::move(r)); }};
 };
 

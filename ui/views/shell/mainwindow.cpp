@@ -7,6 +7,7 @@
 #include "ui/views/shell/mainmenus.h"
 #include "ui/views/steps/matrixeditor.h"
 #include "ui/views/steps/optionspanel.h"
+#include "ui/views/model/blockwidget.h"
 #include "ui/views/model/overviewwidget.h"
 #include "ui/views/model/headviewwidget.h"
 #include "ui/views/model/predictionpanel.h"
@@ -255,6 +256,11 @@ void MainWindow::createDocks()
     connect(m_viewState, &ViewState::headChanged, m_headView,
             [this](int head) { m_headView->followShown(m_document->shownLayer(), head); });
     m_overview->addViewer(m_headView);
+    // The shown layer's whole block at the selected query, a tab beside them: computed only while it is shown.
+    QDockWidget* blockDock = addDock(new BlockWidget(m_document, m_viewState), QT_TR_NOOP("Block View"),
+                                     QStringLiteral("blockDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(headViewDock, blockDock);
+    headViewDock->raise();
     stepsDock->raise();
 
     resizeDocks({tokens, options}, {170, 530}, Qt::Vertical);
