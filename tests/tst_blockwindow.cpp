@@ -139,6 +139,10 @@ private slots:
         QVERIFY(shows(fresh(0, 3, {}, {})));
         QVERIFY(!view()->toolTipAt(QPointF(60, view()->height() / 2)).isNull());
 
+        // another query, alone: the view on screen asks for it
+        m_window->viewState()->setSelectedQuery(7);
+        QVERIFY(shows(fresh(0, 7, {}, {})));
+
         // another layer and query
         const int last = doc().modelSession()->shape().layers - 1;
         doc().setShownLayer(last);

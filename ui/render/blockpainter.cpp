@@ -338,8 +338,9 @@ void BlockPainter::paint(QPainter* painter, const QRectF& target) const
         const core::BlockLogit& t = b.logits[k];
         const double y = l.logitsY + l.lineH * double(k);
         listLineText(y, QString::fromStdString(t.token), false);
-        paintBar(painter, QRectF(l.listX, y + l.lineH * 0.2, l.listW, l.lineH * 0.6), t.probability, 1.0,
-                 m_style.palette.color(QPalette::Highlight), false);
+        // bars to the scale of the most probable, which a small or random model keeps far below 1
+        paintBar(painter, QRectF(l.listX, y + l.lineH * 0.2, l.listW, l.lineH * 0.6), t.probability,
+                 b.logits.front().probability, m_style.palette.color(QPalette::Highlight), false);
         listNumber(y, tr("%1 %").arg(displayPercentage(t.probability)));
     }
     painter->restore();

@@ -116,8 +116,10 @@ QString BlockWidget::toolTipAt(const QPointF& pos) const
 
 bool BlockWidget::isOnScreen() const
 {
-    // a dock's tab that is not the current one stays "visible", parked outside the window
-    return isVisible() && !visibleRegion().isEmpty();
+    // A dock's tab that is not the current one stays "visible", parked outside the window; asked of the page shown,
+    // which no child covers (this widget's own region is all covered by its pages).
+    const QWidget* page = m_pages->currentIndex() == 1 ? static_cast<const QWidget*>(m_canvas) : m_empty;
+    return page->isVisible() && !page->visibleRegion().isEmpty();
 }
 
 void BlockWidget::sendPosition()
