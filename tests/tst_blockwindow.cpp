@@ -10,6 +10,7 @@
 #include "ui/document/document.h"
 #include "ui/document/modelsession.h"
 #include "ui/document/viewstate.h"
+#include "ui/render/blockpainter.h"
 #include "ui/views/model/blockwidget.h"
 #include "ui/views/shell/mainwindow.h"
 #include "ui/views/shell/sessioncontroller.h"
@@ -137,7 +138,13 @@ private slots:
         m_window->viewState()->setSelectedQuery(3);
         dock()->raise();
         QVERIFY(shows(fresh(0, 3, {}, {})));
-        QVERIFY(!view()->toolTipAt(QPointF(60, view()->height() / 2)).isNull());
+        // hovering the most active neuron shows its arithmetic: silu(gate) · up with its numbers
+        const QString arithmetic = render::neuronArithmetic(*view()->block(), view()->block()->neurons.front());
+        QVERIFY(arithmetic.contains(QStringLiteral("silu(")));
+        bool found = false;
+        for (int y = 0; y < 3000 && !found; y += 2)
+            found = view()->toolTipAt(QPointF(60, y)) == arithmetic;
+        QVERIFY2(found, qPrintable(arithmetic));
 
         // another query, alone: the view on screen asks for it
         m_window->viewState()->setSelectedQuery(7);
