@@ -366,7 +366,7 @@ class Model:
         prefix = self.prefix
         x = t[prefix + ("embed_in.weight" if neox else "embed_tokens.weight")][torch.tensor(ids)]
         out = {k: [] for k in ("attentions", "x", "queries_unrotated", "queries", "keys_unrotated", "keys", "values",
-                               "output", "streams", "z", "mlp")}
+                               "output", "streams", "z", "mlp", "mlp_parts")}
         for layer in range(L):
             p = f"{prefix}layers.{layer}."
             if patch and patch[0] == "resid" and patch[1] == layer:
@@ -407,16 +407,21 @@ class Model:
             out["values"].append(flat(v))
             out["output"].append(attn.tolist())
             down = self.mlp_out_name(layer)
+            parts = {}  # the MLP's norm output, pre-activations and neurons, for the Block view's oracle
             if neox:
                 def mlp(h):
                     up = linear(h, t, p + "mlp.dense_h_to_4h")
                     act = torch.nn.functional.gelu(up, approximate="none" if config.get("hidden_act", "gelu") == "gelu"
                                                    else "tanh")
+                    parts.update(normed=h, up=up, act=act)
                     return linear(act, t, down, bias=False)
             else:
                 def mlp(h):
                     gate = linear(h, t, p + "mlp.gate_proj")
-                    return linear(torch.nn.functional.silu(gate) * linear(h, t, p + "mlp.up_proj"), t, down, bias=False)
+                    up = linear(h, t, p + "mlp.up_proj")
+                    act = torch.nn.functional.silu(gate) * up
+                    parts.update(normed=h, gate=gate, up=up, act=act)
+                    return linear(act, t, down, bias=False)
             down_bias = t.get(down + ".bias", 0)
             if neox and config.get("use_parallel_residual", True):
                 m = mlp(self.norm(x, p + "post_attention_layernorm"))
@@ -426,6 +431,7 @@ class Model:
                 m = mlp(self.norm(x, p + "post_attention_layernorm"))
                 x = x + (m + down_bias)
             out["mlp"].append(m)
+            out["mlp_parts"].append(dict(parts, output=m + down_bias))
         out["streams"].append(x)
         out["logits"] = self.logits(x)
         return out
@@ -433,7 +439,7 @@ class Model:
 
 def run(folder, ids, edits, ablations):
     out = Model(folder, edits, ablations).forward(ids)
-    for key in ("streams", "z", "mlp"):
+    for key in ("streams", "z", "mlp", "mlp_parts"):
         del out[key]
     out["logits"] = out["logits"].tolist()
     json.dump(out, sys.stdout)

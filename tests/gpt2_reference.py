@@ -75,16 +75,25 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def main():
-    folder, ids_text, shown = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    edits = json.loads(sys.argv[4]) if len(sys.argv) > 4 else []
+def load(folder, edits=(), zeroed=()):
+    """A folder's counts L, d, H, its epsilon and its tensors, with the edits written in and the heads of zeroed
+    ((layer, head), 0-based) zeroed in c_proj."""
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     L, d, H = config["n_layer"], config["n_embd"], config["n_head"]
-    eps = config.get("layer_norm_epsilon", 1e-5)
     dk = d // H
     t = read_safetensors(os.path.join(folder, "model.safetensors"))
     apply_edits(t, edits, d)
+    for layer, head in zeroed:
+        t[f"h.{layer}.attn.c_proj.weight"][head * dk : (head + 1) * dk, :] = 0
+    return L, d, H, config.get("layer_norm_epsilon", 1e-5), t
+
+
+def main():
+    folder, ids_text, shown = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    edits = json.loads(sys.argv[4]) if len(sys.argv) > 4 else []
+    L, d, H, eps, t = load(folder, edits)
+    dk = d // H
     ids = torch.tensor([int(i) for i in ids_text.split(",")])
     n = len(ids)
     causal = torch.tril(torch.ones(n, n, dtype=torch.bool))

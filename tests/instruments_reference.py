@@ -15,7 +15,6 @@ usage: python3 instruments_reference.py TESTS_DIR FOLDER REQUEST_JSON
 """
 
 import json
-import os
 import sys
 
 import torch
@@ -27,15 +26,8 @@ def main():
 
     folder = sys.argv[2]
     request = json.loads(sys.argv[3])
-    with open(os.path.join(folder, "config.json")) as f:
-        config = json.load(f)
-    L, d, H = config["n_layer"], config["n_embd"], config["n_head"]
-    eps = config.get("layer_norm_epsilon", 1e-5)
+    L, d, H, eps, t = g.load(folder, request.get("edits", []), request.get("zeroed", []))
     dk = d // H
-    t = g.read_safetensors(os.path.join(folder, "model.safetensors"))
-    g.apply_edits(t, request.get("edits", []), d)
-    for layer, head in request.get("zeroed", []):
-        t[f"h.{layer}.attn.c_proj.weight"][head * dk : (head + 1) * dk, :] = 0
     wte = t["wte.weight"]
 
     def run(ids, patch=None):

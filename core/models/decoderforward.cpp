@@ -289,7 +289,8 @@ ModelShape DecoderForward::shape() const
             .dModel = c.dModel, .headDim = c.headDim, .positions = c.positions, .vocabSize = c.vocabSize,
             .layersKey = "num_hidden_layers", .headsKey = "num_attention_heads",
             .positionsKey = "max_position_embeddings", .norm = c.norm == NormKind::Rms ? "RMSNorm" : "LayerNorm",
-            .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta};
+            .rotaryDims = c.rotaryDims, .ropeTheta = c.ropeTheta,
+            .mlp = c.mlp == MlpKind::GatedSilu ? "SwiGLU" : "GELU", .parallelResidual = c.parallelResidual};
 }
 
 std::shared_ptr<ModelPass> DecoderForward::freshPass() const
@@ -574,7 +575,7 @@ void DecoderForward::runLayer(int layer, bool attentionKept)
     const FloatMatrix afterAttention = x.bottomRows(rows) + attended.bottomRows(rows);
     FloatMatrix& out = m_stream[l + 1];
     out.resize(x.rows(), x.cols());
-    out.bottomRows(rows) = afterAttention + mlp(layer, c.parallelResidual ? FloatMatrix(x.bottomRows(rows)) : afterAttention);
+    out.bottomRows(rows) = afterAttention + mlp(layer, c.parallelResidual ? FloatMatrix(x.bottomRows(rows)) : afterAttention).output;
     if (layer == c.layers - 1)
         m_finalRows.pending = last;
 }
@@ -589,7 +590,7 @@ void DecoderForward::finishFinalRows() const
     const Index rows = x.rows() - 1;
     const FloatMatrix afterAttention = x.topRows(rows) + m_attended[std::size_t(layer)].topRows(rows);
     m_stream.back().topRows(rows) =
-        afterAttention + mlp(layer, config().parallelResidual ? FloatMatrix(x.topRows(rows)) : afterAttention);
+        afterAttention + mlp(layer, config().parallelResidual ? FloatMatrix(x.topRows(rows)) : afterAttention).output;
     m_finalRows.pending = false;
 }
 
@@ -643,15 +644,17 @@ void DecoderForward::runAttention(int layer)
     });
 }
 
-FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
+MlpRow DecoderForward::mlp(int layer, const FloatMatrix& x, bool all) const
 {
     const DecoderConfig& c = config();
     const DecoderLayer& w = weights(layer);
+    MlpRow parts;
     const FloatMatrix h = normRows(x, c.norm, w.mlpNorm, w.mlpNormBias, c.normEpsilon);
-    FloatMatrix up, out;
+    FloatMatrix up, gate;
     linear(h, w.up, w.upBias, up);
+    if (all)
+        parts.up = up;
     if (c.mlp == MlpKind::GatedSilu) {
-        FloatMatrix gate;
         linear(h, w.gate, w.gateBias, gate);
         // silu(gate) · up
         for (Index i = 0; i < up.size(); ++i) {
@@ -662,8 +665,23 @@ FloatMatrix DecoderForward::mlp(int layer, const FloatMatrix& x) const
         for (Index i = 0; i < up.size(); ++i)
             up.data()[i] = float(gelu(up.data()[i], c.gelu));
     }
-    linear(up, w.down, w.downBias, out);
-    return out;
+    linear(up, w.down, w.downBias, parts.output);
+    if (all) {
+        parts.input = x;
+        parts.normed = h;
+        parts.gate = std::move(gate);
+        parts.activation = std::move(up);
+    }
+    return parts;
+}
+
+MlpRow DecoderForward::mlpRow(int layer, int position) const
+{
+    const std::size_t l = std::size_t(layer);
+    FloatMatrix x = m_stream[l].middleRows(position, 1);
+    if (!config().parallelResidual)
+        x += m_attended[l].middleRows(position, 1);
+    return mlp(layer, x, true);
 }
 
 FloatMatrix DecoderForward::logitsOfRow(Index row) const

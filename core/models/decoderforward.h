@@ -116,7 +116,7 @@ public:
     }
 
     /** The attention norm of the stream entering layer: the layer's X (n × d), as the pass uses it. */
-    FloatMatrix layerInput(int layer) const;
+    FloatMatrix layerInput(int layer) const override;
     /** Layer's queries, n × heads·head_dim (head i in columns i·head_dim …): with their biases and q_norm, turned by
      *  their positions when rotated, as the scores use them. */
     Matrix queries(int layer, bool rotated) const;
@@ -134,7 +134,9 @@ public:
     AttentionModel layerModel(int layer) const override;
     /** Layer's attention output, n × d: the heads' outputs side by side (a zeroed head's as 0) times W_O, plus its
      *  bias, as the pass adds it to the stream. */
-    const FloatMatrix& attentionOutput(int layer) const { return m_attended[std::size_t(layer)]; }
+    FloatMatrix attentionOutput(int layer) const override { return m_attended[std::size_t(layer)]; }
+    /** The MLP of one row of the stream after attention (of the layer's input with a parallel residual). */
+    MlpRow mlpRow(int layer, int position) const override;
 
 private:
     /** A layer whose attention weights were edited: float32 copies of them, and the layer's weights pointing at the
@@ -170,7 +172,8 @@ private:
     void runLayer(int layer, bool attentionKept);
     /** Layer's q, k, v, attention weights and z, from the stream entering it. */
     void runAttention(int layer);
-    FloatMatrix mlp(int layer, const FloatMatrix& x) const;
+    /** The MLP of each row of x: parts.output only, or every part of mlpRow() when all is true. */
+    MlpRow mlp(int layer, const FloatMatrix& x, bool all = false) const;
     /** The rows before the last of the stream leaving the last layer, when run() left them to be asked for. */
     void finishFinalRows() const;
     FloatMatrix logitsOfRow(Eigen::Index row) const;

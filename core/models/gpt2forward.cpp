@@ -165,7 +165,8 @@ ModelShape Gpt2Forward::shape() const
     const Gpt2Config& c = config();
     return {.architecture = "GPT2LMHeadModel", .layers = c.layers, .heads = c.heads, .kvHeads = c.heads,
             .dModel = c.dModel, .headDim = c.headSize(), .positions = c.positions, .vocabSize = c.vocabSize,
-            .layersKey = "n_layer", .headsKey = "n_head", .positionsKey = "n_positions", .norm = "LayerNorm"};
+            .layersKey = "n_layer", .headsKey = "n_head", .positionsKey = "n_positions", .norm = "LayerNorm",
+            .mlp = "GELU"};
 }
 
 std::shared_ptr<ModelPass> Gpt2Forward::freshPass() const
@@ -576,19 +577,46 @@ void Gpt2Forward::runLayer(int layer, const std::vector<Index>* columns, Index f
     parallelFor(int(heads.size()), coreCount(), [&](int i) { runHead(layer, heads[std::size_t(i)], first); });
     for (auto it = m_headPatches.lower_bound({layer, 0}); it != m_headPatches.end() && it->first.first == layer; ++it)
         concat.block(first, Index(it->first.second) * dk, rows, dk) = it->second.bottomRows(rows);
+    m_stream[std::size_t(layer) + 1].bottomRows(rows) =
+        finishLayer(layer, m_stream[std::size_t(layer)].bottomRows(rows) + projectHeads(layer, first, rows));
+}
+
+FloatMatrix Gpt2Forward::projectHeads(int layer, Index first, Index rows) const
+{
+    const LayerWeights w = weights(layer);
+    const FloatMatrix& concat = m_concat[std::size_t(layer)];
+    const Index dk = config().headSize();
     FloatMatrix projected;
     const auto zeroed = m_ablations.lower_bound({layer, 0});
     if (zeroed == m_ablations.end() || zeroed->first != layer) {
-        affine(concat.bottomRows(rows), w.proj, w.projPacked, w.projBias, projected);
+        affine(concat.middleRows(first, rows), w.proj, w.projPacked, w.projBias, projected);
     } else {
         // A zeroed head's rows of W_O count as 0: its columns of concat reach nothing.
-        FloatMatrix reaching = concat.bottomRows(rows);
+        FloatMatrix reaching = concat.middleRows(first, rows);
         for (auto it = zeroed; it != m_ablations.end() && it->first == layer; ++it)
             reaching.middleCols(Index(it->second) * dk, dk).setZero();
         affine(reaching, w.proj, w.projPacked, w.projBias, projected);
     }
-    m_stream[std::size_t(layer) + 1].bottomRows(rows) =
-        finishLayer(layer, m_stream[std::size_t(layer)].bottomRows(rows) + projected);
+    return projected;
+}
+
+FloatMatrix Gpt2Forward::attentionOutput(int layer) const
+{
+    return projectHeads(layer, 0, n());
+}
+
+MlpRow Gpt2Forward::mlpRow(int layer, int position) const
+{
+    const Gpt2Block& b = m_checkpoint->blocks()[std::size_t(layer)];
+    MlpRow row;
+    row.input = m_stream[std::size_t(layer)].middleRows(position, 1) + projectHeads(layer, position, 1);
+    row.normed = layerNorm(row.input, b.ln2Weight, b.ln2Bias, config().layerNormEpsilon);
+    affine(row.normed, b.fcWeight.matrix(), packedBlocks(b.fcPacked), b.fcBias.matrix(), row.up);
+    row.activation = row.up;
+    productKernels().gelu(row.activation.data(), row.activation.cols());
+    affine(row.activation, b.mlpProjWeight.matrix(), packedBlocks(b.mlpProjPacked), b.mlpProjBias.matrix(),
+           row.output);
+    return row;
 }
 
 FloatMatrix Gpt2Forward::finishLayer(int layer, const FloatMatrix& afterAttention) const

@@ -99,7 +99,10 @@ public:
     const FloatMatrix& logits() const override { return m_logits; }
 
     /** ln_1 of the stream entering layer: the shown layer's X (n × d), as the forward pass uses it. */
-    FloatMatrix layerInput(int layer) const;
+    FloatMatrix layerInput(int layer) const override;
+    /** concat · c_proj + b (zeroed heads' columns as 0), recomputed from the kept head outputs. */
+    FloatMatrix attentionOutput(int layer) const override;
+    MlpRow mlpRow(int layer, int position) const override;
     /** The second half of layer: given m = X_ℓ + attention output (n × d), returns
      *  m + MLP(ln_2(m)), the stream entering layer + 1, as run() computes it. */
     FloatMatrix finishLayer(int layer, const FloatMatrix& afterAttention) const;
@@ -187,6 +190,9 @@ private:
      *  the last run (and the stream entering layer did not; first is then 0). */
     void runLayer(int layer, const std::vector<Index>* columns, Index first);
     void runHead(int layer, int head, Index first);
+    /** Rows [first, first + rows) of layer's attention output: its kept concat, a zeroed head's columns as 0, times
+     *  c_proj, plus its bias. */
+    FloatMatrix projectHeads(int layer, Index first, Index rows) const;
     void runFinal();
 
     std::shared_ptr<const Gpt2Checkpoint> m_checkpoint;

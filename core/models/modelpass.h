@@ -60,6 +60,8 @@ struct ModelShape {
     std::string norm;         ///< the norm before attention: "LayerNorm" or "RMSNorm"
     int rotaryDims = 0;       ///< the dims of each head that rotary positions turn (0: the model has none)
     double ropeTheta = 0;     ///< their base θ
+    std::string mlp;          ///< the MLP: "GELU" (up, GELU, down) or "SwiGLU" (down(silu(gate) · up))
+    bool parallelResidual = false; ///< NeoX's x + attn(norm₁(x)) + mlp(norm₂(x)): the MLP reads the layer's input
 };
 
 /** The count most probable entries of logits (1 × vocab), most probable first, ties by the lower id; the
@@ -85,6 +87,16 @@ struct FinalNormForm {
 struct LayerBiases {
     FloatMatrix attention; ///< the output projection's bias
     FloatMatrix mlp;       ///< the MLP's last projection's bias
+};
+
+/** One position's MLP in a layer, recomputed from the kept stream as the pass computes it: 1 × d or 1 × neurons. */
+struct MlpRow {
+    FloatMatrix input;      ///< what its norm reads: the stream after attention, or entering the layer (parallel)
+    FloatMatrix normed;     ///< the norm's output
+    FloatMatrix gate;       ///< SwiGLU's gate(x) before silu; empty for a GELU MLP
+    FloatMatrix up;         ///< up(x) (GPT-2's c_fc) before the activation
+    FloatMatrix activation; ///< the neurons: silu(gate) · up, or GELU(up)
+    FloatMatrix output;     ///< down(activation) + its bias: what the MLP adds to the stream
 };
 
 class ModelPass {
@@ -186,6 +198,16 @@ public:
     /** The text ids stand for, as bytes (a character a token cuts in two stays cut); the tokens the tokenizer puts
      *  around every text are left out. */
     virtual std::string decode(const std::vector<int>& ids) const = 0;
+
+    // What the Block view reads (blockview.h): one layer in the order of the maths. The pass must have run.
+
+    /** The first norm of the stream entering layer: its attention's input (n × d), as the pass uses it. */
+    virtual FloatMatrix layerInput(int layer) const = 0;
+    /** What layer's attention adds to the stream (n × d): the heads' z (zeroed heads as 0, patches in) times W_O with
+     *  the edits, plus its bias. */
+    virtual FloatMatrix attentionOutput(int layer) const = 0;
+    /** Layer's MLP at position, recomputed for that row alone. */
+    virtual MlpRow mlpRow(int layer, int position) const = 0;
 };
 
 /** The first layer (0-based) of streams (the stream entering each layer, then the one after the last) whose output

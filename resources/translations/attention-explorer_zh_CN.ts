@@ -1897,6 +1897,10 @@
             <source>Attribution</source>
             <translation>归因</translation>
         </message>
+        <message>
+            <source>Block View</source>
+            <translation>块视图</translation>
+        </message>
     </context>
     <context>
         <name>ui::MatrixEditorPanel</name>
@@ -4132,6 +4136,130 @@ Click to show this head.</source>
         <message>
             <source>(its output there, through the final norm at the whole stream's scale, dotted with the token's unembedding)</source>
             <translation>（它在该处的输出经过按整个残差流尺度的最终归一化，再与该词元的反嵌入向量做点积）</translation>
+        </message>
+    </context>
+    <context>
+        <name>BlockView</name>
+        <message>
+            <source>x: the stream in</source>
+            <translation>x：流入的残差流</translation>
+        </message>
+        <message>
+            <source>%1(x): the first norm</source>
+            <translation>%1(x)：第一个归一化</translation>
+        </message>
+        <message>
+            <source>attention: z·W_O + b</source>
+            <translation>注意力：z·W_O + b</translation>
+        </message>
+        <message>
+            <source>x + attention</source>
+            <translation>x + 注意力</translation>
+        </message>
+        <message>
+            <source>%1(x + attention): the second norm</source>
+            <translation>%1(x + 注意力)：第二个归一化</translation>
+        </message>
+        <message>
+            <source>%1(x): the second norm, of the same x</source>
+            <translation>%1(x)：第二个归一化，读取同一个 x</translation>
+        </message>
+        <message>
+            <source>MLP: %1</source>
+            <translation>MLP：%1</translation>
+        </message>
+        <message>
+            <source>x + attention + MLP: the stream out</source>
+            <translation>x + 注意力 + MLP：流出的残差流</translation>
+        </message>
+        <message>
+            <source>+ MLP: the stream out</source>
+            <translation>+ MLP：流出的残差流</translation>
+        </message>
+        <message>
+            <source>%1(x): the final norm</source>
+            <translation>%1(x)：最终归一化</translation>
+        </message>
+        <message>
+            <source>Layer %1 · position %2 “%3”</source>
+            <translation>第 %1 层 · 位置 %2 “%3”</translation>
+        </message>
+        <message>
+            <source>parallel residual: attention and MLP both read x</source>
+            <translation>并行残差：注意力和 MLP 都读取 x</translation>
+        </message>
+        <message>
+            <source>sequential residual: the MLP reads x + attention</source>
+            <translation>顺序残差：MLP 读取 x + 注意力</translation>
+        </message>
+        <message>
+            <source>%1 · %2 · %3</source>
+            <translation>%1 · %2 · %3</translation>
+        </message>
+        <message>
+            <source>The MLP's most active neurons (of %1): hover for the arithmetic</source>
+            <translation>MLP 中最活跃的神经元（共 %1 个）：悬停查看算式</translation>
+        </message>
+        <message>
+            <source>What each layer adds to the stream at this position (‖·‖)</source>
+            <translation>各层在此位置向残差流加入的量（‖·‖）</translation>
+        </message>
+        <message>
+            <source>attention</source>
+            <translation>注意力</translation>
+        </message>
+        <message>
+            <source>MLP</source>
+            <translation>MLP</translation>
+        </message>
+        <message>
+            <source>layer %1</source>
+            <translation>第 %1 层</translation>
+        </message>
+        <message>
+            <source>%1 · %2</source>
+            <translation>%1 · %2</translation>
+        </message>
+        <message>
+            <source>After the last layer: the final norm and the next token</source>
+            <translation>最后一层之后：最终归一化与下一个词元</translation>
+        </message>
+        <message>
+            <source>%1 %</source>
+            <translation>%1 %</translation>
+        </message>
+        <message>
+            <source>neuron %1: silu(gate) · up = silu(%2) · %3 = %4 · %3 = %5
+silu(g) = g / (1 + e^−g)</source>
+            <translation>神经元 %1：silu(gate) · up = silu(%2) · %3 = %4 · %3 = %5
+silu(g) = g / (1 + e^−g)</translation>
+        </message>
+        <message>
+            <source>neuron %1: GELU(up) = GELU(%2) = %3</source>
+            <translation>神经元 %1：GELU(up) = GELU(%2) = %3</translation>
+        </message>
+        <message>
+            <source>%1: %2 entries, ‖·‖ = %3</source>
+            <translation>%1：%2 个分量，‖·‖ = %3</translation>
+        </message>
+        <message>
+            <source>entry %1 = %2</source>
+            <translation>第 %1 个分量 = %2</translation>
+        </message>
+        <message>
+            <source>layer %1 at position %2: attention adds ‖·‖ = %3, the MLP ‖·‖ = %4</source>
+            <translation>第 %1 层在位置 %2：注意力加入 ‖·‖ = %3，MLP 加入 ‖·‖ = %4</translation>
+        </message>
+        <message>
+            <source>“%1” (id %2): logit %3, probability %4 %</source>
+            <translation>“%1”（id %2）：logit %3，概率 %4 %</translation>
+        </message>
+    </context>
+    <context>
+        <name>ui::BlockWidget</name>
+        <message>
+            <source>Open a model (File › Open Model…) to see the whole transformer block of the shown layer at the selected query: the norms, attention, the MLP and its most active neurons, what each layer adds to the residual stream, and the final norm and logits.</source>
+            <translation>用“文件 › 打开模型…”打开一个模型，即可看到所示层在所选查询位置的整个 Transformer 块：归一化、注意力、MLP 及其最活跃的神经元、各层向残差流加入的量，以及最终归一化和 logits。</translation>
         </message>
     </context>
 </TS>

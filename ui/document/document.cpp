@@ -559,6 +559,12 @@ std::optional<int> Document::singleToken(const QString& text, QString* error) co
     return modelSession()->singleToken(text, error);
 }
 
+void Document::setBlockPosition(std::optional<int> position)
+{
+    if (ModelSession* model = m_session->modelSession())
+        model->setBlockPosition(position);
+}
+
 bool Document::waitForModel(int timeoutMs)
 {
     QElapsedTimer clock;

@@ -157,6 +157,9 @@ public:
     int instrumentTarget() const;
     /** The id of a text that is exactly one token of the model, else nothing with error saying why. */
     std::optional<int> singleToken(const QString& text, QString* error) const;
+    /** Where the Block view looks in a model session (0-based), or nothing while it is hidden
+     *  (ModelSession::setBlockPosition); nothing for a plain session. */
+    void setBlockPosition(std::optional<int> position);
     /** Takes a model session loaded on a worker (loadModelSession()); path is its file, empty for a folder
      *  opened as it is. The undo history is cleared. */
     void loadModel(LoadedModel loaded, const QString& path);

@@ -5,6 +5,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <tuple>
 
 namespace ui {
@@ -90,6 +91,10 @@ void addViews(ModelRunResult& result, core::ModelPass& forward, const ModelRunne
             result.grid = std::move(grid);
         }
     });
+    if (request.blockPosition) {
+        const int position = std::clamp(*request.blockPosition, 0, forward.n() - 1);
+        result.block = std::make_shared<const core::BlockView>(core::blockView(forward, request.layer, position));
+    }
     if (result.layer) {
         bool valid = false;
         auto copy = std::make_shared<core::AttentionModel>();

@@ -3,6 +3,7 @@
 
 #include "latestjob.h"
 
+#include "core/models/blockview.h"
 #include "core/models/headdetector.h"
 #include "core/models/instruments.h"
 #include "core/models/modelpass.h"
@@ -76,6 +77,8 @@ struct ModelRunResult {
     /** The lens and the attribution of the pass with the edits, when the request wanted them. */
     std::shared_ptr<const LensResult> lens;
     std::shared_ptr<const AttributionResult> attribution;
+    /** The Block view of the shown layer at the request's block position, when it asked for one. */
+    std::shared_ptr<const core::BlockView> block;
 };
 
 /** Runs the forward pass of a model session on a worker, the newest state only (LatestJob). It keeps two passes
@@ -91,6 +94,8 @@ public:
         int layer = 0;
         int position = -1;      ///< −1: the last
         bool wantLayer = false; ///< give the shown layer's model too
+        /** The Block view's position (0-based; beyond the text: the last), when the view is shown. */
+        std::optional<int> blockPosition;
         std::string modelName;
         bool wantLens = false, wantAttribution = false;
         int target = -1;        ///< the instruments' token; −1: the most probable at the position

@@ -564,6 +564,15 @@ std::optional<int> ModelSession::singleToken(const QString& text, QString* error
     return id;
 }
 
+void ModelSession::setBlockPosition(std::optional<int> position)
+{
+    if (position == m_blockPosition)
+        return;
+    m_blockPosition = position;
+    if (position)
+        run(false);
+}
+
 void ModelSession::run(bool relayer)
 {
     m_choosable = false;
@@ -589,6 +598,7 @@ ModelRunner::Request ModelSession::request()
     r.wantLens = m_lensShown;
     r.wantAttribution = m_attributionShown;
     r.target = m_target;
+    r.blockPosition = m_blockPosition;
     return r;
 }
 
@@ -598,6 +608,8 @@ void ModelSession::delivered(ModelRunResult result)
     m_choosable = true;  // a result no newer request overtook: of the current state
     if (result.grid)
         m_grid = std::move(result.grid);
+    if (result.block)
+        m_block = std::move(result.block);
     if (result.layer) {
         m_relayerWanted = false;
         const ModelChange change = layerChange(m_model, *result.layer);

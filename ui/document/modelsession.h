@@ -138,6 +138,10 @@ public:
     int instrumentTarget() const { return m_target; }
     /** The id of a text that is exactly one token (core::singleToken), else nothing with error saying why. */
     std::optional<int> singleToken(const QString& text, QString* error) const;
+    /** The Block view of the latest pass that had one asked (null before). */
+    std::shared_ptr<const core::BlockView> block() const { return m_block; }
+    /** Where the Block view looks (0-based), or nothing while it is hidden: each pass then brings its block. */
+    void setBlockPosition(std::optional<int> position);
     /** Which position's next token prediction() is of: −1 the last one, else 0-based. */
     int predictionPosition() const override { return m_predictionPosition; }
     /** True while the forward pass of the current state has not been delivered. */
@@ -209,6 +213,8 @@ private:
     bool m_lensShown = false, m_attributionShown = false;
     int m_target = -1;
     int m_predictionPosition = -1;
+    std::optional<int> m_blockPosition;
+    std::shared_ptr<const core::BlockView> m_block;
     ModelRunner m_runner{[this] { return request(); }, [this](ModelRunResult r) { delivered(std::move(r)); }};
 };
 

@@ -7,6 +7,7 @@
 #include "ui/views/shell/mainmenus.h"
 #include "ui/views/steps/matrixeditor.h"
 #include "ui/views/steps/optionspanel.h"
+#include "ui/views/model/blockwidget.h"
 #include "ui/views/model/instrumentview.h"
 #include "ui/views/model/overviewwidget.h"
 #include "ui/views/model/headviewwidget.h"
@@ -256,8 +257,13 @@ void MainWindow::createDocks()
     connect(m_viewState, &ViewState::headChanged, m_headView,
             [this](int head) { m_headView->followShown(m_document->shownLayer(), head); });
     m_overview->addViewer(m_headView);
+    // The shown layer's whole block at the selected query, a tab beside them: computed only while it is shown.
+    QDockWidget* blockDock = addDock(new BlockWidget(m_document, m_viewState), QT_TR_NOOP("Block View"),
+                                     QStringLiteral("blockDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(headViewDock, blockDock);
+    headViewDock->raise();
     // The instruments: hidden until the View menu shows them (a hidden view costs the passes nothing).
-    QDockWidget* previous = headViewDock;
+    QDockWidget* previous = blockDock;
     for (const Instrument which : {Instrument::Lens, Instrument::Attribution}) {
         const bool lens = which == Instrument::Lens;
         auto* view = new InstrumentView(m_document, which);
