@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QMenu>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
@@ -106,6 +107,9 @@ private slots:
             for (const QString& key : en.keys.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
                 QVERIFY2(!keys.contains(key), qPrintable(key + QStringLiteral(" twice, at ") + at));
                 keys.insert(key);
+                // a key a hand finds: no punctuation that lies past the digits in the character table
+                QVERIFY2(!QRegularExpression(QStringLiteral("[:;<=>?@]$")).match(key).hasMatch(),
+                         qPrintable(key + QStringLiteral(" at ") + at));
             }
         }
         // The window's own entries with their keys (standard keys as this platform binds them).

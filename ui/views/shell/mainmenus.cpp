@@ -215,10 +215,13 @@ void MainMenus::createMenus(const QList<QDockWidget*>& docks)
     view->addActions({m_heatmap->zoomInAction(), m_heatmap->zoomOutAction(), m_heatmap->zoomFitAction()});
     view->addSeparator();
     QMenu* panels = addMenu(view, QT_TR_NOOP("&Panels"));
-    int key = Qt::Key_1;
+    // Ctrl+Shift+1 … 9, then 0: the keys past the digits (":", ";", "<" …) are not where a hand looks for them
+    int index = 0;
     for (QDockWidget* dock : docks) {
         QAction* toggle = dock->toggleViewAction();
-        toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(key++)));
+        if (index < 10)
+            toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(Qt::Key_0 + (index + 1) % 10)));
+        ++index;
         panels->addAction(toggle);
     }
     fill(panels, {"", "resetLayoutAction"});
