@@ -332,7 +332,7 @@ private slots:
     {
         const QString dir = qEnvironmentVariable("AE_GPT2_DIR");
         if (dir.isEmpty())
-            QSKIP("AE_GPT2_DIR does not name a GPT-2 folder (see the README)");
+            QSKIP("AE_GPT2_DIR does not name a GPT-2 folder (see ARCHITECTURE.md, Tests)");
         if (m_python.isEmpty())
             QSKIP("PyTorch is not installed (python3-torch)");
         const QString text = QStringLiteral("The quick brown fox jumps over the lazy dog because it");
