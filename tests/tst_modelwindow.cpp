@@ -528,6 +528,10 @@ void TestModelWindow::zeroingAHeadAndResets()
     auto* headBox = m_window->findChild<QComboBox*>(QStringLiteral("headBox"));
     QTRY_COMPARE(headBox->itemText(1), QStringLiteral("2 of 4 (zeroed)"));
     QCOMPARE(headBox->itemText(0), QStringLiteral("1 of 4"));
+    // Next Token says what changed, in words a count agrees with
+    auto* status = m_window->findChild<QLabel*>(QStringLiteral("predictionStatus"));
+    QTRY_VERIFY2(status->text().contains(QStringLiteral("with 1 edited weight and 1 zeroed head;")),
+                 qPrintable(status->text()));
     // The head's output no longer reaches the stream: the prediction is that of the pass whose rows of W_O for
     // the head are 0 (set cell by cell on a pass of its own), and it moved (a random model's does by far).
     std::string error;

@@ -357,11 +357,13 @@
             <source>The largest size at which this slide fits</source>
             <translation>这张幻灯片能容下的最大字号</translation>
         </message>
-        <message numerus="yes">
-            <source>… %n more line(s): Ctrl − shows them</source>
-            <translation>
-                <numerusform>… 另有 %n 行：按 Ctrl − 显示</numerusform>
-            </translation>
+        <message>
+            <source>… 1 more line: Ctrl − shows it</source>
+            <translation>… 另有 1 行：按 Ctrl − 显示</translation>
+        </message>
+        <message>
+            <source>… %1 more lines: Ctrl − shows them</source>
+            <translation>… 另有 %1 行：按 Ctrl − 显示</translation>
         </message>
     </context>
     <context>
@@ -1261,11 +1263,9 @@
             <source>Could not export the step matrices</source>
             <translation>无法导出各步骤矩阵</translation>
         </message>
-        <message numerus="yes">
-            <source>Wrote %n file(s) into %1</source>
-            <translation>
-                <numerusform>已将 %n 个文件写入 %1</numerusform>
-            </translation>
+        <message>
+            <source>Wrote %1 files into %2</source>
+            <translation>已将 %1 个文件写入 %2</translation>
         </message>
         <message>
             <source>Export PyTorch Code</source>
@@ -3631,17 +3631,33 @@ Click to show this head.</source>
             <source>After token %1 (the checkpoint, no edits).</source>
             <translation>词元 %1 之后（检查点原样，未修改）。</translation>
         </message>
-        <message numerus="yes">
-            <source>After token %1, with %n edited weight(s); ▲ ▼: the change against the checkpoint without edits.</source>
-            <translation>
-                <numerusform>词元 %1 之后，已修改 %n 个权重；▲ ▼：与未修改的检查点相比的变化。</numerusform>
-            </translation>
+        <message>
+            <source>After token %1, with %2; ▲ ▼: the change against the checkpoint without edits.</source>
+            <translation>词元 %1 之后，%2；▲ ▼：与未修改的检查点相比的变化。</translation>
         </message>
-        <message numerus="yes">
-            <source>After token %1, with %n edited weight(s); comparing with the checkpoint without edits…</source>
-            <translation>
-                <numerusform>词元 %1 之后，已修改 %n 个权重；正在与未修改的检查点比较…</numerusform>
-            </translation>
+        <message>
+            <source>After token %1, with %2; comparing with the checkpoint without edits…</source>
+            <translation>词元 %1 之后，%2；正在与未修改的检查点比较…</translation>
+        </message>
+        <message>
+            <source>1 edited weight</source>
+            <translation>已修改 1 个权重</translation>
+        </message>
+        <message>
+            <source>%1 edited weights</source>
+            <translation>已修改 %1 个权重</translation>
+        </message>
+        <message>
+            <source>1 zeroed head</source>
+            <translation>已置零 1 个头</translation>
+        </message>
+        <message>
+            <source>%1 zeroed heads</source>
+            <translation>已置零 %1 个头</translation>
+        </message>
+        <message>
+            <source> and </source>
+            <translation>、</translation>
         </message>
         <message>
             <source>Comparing with the checkpoint without edits…</source>

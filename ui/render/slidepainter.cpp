@@ -498,7 +498,8 @@ SlidePainter::Lines SlidePainter::layoutZoomedArithmetic(QPainter& p, QFont font
     for (qsizetype kept = all.size(); kept >= 1; --kept) {
         QStringList lines = all.mid(0, kept);
         if (kept < all.size())
-            lines << tr("… %n more line(s): Ctrl − shows them", nullptr, int(all.size() - kept));
+            lines << (all.size() - kept == 1 ? tr("… 1 more line: Ctrl − shows it")
+                                             : tr("… %1 more lines: Ctrl − shows them").arg(all.size() - kept));
         std::optional<Lines> best;
         for (int columns = 1; columns <= 2; ++columns) {
             Lines l = arithmeticColumns(p, font, lines, columns, columnGap, width, height);

@@ -251,7 +251,15 @@ void PredictionPanel::showPrediction()
     m_position->setEnabled(model);
     if (!model)
         return;
-    const int edits = session->editCount() + int(session->ablations().size());
+    const int weights = session->editCount(), heads = int(session->ablations().size());
+    const int edits = weights + heads;
+    // "1 edited weight and 2 zeroed heads": English counts said in full, as %n would only with an English translation
+    QStringList changes;
+    if (weights > 0)
+        changes << (weights == 1 ? tr("1 edited weight") : tr("%1 edited weights").arg(weights));
+    if (heads > 0)
+        changes << (heads == 1 ? tr("1 zeroed head") : tr("%1 zeroed heads").arg(heads));
+    const QString changed = changes.join(tr(" and "));
     if (p.overflowLayer && *p.overflowLayer < m_document->layerCount())
         m_status->setText(tr("No prediction: the forward pass overflowed float32 in layer %1, whose output is no "
                              "longer made of finite numbers. Undo the edit or give a smaller value.")
@@ -265,13 +273,13 @@ void PredictionPanel::showPrediction()
     else if (edits == 0)
         m_status->setText(tr("After token %1 (the checkpoint, no edits).").arg(p.position + 1));
     else if (p.comparing)
-        m_status->setText(tr("After token %1, with %n edited weight(s); comparing with the checkpoint without "
-                             "edits…", "", edits)
-                              .arg(p.position + 1));
+        m_status->setText(tr("After token %1, with %2; comparing with the checkpoint without edits…")
+                              .arg(p.position + 1)
+                              .arg(changed));
     else
-        m_status->setText(tr("After token %1, with %n edited weight(s); ▲ ▼: the change against the checkpoint "
-                             "without edits.", "", edits)
-                              .arg(p.position + 1));
+        m_status->setText(tr("After token %1, with %2; ▲ ▼: the change against the checkpoint without edits.")
+                              .arg(p.position + 1)
+                              .arg(changed));
     const QColor up(0x1B, 0x7F, 0x3B), down(0xC0, 0x39, 0x2B);
     // The cells are set with the table's model silent, then announced as one change: told of each cell, the
     // view measured every cell again for its columns sized to their contents, sixty times per prediction.

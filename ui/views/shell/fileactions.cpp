@@ -342,7 +342,7 @@ void FileActions::exportStepsDialog()
         m_session->showError(tr("Could not export the step matrices"), error);
         return;
     }
-    m_session->showStatus(tr("Wrote %n file(s) into %1", nullptr, int(written.size())).arg(folder));
+    m_session->showStatus(tr("Wrote %1 files into %2").arg(written.size()).arg(folder));
 }
 
 void FileActions::exportCodeDialog()
