@@ -224,7 +224,12 @@ private slots:
         QVERIFY(flat(edited["output"]) != flat(plain["output"]));
     }
 
-    void instruments_data() { testutil::addProgramCaseRows(); }
+    void instruments_data()
+    {
+        testutil::addProgramCaseRows();
+        // the sequential residual too: its MLP reads x + attention, which the attribution's MLP share must follow
+        QTest::addRow("neox_sequential") << QStringLiteral("neox_sequential");
+    }
 
     /** A session with an edit and a zeroed head; lens, attribution, patching and --generate against the reference. */
     void instruments()
