@@ -23,6 +23,7 @@
 #include "ui/views/teaching/teachingslides.h"
 #include "ui/render/gridfigure.h"
 #include "ui/render/atomicwrite.h"
+#include "ui/render/blockpainter.h"
 #include "core/models/instruments.h"
 #include "core/session/instrumentfiles.h"
 #include "core/formats/utf8.h"
@@ -32,6 +33,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QPainter>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -152,6 +154,11 @@ struct Options {
                                                         "to OUT (.json, .csv, .png, .svg or .pdf): each head's and "
                                                         "MLP's share of its logit."),
                                          QStringLiteral("OUT")};
+    QCommandLineOption exportBlock{QStringLiteral("export-block"),
+                                   QStringLiteral("Write the Block view of a model to OUT (.png, .svg or .pdf): the "
+                                                  "shown layer (--layer L) at --position, from the stream in to the "
+                                                  "next tokens."),
+                                   QStringLiteral("OUT")};
     QCommandLineOption exportPatching{QStringLiteral("export-patching"),
                                       QStringLiteral("Write activation patching of --text against --corrupt to OUT "
                                                      "(.json, .csv, .png, .svg or .pdf): logit(--answer) - "
@@ -166,7 +173,8 @@ struct Options {
                                              "model (\" Mary\") or #ID (attribution's default: the top prediction)."),
                               QStringLiteral("TOKEN")};
     QCommandLineOption position{QStringLiteral("position"),
-                                QStringLiteral("The position --export-attribution explains, from 1 (default the last)."),
+                                QStringLiteral("The position --export-attribution and --export-block explain, from "
+                                               "1 (default the last)."),
                                 QStringLiteral("P")};
     QCommandLineOption corrupt{QStringLiteral("corrupt"),
                                QStringLiteral("The corrupted text of --export-patching (as many tokens as --text)."),
@@ -814,6 +822,35 @@ int exportLensCommand(const QCommandLineParser& p, const Options& o)
     });
 }
 
+/** The Block view (core::blockView) of the shown layer at --position, drawn by the window's painter on white. */
+int exportBlockCommand(const QCommandLineParser& p, const Options& o)
+{
+    const QString out = figurePath(p, o.exportBlock);
+    const Source source = loadSource(p, o, sourceFile(p, o));
+    const core::ModelPass& pass = instrumentModel(source, o.exportBlock);
+    const int layer = shownLayer(p, o, *source.model) - 1;
+    const int position = countOption(p, o.position, 1, pass.n(), pass.n()) - 1;
+    const render::BlockPainter painter(std::make_shared<const core::BlockView>(core::blockView(pass, layer, position)),
+                                       exportPalette(render::BlockStyle()));
+    // laid out at one width, and a PNG drawn twice as large as that layout (the layout itself does not scale)
+    const double width = std::max(painter.minimumWidth(), 760.0), height = painter.heightFor(width);
+    QSize size(int(std::ceil(width)), int(std::ceil(height)));
+    if (QFileInfo(out).suffix().toLower() == QLatin1String("png"))
+        size *= 2;
+    const render::ExportResult result = render::exportFigure(
+        [&](QPainter* q, const QRectF& target) {
+            q->save();
+            q->translate(target.topLeft());
+            q->scale(target.width() / width, target.width() / width);
+            painter.paint(q, QRectF(0, 0, width, height));
+            q->restore();
+        },
+        Qt::white, QStringLiteral("Block view"), out, size);
+    if (!result.written)
+        throw Failure{ExitFailed, result.error};
+    return ExitOk;
+}
+
 int exportAttributionCommand(const QCommandLineParser& p, const Options& o)
 {
     const Source source = loadSource(p, o, sourceFile(p, o));
@@ -953,6 +990,7 @@ QList<Action> commandActions(const QCommandLineParser& p, const Options& o)
         {o.exportLines, {&o.head}, [&] { return exportLinesCommand(p, o); }},
         {o.exportLens, {&o.target}, [&] { return exportLensCommand(p, o); }},
         {o.exportAttribution, {&o.target, &o.position}, [&] { return exportAttributionCommand(p, o); }},
+        {o.exportBlock, {&o.position}, [&] { return exportBlockCommand(p, o); }},
         {o.exportPatching, {&o.corrupt, &o.answer, &o.wrong}, [&] { return exportPatchingCommand(p, o); }},
         {o.generate, {&o.temperature, &o.topK, &o.topP, &o.seed}, [&] { return generateCommand(p, o); }},
         {o.download, {}, [&] { return downloadCommand(p, o); }, false},

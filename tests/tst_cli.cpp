@@ -837,7 +837,7 @@ private slots:
     void ofTwoActionsTheFirstInHelpRuns()
     {
         const QStringList order = actionsInHelpOrder();
-        QCOMPARE(order.size(), 14);
+        QCOMPARE(order.size(), 15);
         const QString dir = m_dir.filePath(QStringLiteral("two-actions"));
         QVERIFY(QDir().mkpath(dir));
         const QMap<QString, QString> value = {  // --compute takes the source in place of FILE
@@ -851,12 +851,14 @@ private slots:
             {QStringLiteral("--export-lines"), dir + QStringLiteral("/l.png")},
             {QStringLiteral("--export-lens"), dir + QStringLiteral("/lens.json")},
             {QStringLiteral("--export-attribution"), dir + QStringLiteral("/a.json")},
+            {QStringLiteral("--export-block"), dir + QStringLiteral("/b.png")},
             {QStringLiteral("--export-patching"), dir + QStringLiteral("/p.json")},
             {QStringLiteral("--generate"), QStringLiteral("1")},
         };
         // The instruments read a model: on the preset the one that runs refuses it, by its name.
         const QStringList instruments = {QStringLiteral("--export-lens"), QStringLiteral("--export-attribution"),
-                                         QStringLiteral("--export-patching"), QStringLiteral("--generate")};
+                                         QStringLiteral("--export-block"), QStringLiteral("--export-patching"),
+                                         QStringLiteral("--generate")};
         // Each action with the next in --help's order, given first: the one --help lists first runs, the other is
         // named as not done.
         for (qsizetype i = 0; i + 1 < order.size(); ++i) {

@@ -320,6 +320,19 @@ private slots:
         };
         QVERIFY(big(16) > 200 && big(20) > 200);
 
+        // the Block view of layer 2 at position 3, as the window draws it; a figure only
+        r = run({QStringLiteral("--export-block"), out.filePath(QStringLiteral("block.svg")), QStringLiteral("--layer"),
+                 QStringLiteral("2"), QStringLiteral("--position"), QStringLiteral("3")});
+        QVERIFY2(r.status == 0, qPrintable(QString::fromUtf8(r.err)));
+        QFile block(out.filePath(QStringLiteral("block.svg")));
+        QVERIFY(block.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(block.readAll());
+        QVERIFY2(svg.contains(QStringLiteral("Layer 2 · position 3")), "the block's title");
+        QVERIFY(svg.contains(QStringLiteral("the stream out")));
+        r = run({QStringLiteral("--export-block"), out.filePath(QStringLiteral("block.json"))});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("must end in .png, .svg or .pdf"), r.err.constData());
+
         r = run({QStringLiteral("--generate"), QStringLiteral("3")});
         QVERIFY2(r.status == 0, qPrintable(QString::fromUtf8(r.err)));
         const json generated = json::parse(r.out.toStdString());
