@@ -686,7 +686,9 @@ MlpRow DecoderForward::mlpRow(int layer, int position) const
 
 FloatMatrix DecoderForward::logitsOfRow(Index row) const
 {
-    const FloatMatrix h = normRows(stream(config().layers).middleRows(row, 1), config().norm, m_checkpoint->finalNorm(),
+    // the last row is always computed; another may wait for the last layer's MLP (finishFinalRows)
+    const FloatMatrix& last = row == n() - 1 ? m_stream.back() : stream(config().layers);
+    const FloatMatrix h = normRows(last.middleRows(row, 1), config().norm, m_checkpoint->finalNorm(),
                                    m_checkpoint->finalNormBias(), config().normEpsilon);
     FloatMatrix out;
     linear(h, m_checkpoint->head(), {}, out);
