@@ -106,7 +106,7 @@ std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optiona
     // the cells to compute: those whose stream row is not the memo's (a row is unembedded alone or among others with
     // the same sums, so a kept cell is what it would be computed again)
     const bool memoFits = memo && memo->target == target && int(memo->streams.size()) == layers + 1;
-    std::vector<std::pair<int, Index>> todo;
+    std::vector<std::pair<int, Index>> recompute;
     for (int l = 0; l <= layers; ++l) {
         const FloatMatrix& stream = pass.stream(l);
         const FloatMatrix* before = memoFits ? &memo->streams[std::size_t(l)] : nullptr;
@@ -115,21 +115,21 @@ std::vector<std::vector<LensCell>> logitLens(const ModelPass& pass, std::optiona
                 std::memcmp(before->row(p).data(), stream.row(p).data(), sizeof(float) * std::size_t(stream.cols())) == 0)
                 lens[std::size_t(l)][std::size_t(p)] = memo->lens[std::size_t(l)][std::size_t(p)];
             else
-                todo.push_back({l, p});
+                recompute.push_back({l, p});
         }
     }
     // the rows to compute, lensRowsPerProduct at a time: the output head is read once per product (a family's stored
     // weights widened once), not once per row
-    const Index total = Index(todo.size());
+    const Index total = Index(recompute.size());
     for (Index first = 0; first < total; first += lensRowsPerProduct) {
         const Index rows = std::min(lensRowsPerProduct, total - first);
         FloatMatrix stacked(rows, pass.stream(0).cols());
         for (Index r = 0; r < rows; ++r)
-            stacked.row(r) = pass.stream(todo[std::size_t(first + r)].first).row(todo[std::size_t(first + r)].second);
+            stacked.row(r) = pass.stream(recompute[std::size_t(first + r)].first).row(recompute[std::size_t(first + r)].second);
         const FloatMatrix logits = pass.unembed(stacked);
         for (Index r = 0; r < rows; ++r) {
             const FloatMatrix row = logits.row(r);
-            const auto [l, p] = todo[std::size_t(first + r)];
+            const auto [l, p] = recompute[std::size_t(first + r)];
             LensCell& cell = lens[std::size_t(l)][std::size_t(p)];
             const auto top = topCandidates(row, 1);
             if (top.empty()) {
